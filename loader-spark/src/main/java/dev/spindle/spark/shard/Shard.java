@@ -1,0 +1,39 @@
+package dev.spindle.spark.shard;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * One unit of input that a single reader walks from start to end: a tar file, or a run of files of
+ * an image folder tree. Immutable; safe to share between threads and to ship to executors.
+ *
+ * @param uri the tar file, or the folder tree's root, as a Hadoop FileSystem URI
+ * @param format how the samples are stored
+ * @param bytes total size on storage
+ * @param modificationTime the newest modification time of its files, ms since the epoch
+ * @param samples how many samples it holds (counted once, when the manifest was built)
+ * @param entries for {@link ShardFormat#IMAGE_FOLDER}, its files in order; empty for tar shards
+ */
+public record Shard(
+    String uri,
+    ShardFormat format,
+    long bytes,
+    long modificationTime,
+    long samples,
+    List<FolderEntry> entries)
+    implements Serializable {
+
+  public Shard {
+    entries = List.copyOf(entries);
+    if (samples < 0) {
+      throw new IllegalArgumentException("Invalid sample count for " + uri + ": " + samples);
+    }
+  }
+
+  /** A name for messages: the tar path, or the folder root with the first file of the run. */
+  public String displayName() {
+    return format == ShardFormat.TAR || entries.isEmpty()
+        ? uri
+        : uri + " [" + entries.get(0).path() + " … " + entries.size() + " files]";
+  }
+}
