@@ -1,0 +1,91 @@
+package dev.spindle.spark.image;
+
+import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
+import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
+
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.opencv.global.opencv_core;
+import org.bytedeco.opencv.global.opencv_imgcodecs;
+import org.bytedeco.opencv.opencv_core.Mat;
+
+/**
+ * Decodes JPEG and PNG to interleaved RGB uint8 with OpenCV's {@code imdecode} (libjpeg-turbo and
+ * libpng inside, so JPEG output is bit-identical to libjpeg-turbo's).
+ *
+ * <p>Gray, gray+alpha, palette and RGBA inputs become RGB (alpha dropped, as Pillow's {@code
+ * convert("RGB")} does); 16-bit samples keep their high byte. OpenCV's own thread pool is switched
+ * off: Spindle's threads call this concurrently, each with its own {@link DecodeScratch}.
+ */
+final class OpenCvDecoder {
+  /** {@code IMREAD_COLOR_RGB}: 3-channel RGB, 8-bit. */
+  static final int RGB = opencv_imgcodecs.IMREAD_COLOR_RGB;
+
+  static final int IGNORE_ORIENTATION = opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
+
+  static {
+    opencv_core.setNumThreads(0);
+  }
+
+  private OpenCvDecoder() {}
+
+  /**
+   * Decodes {@code data[offset, offset + length)} with imdecode {@code flags} into {@code
+   * scratch.pixels()}; returns the decoded size. The pixels stay valid until this thread's next
+   * decode.
+   */
+  static DecodedImage decode(
+      byte[] data, int offset, int length, ImageInfo info, int flags, DecodeScratch scratch)
+      throws ImageException {
+    if (info.format() == ImageFormat.JPEG) {
+      requireEndOfImage(data, offset, length);
+    }
+    BytePointer encoded = scratch.encoded(length);
+    encoded.position(0).put(data, offset, length);
+    try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
+      Mat image;
+      try {
+        image = opencv_imgcodecs.imdecode(buffer, flags);
+      } catch (RuntimeException e) {
+        throw new ImageException("Cannot decode " + info.format() + ": " + e.getMessage(), e);
+      }
+      try (image) {
+        return copyOut(image, info, scratch);
+      }
+    }
+  }
+
+  private static DecodedImage copyOut(Mat image, ImageInfo info, DecodeScratch scratch)
+      throws ImageException {
+    if (image == null || image.isNull() || image.empty()) {
+      throw new ImageException("Cannot decode " + info.format() + ": corrupt or truncated data");
+    }
+    if (image.type() != CV_8UC3 || !image.isContinuous()) {
+      throw new ImageException(
+          "Cannot decode " + info.format() + ": unexpected decoder output type " + image.type());
+    }
+    int width = image.cols();
+    int height = image.rows();
+    int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
+    byte[] pixels = scratch.pixels(bytes);
+    image.data().get(pixels, 0, bytes);
+    return new DecodedImage(pixels, width, height);
+  }
+
+  /**
+   * libjpeg-turbo decodes a truncated file with a warning and grey fill; Pillow refuses it. A
+   * complete JPEG has an end-of-image marker after its first scan (inside entropy-coded data 0xFF
+   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end).
+   */
+  private static void requireEndOfImage(byte[] data, int offset, int length)
+      throws ImageException {
+    int scan = HeaderProbe.jpegFirstScan(data, offset, length);
+    if (scan >= 0) {
+      for (int p = offset + length - 2; p > scan; p--) {
+        if (data[p] == (byte) 0xFF && data[p + 1] == (byte) 0xD9) {
+          return;
+        }
+      }
+    }
+    throw new ImageException("Truncated JPEG: no end-of-image marker after the image data");
+  }
+}

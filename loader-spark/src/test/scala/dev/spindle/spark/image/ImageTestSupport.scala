@@ -1,0 +1,63 @@
+package dev.spindle.spark.image
+
+import java.awt.image.BufferedImage
+import java.io.{ByteArrayOutputStream, File}
+import java.nio.file.Files
+import javax.imageio.ImageIO
+
+import org.apache.arrow.memory.{ArrowBuf, BufferAllocator, RootAllocator}
+
+/** Helpers shared by the image suites: reference files, encoders independent of OpenCV, Arrow. */
+object ImageTestSupport {
+  lazy val imagesDir: File = new File(getClass.getResource("/images").toURI)
+
+  def resource(name: String): Array[Byte] = Files.readAllBytes(new File(imagesDir, name).toPath)
+
+  /** Encoded test images (not golden outputs) in the resources directory, sorted by name. */
+  def referenceImages: Seq[String] =
+    imagesDir.list().toSeq.filter(n => n.endsWith(".png") || n.endsWith(".jpg")).sorted
+
+  /** Golden outputs of `image`: (size, torchvision's bytes). */
+  def goldens(image: String): Seq[(Int, Array[Byte])] = {
+    val pattern = (java.util.regex.Pattern.quote(image) + "\\.s(\\d+)\\.rgb").r
+    imagesDir.list().toSeq.sorted.collect { case n @ pattern(size) => (size.toInt, resource(n)) }
+  }
+
+  /** Encodes an RGB image given as `pixel(x, y) => 0xRRGGBB` with javax.imageio (not OpenCV). */
+  def encode(format: String, width: Int, height: Int)(pixel: (Int, Int) => Int): Array[Byte] = {
+    val img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB)
+    for (y <- 0 until height; x <- 0 until width) img.setRGB(x, y, pixel(x, y))
+    val out = new ByteArrayOutputStream()
+    require(ImageIO.write(img, format, out), s"no $format writer")
+    out.toByteArray
+  }
+
+  /** Runs `transform` on `data` into a fresh Arrow buffer and returns the output bytes. */
+  def applyTo(transform: ImageTransform, data: Array[Byte], sampleIndex: Long = 0L): Array[Byte] =
+    withBuffer(transform.outputBytes()) { buf =>
+      transform.apply(data, 0, data.length, sampleIndex, buf, 0L)
+      read(buf, 0L, transform.outputBytes().toInt)
+    }
+
+  def withBuffer[T](bytes: Long)(body: ArrowBuf => T): T = {
+    val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
+    try {
+      val buf = allocator.buffer(bytes)
+      try body(buf)
+      finally buf.close()
+    } finally allocator.close()
+  }
+
+  def read(buf: ArrowBuf, offset: Long, length: Int): Array[Byte] = {
+    val out = new Array[Byte](length)
+    buf.getBytes(offset, out, 0, length)
+    out
+  }
+
+  /** Index and values of the first differing byte, for readable failure messages. */
+  def firstDifference(a: Array[Byte], b: Array[Byte]): String = {
+    val i = a.indices.find(i => a(i) != b(i)).getOrElse(-1)
+    if (i < 0) "none"
+    else s"byte $i (pixel ${i / 3}, channel ${i % 3}): ${a(i) & 0xff} vs ${b(i) & 0xff}"
+  }
+}
