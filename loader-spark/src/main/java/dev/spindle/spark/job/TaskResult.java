@@ -1,0 +1,28 @@
+package dev.spindle.spark.job;
+
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.sink.CommittedFile;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What one preprocess task attempt reports back to the driver.
+ *
+ * @param file the file it wrote under the job's temporary folder
+ * @param samples samples it read (delivered + quarantined)
+ * @param quarantined how many it quarantined
+ * @param firstQuarantined the first of them, at most {@link PreprocessTask#MAX_LISTED} per task
+ * @param bytesIn encoded bytes read
+ * @param firstBatchEpochMs wall-clock time its first batch was written, or 0
+ * @param budgetExceeded true when it stopped early because a count budget was exceeded
+ */
+record TaskResult(
+    CommittedFile file,
+    long samples,
+    long quarantined,
+    List<QuarantineRecord> firstQuarantined,
+    long bytesIn,
+    long firstBatchEpochMs,
+    long decodeNanos,
+    boolean budgetExceeded)
+    implements Serializable {}
