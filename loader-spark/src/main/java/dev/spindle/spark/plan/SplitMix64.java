@@ -26,6 +26,11 @@ final class SplitMix64 {
     return new SplitMix64(mix(mix(mix(mix(seed) ^ epoch) ^ stream) ^ block));
   }
 
+  /** Plain SplitMix64 from a raw state, as in the reference implementation's test vectors. */
+  static SplitMix64 fromState(long state) {
+    return new SplitMix64(state);
+  }
+
   /** SplitMix64's finaliser (David Stafford's "Mix13"); a bijection on 64-bit values. */
   static long mix(long z) {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
