@@ -28,6 +28,7 @@ public final class SpindleMain {
           "  preprocess  --input URI --output URI [--size 224] [--batch-size 256] [--threads N]",
           "              [--overwrite] [--report FILE] [--master URL] [--conf spark.key=value]...",
           "  bench       pipeline|images|feeder [flags]   (see README)",
+          "  config      --example | --markdown   print every spark.spindle.* key with its default",
           "",
           "Without --master, jobs run on embedded Spark (local[*], bound to 127.0.0.1).");
 
@@ -53,6 +54,10 @@ public final class SpindleMain {
             case "gen-sample" -> genSample(rest);
             case "preprocess" -> preprocess(rest);
             case "demo" -> demo(rest);
+            case "config" -> {
+              config(rest, out);
+              yield null;
+            }
             case "bench" -> {
               Bench.run(rest);
               yield null;
@@ -123,6 +128,13 @@ public final class SpindleMain {
     JobReport report = preprocess(args, input, output, true);
     report.put("command", "demo");
     return report;
+  }
+
+  private static void config(String[] argv, PrintStream out) {
+    Args args = Args.parse("config", argv, Set.of(), Set.of("--example", "--markdown"));
+    out.print(args.has("--markdown")
+        ? dev.spindle.spark.config.ConfigDocs.markdownTable()
+        : dev.spindle.spark.config.ConfigDocs.sparkDefaultsExample());
   }
 
   /** CLI flags that stand for configuration keys, plus --conf pairs. */
