@@ -19,8 +19,10 @@ class ResumeSuite extends AnyFunSuite {
         val spec = validSpec(rnd, m.totalSamples())
         val plan = EpochPlan.create(m, spec)
         val c = rnd.nextInt(plan.batchesPerRank())
-        val resumed = saved(plan.stateAfter(Array.fill(spec.worldSize())(c))).resume(m, spec.worldSize())
+        val state = plan.stateAfter(Array.fill(spec.worldSize())(c))
+        val resumed = saved(state).resume(m, spec.worldSize())
         assert(resumed.leg() == 0)
+        assert(resumed.stateAtStart() == state)
         for (r <- 0 until spec.worldSize()) {
           val tail = plan.rank(r).indices(c, plan.batchesPerRank())
           assert(resumed.rank(r).firstBatch() == c)
