@@ -90,6 +90,8 @@ public final class HostDevice implements Device {
   /** Executes work at once; events only validate their index. */
   private static final class HostCopyStream implements CopyStream {
     private final int events;
+    private float[] table = new float[0];
+    private int[] lut = new int[0];
 
     HostCopyStream(int events) {
       if (events <= 0) {
@@ -118,11 +120,16 @@ public final class HostDevice implements Device {
         NormalizeSpec spec) {
       checkRange(src.size(), srcOffset, (long) rows * spec.inputBytesPerImage());
       checkRange(dst.size(), dstOffset, rows * spec.outputBytesPerImage());
-      float[] t = new float[2 * spec.channels()];
-      for (int i = 0; i < t.length; i++) {
-        t[i] = Float.intBitsToFloat(MemoryUtil.getInt(table.address() + tableOffset + 4L * i));
+      if (this.table.length != 2 * spec.channels()) {
+        this.table = new float[2 * spec.channels()];
+        this.lut = new int[256 * spec.channels()];
       }
-      HostNormalizer.normalize(src.address() + srcOffset, dst.address() + dstOffset, rows, spec, t);
+      for (int i = 0; i < this.table.length; i++) {
+        this.table[i] =
+            Float.intBitsToFloat(MemoryUtil.getInt(table.address() + tableOffset + 4L * i));
+      }
+      HostNormalizer.normalize(src.address() + srcOffset, dst.address() + dstOffset, rows, spec,
+          this.table, lut);
     }
 
     @Override
