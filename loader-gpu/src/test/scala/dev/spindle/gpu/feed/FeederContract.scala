@@ -312,6 +312,35 @@ abstract class FeederContract extends AnyFunSuite {
     }
   }
 
+  test("batches built in the feeder's pinned pool are copied in place, others are staged") {
+    withFeeder(config(3).withPinnedPool(1 << 20)) { (feeder, plain) =>
+      val pinned = feeder.newPinnedAllocator(1 << 20)
+      try {
+        for (n <- 0 until 4) {
+          val root = build(pinned, n, MaxRows, ImageBytes)
+          feeder.offer(root, Long10s)
+          root.close() // the feeder holds the image buffer until the device has read it
+          val b = feeder.next(Long10s)
+          try assertBatch(b, n, MaxRows) finally b.close()
+        }
+        offer(feeder, plain, 9)
+        val b = feeder.next(Long10s)
+        try assertBatch(b, 9, MaxRows) finally b.close()
+        val s = feeder.stats()
+        assert(s.zeroCopyBatches == 4)
+        assert(s.batchesCopied == 5)
+        assert(pinned.getAllocatedMemory == 0, "zero-copy buffers returned after their copy")
+      } finally pinned.close()
+    }
+  }
+
+  test("a pinned allocator is refused without a pinned pool") {
+    withFeeder(config(2)) { (feeder, _) =>
+      val e = intercept[IllegalStateException](feeder.newPinnedAllocator(1024))
+      assert(e.getMessage.contains("no pinned pool"))
+    }
+  }
+
   test("closing twice is harmless") {
     val feeder = GpuFeeder.open(openDevice(), config(2))
     feeder.close()
