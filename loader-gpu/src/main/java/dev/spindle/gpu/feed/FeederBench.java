@@ -74,11 +74,12 @@ public final class FeederBench {
         bare = bareCopyGbps(d, batchBytes);
       }
       double memcpy = hostMemcpyGbps(batchBytes);
-      RingRun ring = ringRun(raw, root, 0);
+      RingRun ring = ringRun(raw, root, 0, false);
+      RingRun zeroCopy = ringRun(raw, root, 0, true);
       long stepNanos = Math.max(1_000_000L, 2 * ring.nanosPerBatch);
-      RingRun slow = ringRun(raw, root, stepNanos);
+      RingRun slow = ringRun(raw, root, stepNanos, false);
       RingRun norm = dtype == ElementType.UINT8 ? null
-          : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0);
+          : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, false);
       Json j = new Json()
           .field("device", description)
           .field("device_kind", ring.kind)
@@ -93,10 +94,14 @@ public final class FeederBench {
           .field("ring_gbps", ring.gbps)
           .field("ring_efficiency", ring.gbps / bare)
           .field("ring_batches", ring.batches)
+          .field("ring_zero_copy_gbps", zeroCopy.gbps)
+          .field("ring_zero_copy_efficiency", zeroCopy.gbps / bare)
           .field("ring_copy_busy_gbps", ring.stats.h2dGbps())
           .field("producer_blocked_ms_per_batch", ring.stats.producerBlockedMsPerBatch())
           .field("consumer_step_ms", stepNanos / 1e6)
           .field("consumer_wait_ms_per_batch", slow.waitMsPerBatchAfterFirst)
+          .field("consumer_wait_p50_ms", slow.waitP50Ms)
+          .field("consumer_wait_p99_ms", slow.waitP99Ms)
           .field("consumer_first_batch_ms", slow.firstBatchMs)
           .field("consumer_batches", slow.batches);
       if (norm != null) {
@@ -153,12 +158,23 @@ public final class FeederBench {
   }
 
   private record RingRun(String kind, double gbps, long batches, long nanosPerBatch,
-      double waitMsPerBatchAfterFirst, double firstBatchMs, FeederStats stats) {}
+      double waitMsPerBatchAfterFirst, double waitP50Ms, double waitP99Ms, double firstBatchMs,
+      FeederStats stats) {}
 
-  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot root, long stepNanos)
-      throws Exception {
-    FeederConfig config = FeederConfig.of(batch, spec).withSlots(slots);
-    try (GpuFeeder feeder = GpuFeeder.open(choice, 0, config)) {
+  /**
+   * One run: producers offer {@code staged} (copied into slots) or, for {@code zeroCopy}, the same
+   * images built in the feeder's pinned pool (read in place); one consumer leases and releases.
+   */
+  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos,
+      boolean zeroCopy) throws Exception {
+    long batchBytes = (long) batch * spec.inputBytesPerImage();
+    FeederConfig config = FeederConfig.of(batch, spec).withSlots(slots)
+        .withPinnedPool(zeroCopy ? 2 * batchBytes + (1 << 20) : 0);
+    GpuFeeder feeder = GpuFeeder.open(choice, 0, config);
+    BufferAllocator pinned = zeroCopy ? feeder.newPinnedAllocator(Long.MAX_VALUE) : null;
+    VectorSchemaRoot root = zeroCopy ? BenchBatches.build(pinned, batch, spec, new Random(42))
+        : staged;
+    try {
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       for (int p = 0; p < producers; p++) {
@@ -172,6 +188,7 @@ public final class FeederBench {
       long waitAfterFirst = 0;
       long firstBatch = 0;
       long bytes = 0;
+      long[] waits = new long[1 << 16];
       while (System.nanoTime() < end) {
         long t0 = System.nanoTime();
         try (DeviceBatch b = feeder.next(Duration.ofSeconds(60))) {
@@ -180,6 +197,7 @@ public final class FeederBench {
             firstBatch = waited;
           } else {
             waitAfterFirst += waited;
+            waits[(int) Math.min(batches - 1, waits.length - 1)] = waited;
           }
           bytes += b.imageBytes() + 8L * b.rows();
           batches++;
@@ -191,16 +209,31 @@ public final class FeederBench {
       long elapsed = System.nanoTime() - start;
       stop.set(true);
       FeederStats stats = feeder.stats();
-      feeder.close(Duration.ZERO);
       for (Thread t : threads) {
         t.join();
       }
       double waitMs = batches > 1 ? waitAfterFirst / 1e6 / (batches - 1) : Double.NaN;
+      long[] sorted = java.util.Arrays.copyOf(waits, (int) Math.min(waits.length,
+          Math.max(0, batches - 1)));
+      java.util.Arrays.sort(sorted);
       long inputBytes = batches * ((long) batch * spec.inputBytesPerImage() + 8L * batch);
       return new RingRun(feeder.device().kind().name().toLowerCase(java.util.Locale.ROOT),
           (double) inputBytes / elapsed, batches, elapsed / Math.max(1, batches), waitMs,
-          firstBatch / 1e6, stats);
+          percentileMs(sorted, 0.50), percentileMs(sorted, 0.99), firstBatch / 1e6, stats);
+    } finally {
+      if (zeroCopy) {
+        root.close(); // the feeder drops its own holds on close, then the pool is empty
+      }
+      feeder.close(Duration.ZERO);
+      if (pinned != null) {
+        pinned.close();
+      }
     }
+  }
+
+  private static double percentileMs(long[] sorted, double q) {
+    return sorted.length == 0 ? Double.NaN
+        : sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6;
   }
 
   private static void produce(GpuFeeder feeder, VectorSchemaRoot root, AtomicBoolean stop) {

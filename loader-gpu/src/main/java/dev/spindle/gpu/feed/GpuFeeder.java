@@ -134,8 +134,10 @@ public final class GpuFeeder implements AutoCloseable {
   /**
    * A new root allocator whose buffers live in this feeder's pinned pool: batches built with it
    * are copied to the device in place, without the filler's staging copy. The caller owns it and
-   * must close it before closing the feeder; {@link #offer} keeps a reference to a batch's image
-   * buffer until its copy completes, so the root may be closed right after {@code offer}.
+   * must release every buffer from it before closing the feeder (the allocator itself closes
+   * cleanly only after the feeder dropped its holds: after the copies completed, or after {@link
+   * #close()}). {@link #offer} keeps a reference to a batch's image buffer until its copy
+   * completes, so the root may be closed right after {@code offer}.
    *
    * @throws IllegalStateException if the config has no pinned pool
    */

@@ -15,7 +15,7 @@ class FeederBenchSuite extends AnyFunSuite {
       val json = Files.readString(file)
       assert(json.contains("\"device_kind\":\"host\""))
       for (k <- Seq("bare_copy_gbps", "ring_gbps", "ring_efficiency",
-          "consumer_wait_ms_per_batch", "ring_normalize_gbps", "host_memcpy_gbps")) {
+          "consumer_wait_ms_per_batch", "ring_normalize_gbps", "host_memcpy_gbps", "ring_zero_copy_gbps")) {
         val m = ("\"" + k + "\":(-?[0-9.]+(e[-+]?[0-9]+)?)").r.findFirstMatchIn(json)
         assert(m.isDefined, s"$k missing or not a number in $json")
         assert(m.get.group(1).toDouble >= 0)

@@ -274,14 +274,13 @@ abstract class FeederContract extends AnyFunSuite {
     withFeeder(cfg) { (feeder, alloc) =>
       offer(feeder, alloc, 0)
       offer(feeder, alloc, 1)
+      feeder.next(Long10s).close()
+      offer(feeder, alloc, 2) // the ring is now full: batch 1 and batch 2 hold both slots
       val leased = new CountDownLatch(1)
       val consumer = new Thread(() => { feeder.next(Long10s); leased.countDown() }, "dying-trainer")
       consumer.start()
       leased.await()
       consumer.join()
-      val second = feeder.next(Long10s)
-      second.close()
-      offer(feeder, alloc, 2) // the released slot is free again; the dead consumer's is not
       val t0 = System.nanoTime()
       val e = intercept[RingFailedException](offer(feeder, alloc, 3, timeout = Duration.ofSeconds(30)))
       assert(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(25))
