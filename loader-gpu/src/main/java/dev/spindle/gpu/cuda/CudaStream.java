@@ -126,7 +126,8 @@ final class CudaStream implements CopyStream {
     device.makeCurrent();
     RuntimeException first = null;
     if (streamCreated) {
-      first = step(first, () -> check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
+      first = step(first,
+          () -> check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
     }
     if (kernels != null) {
       first = step(first, kernels::close);
@@ -134,7 +135,8 @@ final class CudaStream implements CopyStream {
     for (int i = createdEvents - 1; i >= 0; i--) {
       CUevent e = events[i];
       int index = i;
-      first = step(first, () -> check(JCudaDriver.cuEventDestroy(e), "cuEventDestroy(" + index + ")"));
+      first = step(first,
+          () -> check(JCudaDriver.cuEventDestroy(e), "cuEventDestroy(" + index + ")"));
     }
     if (streamCreated) {
       first = step(first, () -> check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy"));

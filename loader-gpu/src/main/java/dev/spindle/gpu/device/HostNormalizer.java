@@ -53,7 +53,8 @@ public final class HostNormalizer {
 
   private static void plane32(long in, int stride, long out, int hw, int[] lut, int base) {
     for (int p = 0; p < hw; p++) {
-      MemoryUtil.putInt(out + 4L * p, lut[base + (MemoryUtil.getByte(in + (long) p * stride) & 0xff)]);
+      int v = lut[base + (MemoryUtil.getByte(in + (long) p * stride) & 0xff)];
+      MemoryUtil.putInt(out + 4L * p, v);
     }
   }
 

@@ -66,7 +66,8 @@ public record FeederConfig(
 
   /** This config with {@code slots} slots. */
   public FeederConfig withSlots(int n) {
-    return new FeederConfig(n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes);
+    return new FeederConfig(
+        n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes);
   }
 
   /** This config with another lease timeout. */
@@ -76,12 +77,14 @@ public record FeederConfig(
 
   /** This config with another close grace. */
   public FeederConfig withCloseGrace(Duration d) {
-    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes);
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes);
   }
 
   /** This config with another wait policy. */
   public FeederConfig withWaitPolicy(WaitPolicy p) {
-    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes);
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes);
   }
 
   private static void checkPositive(String what, Duration d) {

@@ -67,7 +67,8 @@ public final class PrefetchRing<P> implements AutoCloseable {
       throw new IllegalArgumentException("Invalid slot count: " + slotCount + " (must be > 0)");
     }
     if (leaseTimeout <= 0) {
-      throw new IllegalArgumentException("Invalid lease timeout: " + leaseTimeout + " (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid lease timeout: " + leaseTimeout + " (must be > 0)");
     }
     List<Slot<P>> all = new ArrayList<>(slotCount);
     for (int i = 0; i < slotCount; i++) {
