@@ -185,6 +185,11 @@ public final class GpuFeeder implements AutoCloseable {
     return config;
   }
 
+  /** The first failure that stopped the feeder, or null while it is healthy. */
+  public Throwable failureCause() {
+    return ring.failureCause();
+  }
+
   /** True once {@link #close()} was called. */
   public boolean isClosed() {
     return closed.get();

@@ -35,6 +35,17 @@ class GpuFeedersSuite extends AnyFunSuite {
     } finally GpuFeeders.close(42)
   }
 
+  test("a failed feeder is closed and replaced on the next get") {
+    try {
+      val first = GpuFeeders.get(44, host, cfg)
+      first.fail(new RuntimeException("lease expired"))
+      assert(first.failureCause().getMessage == "lease expired")
+      val second = GpuFeeders.get(44, host, cfg)
+      assert(second ne first)
+      assert(first.isClosed && second.failureCause() == null)
+    } finally GpuFeeders.close(44)
+  }
+
   test("a closed feeder is replaced lazily by a new one") {
     try {
       val first = GpuFeeders.get(43, host, cfg)
