@@ -3,6 +3,7 @@ package dev.spindle.gpu.device;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
@@ -16,6 +17,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
  */
 public final class HostDevice implements Device {
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong outstanding = new AtomicLong();
 
   /** Creates the host device. Holds no resources of its own. */
   public HostDevice() {}
@@ -42,13 +44,18 @@ public final class HostDevice implements Device {
       throw new IllegalArgumentException(
           "Invalid host slab size: " + bytes + " bytes (must be < " + MAX_HOST_SLAB_BYTES + ")");
     }
-    return new OffHeapBuffer(bytes);
+    return new OffHeapBuffer(bytes, outstanding);
   }
 
   @Override
   public DeviceBuffer allocateDevice(long bytes) {
     checkOpen();
-    return new OffHeapBuffer(bytes);
+    return new OffHeapBuffer(bytes, outstanding);
+  }
+
+  /** Bytes allocated from this device and not yet freed: the leak check for tests. */
+  public long outstandingBytes() {
+    return outstanding.get();
   }
 
   @Override
