@@ -143,6 +143,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       free.add(slot);
       freeAvailable.signal();
       slotReturned.signalAll();
+      readyAvailable.signalAll(); // after end of input, this may have been the last batch due
     } finally {
       lock.unlock();
     }

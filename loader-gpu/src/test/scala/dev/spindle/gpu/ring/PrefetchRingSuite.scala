@@ -87,6 +87,21 @@ class PrefetchRingSuite extends AnyFunSuite {
     assert(r.snapshot().abandoned() == 1)
   }
 
+  test("a consumer waiting at end of input gets null when the last fill is abandoned") {
+    val r = ring(2)
+    val filling = r.claim(1, TimeUnit.SECONDS)
+    r.endOfInput()
+    val result = new java.util.concurrent.atomic.AtomicReference[Any]("unset")
+    val consumer = new Thread(() => result.set(r.lease(30, TimeUnit.SECONDS)))
+    consumer.start()
+    while (consumer.getState != Thread.State.TIMED_WAITING) Thread.sleep(1)
+    val t0 = System.nanoTime()
+    r.abandon(filling)
+    consumer.join()
+    assert(result.get == null)
+    assert(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "woke only at its timeout")
+  }
+
   test("claim times out when every slot is in use") {
     val r = ring(1)
     r.claim(1, TimeUnit.SECONDS)
