@@ -127,7 +127,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       slot.sequence(nextSequence++);
       staged.add(slot);
       stats.published++;
-      stagedAvailable.signal();
+      stagedAvailable.signalAll();
       slotReturned.signalAll();
     } finally {
       lock.unlock();
@@ -141,7 +141,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       move(slot, SlotState.FILLING, SlotState.FREE);
       stats.abandoned++;
       free.add(slot);
-      freeAvailable.signal();
+      freeAvailable.signalAll();
       slotReturned.signalAll();
       readyAvailable.signalAll(); // after end of input, this may have been the last batch due
     } finally {
@@ -194,7 +194,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
     try {
       move(slot, SlotState.COPYING, SlotState.READY);
       ready.add(slot);
-      readyAvailable.signal();
+      readyAvailable.signalAll();
     } finally {
       lock.unlock();
     }
@@ -263,7 +263,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       move(s, SlotState.LEASED, SlotState.FREE);
       stats.released++;
       free.add(s);
-      freeAvailable.signal();
+      freeAvailable.signalAll();
       slotReturned.signalAll();
       return true;
     } finally {
