@@ -6,6 +6,9 @@ import dev.spindle.spark.pipeline.Fixtures._
 import org.scalatest.funsuite.AnyFunSuite
 
 class PipelineOrderSuite extends AnyFunSuite {
+  /** Shown in the ScalaTest report and on the console (the JUnit runner hides info). */
+  private def note(msg: String): Unit = { info(msg); println(s"[PipelineOrderSuite] $msg") }
+
 
   test("input order is preserved through several stages under random per-item delays") {
     val jitter = op[Integer, Integer] { i =>
@@ -47,7 +50,7 @@ class PipelineOrderSuite extends AnyFunSuite {
     val t1 = System.nanoTime()
     val (beforeInput, _) = run(Order.INPUT)
     val t2 = System.nanoTime()
-    info(f"completion order: ${(t1 - t0) / 1e6}%.0f ms, input order: ${(t2 - t1) / 1e6}%.0f ms")
+    note(f"completion order: ${(t1 - t0) / 1e6}%.0f ms, input order: ${(t2 - t1) / 1e6}%.0f ms")
     // Completion order delivered fast items while item 0 was still blocked: the consumer itself
     // released it after receiving 50 of them. Input order could deliver nothing before item 0,
     // which only returned when its 3 s wait ran out.
