@@ -143,4 +143,18 @@ class PipelineFailureSuite extends AnyFunSuite {
     assert(lines.asScala.last.contains("decode: IOException: bad # occurred 100000 times"))
     assert(log.count("decode", "IOException: bad 1") == 100000)
   }
+
+  test("a consumer waiting longer than the item timeout gets a stall failure with statistics") {
+    val stuck = new java.util.concurrent.CountDownLatch(1)
+    val it = Pipeline.source("read", ints(10))
+      .pipe("hang", op[Integer, Integer] { i => stuck.await(); i }, 1, Order.INPUT)
+      .itemTimeout(java.time.Duration.ofMillis(300))
+      .stopTimeout(java.time.Duration.ofMillis(100))
+      .build().start()
+    val e = intercept[PipelineFailure](drain(it))
+    stuck.countDown()
+    assert(e.stage == "sink")
+    assert(e.getMessage.contains("stalled: no item for 300 ms"), e.getMessage)
+    assert(e.getMessage.contains("hang"), e.getMessage)
+  }
 }
