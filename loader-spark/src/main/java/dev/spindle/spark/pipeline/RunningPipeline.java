@@ -114,7 +114,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
         return true;
       }
       if (last.drained()) {
-        sink.blockedGet.set(false);
+        sink.finish();
         throwIfFailed();
         close();
         return false;
@@ -200,6 +200,9 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     if (t != null) {
       t.cancel(false);
     }
+    source.meter.finish();
+    stages.forEach(s -> s.meter.finish());
+    sink.finish();
     run.log.summarize();
     report();
     LIVE.remove(this);

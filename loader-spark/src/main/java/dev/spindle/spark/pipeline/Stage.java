@@ -67,6 +67,7 @@ abstract class Stage {
   final boolean finishIfDone(boolean nothingHeld) {
     if (!finished && nothingHeld && in.drained()) {
       finished = true;
+      meter.finish();
       out.end();
     }
     if (finished) {
