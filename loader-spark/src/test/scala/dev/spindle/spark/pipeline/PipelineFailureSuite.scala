@@ -157,4 +157,25 @@ class PipelineFailureSuite extends AnyFunSuite {
     assert(e.getMessage.contains("stalled: no item for 300 ms"), e.getMessage)
     assert(e.getMessage.contains("hang"), e.getMessage)
   }
+
+  test("a PipelineFailure survives Java serialisation with its causes and quarantine") {
+    val it = Pipeline.source("read", ints(100)).pipe("decode", everyTenthFails, 2, Order.INPUT)
+      .failureBudget(FailureBudget.count(2)).build().start()
+    val e = intercept[PipelineFailure](drain(it))
+    val bytes = new java.io.ByteArrayOutputStream()
+    new java.io.ObjectOutputStream(bytes).writeObject(e)
+    val back = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray))
+      .readObject().asInstanceOf[PipelineFailure]
+    assert(back.getMessage == e.getMessage)
+    assert(back.causes.size == e.causes.size && back.quarantine == e.quarantine)
+  }
+
+  test("a key function that throws falls back to the item's position") {
+    val it = Pipeline.source("read", ints(30))
+      .keyedBy((_: Integer) => throw new IllegalStateException("no key"))
+      .pipe("decode", everyTenthFails, 2, Order.INPUT)
+      .failureBudget(FailureBudget.count(5)).build().start()
+    assert(drain(it).size == 27)
+    assert(it.quarantine().asScala.map(_.key) == Seq("item 0", "item 10", "item 20"))
+  }
 }
