@@ -12,11 +12,11 @@ import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
- * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … → {@link
- * #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items at the
- * point of the flow where they are called. Every argument is checked when given, naming the bad
- * value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this builder,
- * retyped to the new item type.
+ * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … →
+ * {@link #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items
+ * at the point of the flow where they are called. Every argument is checked when given, naming
+ * the bad value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this
+ * builder, retyped to the new item type.
  *
  * @param <T> type of the items at this point of the flow
  */
