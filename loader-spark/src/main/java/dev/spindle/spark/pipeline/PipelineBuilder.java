@@ -64,7 +64,11 @@ public final class PipelineBuilder<T> {
     return addPipe(name, op, concurrency, order, true);
   }
 
-  /** Groups consecutive items into lists of {@code size}; {@code remainder} decides the last. */
+  /**
+   * Groups consecutive items into lists of {@code size}, in the order they arrive; {@code
+   * remainder} decides the last, shorter one (dropped items are released, not quarantined). Each
+   * list is new and belongs to whoever takes it. A batch's byte size is the sum of its items'.
+   */
   public PipelineBuilder<List<T>> aggregate(String name, int size, Remainder remainder) {
     checkOpen();
     if (size <= 0) {
