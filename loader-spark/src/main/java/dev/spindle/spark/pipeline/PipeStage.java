@@ -101,7 +101,15 @@ final class PipeStage extends Stage {
   /** Runs on a pool thread: applies the op, records the result, and drains. */
   private void process(Entry e, long index) {
     try {
-      Object result = run.stopped() ? release(e) : apply(e);
+      Object result;
+      try {
+        result = run.stopped() ? release(e) : apply(e);
+      } catch (Throwable t) { // from a key or size function: a bug, not bad input
+        Items.release(e.item());
+        run.fail(meter.name, String.format("Pipeline '%s' stopped: stage '%s' failed outside its"
+            + " op (key or size function) on [%s]", run.pipeline, meter.name, position(e)), t);
+        result = DROPPED;
+      }
       if (inputOrder) {
         ring.set((int) (index % concurrency), result);
       } else {
@@ -149,7 +157,8 @@ final class PipeStage extends Stage {
           run.pipeline, meter.name, t.getClass().getName(), key), t);
       return DROPPED;
     }
-    String reason = t == null ? "op returned null (an op rejects an item by throwing)" : t.toString();
+    String reason =
+        t == null ? "op returned null (an op rejects an item by throwing)" : t.toString();
     run.itemFailed(meter, budget, key, reason, t);
     return DROPPED;
   }

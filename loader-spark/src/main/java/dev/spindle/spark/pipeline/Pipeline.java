@@ -37,6 +37,7 @@ public final class Pipeline<T> {
   private final int queueItems;
   private final long queueBytes;
   private final Duration stopTimeout;
+  private final Duration itemTimeout;
   private final Duration statsPeriod;
   private final Consumer<PipelineStats> statsListener;
   private final ExecutorPools pools;
@@ -48,6 +49,7 @@ public final class Pipeline<T> {
     this.queueItems = b.queueItems;
     this.queueBytes = b.queueBytes;
     this.stopTimeout = b.stopTimeout;
+    this.itemTimeout = b.itemTimeout;
     this.statsPeriod = b.statsPeriod;
     this.statsListener = b.statsListener;
     this.pools = b.pools;
@@ -66,7 +68,12 @@ public final class Pipeline<T> {
     this.specs = List.copyOf(list);
   }
 
-  /** Begins a pipeline description: {@code items} is pulled on an I/O thread. */
+  /**
+   * Begins a pipeline description. {@code items} is pulled on one I/O-pool thread (it may block
+   * on I/O) and must not be used by anyone else once started; it must not yield null. The
+   * pipeline owns it: an {@link AutoCloseable} source is closed, on that same thread, when it is
+   * exhausted or the pipeline stops.
+   */
   public static <T> PipelineBuilder<T> source(String name, Iterator<? extends T> items) {
     return new PipelineBuilder<>(name, items);
   }
@@ -93,7 +100,7 @@ public final class Pipeline<T> {
           + "' was already started (its source iterator is single-use)");
     }
     RunningPipeline<T> running = new RunningPipeline<>(name, source, specs, queueItems,
-        queueBytes, stopTimeout, pools == null ? ExecutorPools.shared() : pools);
+        queueBytes, stopTimeout, itemTimeout, pools == null ? ExecutorPools.shared() : pools);
     running.start(statsPeriod, statsListener);
     return running;
   }
