@@ -142,7 +142,7 @@ public final class FeedJob {
           return plan.stateAtStart();
         }
         int first = plan.rank(0).firstBatch();
-        int stop = (int) Math.min(plan.batchesPerRank(), first + left);
+        int stop = (int) Math.min(plan.batchesPerRank(), first + Math.min(left, Integer.MAX_VALUE));
         runEpoch(plan, stop);
         left -= stop - first;
         int[] consumed = new int[plan.worldSize()];
