@@ -94,6 +94,8 @@ class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!run.isCompleted, "the run ended before the kill")
     executors.head.destroyForcibly()
     val report = Await.result(run, 240.seconds)
+    val deadline = System.nanoTime() + 30L * 1000 * 1000 * 1000 // the listener bus is asynchronous
+    while (failedTasks.get() == 0 && System.nanoTime() < deadline) Thread.sleep(100)
     assert(failedTasks.get() > 0, "no task was lost: the kill did not land mid-job")
     assert(digests(report, 0) == expected)
     assert(ranks(report).map(_("batches")) == Seq(8, 8))
