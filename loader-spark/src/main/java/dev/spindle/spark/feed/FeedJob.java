@@ -119,7 +119,6 @@ public final class FeedJob {
     private long samples;
     private long samplesRead;
     private long bytesIn;
-    private long decodeNanos;
     private long firstBatchEpochMs = Long.MAX_VALUE;
     private long refused;
     private boolean stoppedEarly;
@@ -182,7 +181,6 @@ public final class FeedJob {
     private void account(TaskOutcome o) {
       samplesRead += o.samplesRead();
       bytesIn += o.bytesIn();
-      decodeNanos += o.decodeNanos();
       if (o.firstBatchEpochMs() > 0) {
         firstBatchEpochMs = Math.min(firstBatchEpochMs, o.firstBatchEpochMs());
       }
@@ -230,8 +228,7 @@ public final class FeedJob {
           .put("images_per_s", rows / wall)
           .put("mb_per_s", bytesIn / 1e6 / wall)
           .put("time_to_first_batch_s", firstBatchEpochMs == Long.MAX_VALUE
-              ? null : (firstBatchEpochMs - startMs) / 1000.0)
-          .put("decode_cpu_s", decodeNanos / 1e9);
+              ? null : (firstBatchEpochMs - startMs) / 1000.0);
     }
   }
 }

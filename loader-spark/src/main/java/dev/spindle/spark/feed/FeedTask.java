@@ -2,32 +2,37 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
+import dev.spindle.spark.image.ImageException;
 import dev.spindle.spark.image.ImageTransform;
-import dev.spindle.spark.plan.RankPlan;
-import dev.spindle.spark.plan.ReadPlan;
+import dev.spindle.spark.pipeline.ExecutorPools;
+import dev.spindle.spark.pipeline.Order;
+import dev.spindle.spark.pipeline.Pipeline;
+import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.pipeline.PipelineIterator;
+import dev.spindle.spark.pipeline.Remainder;
 import dev.spindle.spark.shard.Sample;
-import dev.spindle.spark.shard.Shard;
-import dev.spindle.spark.shard.ShardReader;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The executor side of {@code feed}: produces the batches of its slices in plan order and hands
- * each to the consumer. Per group of {@code spark.spindle.feed.readBatches} batches it reads only
- * the planned samples (skipping the others at the index level, see
- * {@link ShardReader#open(Shard, org.apache.hadoop.conf.Configuration, int, int[])}), then
- * decodes each batch on the JVM's shared decode pool into one reusable Arrow batch. One instance
- * per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
+ * The executor side of {@code feed}, on the pipeline engine:
+ *
+ * <pre>
+ *  source "read" (I/O pool: RowSource, planned samples only)
+ *    ─► pipe "decode" (the executor-wide CPU pool, at most spark.spindle.threads of this task's
+ *       rows at once, input order)
+ *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
+ *    ─► task thread: FeedRun assembles the Arrow batch, stands in for bad rows, delivers
+ * </pre>
+ *
+ * One instance per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
  */
 final class FeedTask implements Serializable {
-  private static final Logger LOG = LoggerFactory.getLogger(FeedTask.class);
-
   private final String runId;
   private final Broadcast<FeedInputs> inputs;
   private final FeedSettings settings;
@@ -47,77 +52,63 @@ final class FeedTask implements Serializable {
         + "-a" + (ctx == null ? 0 : ctx.taskAttemptId());
     ImageTransform transform = settings.transform();
     int batchSize = in.plan().spec().batchSize();
+    RowSource source = new RowSource(in, slices, settings, conf.get());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), batchSize)) {
-      FeedRun run = new FeedRun(runId, settings, transform, batch,
-          new VerifyingConsumer(in.plan()));
-      for (FeedSlice slice : slices) {
-        runSlice(run, in, slice);
-      }
-      return run.outcome();
-    }
-  }
-
-  private void runSlice(FeedRun run, FeedInputs in, FeedSlice slice)
-      throws IOException, InterruptedException {
-    RankPlan rank = in.plan().rank(slice.rank());
-    int batchSize = rank.batchSize();
-    for (int g = slice.fromBatch(); g < slice.toBatch(); g += settings.readBatches()) {
-      int end = Math.min(slice.toBatch(), g + settings.readBatches());
-      Sample[] slots = read(run, in, rank.readPlan(in.offsets(), g, end));
-      for (int k = g; k < end; k++) {
-        run.produce(rank, k, slots, (k - g) * batchSize);
-      }
-    }
-  }
-
-  /** The encoded samples of one read plan, by output slot; repeats share one sample. */
-  private Sample[] read(FeedRun run, FeedInputs in, ReadPlan plan) throws IOException {
-    Sample[] slots = new Sample[plan.outputSize()];
-    for (ReadPlan.ShardRead r : plan.shards()) {
-      readShard(run, in.manifest().shards().get(r.shard()), r, slots);
-    }
-    int[] repeats = plan.repeatSlots();
-    int[] sources = plan.repeatSources();
-    for (int i = 0; i < repeats.length; i++) {
-      slots[repeats[i]] = slots[sources[i]];
-    }
-    return slots;
-  }
-
-  private void readShard(FeedRun run, Shard shard, ReadPlan.ShardRead r, Sample[] slots)
-      throws IOException {
-    int[] positions = r.positions();
-    int i = 0;
-    try (ShardReader reader =
-        ShardReader.open(shard, conf.get(), settings.maxSampleBytes(), positions)) {
-      while (reader.hasNext()) {
-        Sample s = reader.next();
-        for (; i < positions.length && positions[i] < s.position(); i++) {
-          slots[r.slots()[i]] = missing(shard, positions[i], null);
+      FeedRun run = new FeedRun(runId, settings, batch, new VerifyingConsumer(in.plan()));
+      try (PipelineIterator<List<Decoded>> it =
+          pipeline(source, transform, allocator, owner, batchSize).start()) {
+        while (it.hasNext()) {
+          List<Decoded> rows = it.next();
+          try {
+            run.produce(in.plan().rank(rows.get(0).row().rank()), rows);
+          } finally {
+            rows.forEach(Decoded::close);
+          }
         }
-        if (i < positions.length && positions[i] == s.position()) {
-          slots[r.slots()[i++]] = s;
-          run.countRead(s);
-        }
+        return run.outcome(source.samplesRead(), source.bytesIn());
+      } catch (PipelineFailure f) {
+        Throwable cause = f.getCause() != null ? f.getCause() : f;
+        throw new IOException(cause.getMessage(), cause);
       }
-      for (; i < positions.length; i++) {
-        slots[r.slots()[i]] = missing(shard, positions[i], reader.damage());
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
-      throw new IOException(
-          "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e);
     }
   }
 
-  /** A planned sample the shard did not yield: it is quarantined, not silently dropped. */
-  private static Sample missing(Shard shard, int position, String damage) {
-    String reason = damage != null
-        ? "shard damaged before this sample: " + damage
-        : "the shard ended before sample " + position + " (the manifest counted "
-            + shard.samples() + "); did it change since the manifest was written?";
-    return new Sample(shard.uri(), "#" + position, position, null, null, null, reason);
+  private Pipeline<List<Decoded>> pipeline(RowSource source, ImageTransform transform,
+      BufferAllocator allocator, String owner, int batchSize) {
+    ExecutorPools pools = ExecutorPools.shared();
+    int threads = settings.threads() > 0 ? settings.threads() : pools.cpuThreads();
+    return Pipeline.source("read", source)
+        .keyedBy(Row::describe)
+        .sizedBy(Row::bytes)
+        .pipe("decode", row -> decode(row, transform, allocator), threads, Order.INPUT)
+        .sizedBy(Decoded::bytes)
+        .aggregate("batch", batchSize, Remainder.KEEP)
+        .pools(pools)
+        .named(owner)
+        .build();
+  }
+
+  /** Decodes one row; a sample that cannot be used becomes a {@link Decoded#bad} row. */
+  private static Decoded decode(Row row, ImageTransform transform, BufferAllocator allocator) {
+    Sample s = row.sample();
+    if (!s.usable()) {
+      return Decoded.bad(row, s.problem());
+    }
+    ArrowBuf pixels = allocator.buffer(transform.outputBytes());
+    try {
+      transform.apply(s.image(), 0, s.image().length, row.index(), pixels, 0);
+      return Decoded.ok(row, pixels);
+    } catch (ImageException e) {
+      pixels.close();
+      return Decoded.bad(row, "cannot decode " + s.imageName() + ": " + e.getMessage());
+    } catch (RuntimeException e) {
+      pixels.close();
+      return Decoded.bad(row, "decoder failed on " + s.imageName() + ": " + e);
+    } catch (Error e) {
+      pixels.close();
+      throw e;
+    }
   }
 }

@@ -12,13 +12,11 @@ import java.util.List;
  * @param samplesRead encoded samples read from shards (repeats read once)
  * @param bytesIn encoded bytes read
  * @param firstBatchEpochMs wall-clock time its first batch reached the consumer, or 0
- * @param decodeNanos CPU time spent decoding, summed over threads
  */
 record TaskOutcome(
     List<BatchRecord> batches,
     List<QuarantineRecord> quarantined,
     long samplesRead,
     long bytesIn,
-    long firstBatchEpochMs,
-    long decodeNanos)
+    long firstBatchEpochMs)
     implements Serializable {}

@@ -8,10 +8,12 @@
  *                   against a fresh listing)          per group of readBatches batches:
  *  LoaderState ─► EpochPlan (refused before work)       RankPlan.readPlan ─► ShardReader.open(
  *  FeedPartitions: (rank, batch) runs ─► partitions        positions): planned samples only
- *  broadcast(plan, manifest) ───────────────────────►  FeedRun, per batch: decode on the JVM's
- *                                                        DecodeThreads pool (≤ threads in flight)
- *                                                        ─► ImageBatch ─► FeedBatch(BatchKey)
- *                                                        ─► DeliveryRegistry.claim ─► consumer
+ *  broadcast(plan, manifest) ───────────────────────►  pipeline: read (RowSource, I/O pool) ─►
+ *                                                        decode (shared CPU pool, ≤ threads of
+ *                                                        this task, input order) ─► batch rows
+ *                                                      FeedRun (task thread): ImageBatch ─►
+ *                                                        FeedBatch(BatchKey) ─►
+ *                                                        DeliveryRegistry.claim ─► consumer
  *  FeedLedger ◄──────── TaskOutcome (BatchRecords: key + index column, quarantine) ──┘
  *    each BatchKey once; per rank: every planned batch, digest == plan's
  *  ─► FeedResult: JobReport (per rank and epoch) + LoaderState (for --resume)
@@ -23,7 +25,8 @@
  * wired here: {@code VerifyingConsumer}, which checks each batch against the plan and counts),
  * and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
  * {@link dev.spindle.spark.feed.FeedJob}; each Spark task thread runs one task and hands batches
- * to the consumer; decoding runs on the executor JVM's shared decode pool.
+ * to the consumer; reading runs on the pipeline engine's I/O pool and decoding on the executor
+ * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}).
  *
  * <h2>Exactly once</h2>
  *

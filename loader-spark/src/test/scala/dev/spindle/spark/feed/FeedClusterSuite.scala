@@ -66,7 +66,7 @@ class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def expected = planDigests(manifest(in), spec(3, 0, 2, 4))
 
   test("two executor JVMs give the plan's digests with 1, 2 and 4 partitions and threads") {
-    // threads first at 4: each executor's shared pool is sized by its first task
+    // --threads bounds how many of a task's rows decode at once on the executor's shared CPU pool
     for ((p, t) <- Seq((1, 4), (2, 2), (4, 1))) {
       val r = feed("--partitions", p.toString, "--threads", t.toString)
       assert(digests(r, 0) == expected, s"partitions $p threads $t")
