@@ -90,7 +90,7 @@ class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val children = ProcessHandle.current().descendants().iterator().asScala.toSeq
     val executors = children.filter(commandLine(_).contains("CoarseGrainedExecutorBackend"))
     assert(executors.nonEmpty, "no executor JVM among the test JVM's child processes: " +
-      children.map(p => p.pid() + " " + commandLine(p).take(200)).mkString("; "))
+      children.map(p => s"${p.pid()} ${commandLine(p).take(200)}").mkString("; "))
     assert(!run.isCompleted, "the run ended before the kill")
     executors.head.destroyForcibly()
     val report = Await.result(run, 240.seconds)
