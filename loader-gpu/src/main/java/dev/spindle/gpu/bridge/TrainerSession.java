@@ -248,8 +248,22 @@ final class TrainerSession implements Runnable {
       b.putShort((short) e.code);
       Wire.putString(b, message);
       Wire.write(ch, Wire.ERROR, b.flip());
+      discardInput();
     } catch (IOException | RuntimeException ex) {
       LOG.debug("Could not send ERROR to bridge connection {}", id, ex);
+    }
+  }
+
+  /**
+   * Drops what the refused peer already sent: closing a Unix socket with unread input resets the
+   * connection, and the peer would lose the ERROR that explains the refusal.
+   */
+  private void discardInput() throws IOException {
+    ch.shutdownOutput();
+    ch.configureBlocking(false);
+    ByteBuffer sink = ByteBuffer.allocate(1 << 16);
+    for (int i = 0; i < 64 && ch.read(sink.clear()) > 0; i++) {
+      // discard
     }
   }
 
