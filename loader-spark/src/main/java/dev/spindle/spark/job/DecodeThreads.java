@@ -8,14 +8,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The executor JVM's shared decode pool: one per JVM, sized once, shared by every task running in
  * it, so two concurrent tasks never start two pools. Daemon threads named {@code spindle-decode-N}.
  */
-final class DecodeThreads {
+public final class DecodeThreads {
   private static volatile ExecutorService pool;
   private static volatile int size;
 
   private DecodeThreads() {}
 
   /** The pool; {@code threads <= 0} means one thread per available core. */
-  static ExecutorService get(int threads) {
+  public static ExecutorService get(int threads) {
     ExecutorService p = pool;
     if (p == null) {
       synchronized (DecodeThreads.class) {
@@ -37,7 +37,7 @@ final class DecodeThreads {
     return p;
   }
 
-  static int size() {
+  public static int size() {
     return size;
   }
 }
