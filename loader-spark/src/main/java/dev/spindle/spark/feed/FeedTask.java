@@ -51,7 +51,7 @@ final class FeedTask implements Serializable {
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), batchSize)) {
       FeedRun run = new FeedRun(runId, settings, transform, batch,
-          new VerifyingConsumer(in.plan()));
+          FeederConsumer.forTask(new VerifyingConsumer(in.plan())));
       for (FeedSlice slice : slices) {
         runSlice(run, in, slice);
       }
