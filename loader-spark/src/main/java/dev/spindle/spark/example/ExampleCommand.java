@@ -121,6 +121,8 @@ public final class ExampleCommand {
       waits.add(n.get("wait_s").asDouble());
     }
     return new JobReport("example fashion-mnist")
+        .put("images", samples)
+        .put("wall_s", (System.nanoTime() - trainers.startNanos()) / 1e9)
         .put("test_accuracy", r0.get("test_accuracy").asDouble())
         .put("test_samples", r0.get("test_samples").asLong())
         .put("train_samples", samples)

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 final class Trainers {
   private final List<Process> processes = new ArrayList<>();
   private final Path work;
+  private final long startNanos = System.nanoTime();
 
   private Trainers(Path work) {
     this.work = work;
@@ -44,6 +45,11 @@ final class Trainers {
       throw e;
     }
     return t;
+  }
+
+  /** {@link System#nanoTime()} when the trainers were started. */
+  long startNanos() {
+    return startNanos;
   }
 
   Path reportFile(int rank) {
