@@ -56,7 +56,8 @@ final class FeedTask implements Serializable {
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), batchSize)) {
-      FeedRun run = new FeedRun(runId, settings, batch, new VerifyingConsumer(in.plan()));
+      FeedRun run = new FeedRun(runId, settings, batch,
+          FeederConsumer.forTask(new VerifyingConsumer(in.plan())));
       try (PipelineIterator<List<Decoded>> it =
           pipeline(source, transform, allocator, owner, batchSize).start()) {
         while (it.hasNext()) {
