@@ -1,55 +1,57 @@
 package dev.spindle.spark.image;
 
+import java.util.EnumMap;
+import java.util.Map;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * Per-thread reusable buffers for decoding and resampling, so the steady path allocates nothing.
- * Confined to one thread (see {@link #current()}). Buffers grown past {@link #KEEP_BYTES} for an
- * unusually large image are dropped after use so one huge sample does not pin memory per thread.
+ * Per-thread reusable buffers for decoding, resampling and output conversion, so the steady path
+ * allocates no pixel memory. Confined to one thread (see {@link #current()}). Buffers grown past
+ * {@link #KEEP_BYTES} for an unusually large image are dropped after use, so one huge sample does
+ * not pin memory on every thread. The native input buffer lives as long as its thread.
  */
 final class DecodeScratch {
   static final int KEEP_BYTES = 64 << 20;
 
+  /** What a byte buffer is used for; two uses never share one within an image. */
+  enum Slot {
+    PIXELS,
+    ORIENTED,
+    ROWS,
+    WINDOW,
+    STAGE_A,
+    STAGE_B,
+    OUTPUT,
+    CONVERTED
+  }
+
   private static final ThreadLocal<DecodeScratch> CURRENT =
       ThreadLocal.withInitial(DecodeScratch::new);
 
+  private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
   private BytePointer encoded;
-  private byte[] pixels = new byte[0];
-  private byte[] rows = new byte[0];
-  private byte[] output = new byte[0];
 
   static DecodeScratch current() {
     return CURRENT.get();
   }
 
-  /** Native buffer of at least {@code bytes} for the encoded input. */
-  BytePointer encoded(int bytes) {
-    if (encoded == null || encoded.capacity() < bytes) {
+  /** Native buffer of at least {@code size} bytes for the encoded input. */
+  BytePointer encoded(int size) {
+    if (encoded == null || encoded.capacity() < size) {
       release();
-      encoded = new BytePointer(Math.max(bytes, 1 << 20));
+      encoded = new BytePointer(Math.max(size, 1 << 20));
     }
     return encoded;
   }
 
-  byte[] pixels(int bytes) {
-    if (pixels.length < bytes) {
-      pixels = new byte[bytes];
+  /** A byte array of at least {@code size} for {@code slot}; contents are left over. */
+  byte[] bytes(Slot slot, int size) {
+    byte[] b = bytes.get(slot);
+    if (b == null || b.length < size) {
+      b = new byte[size];
+      bytes.put(slot, b);
     }
-    return pixels;
-  }
-
-  byte[] rows(int bytes) {
-    if (rows.length < bytes) {
-      rows = new byte[bytes];
-    }
-    return rows;
-  }
-
-  byte[] output(int bytes) {
-    if (output.length < bytes) {
-      output = new byte[bytes];
-    }
-    return output;
+    return b;
   }
 
   /** Drops buffers that one unusually large image grew past {@link #KEEP_BYTES}. */
@@ -57,12 +59,7 @@ final class DecodeScratch {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
       release();
     }
-    if (pixels.length > KEEP_BYTES) {
-      pixels = new byte[0];
-    }
-    if (rows.length > KEEP_BYTES) {
-      rows = new byte[0];
-    }
+    bytes.values().removeIf(b -> b.length > KEEP_BYTES);
   }
 
   private void release() {

@@ -33,9 +33,15 @@ final class PillowResample {
     }
   }
 
-  /** Pillow's {@code precompute_coeffs} + {@code normalize_coeffs_8bpc} for a filter. */
-  static Kernel kernel(ResampleFilter filter, int inSize, int outSize, int first, int count) {
-    double scale = (double) inSize / outSize;
+  /**
+   * Pillow's {@code precompute_coeffs} + {@code normalize_coeffs_8bpc}: output positions {@code
+   * [first, first + count)} of resampling the box {@code [in0, in1)} of an axis of {@code inSize}
+   * pixels to {@code outSize}; input indices are shifted by {@code offset} (the box's image starts
+   * there in the buffer).
+   */
+  static Kernel kernel(ResampleFilter filter, int inSize, double in0, double in1, int outSize,
+      int first, int count, int offset) {
+    double scale = (in1 - in0) / outSize;
     double filterScale = Math.max(scale, 1.0);
     double support = filter.support() * filterScale;
     int ksize = (int) Math.ceil(support) * 2 + 1;
@@ -45,7 +51,7 @@ final class PillowResample {
     double[] w = new double[ksize];
     double ss = 1.0 / filterScale;
     for (int i = 0; i < count; i++) {
-      double center = (first + i + 0.5) * scale;
+      double center = in0 + (first + i + 0.5) * scale;
       int xmin = Math.max((int) (center - support + 0.5), 0);
       int xmax = Math.min((int) (center + support + 0.5), inSize) - xmin;
       double ww = 0.0;
@@ -58,10 +64,11 @@ final class PillowResample {
         k[i * ksize + x] = (int) (v < 0 ? -0.5 + v * (1 << PRECISION_BITS)
             : 0.5 + v * (1 << PRECISION_BITS));
       }
-      start[i] = xmin;
+      start[i] = xmin + offset;
       taps[i] = Math.max(xmax, 0);
     }
-    return new Kernel(start, taps, k, ksize, inSize == outSize);
+    boolean identity = in0 == 0 && in1 == inSize && inSize == outSize;
+    return new Kernel(start, taps, k, ksize, identity);
   }
 
   /**
@@ -105,13 +112,19 @@ final class PillowResample {
    * pixels of 3 bytes each; writes {@code ky.start().length} rows into {@code dst}.
    */
   static void vertical(byte[] src, int srcRow0, int width, Kernel ky, byte[] dst) {
+    vertical(src, srcRow0, width, ky, dst, 0, width * 3);
+  }
+
+  /** As above, writing row {@code y} at {@code dst[dstOffset + y * dstStride]}. */
+  static void vertical(byte[] src, int srcRow0, int width, Kernel ky, byte[] dst, int dstOffset,
+      int dstStride) {
     int stride = width * 3;
     int[] start = ky.start();
     int[] taps = ky.taps();
     int[] k = ky.k();
     int ksize = ky.ksize();
     for (int y = 0; y < start.length; y++) {
-      int o = y * stride;
+      int o = dstOffset + y * dstStride;
       int base = (start[y] - srcRow0) * stride;
       if (ky.identity()) {
         System.arraycopy(src, base, dst, o, stride);
@@ -128,22 +141,6 @@ final class PillowResample {
         dst[o + x] = clip8(s);
       }
     }
-  }
-
-  /**
-   * Resamples the whole of {@code image} to {@code outWidth x outHeight} and writes only the window
-   * at {@code (x0, y0)} of {@code width x height} pixels into {@code out} (RGB, {@code width * 3}
-   * bytes per row): the same bytes as Pillow's {@code resize} followed by {@code crop}.
-   */
-  static void resizeWindow(DecodedImage image, int outWidth, int outHeight, Window window,
-      ResampleFilter filter, DecodeScratch scratch, byte[] out) {
-    Kernel kx = kernel(filter, image.width(), outWidth, window.x(), window.width());
-    Kernel ky = kernel(filter, image.height(), outHeight, window.y(), window.height());
-    int y0 = ky.firstInput();
-    int y1 = ky.endInput();
-    byte[] rows = scratch.rows((y1 - y0) * window.width() * 3);
-    horizontal(image.pixels(), image.width(), y0, y1, kx, rows);
-    vertical(rows, y0, window.width(), ky, out);
   }
 
   static byte clip8(int v) {
