@@ -26,12 +26,12 @@ class DecodeFormatsSuite extends AnyFunSuite {
     assert(java.util.Arrays.equals(applyTo(t2, png16), applyTo(t2, out.toByteArray)))
   }
 
-  /** The JPEG with its EXIF orientation value rewritten to `o` (Pillow wrote it little-endian). */
+  /** The JPEG with its EXIF orientation value rewritten to `o` (Pillow writes it big-endian). */
   private def withOrientation(jpeg: Array[Byte], o: Int): Array[Byte] = {
-    val tag = jpeg.indexOfSlice(Array[Byte](0x12, 0x01, 0x03, 0x00))
+    val tag = jpeg.indexOfSlice(Array[Byte](0x01, 0x12, 0x00, 0x03))
     assert(tag > 0)
     val copy = jpeg.clone()
-    copy(tag + 8) = o.toByte
+    copy(tag + 9) = o.toByte
     copy
   }
 
