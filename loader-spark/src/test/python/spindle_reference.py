@@ -6,8 +6,8 @@ transforms a PyTorch user would write; the result is returned in one of Spindle'
 (uint8-hwc, uint8-chw, float32-chw, float16-chw) as raw little-endian bytes. Random operations
 are not reproducible across implementations, so only hflip(0) and hflip(1) are accepted here.
 
-CLI: spindle_reference.py --spec SPEC --output MODE [--exif] OUT_DIR IMAGE...
-writes OUT_DIR/<image file name>.ref for every IMAGE. Needs Debian's python3-pil, python3-numpy,
+CLI: spindle_reference.py --case "MODE SPEC" [--case ...] [--exif] OUT_DIR IMAGE...
+writes OUT_DIR/<case number>/<image file name>.ref for every case and IMAGE. Needs Debian's python3-pil, python3-numpy,
 python3-torch and python3-torchvision.
 """
 import argparse
@@ -112,18 +112,20 @@ def reference(img, spec, output):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--spec", required=True)
-    ap.add_argument("--output", default="uint8-hwc")
+    ap.add_argument("--case", action="append", required=True, help='"OUTPUT_MODE SPEC"')
     ap.add_argument("--exif", action="store_true")
     ap.add_argument("out_dir")
     ap.add_argument("images", nargs="+")
     a = ap.parse_args()
     torch.set_num_threads(1)
-    os.makedirs(a.out_dir, exist_ok=True)
-    for path in a.images:
-        data = reference(load(path, a.exif), a.spec, a.output)
-        with open(os.path.join(a.out_dir, os.path.basename(path) + ".ref"), "wb") as f:
-            f.write(data)
+    images = [(path, load(path, a.exif)) for path in a.images]
+    for i, case in enumerate(a.case):
+        output, spec = case.split(" ", 1)
+        out = os.path.join(a.out_dir, str(i))
+        os.makedirs(out, exist_ok=True)
+        for path, img in images:
+            with open(os.path.join(out, os.path.basename(path) + ".ref"), "wb") as f:
+                f.write(reference(img, spec, output))
 
 
 if __name__ == "__main__":
