@@ -17,7 +17,6 @@ final class DecodeScratch {
   enum Slot {
     PIXELS,
     ORIENTED,
-    ROWS,
     WINDOW,
     STAGE_A,
     STAGE_B,
@@ -25,10 +24,18 @@ final class DecodeScratch {
     CONVERTED
   }
 
+  /** What an int buffer is used for. */
+  enum IntSlot {
+    ROW,
+    ROWS,
+    ACCUMULATOR
+  }
+
   private static final ThreadLocal<DecodeScratch> CURRENT =
       ThreadLocal.withInitial(DecodeScratch::new);
 
   private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
+  private final Map<IntSlot, int[]> ints = new EnumMap<>(IntSlot.class);
   private BytePointer encoded;
 
   static DecodeScratch current() {
@@ -54,12 +61,23 @@ final class DecodeScratch {
     return b;
   }
 
+  /** An int array of at least {@code size} for {@code slot}; contents are left over. */
+  int[] ints(IntSlot slot, int size) {
+    int[] b = ints.get(slot);
+    if (b == null || b.length < size) {
+      b = new int[size];
+      ints.put(slot, b);
+    }
+    return b;
+  }
+
   /** Drops buffers that one unusually large image grew past {@link #KEEP_BYTES}. */
   void trim() {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
       release();
     }
     bytes.values().removeIf(b -> b.length > KEEP_BYTES);
+    ints.values().removeIf(b -> b.length > KEEP_BYTES / 4);
   }
 
   private void release() {

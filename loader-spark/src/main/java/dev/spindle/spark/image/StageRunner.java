@@ -30,14 +30,16 @@ final class StageRunner {
     PillowResample.Kernel ky = kernel(stage, reduce, source.height(), false, cy0, cy1 - cy0);
     int y0 = ky.firstInput();
     int y1 = ky.endInput();
-    byte[] rows = scratch.bytes(DecodeScratch.Slot.ROWS, (y1 - y0) * insideWidth * 3);
-    PillowResample.horizontal(source.pixels(), source.width(), y0, y1, kx, rows);
+    int[] rows = scratch.ints(DecodeScratch.IntSlot.ROWS, (y1 - y0) * insideWidth * 3);
+    PillowResample.horizontal(source.pixels(), source.width(), y0, y1, kx, rows,
+        scratch.ints(DecodeScratch.IntSlot.ROW, source.width() * 3));
+    int[] acc = scratch.ints(DecodeScratch.IntSlot.ACCUMULATOR, insideWidth * 3);
     if (direct) {
-      PillowResample.vertical(rows, y0, insideWidth, ky, out);
+      PillowResample.vertical(rows, y0, insideWidth, ky, out, 0, insideWidth * 3, acc);
       return;
     }
     byte[] inside = scratch.bytes(DecodeScratch.Slot.WINDOW, insideWidth * (cy1 - cy0) * 3);
-    PillowResample.vertical(rows, y0, insideWidth, ky, inside);
+    PillowResample.vertical(rows, y0, insideWidth, ky, inside, 0, insideWidth * 3, acc);
     blit(inside, insideWidth, cy1 - cy0, out, win, cx0 - win.x(), cy0 - win.y(), stage.flip());
   }
 
