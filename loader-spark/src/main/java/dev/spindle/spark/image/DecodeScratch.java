@@ -37,6 +37,8 @@ final class DecodeScratch {
   private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
   private final Map<IntSlot, int[]> ints = new EnumMap<>(IntSlot.class);
   private BytePointer encoded;
+  private float[] floats = new float[0];
+  private short[] shorts = new short[0];
 
   static DecodeScratch current() {
     return CURRENT.get();
@@ -71,6 +73,22 @@ final class DecodeScratch {
     return b;
   }
 
+  /** The float output buffer, at least {@code size} long. */
+  float[] floats(int size) {
+    if (floats.length < size) {
+      floats = new float[size];
+    }
+    return floats;
+  }
+
+  /** The half-precision output buffer, at least {@code size} long. */
+  short[] shorts(int size) {
+    if (shorts.length < size) {
+      shorts = new short[size];
+    }
+    return shorts;
+  }
+
   /** Drops buffers that one unusually large image grew past {@link #KEEP_BYTES}. */
   void trim() {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
@@ -78,6 +96,12 @@ final class DecodeScratch {
     }
     bytes.values().removeIf(b -> b.length > KEEP_BYTES);
     ints.values().removeIf(b -> b.length > KEEP_BYTES / 4);
+    if (floats.length > KEEP_BYTES / 4) {
+      floats = new float[0];
+    }
+    if (shorts.length > KEEP_BYTES / 2) {
+      shorts = new short[0];
+    }
   }
 
   private void release() {

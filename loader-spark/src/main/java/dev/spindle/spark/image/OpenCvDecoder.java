@@ -27,6 +27,11 @@ final class OpenCvDecoder {
 
   private OpenCvDecoder() {}
 
+  /** Loads OpenCV's native libraries now rather than on the first decode. */
+  static void load() {
+    // the static initialiser above has run by the time this returns
+  }
+
   /**
    * Decodes {@code data[offset, offset + length)} into the scratch's pixel buffer, at {@code 1 /
    * reduce} scale for a JPEG ({@code reduce} 1, 2, 4 or 8; PNGs always decode at full size).

@@ -39,36 +39,48 @@ final class OutputWriter implements java.io.Serializable {
 
   /** Writes {@code width * height * 3} pixels from {@code rgb} at {@code dst[offset]}. */
   void write(byte[] rgb, int width, int height, ArrowBuf dst, long offset, DecodeScratch scratch) {
-    int n = width * height * 3;
-    if (mode == OutputMode.UINT8_HWC) {
-      dst.setBytes(offset, rgb, 0, n);
-      return;
-    }
-    byte[] out = scratch.bytes(DecodeScratch.Slot.CONVERTED, n * mode.bytesPerValue());
-    ByteBuffer view = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
     int plane = width * height;
-    for (int c = 0; c < 3; c++) {
-      int base = c * plane;
-      switch (mode) {
-        case UINT8_CHW -> {
-          for (int i = 0; i < plane; i++) {
-            out[base + i] = rgb[i * 3 + c];
-          }
+    int n = plane * 3;
+    switch (mode) {
+      case UINT8_HWC -> dst.setBytes(offset, rgb, 0, n);
+      case UINT8_CHW -> {
+        byte[] out = scratch.bytes(DecodeScratch.Slot.CONVERTED, n);
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = rgb[p];
+          out[plane + i] = rgb[p + 1];
+          out[2 * plane + i] = rgb[p + 2];
         }
-        case FLOAT32_CHW -> {
-          float[] lut = floats[c];
-          for (int i = 0; i < plane; i++) {
-            view.putFloat((base + i) << 2, lut[rgb[i * 3 + c] & 0xFF]);
-          }
+        dst.setBytes(offset, out, 0, n);
+      }
+      case FLOAT32_CHW -> {
+        float[] out = scratch.floats(n);
+        float[] r = floats[0];
+        float[] g = floats[1];
+        float[] b = floats[2];
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = r[rgb[p] & 0xFF];
+          out[plane + i] = g[rgb[p + 1] & 0xFF];
+          out[2 * plane + i] = b[rgb[p + 2] & 0xFF];
         }
-        default -> {
-          short[] lut = halves[c];
-          for (int i = 0; i < plane; i++) {
-            view.putShort((base + i) << 1, lut[rgb[i * 3 + c] & 0xFF]);
-          }
+        view(dst, offset, n * 4L).asFloatBuffer().put(out, 0, n);
+      }
+      default -> {
+        short[] out = scratch.shorts(n);
+        short[] r = halves[0];
+        short[] g = halves[1];
+        short[] b = halves[2];
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = r[rgb[p] & 0xFF];
+          out[plane + i] = g[rgb[p + 1] & 0xFF];
+          out[2 * plane + i] = b[rgb[p + 2] & 0xFF];
         }
+        view(dst, offset, n * 2L).asShortBuffer().put(out, 0, n);
       }
     }
-    dst.setBytes(offset, out, 0, (long) n * mode.bytesPerValue());
+  }
+
+  /** A little-endian view of {@code dst[offset, offset + length)}: bulk puts become copies. */
+  private static ByteBuffer view(ArrowBuf dst, long offset, long length) {
+    return dst.nioBuffer(offset, (int) length).order(ByteOrder.LITTLE_ENDIAN);
   }
 }
