@@ -14,7 +14,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * A thread-pool batch loader for the image benchmark: shuffles an epoch, decodes and transforms
+ * A plain thread-pool batch loader for the image benchmark (the engine-free baseline of {@link
+ * EngineLoader}): shuffles an epoch, decodes and transforms
  * samples on {@code threads} pool threads straight into a ring of reusable Arrow batch buffers,
  * and hands complete batches to one consumer thread in order.
  *
@@ -23,7 +24,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * consumer releases one (back-pressure, bounded memory). The consumer calls {@link #next} and
  * {@link #release} from one thread. Owns its pool and ring buffers; {@link #close} frees both.
  */
-final class BatchLoader implements AutoCloseable {
+final class BatchLoader implements BenchLoader {
   private final List<BenchInput.Sample> samples;
   private final ImageTransform transform;
   private final int batchSize;
@@ -66,8 +67,8 @@ final class BatchLoader implements AutoCloseable {
     });
   }
 
-  /** Starts an epoch: a seeded shuffle of all samples, filled by the pool from now on. */
-  void startEpoch(long seed, long epoch) {
+  @Override
+  public void startEpoch(long seed, long epoch) {
     order = shuffled(samples.size(), SampleRandom.of(seed, epoch, -1));
     epochTransform = transform.withSeed(seed).forEpoch(epoch);
     cursor = new AtomicInteger();
@@ -85,8 +86,8 @@ final class BatchLoader implements AutoCloseable {
     return (samples.size() + batchSize - 1) / batchSize;
   }
 
-  /** Waits for the next batch of this epoch; returns its ring buffer, or null after the last. */
-  ArrowBuf next() throws InterruptedException {
+  @Override
+  public ArrowBuf next() throws InterruptedException {
     if (nextBatch >= batches()) {
       return null;
     }
@@ -111,8 +112,13 @@ final class BatchLoader implements AutoCloseable {
     return Math.min(batchSize, samples.size() - b * batchSize);
   }
 
-  /** Gives the batch returned by the last {@link #next} back to the workers. */
-  void release() {
+  @Override
+  public int lastSize() {
+    return sizeOf(nextBatch - 1);
+  }
+
+  @Override
+  public void release() {
     filled[(nextBatch - 1) % ring.length].set(0);
     lock.lock();
     try {
@@ -123,12 +129,8 @@ final class BatchLoader implements AutoCloseable {
     }
   }
 
-  /** Index into the sample list of epoch position {@code position}. */
-  int sampleAt(int position) {
-    return order[position];
-  }
-
-  long quarantined() {
+  @Override
+  public long quarantined() {
     return quarantined.get();
   }
 

@@ -17,14 +17,15 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The image benchmark: {@code --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report
- * FILE] [--transforms SPEC] [--seed S]}. Decodes and transforms every image of DIR (files or tar
- * shards) in shuffled epochs into normalised float32 CHW batches in host memory (Arrow buffers),
- * hands each batch to a consumer as a training loop would, then measures decode alone with the
- * same threads. Prints and optionally writes a JSON report: {@code images_per_s} (steady state:
- * epochs after the first), {@code time_to_first_batch_s} (from creating the loader), {@code
- * peak_rss_mb} and {@code cpu_s} (whole process, measured before the decode-only pass), {@code
- * decode_only_images_per_s}. A benchmark: it reports, it
- * asserts nothing. Runs on the calling thread plus its own pool.
+ * FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]}. Decodes and transforms every
+ * image of DIR (files or tar shards) in shuffled epochs into normalised float32 CHW batches in
+ * host memory (Arrow buffers), on the executor engine ({@link EngineLoader}) or a plain pool
+ * ({@link BatchLoader}), hands each batch to a consumer as a training loop would, then measures
+ * decode alone with the same threads. Prints and optionally writes a JSON report: {@code
+ * images_per_s} (steady state: epochs after the first), {@code time_to_first_batch_s} (from
+ * creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole process, up to the end of
+ * the epochs), {@code decode_only_images_per_s}. A benchmark: it reports, it asserts nothing.
+ * Runs on the calling thread plus the loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;
@@ -40,6 +41,10 @@ public final class ImageBench {
     int epochs = Integer.parseInt(opt.getOrDefault("epochs", "3"));
     long seed = Long.parseLong(opt.getOrDefault("seed", "0"));
     String spec = opt.getOrDefault("transforms", "resize(256),center_crop(224),normalize");
+    String engine = opt.getOrDefault("engine", "pipeline");
+    if (!engine.equals("pipeline") && !engine.equals("pool")) {
+      throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
+    }
     if (threads <= 0 || batchSize <= 0 || epochs <= 0) {
       throw new IllegalArgumentException("Invalid bench settings: threads " + threads
           + ", batch size " + batchSize + ", epochs " + epochs + " (all must be > 0)");
@@ -47,7 +52,8 @@ public final class ImageBench {
     List<BenchInput.Sample> samples = BenchInput.list(input);
     ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW);
     Map<String, Object> report = new LinkedHashMap<>();
-    report.put("engine", "thread pool (dev.spindle.spark.image.BatchLoader)");
+    report.put("engine", engine.equals("pool") ? "plain thread pool (BatchLoader)"
+        : "executor engine (dev.spindle.spark.pipeline, EngineLoader)");
     report.put("input", input.toString());
     report.put("images", samples.size());
     report.put("threads", threads);
@@ -57,7 +63,7 @@ public final class ImageBench {
     // like `import torch` before the DataLoader's clock starts: native libraries are loaded first
     OpenCvDecoder.load();
     try (BufferAllocator allocator = new RootAllocator(4L << 30)) {
-      runEpochs(samples, transform, threads, batchSize, epochs, seed, allocator, report);
+      runEpochs(samples, transform, threads, batchSize, epochs, seed, engine, allocator, report);
     }
     // CPU and peak RSS of the whole process up to here: JVM start, JIT and all epochs
     report.put("cpu_s", processCpuSeconds());
@@ -73,15 +79,16 @@ public final class ImageBench {
   }
 
   private static void runEpochs(List<BenchInput.Sample> samples, ImageTransform transform,
-      int threads, int batchSize, int epochs, long seed, BufferAllocator allocator,
+      int threads, int batchSize, int epochs, long seed, String engine, BufferAllocator allocator,
       Map<String, Object> report) throws InterruptedException {
     long created = System.nanoTime();
     List<Double> epochRates = new ArrayList<>();
     double checksum = 0;
     long steadyImages = 0;
     long steadyNanos = 0;
-    try (BatchLoader loader = new BatchLoader(samples, transform, threads, batchSize,
-        RING_BATCHES, allocator)) {
+    try (BenchLoader loader = engine.equals("pool")
+        ? new BatchLoader(samples, transform, threads, batchSize, RING_BATCHES, allocator)
+        : new EngineLoader(samples, transform, threads, batchSize, allocator)) {
       for (int e = 0; e < epochs; e++) {
         long start = System.nanoTime();
         loader.startEpoch(seed, e);
@@ -92,8 +99,8 @@ public final class ImageBench {
             report.put("jvm_start_to_first_batch_s", (System.currentTimeMillis()
                 - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3);
           }
-          checksum += consume(batch, loader.sizeOf((int) (images / batchSize)), transform);
-          images += loader.sizeOf((int) (images / batchSize));
+          checksum += consume(batch, loader.lastSize(), transform);
+          images += loader.lastSize();
           loader.release();
         }
         long nanos = System.nanoTime() - start;
@@ -170,7 +177,7 @@ public final class ImageBench {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException("Invalid argument: " + args[i]
             + " (usage: --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report FILE]"
-            + " [--transforms SPEC] [--seed S])");
+            + " [--transforms SPEC] [--seed S] [--engine pipeline|pool])");
       }
       opt.put(args[i].substring(2), args[++i]);
     }
