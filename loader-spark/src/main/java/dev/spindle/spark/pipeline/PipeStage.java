@@ -101,7 +101,15 @@ final class PipeStage extends Stage {
   /** Runs on a pool thread: applies the op, records the result, and drains. */
   private void process(Entry e, long index) {
     try {
-      Object result = run.stopped() ? release(e) : apply(e);
+      Object result;
+      try {
+        result = run.stopped() ? release(e) : apply(e);
+      } catch (Throwable t) { // from a key or size function: a bug, not bad input
+        Items.release(e.item());
+        run.fail(meter.name, String.format("Pipeline '%s' stopped: stage '%s' failed outside its"
+            + " op (key or size function) on [%s]", run.pipeline, meter.name, position(e)), t);
+        result = DROPPED;
+      }
       if (inputOrder) {
         ring.set((int) (index % concurrency), result);
       } else {

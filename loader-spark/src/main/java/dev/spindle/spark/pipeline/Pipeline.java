@@ -37,6 +37,7 @@ public final class Pipeline<T> {
   private final int queueItems;
   private final long queueBytes;
   private final Duration stopTimeout;
+  private final Duration itemTimeout;
   private final Duration statsPeriod;
   private final Consumer<PipelineStats> statsListener;
   private final ExecutorPools pools;
@@ -48,6 +49,7 @@ public final class Pipeline<T> {
     this.queueItems = b.queueItems;
     this.queueBytes = b.queueBytes;
     this.stopTimeout = b.stopTimeout;
+    this.itemTimeout = b.itemTimeout;
     this.statsPeriod = b.statsPeriod;
     this.statsListener = b.statsListener;
     this.pools = b.pools;
@@ -93,7 +95,7 @@ public final class Pipeline<T> {
           + "' was already started (its source iterator is single-use)");
     }
     RunningPipeline<T> running = new RunningPipeline<>(name, source, specs, queueItems,
-        queueBytes, stopTimeout, pools == null ? ExecutorPools.shared() : pools);
+        queueBytes, stopTimeout, itemTimeout, pools == null ? ExecutorPools.shared() : pools);
     running.start(statsPeriod, statsListener);
     return running;
   }

@@ -16,8 +16,10 @@ import java.util.Map;
  * [--repeats N]}: measures the engine's own cost. (1) Handoff: the time per item per stage of a
  * chain of no-op stages, minus a source-to-consumer baseline, median of the repeats, for stage
  * concurrency 1 and 4. (2) Scaling: items/s of one CPU-bound stage with 1..N threads (pool size
- * and concurrency both N). Prints a table and writes a JSON report with {@code
- * handoff_us_per_item} and {@code scaling}. A benchmark, not a test: it asserts nothing.
+ * and concurrency both N), with the cores the OS actually gave each run (process CPU time over
+ * wall time). Prints a table and writes a JSON report with {@code handoff_us_per_item} (the
+ * concurrency-1 median, the worst case: every item pays a full hand-off) and {@code scaling}. A
+ * benchmark, not a test: it asserts nothing. Runs on private pools, so it needs no Spark.
  */
 public final class PipelineBench {
   private final int items;
@@ -116,14 +118,20 @@ public final class PipelineBench {
     List<Map<String, Object>> rows = new ArrayList<>();
     double single = 0;
     for (int t = 1; t <= maxThreads; t++) {
+      long cpu0 = processCpuNanos();
+      long wall0 = System.nanoTime();
       double perSecond = scale(t, n, spins);
+      double coresUsed = (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
       single = t == 1 ? perSecond : single;
-      System.out.printf("  threads %2d: %8.0f items/s  (x%.2f)%n", t, perSecond,
-          perSecond / single);
+      System.out.printf("  threads %2d: %8.0f items/s  (x%.2f)  cores obtained %.2f"
+          + "  items per CPU-second %.0f%n", t, perSecond, perSecond / single, coresUsed,
+          perSecond / coresUsed);
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("threads", t);
       row.put("items_per_s", perSecond);
       row.put("speedup", perSecond / single);
+      row.put("cores_used", coresUsed);
+      row.put("items_per_cpu_s", perSecond / coresUsed);
       rows.add(row);
     }
     return rows;
@@ -143,6 +151,15 @@ public final class PipelineBench {
       }
       return count / ((System.nanoTime() - t0) / 1e9);
     }
+  }
+
+  /** CPU time of this JVM so far: shows how many cores the OS actually gave a run. */
+  private static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun
+        ? sun.getProcessCpuTime()
+        : 0;
   }
 
   /** Spins so that one call costs about 200 us on this machine (after JIT warm-up). */

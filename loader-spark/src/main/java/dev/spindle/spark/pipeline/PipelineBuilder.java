@@ -25,6 +25,8 @@ public final class PipelineBuilder<T> {
   public static final int DEFAULT_QUEUE_ITEMS = 64;
   /** Default bound of every queue, in bytes (64 MiB). */
   public static final long DEFAULT_QUEUE_BYTES = 64L << 20;
+  /** Default longest wait of {@code hasNext()} for one item before the pipeline is failed. */
+  public static final Duration DEFAULT_ITEM_TIMEOUT = Duration.ofMinutes(10);
   /** Default time {@code close()} waits for running ops. */
   public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(2);
 
@@ -36,6 +38,7 @@ public final class PipelineBuilder<T> {
   int queueItems = DEFAULT_QUEUE_ITEMS;
   long queueBytes = DEFAULT_QUEUE_BYTES;
   Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+  Duration itemTimeout = DEFAULT_ITEM_TIMEOUT;
   Duration statsPeriod;
   Consumer<PipelineStats> statsListener;
   ExecutorPools pools;
@@ -145,6 +148,20 @@ public final class PipelineBuilder<T> {
       throw new IllegalArgumentException("Invalid stop timeout: " + timeout + " (must be >= 0)");
     }
     this.stopTimeout = timeout;
+    return this;
+  }
+
+  /**
+   * Longest time {@code hasNext()} waits for one item (default 10 min): past it the pipeline is
+   * considered stalled and fails with a {@link PipelineFailure} that carries the statistics.
+   */
+  public PipelineBuilder<T> itemTimeout(Duration timeout) {
+    checkOpen();
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("Invalid item timeout: " + timeout + " (must be > 0)");
+    }
+    this.itemTimeout = timeout;
     return this;
   }
 

@@ -12,7 +12,7 @@ import java.util.List;
  */
 public final class PipelineFailure extends RuntimeException {
   private final String stage;
-  private final transient List<Throwable> causes;
+  private final List<Throwable> causes;
   private final List<QuarantineEntry> quarantine;
 
   PipelineFailure(

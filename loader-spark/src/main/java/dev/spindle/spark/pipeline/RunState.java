@@ -67,14 +67,14 @@ final class RunState {
   }
 
   /**
-   * Stops the pipeline with a {@link PipelineFailure}; the first call wins, later ones are
-   * ignored. {@code cause}, when given, comes first in the failure's causes.
+   * Stops the pipeline with a {@link PipelineFailure}; the first call wins, later ones (and any
+   * after the pipeline was closed) are ignored. {@code cause}, when given, comes first in the failure's causes.
    */
   void fail(String stage, String message, Throwable cause) {
     PipelineFailure f;
     synchronized (this) {
-      if (failure.get() != null) {
-        return;
+      if (failure.get() != null || stopped) {
+        return; // the first failure wins; after a plain close, late errors are not failures
       }
       List<Throwable> first = new ArrayList<>();
       if (cause != null) {

@@ -29,6 +29,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   private final RunState run;
   private final long startNanos = System.nanoTime();
   private final long stopTimeoutNanos;
+  private final long itemTimeoutNanos;
   private final List<ItemQueue> queues = new ArrayList<>();
   private final List<Stage> stages = new ArrayList<>();
   private final SourceTask source;
@@ -44,9 +45,10 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   private long lastTaken;
 
   RunningPipeline(String name, Iterator<?> items, List<StageSpec> specs, int queueItems,
-      long queueBytes, Duration stopTimeout, ExecutorPools pools) {
+      long queueBytes, Duration stopTimeout, Duration itemTimeout, ExecutorPools pools) {
     this.run = new RunState(name, pools, this::onStop);
     this.stopTimeoutNanos = stopTimeout.toNanos();
+    this.itemTimeoutNanos = itemTimeout.toNanos();
     for (int i = 0; i < specs.size(); i++) {
       queues.add(new ItemQueue(queueItems, queueBytes));
     }
@@ -102,6 +104,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       sink.latency.record(System.nanoTime() - lastTaken);
       lastTaken = 0;
     }
+    long waitStart = System.nanoTime();
     while (true) {
       throwIfFailed();
       Entry e = last.poll();
@@ -111,14 +114,23 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
         return true;
       }
       if (last.drained()) {
-        sink.blockedGet.set(false);
+        sink.finish();
         throwIfFailed();
         close();
         return false;
       }
       sink.blockedGet.set(true);
+      if (System.nanoTime() - waitStart > itemTimeoutNanos) {
+        stalled();
+      }
       await();
     }
+  }
+
+  private void stalled() {
+    run.fail("sink", String.format("Pipeline '%s' stalled: no item for %d ms (item timeout)."
+        + " Statistics: %s", run.pipeline, itemTimeoutNanos / 1_000_000, stats()), null);
+    throwIfFailed();
   }
 
   @Override
@@ -188,6 +200,9 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     if (t != null) {
       t.cancel(false);
     }
+    source.meter.finish();
+    stages.forEach(s -> s.meter.finish());
+    sink.finish();
     run.log.summarize();
     report();
     LIVE.remove(this);

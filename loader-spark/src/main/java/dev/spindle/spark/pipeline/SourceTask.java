@@ -56,7 +56,7 @@ final class SourceTask implements Runnable {
       run.fail(meter.name, String.format("Pipeline '%s' stopped: source '%s' threw after %d items",
           run.pipeline, meter.name, seq), t);
     } finally {
-      meter.blockedPut.set(false);
+      meter.finish();
       thread = null;
       closeSource();
       if (exhausted && !run.stopped()) {

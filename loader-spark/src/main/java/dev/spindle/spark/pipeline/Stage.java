@@ -67,6 +67,7 @@ abstract class Stage {
   final boolean finishIfDone(boolean nothingHeld) {
     if (!finished && nothingHeld && in.drained()) {
       finished = true;
+      meter.finish();
       out.end();
     }
     if (finished) {
@@ -84,6 +85,11 @@ abstract class Stage {
         // Fall back to the position: the item may be half-consumed by a failed op.
       }
     }
+    return position(e);
+  }
+
+  /** "item N" (or "batch N" after an aggregate): the entry's position in the flow. */
+  final String position(Entry e) {
     return seqLabel + " " + e.seq();
   }
 

@@ -17,6 +17,7 @@ final class StageMeter {
   final IntervalTimer blockedGet = new IntervalTimer();
   private final long startNanos = System.nanoTime();
   private volatile ItemQueue out;
+  private volatile long endNanos;
 
   StageMeter(String name, String kind, int concurrency) {
     this.name = name;
@@ -29,8 +30,18 @@ final class StageMeter {
     this.out = q;
   }
 
+  /** The stage is done: its life, over which busy time is measured, ends now. */
+  void finish() {
+    if (endNanos == 0) {
+      blockedPut.set(false);
+      blockedGet.set(false);
+      endNanos = System.nanoTime();
+    }
+  }
+
   StageStats snapshot() {
-    double elapsedMs = Math.max(1e-6, (System.nanoTime() - startNanos) / 1e6);
+    long end = endNanos == 0 ? System.nanoTime() : endNanos;
+    double elapsedMs = Math.max(1e-6, (end - startNanos) / 1e6);
     double putMs = blockedPut.nanos() / 1e6;
     double getMs = blockedGet.nanos() / 1e6;
     ItemQueue q = out;

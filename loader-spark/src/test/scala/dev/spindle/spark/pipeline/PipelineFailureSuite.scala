@@ -143,4 +143,39 @@ class PipelineFailureSuite extends AnyFunSuite {
     assert(lines.asScala.last.contains("decode: IOException: bad # occurred 100000 times"))
     assert(log.count("decode", "IOException: bad 1") == 100000)
   }
+
+  test("a consumer waiting longer than the item timeout gets a stall failure with statistics") {
+    val stuck = new java.util.concurrent.CountDownLatch(1)
+    val it = Pipeline.source("read", ints(10))
+      .pipe("hang", op[Integer, Integer] { i => stuck.await(); i }, 1, Order.INPUT)
+      .itemTimeout(java.time.Duration.ofMillis(300))
+      .stopTimeout(java.time.Duration.ofMillis(100))
+      .build().start()
+    val e = intercept[PipelineFailure](drain(it))
+    stuck.countDown()
+    assert(e.stage == "sink")
+    assert(e.getMessage.contains("stalled: no item for 300 ms"), e.getMessage)
+    assert(e.getMessage.contains("hang"), e.getMessage)
+  }
+
+  test("a PipelineFailure survives Java serialisation with its causes and quarantine") {
+    val it = Pipeline.source("read", ints(100)).pipe("decode", everyTenthFails, 2, Order.INPUT)
+      .failureBudget(FailureBudget.count(2)).build().start()
+    val e = intercept[PipelineFailure](drain(it))
+    val bytes = new java.io.ByteArrayOutputStream()
+    new java.io.ObjectOutputStream(bytes).writeObject(e)
+    val back = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray))
+      .readObject().asInstanceOf[PipelineFailure]
+    assert(back.getMessage == e.getMessage)
+    assert(back.causes.size == e.causes.size && back.quarantine == e.quarantine)
+  }
+
+  test("a key function that throws falls back to the item's position") {
+    val it = Pipeline.source("read", ints(30))
+      .keyedBy((_: Integer) => throw new IllegalStateException("no key"))
+      .pipe("decode", everyTenthFails, 2, Order.INPUT)
+      .failureBudget(FailureBudget.count(5)).build().start()
+    assert(drain(it).size == 27)
+    assert(it.quarantine().asScala.map(_.key) == Seq("item 0", "item 10", "item 20"))
+  }
 }

@@ -46,18 +46,22 @@ class PipelineLifecycleSuite extends AnyFunSuite {
 
   test("closing early stops every stage within the bound, releases items, leaves no thread") {
     val pools = ExecutorPools.shared()
-    drain(Pipeline.source("warm-up", ints(100)).pipe("a", op[Integer, Integer](i => i), 4,
-      Order.INPUT).build().start())
-    val threadsBefore = spindleThreads()
     val open = new AtomicInteger
-    val closeMs = (0 until 20).map { round =>
+    def startOne(): PipelineIterator[java.util.List[Tracked]] = {
       val ids = new AtomicInteger
       val source = Iterator.continually(new Tracked(ids.getAndIncrement(), open)).asJava
-      val it = Pipeline.source("read", source)
+      Pipeline.source("read", source)
         .pipe("slow", op[Tracked, Tracked] { t => Thread.sleep(5); t }, 3, Order.INPUT)
         .pipeIo("io", op[Tracked, Tracked](t => t), 2, Order.COMPLETION)
         .aggregate("batch", 4, Remainder.KEEP)
         .build().start()
+    }
+    val warmUp = startOne()
+    warmUp.next().asScala.foreach(_.close())
+    warmUp.close()
+    val threadsBefore = spindleThreads()
+    val closeMs = (0 until 20).map { round =>
+      val it = startOne()
       val taken = (0 until 3).map(_ => it.next())
       val t0 = System.nanoTime()
       it.close()
@@ -68,13 +72,15 @@ class PipelineLifecycleSuite extends AnyFunSuite {
       assert(it.asInstanceOf[RunningPipeline[_]].active() == 0, s"round $round")
       ms
     }
-    note(f"close() took at most ${closeMs.max}%.1f ms (median ${closeMs.sorted.apply(10)}%.1f ms)")
+    note(f"close() took at most ${closeMs.max}%.1f ms (median ${closeMs.sorted.apply(10)}%.1f ms);"
+      + s" spindle threads: $threadsBefore before 20 pipelines, ${spindleThreads()} after")
     assert(closeMs.max < 5000)
     assert(open.get == 0, "every item created was closed by its owner")
     assert(RunningPipeline.live() == 0)
     assert(eventually(5000)(pools.cpuActive() == 0 && pools.ioActive() == 0))
-    // Pools are shared and sized once: 20 pipelines started no thread of their own.
-    assert(spindleThreads() <= threadsBefore + 2,
+    // Pools are shared: 20 pipelines started no thread of their own. The elastic I/O pool may
+    // add a thread or two when a task arrives while an idle one is not yet polling.
+    assert(spindleThreads() <= threadsBefore + 3,
       s"spindle threads: $threadsBefore before, ${spindleThreads()} after")
   }
 
