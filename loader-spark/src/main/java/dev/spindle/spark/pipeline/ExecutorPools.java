@@ -26,8 +26,8 @@ import org.apache.spark.SparkEnv;
  * closes. Any thread.
  */
 public final class ExecutorPools implements AutoCloseable {
-  /** Spark configuration key that overrides the CPU pool size. */
-  public static final String CPU_THREADS_KEY = "spark.spindle.pipeline.cpuThreads";
+  /** Spark configuration key that overrides the CPU pool size (0 = the executor's cores). */
+  public static final String CPU_THREADS_KEY = dev.spindle.spark.config.SpindleConfig.THREADS.key();
 
   private static volatile ExecutorPools shared;
 
@@ -120,7 +120,7 @@ public final class ExecutorPools implements AutoCloseable {
   }
 
   static int fromConf(SparkConf conf, int fallback) {
-    if (conf.contains(CPU_THREADS_KEY)) {
+    if (conf.contains(CPU_THREADS_KEY) && conf.getInt(CPU_THREADS_KEY, 0) > 0) {
       return conf.getInt(CPU_THREADS_KEY, fallback);
     }
     if (conf.contains("spark.executor.cores")) {

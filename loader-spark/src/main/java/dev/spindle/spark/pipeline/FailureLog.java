@@ -25,7 +25,14 @@ final class FailureLog {
   private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
 
   FailureLog(String pipeline) {
-    this(pipeline, LOG::warn);
+    // A checked exception is a data problem whose message says it all; a stack trace is for bugs.
+    this(pipeline, (message, t) -> {
+      if (t instanceof RuntimeException || t instanceof Error) {
+        LOG.warn(message, t);
+      } else {
+        LOG.warn(message);
+      }
+    });
   }
 
   FailureLog(String pipeline, Sink sink) {

@@ -157,7 +157,8 @@ final class PipeStage extends Stage {
           run.pipeline, meter.name, t.getClass().getName(), key), t);
       return DROPPED;
     }
-    String reason = t == null ? "op returned null (an op rejects an item by throwing)" : t.toString();
+    String reason =
+        t == null ? "op returned null (an op rejects an item by throwing)" : t.toString();
     run.itemFailed(meter, budget, key, reason, t);
     return DROPPED;
   }

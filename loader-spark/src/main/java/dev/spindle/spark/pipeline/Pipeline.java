@@ -68,7 +68,12 @@ public final class Pipeline<T> {
     this.specs = List.copyOf(list);
   }
 
-  /** Begins a pipeline description: {@code items} is pulled on an I/O thread. */
+  /**
+   * Begins a pipeline description. {@code items} is pulled on one I/O-pool thread (it may block
+   * on I/O) and must not be used by anyone else once started; it must not yield null. The
+   * pipeline owns it: an {@link AutoCloseable} source is closed, on that same thread, when it is
+   * exhausted or the pipeline stops.
+   */
   public static <T> PipelineBuilder<T> source(String name, Iterator<? extends T> items) {
     return new PipelineBuilder<>(name, items);
   }

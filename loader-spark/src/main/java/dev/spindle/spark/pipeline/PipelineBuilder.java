@@ -12,11 +12,11 @@ import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
- * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … → {@link
- * #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items at the
- * point of the flow where they are called. Every argument is checked when given, naming the bad
- * value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this builder,
- * retyped to the new item type.
+ * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … →
+ * {@link #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items
+ * at the point of the flow where they are called. Every argument is checked when given, naming
+ * the bad value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this
+ * builder, retyped to the new item type.
  *
  * @param <T> type of the items at this point of the flow
  */
@@ -64,7 +64,11 @@ public final class PipelineBuilder<T> {
     return addPipe(name, op, concurrency, order, true);
   }
 
-  /** Groups consecutive items into lists of {@code size}; {@code remainder} decides the last. */
+  /**
+   * Groups consecutive items into lists of {@code size}, in the order they arrive; {@code
+   * remainder} decides the last, shorter one (dropped items are released, not quarantined). Each
+   * list is new and belongs to whoever takes it. A batch's byte size is the sum of its items'.
+   */
   public PipelineBuilder<List<T>> aggregate(String name, int size, Remainder remainder) {
     checkOpen();
     if (size <= 0) {

@@ -10,7 +10,8 @@ import java.util.Map;
  * Statistics of every stage of one pipeline at one moment, in data-flow order from source to sink.
  * Immutable; any thread.
  */
-public record PipelineStats(String pipeline, double elapsedMs, List<StageStats> stages) {
+public record PipelineStats(String pipeline, double elapsedMs, List<StageStats> stages)
+    implements java.io.Serializable {
   public PipelineStats {
     stages = List.copyOf(stages);
   }

@@ -68,7 +68,8 @@ final class RunState {
 
   /**
    * Stops the pipeline with a {@link PipelineFailure}; the first call wins, later ones (and any
-   * after the pipeline was closed) are ignored. {@code cause}, when given, comes first in the failure's causes.
+   * after the pipeline was closed) are ignored. {@code cause}, when given, comes first in the
+   * failure's causes.
    */
   void fail(String stage, String message, Throwable cause) {
     PipelineFailure f;

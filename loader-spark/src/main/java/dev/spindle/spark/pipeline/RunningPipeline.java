@@ -104,6 +104,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       sink.latency.record(System.nanoTime() - lastTaken);
       lastTaken = 0;
     }
+    consumer = Thread.currentThread(); // before polling, so the next offer can wake it
     long waitStart = System.nanoTime();
     while (true) {
       throwIfFailed();
@@ -155,7 +156,6 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   }
 
   private void await() {
-    consumer = Thread.currentThread();
     LockSupport.parkNanos(this, WAIT_NANOS);
     if (task != null && task.killed()) {
       sink.blockedGet.set(false);
@@ -191,7 +191,8 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       return;
     }
     run.stop();
-    if (next != null) {
+    if (next != null && Thread.currentThread() == consumer) {
+      // Closed elsewhere, the consumer may be about to take it: then it is the consumer's.
       Items.release(next.item());
       next = null;
     }

@@ -29,7 +29,8 @@ public record StageStats(
     double blockedGetMs,
     double busyFraction,
     int queuePeakItems,
-    long queuePeakBytes) {
+    long queuePeakBytes)
+    implements java.io.Serializable {
 
   /** Plain map for a JSON report (snake_case keys). */
   public Map<String, Object> toReport() {

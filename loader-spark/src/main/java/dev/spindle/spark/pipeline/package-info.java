@@ -3,11 +3,12 @@
  * with their own concurrency, an optional {@code aggregate}, and the consumer's iterator.
  *
  * <pre>
- *  source iterator        pipe "decode"              pipe "resize"          aggregate     consumer
- *  (I/O pool thread) ─► [queue] ─► op × c1 ─► [queue] ─► op × c2 ─► [queue] ─► batch ─► [queue] ─► hasNext()/next()
- *                        bounded   (CPU pool,  bounded   (CPU pool)   bounded  (drain)   bounded    (caller's thread)
- *                        items +   in-flight   items +                                   items +
- *                        bytes     ≤ c1)       bytes                                     bytes
+ *  source        pipe "decode"      pipe "resize"      aggregate         consumer
+ *  iterator ─► Q ─► op × c1 ─► Q ─► op × c2 ─► Q ─► batch of n ─► Q ─► hasNext()/next()
+ *  (an I/O       (CPU pool,         (CPU pool,         (in drain)        (caller's thread)
+ *  pool thread)  ≤ c1 in flight)    ≤ c2 in flight)
+ *
+ *  Q: a queue bounded in items and in bytes; a full Q holds back the stage before it.
  * </pre>
  *
  * <p><b>What enters:</b> an {@link java.util.Iterator} of work items (e.g. the samples of a

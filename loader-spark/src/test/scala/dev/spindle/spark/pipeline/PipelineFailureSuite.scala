@@ -135,7 +135,9 @@ class PipelineFailureSuite extends AnyFunSuite {
   test("identical errors are logged once and counted, digits ignored") {
     val lines = new java.util.concurrent.ConcurrentLinkedQueue[String]()
     val log = new FailureLog("p", (m: String, _: Throwable) => lines.add(m))
-    (0 until 100000).foreach(i => log.itemFailed("decode", s"item $i", s"IOException: bad $i", null))
+    (0 until 100000).foreach { i =>
+      log.itemFailed("decode", s"item $i", s"IOException: bad $i", null)
+    }
     log.itemFailed("decode", "item x", "EOFException: short", null)
     assert(lines.size == 2)
     log.summarize()

@@ -34,7 +34,8 @@ class PipelineLifecycleSuite extends AnyFunSuite {
       val outstanding = produced.get - 1
       // 3 queues of at most 4 items of 1 MiB, 2 items held by each pipe, 1 waiting in the source.
       val bound = 3 * 4 + 2 * 2 + 1
-      note(s"items outstanding with a stalled consumer: $outstanding (bound $bound, item bound 3000)")
+      note(s"items outstanding with a stalled consumer: $outstanding"
+        + s" (bound $bound; the item bound alone would allow 3000)")
       assert(outstanding <= bound)
       val stats = it.stats()
       assert(stats.stages.asScala.forall(_.queuePeakBytes <= 4L * MiB))
@@ -145,7 +146,8 @@ class PipelineLifecycleSuite extends AnyFunSuite {
     assert(s.bottleneck == "slow")
     assert(reports.size >= 2, "periodic reports plus the final one")
     val json = new ObjectMapper().writeValueAsString(s.toReport())
-    assert(json.contains("\"stages\":[{\"name\":\"read\"") && json.contains("\"bottleneck\":\"slow\""))
+    assert(json.contains("\"stages\":[{\"name\":\"read\""))
+    assert(json.contains("\"bottleneck\":\"slow\""))
     assert(json.contains("\"latency_ms\":{\"p50\":"))
   }
 

@@ -80,7 +80,8 @@ class PipelineSparkSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(sizes.toSeq == Seq(1000, 1000))
     val seen = SparkProbe.pools.asScala.toSeq
     assert(seen.size == 2 && (seen.head eq seen(1)))
-    val cpuThreads = Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("spindle-cpu-"))
+    val cpuThreads =
+      Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("spindle-cpu-"))
     assert(cpuThreads == seen.head.cpuThreads())
   }
 }

@@ -17,7 +17,8 @@ class PipelineStressSuite extends AnyFunSuite {
   test("random pipelines deliver every item exactly once or quarantine it, and leak nothing") {
     val seed = System.nanoTime()
     val rnd = new Random(seed)
-    val runs = 300
+    // More runs: mvn ... -Dspindle.stress.runs=N
+    val runs = Integer.getInteger("spindle.stress.runs", 300).intValue
     var closedEarly = 0
     for (run <- 0 until runs) {
       val n = rnd.nextInt(300)

@@ -1,0 +1,19 @@
+/**
+ * CUDA through the JCuda driver API: the only package that imports {@code jcuda.*}.
+ *
+ * <pre>
+ *   CudaDeviceProvider.probe()  (catches UnsatisfiedLinkError: no driver → 0 devices)
+ *   CudaDevice(ordinal) ── primary context ──► PinnedBuffer   (cuMemHostAlloc, &lt; 2 GiB)
+ *                                          ├─► CudaDeviceBuffer (cuMemAlloc)
+ *                                          └─► CudaStream (non-blocking stream, event per slot,
+ *                                               cuMemcpyHtoDAsync, NormalizeKernels from PTX)
+ * </pre>
+ *
+ * <p>Enters: an ordinal from {@code DeviceDiscovery}. Leaves: a {@code Device} with its buffers
+ * and streams. Threads: the feeder's copy thread opens and drives the stream and owns it;
+ * allocation and frees may come from any thread, each call making the primary context current.
+ * The kernels ship as PTX ({@code normalize.ptx}, built from {@code normalize.cu} with {@code nvcc
+ * -ptx -arch=compute_80}); CI never runs nvcc. None of this has run on a GPU in CI: GPU suites
+ * cancel themselves visibly when no device is found.
+ */
+package dev.spindle.gpu.cuda;

@@ -1,0 +1,127 @@
+package dev.spindle.gpu.feed;
+
+import dev.spindle.gpu.device.CopyStream;
+import dev.spindle.gpu.device.Device;
+import dev.spindle.gpu.device.ElementType;
+import dev.spindle.gpu.device.NormalizeSpec;
+import dev.spindle.gpu.ring.PrefetchRing;
+import dev.spindle.gpu.ring.Slot;
+import dev.spindle.gpu.ring.WaitPolicy;
+import java.util.ArrayDeque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The body of a feeder's copy thread, the only thread that touches the device stream (on CUDA it
+ * owns the context and the non-blocking stream). It opens the stream, uploads the normalisation
+ * table, then loops: enqueue every STAGED slot (H2D copy of images and labels, normaliser, event),
+ * retire in order the slots whose event completed (COPYING → READY), idle per the wait policy
+ * while the device works. On close it waits for the stream and destroys it; on error it fails the
+ * ring so the consumer sees the cause on its next call.
+ */
+final class CopyWorker implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(CopyWorker.class);
+  private final Device device;
+  private final SlotArena arena;
+  private final PrefetchRing<SlotMemory> ring;
+  private final NormalizeSpec spec;
+  private final WaitPolicy waitPolicy;
+  private final ArrayDeque<Slot<SlotMemory>> inFlight;
+  private final CountDownLatch started = new CountDownLatch(1);
+  final CopyCounters counters = new CopyCounters();
+  private volatile Throwable startFailure;
+
+  CopyWorker(Device device, SlotArena arena, PrefetchRing<SlotMemory> ring, FeederConfig config) {
+    this.device = device;
+    this.arena = arena;
+    this.ring = ring;
+    this.spec = config.normalize();
+    this.waitPolicy = config.waitPolicy();
+    this.inFlight = new ArrayDeque<>(config.slots());
+  }
+
+  /** Waits until the stream is open; rethrows a start-up failure. */
+  void awaitStarted(long timeout, TimeUnit unit) throws InterruptedException {
+    if (!started.await(timeout, unit)) {
+      throw new IllegalStateException("Copy thread on " + device + " did not start within "
+          + unit.toMillis(timeout) + " ms");
+    }
+    if (startFailure != null) {
+      throw new IllegalStateException(
+          "Copy thread on " + device + " failed to start: " + startFailure, startFailure);
+    }
+  }
+
+  @Override
+  public void run() {
+    CopyStream stream;
+    try {
+      stream = device.openStream(ring.slots().size());
+      stream.copyToDevice(arena.tableHost, 0, arena.device, 0, arena.tableBytes);
+      stream.synchronize();
+    } catch (Throwable t) {
+      startFailure = t;
+      started.countDown();
+      return;
+    }
+    started.countDown();
+    try (stream) {
+      loop(stream);
+    } catch (Throwable t) {
+      LOG.error("Copy thread on {} failed; failing the feeder", device, t);
+      ring.fail(t);
+    }
+  }
+
+  private void loop(CopyStream stream) throws InterruptedException {
+    int idle = 0;
+    while (!ring.isTerminated()) {
+      boolean progressed = retireCompleted(stream);
+      Slot<SlotMemory> s = inFlight.isEmpty()
+          ? ring.takeStaged(50, TimeUnit.MILLISECONDS)
+          : ring.pollStaged();
+      if (s != null) {
+        submit(stream, s);
+        progressed = true;
+      }
+      if (progressed) {
+        idle = 0;
+      } else if (!inFlight.isEmpty()) {
+        waitPolicy.idle(idle++);
+      }
+    }
+  }
+
+  private boolean retireCompleted(CopyStream stream) {
+    boolean any = false;
+    while (!inFlight.isEmpty() && stream.isComplete(inFlight.peek().index())) {
+      Slot<SlotMemory> s = inFlight.poll();
+      SlotMemory m = s.payload();
+      counters.retired(m.submitNanos, System.nanoTime(), transferBytes(m), m.retained != null);
+      m.releaseSource();
+      ring.ready(s);
+      any = true;
+    }
+    return any;
+  }
+
+  private void submit(CopyStream stream, Slot<SlotMemory> s) {
+    SlotMemory m = s.payload();
+    m.submitNanos = System.nanoTime();
+    long images = (long) m.rows * spec.inputBytesPerImage();
+    stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
+    stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
+    if (spec.type() != ElementType.UINT8) {
+      stream.normalize(arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device,
+          0, m.rows, spec);
+    }
+    stream.record(s.index());
+    inFlight.add(s);
+  }
+
+  private long transferBytes(SlotMemory m) {
+    return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows;
+  }
+}

@@ -1,0 +1,66 @@
+package dev.spindle.gpu.feed;
+
+import dev.spindle.gpu.device.HostBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.apache.arrow.memory.ReferenceManager;
+
+/**
+ * One slot's memory: its range of a host slab (uint8 images, then int64 labels), its offsets in
+ * the device slab, and host-side metadata (labels, keys, plan indices). Created once per slot by
+ * {@link SlotArena}; owned by whoever holds the slot (see {@code SlotState}).
+ */
+final class SlotMemory {
+  final HostBuffer host;
+  final long hostImages;
+  final long hostLabels;
+  final long deviceInput;
+  final long deviceLabels;
+  final long deviceOutput;
+  final long[] labels;
+  final long[] indices;
+  final int[] keyEnds;
+  byte[] keyBytes;
+  int rows;
+  long submitNanos;
+  /** Where the copy engine reads the images: this slot's host range, or a pinned Arrow buffer. */
+  HostBuffer source;
+  long sourceOffset;
+  /** The producer's Arrow buffer held for a zero-copy batch until its copy completes, or null. */
+  ReferenceManager retained;
+
+  SlotMemory(HostBuffer host, long hostImages, long hostLabels, long deviceInput,
+      long deviceLabels, long deviceOutput, int maxRows) {
+    this.host = host;
+    this.hostImages = hostImages;
+    this.hostLabels = hostLabels;
+    this.deviceInput = deviceInput;
+    this.deviceLabels = deviceLabels;
+    this.deviceOutput = deviceOutput;
+    this.labels = new long[maxRows];
+    this.indices = new long[maxRows];
+    this.keyEnds = new int[maxRows];
+    this.keyBytes = new byte[64 * maxRows];
+  }
+
+  /** Drops the hold on a zero-copy source, if any (the device no longer reads it). */
+  void releaseSource() {
+    ReferenceManager r = retained;
+    retained = null;
+    if (r != null) {
+      r.release();
+    }
+  }
+
+  /** Room for {@code more} key bytes after {@code used}; grows only on this slow path. */
+  void ensureKeyCapacity(int used, int more) {
+    if (used + more > keyBytes.length) {
+      keyBytes = Arrays.copyOf(keyBytes, Math.max(2 * keyBytes.length, used + more));
+    }
+  }
+
+  String key(int row) {
+    int start = row == 0 ? 0 : keyEnds[row - 1];
+    return new String(keyBytes, start, keyEnds[row] - start, StandardCharsets.UTF_8);
+  }
+}

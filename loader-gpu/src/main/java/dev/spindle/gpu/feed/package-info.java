@@ -1,0 +1,19 @@
+/**
+ * The feeder: Arrow batches in, leased device batches out, one feeder per GPU per JVM.
+ *
+ * <pre>
+ *   producer threads (the feed job's tasks)      copy thread "spindle-feeder-copy-cudaN"
+ *   GpuFeeder.offer(VectorSchemaRoot) ──► ring ──► H2D copy + normalise + event ──► ring
+ *     (BatchWriter: memcpy into a pinned slot)                                        │
+ *   trainers: try (DeviceBatch b = feeder.next(timeout)) { … }  ◄─────────────────────┘
+ *   GpuFeeders: JVM-wide registry keyed by device ordinal     FeederStats: the job report
+ *   FeederBench: ring vs bare-copy bandwidth, consumer wait
+ * </pre>
+ *
+ * <p>Enters: {@code VectorSchemaRoot}s with columns {@code image} (FixedSizeList&lt;uint8&gt;,
+ * optionally as extension type storage), {@code label}, {@code key}, {@code index}; the caller
+ * keeps them. Leaves: {@link dev.spindle.gpu.feed.DeviceBatch} leases, views of feeder-owned
+ * device memory valid until closed. Threads: producers and consumers are the caller's; the feeder
+ * runs one copy thread, the only one that drives the device stream.
+ */
+package dev.spindle.gpu.feed;

@@ -1,0 +1,33 @@
+package dev.spindle.spark.batch;
+
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The Arrow schema of Spindle's image batches (DESIGN.md): {@code image} as {@code
+ * arrow.fixed_shape_tensor} uint8 H×W×C, {@code label} int32, {@code key} utf8 (the sample's key
+ * inside its shard), {@code index} int64 (the sample's position in the dataset or epoch plan).
+ */
+public final class BatchSchema {
+  public static final String IMAGE = "image";
+  public static final String LABEL = "label";
+  public static final String KEY = "key";
+  public static final String INDEX = "index";
+
+  private BatchSchema() {}
+
+  /** The schema for images of the given size, HWC layout. */
+  public static Schema of(int height, int width, int channels) {
+    FixedShapeTensorType image =
+        new FixedShapeTensorType(new int[] {height, width, channels}, List.of("H", "W", "C"));
+    return new Schema(
+        List.of(
+            image.field(IMAGE),
+            new Field(LABEL, FieldType.notNullable(new ArrowType.Int(32, true)), null),
+            new Field(KEY, FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
+            new Field(INDEX, FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+  }
+}

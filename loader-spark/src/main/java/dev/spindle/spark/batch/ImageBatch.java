@@ -1,0 +1,135 @@
+package dev.spindle.spark.batch;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+
+/**
+ * A reusable batch of up to {@code capacity} images with their labels, keys and indices, laid out
+ * in one {@link VectorSchemaRoot}. Image pixels are written straight into the tensor column's data
+ * buffer ({@link #imageData()}, row {@code r} at {@code r * rowBytes()}), by any number of threads
+ * at once as long as each writes only its own rows; everything else is single-threaded.
+ *
+ * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link
+ * #reset()} after the rows were consumed (e.g. written to a file).
+ */
+public final class ImageBatch implements AutoCloseable {
+  private final VectorSchemaRoot root;
+  private final FixedSizeListVector images;
+  private final UInt1Vector pixels;
+  private final IntVector labels;
+  private final VarCharVector keys;
+  private final BigIntVector indices;
+  private final int capacity;
+  private final long rowBytes;
+  private int rows;
+
+  public ImageBatch(BufferAllocator allocator, int height, int width, int channels, int capacity) {
+    if (capacity <= 0) {
+      throw new IllegalArgumentException("Invalid batch size: " + capacity + " (must be > 0)");
+    }
+    this.capacity = capacity;
+    this.rowBytes = (long) height * width * channels;
+    this.root = VectorSchemaRoot.create(BatchSchema.of(height, width, channels), allocator);
+    try {
+      FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
+      this.images = tensor.getUnderlyingVector();
+      this.labels = (IntVector) root.getVector(BatchSchema.LABEL);
+      this.keys = (VarCharVector) root.getVector(BatchSchema.KEY);
+      this.indices = (BigIntVector) root.getVector(BatchSchema.INDEX);
+      images.setInitialCapacity(capacity);
+      images.allocateNew();
+      this.pixels = (UInt1Vector) images.getDataVector();
+      labels.allocateNew(capacity);
+      keys.allocateNew(capacity * 32L, capacity);
+      indices.allocateNew(capacity);
+      markAllValid();
+    } catch (RuntimeException e) {
+      root.close();
+      throw e;
+    }
+  }
+
+  private void markAllValid() {
+    // Rows are never null: set every validity bit once; reuse keeps them set.
+    ArrowBuf listValidity = images.getValidityBuffer();
+    listValidity.setOne(0, listValidity.capacity());
+    ArrowBuf pixelValidity = pixels.getValidityBuffer();
+    pixelValidity.setOne(0, pixelValidity.capacity());
+  }
+
+  public int capacity() {
+    return capacity;
+  }
+
+  public long rowBytes() {
+    return rowBytes;
+  }
+
+  /** Rows filled so far. */
+  public int rows() {
+    return rows;
+  }
+
+  /** The pixel buffer; row {@code r} starts at byte {@code r * rowBytes()}. */
+  public ArrowBuf imageData() {
+    return pixels.getDataBuffer();
+  }
+
+  /** Sets the non-image columns of row {@code row} (single-threaded). */
+  public void setRow(int row, int label, String key, long index) {
+    labels.set(row, label);
+    keys.setSafe(row, key.getBytes(StandardCharsets.UTF_8));
+    indices.set(row, index);
+  }
+
+  /**
+   * Moves the pixels of row {@code from} to row {@code to} (to < from); used to close the
+   * gaps left by quarantined samples. Rows never overlap, so the copy is safe.
+   */
+  public void movePixels(int from, int to) {
+    if (from == to) {
+      return;
+    }
+    ArrowBuf data = imageData();
+    data.setBytes(to * rowBytes, data, from * rowBytes, rowBytes);
+  }
+
+  /** Declares the first {@code count} rows complete and returns the root to write or read. */
+  public VectorSchemaRoot seal(int count) {
+    if (count < 0 || count > capacity) {
+      throw new IllegalArgumentException("Invalid row count: " + count + " (capacity " + capacity + ")");
+    }
+    rows = count;
+    pixels.setValueCount((int) (count * rowBytes));
+    images.setValueCount(count);
+    labels.setValueCount(count);
+    keys.setValueCount(count);
+    indices.setValueCount(count);
+    root.setRowCount(count);
+    return root;
+  }
+
+  /** Makes the batch empty for the next fill; buffers are kept. */
+  public void reset() {
+    rows = 0;
+    keys.reset();
+    root.setRowCount(0);
+  }
+
+  /** The root, for readers of a sealed batch. Owned by this batch. */
+  public VectorSchemaRoot root() {
+    return root;
+  }
+
+  @Override
+  public void close() {
+    root.close();
+  }
+}

@@ -1,0 +1,132 @@
+package dev.spindle.spark.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every {@code spark.spindle.*} key with its default and documentation: the one source of truth
+ * for {@code conf/spark-defaults.conf.example} and the README's key table (a test compares them).
+ * Values come from Spark configuration ({@code spark-defaults.conf}, {@code --conf}, the session
+ * builder) or from CLI flags, which set the same keys.
+ */
+public final class SpindleConfig {
+  private static final Map<String, ConfigKey<?>> KEYS = new LinkedHashMap<>();
+
+  public static final ConfigKey<Integer> IMAGE_SIZE =
+      register("spark.spindle.image.size", "224", "Output image side: resize the short side, centre-crop a square (--size)", SpindleConfig::positiveInt);
+  public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
+      register("spark.spindle.image.maxPixels", "100000000", "Images declaring more pixels are quarantined before decoding", SpindleConfig::positiveLong);
+  public static final ConfigKey<Integer> BATCH_SIZE =
+      register("spark.spindle.batchSize", "256", "Rows per Arrow record batch (--batch-size)", SpindleConfig::positiveInt);
+  public static final ConfigKey<String> MAX_FAILURES =
+      register("spark.spindle.maxFailures", "0.01", "Failure budget: a count (10) or a fraction (0.01 or 1%) of samples that may be quarantined", SpindleConfig::failureBudgetText);
+  public static final ConfigKey<Long> MAX_FAILURES_MIN_SAMPLES =
+      register("spark.spindle.maxFailures.minSamples", "100", "A fractional budget is applied to at least this many samples", SpindleConfig::positiveLong);
+  public static final ConfigKey<Integer> MAX_SAMPLE_BYTES =
+      register("spark.spindle.maxSampleBytes", "67108864", "An encoded sample larger than this is quarantined, not read", SpindleConfig::positiveInt);
+  public static final ConfigKey<Integer> FOLDER_SHARD_FILES =
+      register("spark.spindle.folderShardFiles", "1000", "Files of an image-folder tree per shard", SpindleConfig::positiveInt);
+  public static final ConfigKey<Long> PARTITION_BYTES =
+      register("spark.spindle.partitionBytes", "268435456", "Consecutive small shards are grouped into one Spark partition up to this many bytes", SpindleConfig::positiveLong);
+  public static final ConfigKey<Integer> THREADS =
+      register("spark.spindle.threads", "0", "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
+      register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
+
+  private SpindleConfig() {}
+
+  private static <T> ConfigKey<T> register(
+      String key, String defaultValue, String doc, java.util.function.Function<String, T> parser) {
+    ConfigKey<T> k = new ConfigKey<>(key, defaultValue, doc, parser);
+    k.defaultParsed(); // a bad default fails at class load, not in a user's job
+    KEYS.put(key, k);
+    return k;
+  }
+
+  /** All keys in documentation order. */
+  public static List<ConfigKey<?>> keys() {
+    return Collections.unmodifiableList(new ArrayList<>(KEYS.values()));
+  }
+
+  /** Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default. */
+  public static <T> T get(Map<String, String> settings, ConfigKey<T> key) {
+    String value = settings.get(key.key());
+    return value == null ? key.defaultParsed() : key.parse(value);
+  }
+
+  /** The known key closest to {@code key} by edit distance, for typo warnings. */
+  public static String closest(String key) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String known : KEYS.keySet()) {
+      int d = editDistance(key, known);
+      if (d < bestDistance) {
+        best = known;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** Warnings for unknown {@code spark.spindle.*} keys, each naming the closest valid key. */
+  public static List<String> unknownKeyWarnings(Iterable<String> keys) {
+    List<String> warnings = new ArrayList<>();
+    for (String key : keys) {
+      if (key.startsWith("spark.spindle.") && !KEYS.containsKey(key)) {
+        warnings.add("Unknown configuration key " + key + "; did you mean " + closest(key) + "?");
+      }
+    }
+    return warnings;
+  }
+
+  private static int editDistance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
+  private static int positiveInt(String s) {
+    int v = Integer.parseInt(s);
+    if (v <= 0) {
+      throw new IllegalArgumentException("must be > 0");
+    }
+    return v;
+  }
+
+  private static int nonNegativeInt(String s) {
+    int v = Integer.parseInt(s);
+    if (v < 0) {
+      throw new IllegalArgumentException("must be >= 0");
+    }
+    return v;
+  }
+
+  private static long positiveLong(String s) {
+    long v = Long.parseLong(s);
+    if (v <= 0) {
+      throw new IllegalArgumentException("must be > 0");
+    }
+    return v;
+  }
+
+  private static String failureBudgetText(String s) {
+    FailureBudget.parse(s, 1);
+    return s;
+  }
+}

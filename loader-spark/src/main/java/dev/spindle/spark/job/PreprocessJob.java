@@ -1,0 +1,228 @@
+package dev.spindle.spark.job;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.PipelineStats;
+import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardCatalog;
+import dev.spindle.spark.sink.CommittedFile;
+import dev.spindle.spark.sink.OutputCommitter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code preprocess}: lists and counts the input's shards, runs one Spark task per shard (or group
+ * of small shards) that decodes, resizes and centre-crops every image into Arrow IPC files, then
+ * commits the output only if the job succeeded within its failure budget. Runs on the driver.
+ */
+public final class PreprocessJob {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private PreprocessJob() {}
+
+  /** Thrown when the job must fail as a whole (failure budget); its message lists first causes. */
+  public static final class JobFailure extends RuntimeException {
+    JobFailure(String message) {
+      super(message);
+    }
+  }
+
+  public static JobReport run(
+      SparkSession spark, String input, String output, boolean overwrite, Map<String, String> conf)
+      throws IOException {
+    long startNanos = System.nanoTime();
+    long startMs = System.currentTimeMillis();
+    PreprocessSettings settings = PreprocessSettings.from(conf);
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    HadoopConf shipped = new HadoopConf(hadoop);
+
+    Manifest manifest =
+        new ShardCatalog(hadoop, settings.folderShardFiles())
+            .list(input, uris -> countOnCluster(jsc, uris, shipped));
+    if (manifest.totalSamples() == 0) {
+      throw new IOException("No samples in " + input + " (" + manifest.shards().size() + " empty shards)");
+    }
+    List<PreprocessTask.Spec> specs = partition(manifest, settings.partitionBytes());
+
+    OutputCommitter committer = new OutputCommitter(output, hadoop, overwrite);
+    committer.setup();
+    try {
+      PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
+      List<TaskResult> results = jsc.parallelize(specs, specs.size()).map(task::run).collect();
+      Outcome outcome = Outcome.of(results);
+      checkBudget(outcome, settings);
+      List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
+      committer.commit(files, manifestJson(manifest, settings, files, outcome));
+      double wall = (System.nanoTime() - startNanos) / 1e9;
+      return report(input, hadoop, output, manifest, specs.size(), settings, outcome, wall, startMs)
+          .put("master", spark.sparkContext().master());
+    } catch (RuntimeException | IOException e) {
+      committer.abort();
+      throw e;
+    }
+  }
+
+  private static long[] countOnCluster(JavaSparkContext jsc, List<String> uris, HadoopConf conf) {
+    int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
+    List<Long> counts =
+        jsc.parallelize(uris, slices).map(uri -> ShardCatalog.countTar(uri, conf.get())).collect();
+    return counts.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  /** Consecutive shards grouped into partitions of at most {@code maxBytes} (one shard at least). */
+  static List<PreprocessTask.Spec> partition(Manifest manifest, long maxBytes) {
+    long[] offsets = manifest.offsets();
+    List<PreprocessTask.Spec> specs = new ArrayList<>();
+    List<Shard> group = new ArrayList<>();
+    List<Long> groupOffsets = new ArrayList<>();
+    long bytes = 0;
+    for (int i = 0; i < manifest.shards().size(); i++) {
+      Shard shard = manifest.shards().get(i);
+      if (!group.isEmpty() && bytes + shard.bytes() > maxBytes) {
+        specs.add(spec(specs.size(), group, groupOffsets));
+        group = new ArrayList<>();
+        groupOffsets = new ArrayList<>();
+        bytes = 0;
+      }
+      group.add(shard);
+      groupOffsets.add(offsets[i]);
+      bytes += shard.bytes();
+    }
+    specs.add(spec(specs.size(), group, groupOffsets));
+    return specs;
+  }
+
+  private static PreprocessTask.Spec spec(int partition, List<Shard> shards, List<Long> offsets) {
+    return new PreprocessTask.Spec(
+        partition, List.copyOf(shards), offsets.stream().mapToLong(Long::longValue).toArray());
+  }
+
+  /** The results of all tasks, summed. */
+  private record Outcome(
+      long samples, long rows, long quarantined, List<QuarantineRecord> first, long bytesIn,
+      long firstBatchEpochMs, PipelineStats stats, boolean budgetExceeded) {
+    static Outcome of(List<TaskResult> results) {
+      long samples = 0, rows = 0, quarantined = 0, bytesIn = 0;
+      long first = Long.MAX_VALUE;
+      boolean exceeded = false;
+      List<QuarantineRecord> listed = new ArrayList<>();
+      for (TaskResult r : results) {
+        samples += r.samples();
+        rows += r.file().rows();
+        quarantined += r.quarantined();
+        bytesIn += r.bytesIn();
+        exceeded |= r.budgetExceeded();
+        if (r.firstBatchEpochMs() > 0) {
+          first = Math.min(first, r.firstBatchEpochMs());
+        }
+        for (QuarantineRecord q : r.firstQuarantined()) {
+          if (listed.size() < PreprocessTask.MAX_LISTED) {
+            listed.add(q);
+          }
+        }
+      }
+      PipelineStats stats = StatsMerge.merge("preprocess", results.stream().map(TaskResult::stats).toList());
+      return new Outcome(samples, rows, quarantined, listed, bytesIn,
+          first == Long.MAX_VALUE ? 0 : first, stats, exceeded);
+    }
+  }
+
+  private static void checkBudget(Outcome o, PreprocessSettings settings) {
+    if (!o.budgetExceeded() && !settings.budget().exceeded(o.quarantined(), o.samples())) {
+      return;
+    }
+    StringBuilder msg = new StringBuilder();
+    msg.append(String.format(
+        "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
+            + " Nothing was committed. First causes:",
+        o.quarantined(), o.samples(), settings.budget().describe()));
+    o.first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
+    throw new JobFailure(msg.toString());
+  }
+
+  private static String manifestJson(
+      Manifest manifest, PreprocessSettings s, List<CommittedFile> files, Outcome o)
+      throws IOException {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("format", "arrow-ipc-file");
+    m.put("spindle_manifest_version", 1);
+    List<Map<String, Object>> fileList = new ArrayList<>();
+    for (CommittedFile f : files) {
+      fileList.add(Map.of("path", f.finalName(), "rows", f.rows(), "bytes", f.bytes()));
+    }
+    m.put("files", fileList);
+    m.put("rows", o.rows());
+    List<Map<String, Object>> fields = new ArrayList<>();
+    for (Field f : BatchSchema.of(s.size(), s.size(), 3).getFields()) {
+      Map<String, Object> field = new LinkedHashMap<>();
+      field.put("name", f.getName());
+      field.put("type", f.getType().toString());
+      fields.add(field);
+    }
+    m.put("schema", fields);
+    m.put("image_shape", List.of(s.size(), s.size(), 3));
+    m.put("class_names", manifest.classNames());
+    Map<String, Object> in = new LinkedHashMap<>();
+    in.put("uri", manifest.input());
+    in.put("format", manifest.shards().get(0).format().name());
+    in.put("shards", manifest.shards().size());
+    in.put("samples", manifest.totalSamples());
+    in.put("bytes", manifest.totalBytes());
+    m.put("input", in);
+    m.put("quarantined", o.quarantined());
+    return JSON.writeValueAsString(m);
+  }
+
+  private static JobReport report(
+      String input, Configuration hadoop, String output, Manifest manifest, int partitions,
+      PreprocessSettings s, Outcome o, double wall, long startMs) {
+    List<Map<String, Object>> quarantine = new ArrayList<>();
+    for (QuarantineRecord q : o.first()) {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("shard", q.shard());
+      e.put("key", q.key());
+      e.put("index", q.index());
+      e.put("reason", q.reason());
+      quarantine.add(e);
+    }
+    String qualified = new org.apache.hadoop.fs.Path(output).toString();
+    try {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(output);
+      qualified = p.getFileSystem(hadoop).makeQualified(p).toString();
+    } catch (IOException e) {
+      // keep the path as given
+    }
+    return new JobReport("preprocess")
+        .put("input", input)
+        .put("output", qualified)
+        .put("images", o.rows())
+        .put("samples", o.samples())
+        .put("bytes_in", o.bytesIn())
+        .put("wall_s", wall)
+        .put("images_per_s", o.rows() / wall)
+        .put("mb_per_s", o.bytesIn() / 1e6 / wall)
+        .put("time_to_first_batch_s", o.firstBatchEpochMs() == 0 ? null : (o.firstBatchEpochMs() - startMs) / 1000.0)
+        .put("failures", o.quarantined())
+        .put("quarantine", quarantine)
+        .put("shards", manifest.shards().size())
+        .put("partitions", partitions)
+        .put("image_size", s.size())
+        .put("batch_size", s.batchSize())
+        .put("stages", o.stats().toReport().get("stages"))
+        .put("bottleneck", o.stats().bottleneck())
+        .put("stage_latency_note", "per-stage latency percentiles are item-weighted means over tasks");
+  }
+}

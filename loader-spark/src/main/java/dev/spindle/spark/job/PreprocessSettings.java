@@ -1,0 +1,40 @@
+package dev.spindle.spark.job;
+
+import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.image.ImageTransform;
+import java.io.Serializable;
+import java.util.Map;
+
+/** What every preprocess task needs to know, read once on the driver from the configuration. */
+record PreprocessSettings(
+    int size,
+    int batchSize,
+    long maxPixels,
+    int maxSampleBytes,
+    int threads,
+    long arrowLimit,
+    long partitionBytes,
+    int folderShardFiles,
+    FailureBudget budget)
+    implements Serializable {
+
+  static PreprocessSettings from(Map<String, String> conf) {
+    return new PreprocessSettings(
+        SpindleConfig.get(conf, SpindleConfig.IMAGE_SIZE),
+        SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
+        SpindleConfig.get(conf, SpindleConfig.IMAGE_MAX_PIXELS),
+        SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
+        SpindleConfig.get(conf, SpindleConfig.THREADS),
+        SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
+        SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+        FailureBudget.parse(
+            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
+            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));
+  }
+
+  ImageTransform transform() {
+    return ImageTransform.resizeCenterCrop(size).withMaxPixels(maxPixels);
+  }
+}

@@ -1,0 +1,50 @@
+package dev.spindle.spark.job;
+
+import dev.spindle.spark.config.SpindleConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Tuple2;
+
+/**
+ * Starts the SparkSession a command runs on: the embedded default ({@code local[*]}, bound to
+ * loopback), the master given by {@code --master}, or the one spark-submit configured.
+ */
+final class Sessions {
+  private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
+
+  private Sessions() {}
+
+  static SparkSession start(String command, String master, Map<String, String> settings) {
+    SparkConf conf = new SparkConf(true); // spark.* system properties, as spark-submit sets them
+    if (master != null) {
+      conf.setMaster(master);
+    } else if (!conf.contains("spark.master")) {
+      conf.setMaster("local[*]");
+    }
+    conf.setIfMissing("spark.app.name", "spindle " + command);
+    conf.setIfMissing("spark.ui.showConsoleProgress", "false");
+    String effective = conf.get("spark.master");
+    if (effective.startsWith("local")) {
+      conf.setIfMissing("spark.driver.host", "127.0.0.1");
+      conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
+      conf.setIfMissing("spark.ui.enabled", "false");
+    } else {
+      String appJar = System.getProperty("spindle.app.jar");
+      if (appJar != null && !conf.contains("spark.jars")) {
+        conf.set("spark.jars", appJar); // executors of a real cluster need Spindle's classes
+      }
+    }
+    settings.forEach(conf::set);
+    List<String> keys = new ArrayList<>();
+    for (Tuple2<String, String> kv : conf.getAll()) {
+      keys.add(kv._1());
+    }
+    SpindleConfig.unknownKeyWarnings(keys).forEach(LOG::warn);
+    return SparkSession.builder().config(conf).getOrCreate();
+  }
+}

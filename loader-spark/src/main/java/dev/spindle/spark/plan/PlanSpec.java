@@ -1,0 +1,72 @@
+package dev.spindle.spark.plan;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * Everything besides the manifest that an epoch plan depends on. Immutable and checked on
+ * construction, so a plan is refused before any work starts.
+ *
+ * @param seed any 64-bit value; the same seed gives the same plans on every JVM
+ * @param epoch the epoch number, {@code >= 0}; each epoch has its own shard order and windows
+ * @param worldSize the number of trainer ranks, {@code >= 1}
+ * @param batchSize samples per batch, {@code >= 1}
+ * @param remainder what happens to samples that do not fill a last round of batches
+ * @param shuffleWindow samples per shuffle window, {@code >= 1}; 1 keeps each shard's own order
+ */
+public record PlanSpec(
+    long seed, int epoch, int worldSize, int batchSize, Remainder remainder, int shuffleWindow)
+    implements Serializable {
+
+  /** The default shuffle window: about 16 ImageNet-sized tar shards of 1,000 samples. */
+  public static final int DEFAULT_SHUFFLE_WINDOW = 16_384;
+
+  public PlanSpec {
+    Objects.requireNonNull(remainder, "remainder");
+    requireAtLeast("epoch", epoch, 0);
+    requireAtLeast("world size", worldSize, 1);
+    requireAtLeast("batch size", batchSize, 1);
+    requireAtLeast("shuffle window", shuffleWindow, 1);
+  }
+
+  /** A spec with the default shuffle window. */
+  public static PlanSpec of(
+      long seed, int epoch, int worldSize, int batchSize, Remainder remainder) {
+    return new PlanSpec(seed, epoch, worldSize, batchSize, remainder, DEFAULT_SHUFFLE_WINDOW);
+  }
+
+  /** The same spec for another epoch. */
+  public PlanSpec withEpoch(int newEpoch) {
+    return new PlanSpec(seed, newEpoch, worldSize, batchSize, remainder, shuffleWindow);
+  }
+
+  /** The same spec for another world size. */
+  public PlanSpec withWorldSize(int newWorldSize) {
+    return new PlanSpec(seed, epoch, newWorldSize, batchSize, remainder, shuffleWindow);
+  }
+
+  /**
+   * Parses a count given as text (a CLI flag or a configuration value), naming it on failure:
+   * {@code parseCount("world size", "four")} throws "Invalid world size: "four" (must be a whole
+   * number >= 1)".
+   */
+  public static int parseCount(String what, String text) {
+    String trimmed = text == null ? "" : text.trim();
+    int value;
+    try {
+      value = Integer.parseInt(trimmed);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "Invalid " + what + ": \"" + text + "\" (must be a whole number >= 1)", e);
+    }
+    requireAtLeast(what, value, 1);
+    return value;
+  }
+
+  private static void requireAtLeast(String what, long value, long min) {
+    if (value < min) {
+      throw new IllegalArgumentException(
+          "Invalid " + what + ": " + value + " (must be >= " + min + ")");
+    }
+  }
+}

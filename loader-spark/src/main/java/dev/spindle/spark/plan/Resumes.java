@@ -1,0 +1,66 @@
+package dev.spindle.spark.plan;
+
+import dev.spindle.spark.shard.Manifest;
+import java.util.List;
+
+/** Rebuilds an interrupted epoch from a loader state and plans its rest. Pure; caller's thread. */
+final class Resumes {
+  private Resumes() {}
+
+  static EpochPlan plan(
+      LoaderState state, Manifest manifest, ManifestFingerprint fingerprint, int worldSize) {
+    PlanSpec next = state.spec().withWorldSize(worldSize);
+    List<LoaderState.Leg> legs = state.legs();
+    if (state.current().untouched()) {
+      // Nothing consumed since the last split: plan as if that split had not been made.
+      legs = legs.subList(0, legs.size() - 1);
+    }
+    if (legs.isEmpty()) {
+      return EpochPlan.create(manifest, fingerprint, next);
+    }
+    RankPlan[] split = replay(state, manifest, legs);
+    LoaderState.Leg last = legs.get(legs.size() - 1);
+    long[] rest = Splits.remaining(split, last.batchesConsumed());
+    if (rest.length == 0) {
+      return EpochPlan.create(manifest, fingerprint, next.withEpoch(state.epoch() + 1));
+    }
+    if (worldSize == last.worldSize() && last.allEqual()) {
+      RankPlan[] tail = new RankPlan[split.length];
+      for (int r = 0; r < split.length; r++) {
+        tail[r] = split[r].startingAt(last.consumed(r));
+      }
+      return new EpochPlan(next, fingerprint, legs.subList(0, legs.size() - 1), tail);
+    }
+    RankPlan[] resplit =
+        Splits.padded(rest, worldSize, state.batchSize(), state.epoch(), legs.size());
+    return new EpochPlan(next, fingerprint, legs, resplit);
+  }
+
+  /** The split of the last of {@code legs}, recomputed from the epoch's original order. */
+  private static RankPlan[] replay(
+      LoaderState state, Manifest manifest, List<LoaderState.Leg> legs) {
+    PlanSpec original = state.spec().withWorldSize(legs.get(0).worldSize());
+    long[] order = EpochOrder.of(
+        manifest.offsets(), state.seed(), state.epoch(), state.shuffleWindow());
+    RankPlan[] split = Splits.fresh(order, original);
+    for (int k = 1; k < legs.size(); k++) {
+      long[] rest = Splits.remaining(split, legs.get(k - 1).batchesConsumed());
+      split = Splits.padded(rest, legs.get(k).worldSize(), state.batchSize(), state.epoch(), k);
+    }
+    checkWithin(split, legs.get(legs.size() - 1));
+    return split;
+  }
+
+  private static void checkWithin(RankPlan[] split, LoaderState.Leg leg) {
+    if (leg.worldSize() != split.length) {
+      throw new IllegalArgumentException("Invalid loader state: leg has world size "
+          + leg.worldSize() + " but its split has " + split.length + " ranks");
+    }
+    for (int r = 0; r < split.length; r++) {
+      if (leg.consumed(r) > split[r].batches()) {
+        throw new IllegalArgumentException("Invalid loader state: rank " + r + " consumed "
+            + leg.consumed(r) + " batches of a split with " + split[r].batches() + " per rank");
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.spindle.spark.shard;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Reads the files of an image-folder shard ({@code ROOT/<class>/<file>}) in manifest order; the
+ * label is the class folder's index in the manifest's sorted class names. A file that cannot be
+ * read becomes a sample with a problem, so one bad file does not stop the shard.
+ */
+final class ImageFolderReader implements ShardReader {
+  private final Shard shard;
+  private final FileSystem fs;
+  private final Path root;
+  private final int maxSampleBytes;
+  private int position;
+
+  ImageFolderReader(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
+    this.shard = shard;
+    this.root = new Path(shard.uri());
+    this.fs = root.getFileSystem(conf);
+    this.maxSampleBytes = maxSampleBytes;
+  }
+
+  @Override
+  public boolean hasNext() {
+    return position < shard.entries().size();
+  }
+
+  @Override
+  public Sample next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("No more samples in " + shard.displayName());
+    }
+    FolderEntry entry = shard.entries().get(position);
+    SampleBuilder sample = new SampleBuilder(shard.uri(), entry.path(), position++);
+    sample.label(entry.label());
+    try {
+      Path file = new Path(root, entry.path());
+      long length = fs.getFileStatus(file).getLen();
+      if (length > maxSampleBytes) {
+        sample.problem(
+            String.format(
+                "file is %d bytes, over spark.spindle.maxSampleBytes=%d", length, maxSampleBytes));
+      } else {
+        try (InputStream in = fs.open(file)) {
+          sample.image(in.readNBytes((int) length), entry.path());
+        }
+      }
+    } catch (IOException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new UncheckedIOException("Interrupted reading " + shard.uri(), e);
+      }
+      sample.problem("cannot read file: " + e.getMessage());
+    }
+    return sample.build();
+  }
+
+  @Override
+  public void close() {
+    position = shard.entries().size();
+  }
+}

@@ -1,0 +1,36 @@
+package dev.spindle.spark.shard;
+
+import java.io.IOException;
+import java.util.Iterator;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Iterates the samples of one shard in their stored order. One thread; close() releases the
+ * underlying streams and is safe to call twice. I/O errors surface from {@code hasNext()/next()}
+ * as {@link java.io.UncheckedIOException} naming the shard.
+ */
+public interface ShardReader extends Iterator<Sample>, AutoCloseable {
+
+  @Override
+  void close() throws IOException;
+
+  /**
+   * Why the shard ended early although its samples so far were fine (a damaged archive after
+   * them), or null. Valid once {@code hasNext()} returned false.
+   */
+  default String damage() {
+    return null;
+  }
+
+  /**
+   * Opens a reader for the shard.
+   *
+   * @param maxSampleBytes an encoded image larger than this is a corrupt sample, not an allocation
+   */
+  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
+    return switch (shard.format()) {
+      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes);
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes);
+    };
+  }
+}

@@ -1,0 +1,150 @@
+package dev.spindle.spark.shard;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Reads a WebDataset tar shard: consecutive entries sharing a key form one sample; {@code .jpg},
+ * {@code .jpeg} or {@code .png} is its image, {@code .cls} (or {@code .label}) its integer label.
+ * Other entries ({@code .json}, {@code .txt}, …) are ignored.
+ */
+final class TarShardReader implements ShardReader {
+  private final InputStream in;
+  private final TarEntryReader entries;
+  private final String shard;
+  private final int maxSampleBytes;
+  private boolean entryPending;
+  private boolean exhausted;
+  private long position;
+  private Sample next;
+  private String damage;
+
+  private TarShardReader(InputStream in, String shard, int maxSampleBytes) {
+    this.in = in;
+    this.shard = shard;
+    this.entries = new TarEntryReader(in, shard);
+    this.maxSampleBytes = maxSampleBytes;
+  }
+
+  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes)
+      throws IOException {
+    Path path = new Path(shard.uri());
+    InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
+    return new TarShardReader(new BufferedInputStream(raw, 1 << 20), shard.uri(), maxSampleBytes);
+  }
+
+  /** Reads a tar shard from any stream (tests, counting). */
+  static TarShardReader of(InputStream in, String shard, int maxSampleBytes) {
+    return new TarShardReader(in, shard, maxSampleBytes);
+  }
+
+  /** Counts the samples of a tar stream, reading headers only (content is skipped). */
+  static long countSamples(InputStream in, String shard) {
+    TarEntryReader reader = new TarEntryReader(in, shard);
+    long count = 0;
+    String lastKey = null;
+    try {
+      while (reader.next()) {
+        String key = WebDatasetKeys.key(reader.name());
+        if (!key.equals(lastKey)) {
+          count++;
+          lastKey = key;
+        }
+      }
+    } catch (IOException e) {
+      // Same stopping point as the reader: the samples counted so far are the ones it yields.
+    }
+    return count;
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (next == null && !exhausted) {
+      try {
+        next = readSample();
+      } catch (IOException e) {
+        throw new UncheckedIOException("Failed reading tar shard " + shard + ": " + e.getMessage(), e);
+      }
+    }
+    return next != null;
+  }
+
+  @Override
+  public Sample next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("No more samples in " + shard);
+    }
+    Sample sample = next;
+    next = null;
+    return sample;
+  }
+
+  private Sample readSample() throws IOException {
+    if (!entryPending) {
+      try {
+        if (!entries.next()) {
+          exhausted = true;
+          return null;
+        }
+      } catch (IOException e) {
+        exhausted = true;
+        damage = e.getMessage();
+        return null;
+      }
+    }
+    String key = WebDatasetKeys.key(entries.name());
+    SampleBuilder sample = new SampleBuilder(shard, key, position++);
+    do {
+      try {
+        collect(sample);
+      } catch (IOException e) {
+        // Counted from its header but its content is unreadable: report it, end the shard here.
+        exhausted = true;
+        entryPending = false;
+        return sample.problem("shard damaged while reading this sample: " + e.getMessage()).build();
+      }
+      try {
+        entryPending = entries.next();
+      } catch (IOException e) {
+        exhausted = true; // this sample is complete; what follows cannot be read
+        entryPending = false;
+        damage = e.getMessage();
+      }
+    } while (entryPending && WebDatasetKeys.key(entries.name()).equals(key));
+    return sample.build();
+  }
+
+  private void collect(SampleBuilder sample) throws IOException {
+    String ext = WebDatasetKeys.extension(entries.name());
+    if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext)) {
+      if (entries.size() > maxSampleBytes) {
+        sample.problem(
+            String.format(
+                "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d",
+                entries.name(), entries.size(), maxSampleBytes));
+      } else {
+        sample.image(entries.readContent(maxSampleBytes), entries.name());
+      }
+    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext)) {
+      String text = new String(entries.readContent(4096), StandardCharsets.UTF_8).trim();
+      sample.labelText(text, entries.name());
+    }
+  }
+
+  @Override
+  public String damage() {
+    return damage;
+  }
+
+  @Override
+  public void close() throws IOException {
+    exhausted = true;
+    in.close();
+  }
+}

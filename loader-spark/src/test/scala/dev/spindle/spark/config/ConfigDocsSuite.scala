@@ -1,0 +1,58 @@
+package dev.spindle.spark.config
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The keys, defaults and docs live in SpindleConfig; the example file and the README follow them. */
+class ConfigDocsSuite extends AnyFunSuite {
+  private val repo = Path.of("..").toAbsolutePath.normalize
+
+  test("conf/spark-defaults.conf.example lists every key with its default, as generated") {
+    val file = repo.resolve("conf/spark-defaults.conf.example")
+    assert(Files.readString(file) == ConfigDocs.sparkDefaultsExample(),
+      "conf/spark-defaults.conf.example drifted: regenerate with bin/spindle config --example")
+  }
+
+  test("the README's key table is the generated one") {
+    val readme = Files.readString(repo.resolve("README.md"))
+    val begin = readme.indexOf("<!-- keys:begin")
+    val end = readme.indexOf("<!-- keys:end -->")
+    assert(begin >= 0 && end > begin, "README lacks the keys:begin/keys:end markers")
+    val table = readme.substring(readme.indexOf('\n', begin) + 1, end)
+    assert(table == ConfigDocs.markdownTable(),
+      "README key table drifted: regenerate with bin/spindle config --markdown")
+  }
+
+  test("every key's default parses and every key is documented") {
+    SpindleConfig.keys().asScala.foreach { k =>
+      assert(k.key.startsWith("spark.spindle."), k.key)
+      assert(k.doc.nonEmpty, k.key)
+      k.defaultParsed()
+    }
+  }
+
+  test("an unknown key is reported with the closest valid key") {
+    val warnings = SpindleConfig.unknownKeyWarnings(Seq("spark.spindle.batchSzie", "spark.other", "spark.spindle.batchSize").asJava)
+    assert(warnings.asScala == Seq("Unknown configuration key spark.spindle.batchSzie; did you mean spark.spindle.batchSize?"))
+  }
+
+  test("invalid values fail with the key, the value and what is allowed") {
+    val e = intercept[IllegalArgumentException](SpindleConfig.get(Map("spark.spindle.threads" -> "-1").asJava, SpindleConfig.THREADS))
+    assert(e.getMessage == "Invalid value for spark.spindle.threads: '-1' (must be >= 0)")
+    val f = intercept[IllegalArgumentException](SpindleConfig.MAX_FAILURES.parse("1.5"))
+    assert(f.getMessage.contains("spark.spindle.maxFailures") && f.getMessage.contains("[0, 1)"))
+  }
+
+  test("failure budgets read as counts or fractions") {
+    assert(FailureBudget.parse("3", 100).exceeded(4, 1000))
+    assert(!FailureBudget.parse("3", 100).exceeded(3, 1000))
+    assert(FailureBudget.parse("1%", 100).exceeded(2, 100))
+    assert(!FailureBudget.parse("0.01", 100).exceeded(1, 20)) // judged over at least 100 samples
+    assert(FailureBudget.parse("0.01", 100).exceeded(2, 20))
+    assert(FailureBudget.parse("5", 100).exceededEarly(6))
+    assert(!FailureBudget.parse("0.5", 100).exceededEarly(1000))
+  }
+}

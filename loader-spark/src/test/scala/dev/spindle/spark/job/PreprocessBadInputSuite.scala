@@ -1,0 +1,90 @@
+package dev.spindle.spark.job
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.TestFiles.ascii
+import org.scalatest.funsuite.AnyFunSuite
+
+class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
+  private def good(i: Int) = SampleImages.jpeg(5L, i, 64, 48)
+
+  /** One shard: 6 good samples and 4 bad ones of different kinds. */
+  private def badShard(dir: Path): Path = {
+    val jpeg = good(100)
+    TestFiles.writeTar(dir.resolve("mixed.tar"), Seq(
+      "g0.jpg" -> good(0), "g0.cls" -> ascii("0"),
+      "garbage.jpg" -> BadImages.garbage(300), "garbage.cls" -> ascii("1"),
+      "g1.jpg" -> good(1), "g1.cls" -> ascii("1"),
+      "truncated.jpg" -> jpeg.take(jpeg.length / 3), "truncated.cls" -> ascii("2"),
+      "g2.jpg" -> good(2), "g2.cls" -> ascii("2"),
+      "huge.png" -> BadImages.pngHeader(100000, 100000), "huge.cls" -> ascii("3"),
+      "g3.jpg" -> good(3), "g3.cls" -> ascii("3"),
+      "nolabel.jpg" -> good(4),
+      "g4.jpg" -> good(4), "g4.cls" -> ascii("4"),
+      "g5.jpg" -> good(5), "g5.cls" -> ascii("5")))
+    dir
+  }
+
+  private def run(in: Path, out: Path, budget: String) =
+    PreprocessJob.run(spark, in.toString, out.toString, false, Map(
+      "spark.spindle.image.size" -> "16", "spark.spindle.batchSize" -> "4",
+      "spark.spindle.maxFailures" -> budget).asJava)
+
+  test("bad samples are quarantined with shard, key and reason; good ones are all written") {
+    TestFiles.withTempDir("bad") { dir =>
+      val in = badShard(Files.createDirectories(dir.resolve("in")))
+      val report = run(in, dir.resolve("out"), budget = "10")
+      assert(report.get("images") == 6L)
+      assert(report.get("samples") == 10L)
+      assert(report.get("failures") == 4L)
+      val q = report.get("quarantine").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      val byKey = q.map(e => e.get("key").toString -> e.get("reason").toString).toMap
+      assert(byKey.keySet == Set("garbage", "truncated", "huge", "nolabel"))
+      assert(q.forall(_.get("shard").toString.endsWith("mixed.tar")))
+      assert(byKey("nolabel").contains("no label entry (.cls)"))
+      assert(byKey("huge").contains("huge.png"))
+      assert(byKey("huge").toLowerCase.contains("pixel"))
+      assert(byKey("garbage").contains("cannot decode garbage.jpg"))
+      assert(byKey("truncated").contains("truncated.jpg"))
+      val rows = ArrowFiles.readAll(dir.resolve("out"))
+      assert(rows.map(_.key) == Seq("g0", "g1", "g2", "g3", "g4", "g5"))
+      // every sample's index is either delivered or listed
+      val indices = rows.map(_.index) ++ q.map(_.get("index").asInstanceOf[Number].longValue)
+      assert(indices.sorted == (0L until 10L))
+    }
+  }
+
+  test("past the failure budget the job fails with the first causes and commits nothing") {
+    TestFiles.withTempDir("budget") { dir =>
+      val in = badShard(Files.createDirectories(dir.resolve("in")))
+      val out = dir.resolve("out")
+      val e = intercept[PreprocessJob.JobFailure](run(in, out, budget = "2"))
+      assert(e.getMessage.contains("Failure budget exceeded"))
+      assert(e.getMessage.contains("mixed.tar [garbage]"))
+      assert(e.getMessage.contains("Nothing was committed"))
+      assert(!Files.exists(out) || Files.list(out).count() == 0, "output left behind: " + out)
+      val byFraction = intercept[PreprocessJob.JobFailure](run(in, dir.resolve("out2"), budget = "1%"))
+      assert(byFraction.getMessage.contains("4 of 10 samples quarantined"))
+    }
+  }
+
+  test("an input without shards fails before any task runs, naming the path") {
+    TestFiles.withTempDir("noshards") { dir =>
+      Files.write(dir.resolve("notes.txt"), ascii("x"))
+      val e = intercept[java.io.IOException](run(dir, dir.resolve("out"), budget = "0"))
+      assert(e.getMessage.contains("No shards under " + dir))
+    }
+  }
+
+  test("an invalid configuration value fails naming the key and value") {
+    TestFiles.withTempDir("badconf") { dir =>
+      val e = intercept[IllegalArgumentException](
+        PreprocessJob.run(spark, dir.toString, dir.resolve("o").toString, false,
+          Map("spark.spindle.batchSize" -> "-3").asJava))
+      assert(e.getMessage == "Invalid value for spark.spindle.batchSize: '-3' (must be > 0)")
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.spindle.spark.shard
+
+import java.io.IOException
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.testkit.TestFiles.ascii
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.funsuite.AnyFunSuite
+
+class ShardCatalogSuite extends AnyFunSuite {
+  private val conf = new Configuration()
+  private val localCounter: ShardCatalog.TarCounter =
+    uris => uris.asScala.map(u => ShardCatalog.countTar(u, conf)).toArray
+
+  private def catalog(files: Int = 1000) = new ShardCatalog(conf, files)
+
+  private def image(dir: Path, rel: String): Unit = {
+    val p = dir.resolve(rel)
+    Files.createDirectories(p.getParent)
+    Files.write(p, Array[Byte](1, 2, 3))
+  }
+
+  test("lists tar shards in path order with counted samples and ignores _ and . files") {
+    TestFiles.withTempDir("cat") { dir =>
+      TestFiles.writeTar(dir.resolve("b.tar"), Seq("k.jpg" -> Array[Byte](1), "k.cls" -> ascii("0")))
+      TestFiles.writeTar(dir.resolve("a.tar"), Seq("x.jpg" -> Array[Byte](1), "x.cls" -> ascii("0"),
+        "y.jpg" -> Array[Byte](1), "y.cls" -> ascii("1")))
+      Files.write(dir.resolve("_manifest.json"), ascii("{}"))
+      Files.write(dir.resolve(".hidden.tar"), ascii("junk"))
+      val m = catalog().list(dir.toString, localCounter)
+      assert(m.shards.asScala.map(s => Path.of(new java.net.URI(s.uri)).getFileName.toString) == Seq("a.tar", "b.tar"))
+      assert(m.shards.asScala.map(_.samples) == Seq(2L, 1L))
+      assert(m.totalSamples == 3)
+      assert(m.shards.asScala.forall(_.format == ShardFormat.TAR))
+    }
+  }
+
+  test("an image folder tree becomes runs of files with labels from sorted class names") {
+    TestFiles.withTempDir("folder") { dir =>
+      Seq("dog/2.jpg", "dog/1.png", "cat/a.jpg", "cat/b.JPG", "cat/c.jpeg").foreach(image(dir, _))
+      Files.write(dir.resolve("cat/notes.txt"), ascii("not an image"))
+      val m = catalog(files = 2).list(dir.toString, localCounter)
+      assert(m.classNames.asScala == Seq("cat", "dog"))
+      val entries = m.shards.asScala.flatMap(_.entries.asScala)
+      assert(entries.map(_.path) == Seq("cat/a.jpg", "cat/b.JPG", "cat/c.jpeg", "dog/1.png", "dog/2.jpg"))
+      assert(entries.map(_.label) == Seq(0, 0, 0, 1, 1))
+      assert(m.shards.asScala.map(_.samples) == Seq(2L, 2L, 1L))
+    }
+  }
+
+  test("images outside one class-folder level are refused, naming the file") {
+    TestFiles.withTempDir("layout") { dir =>
+      image(dir, "loose.jpg")
+      val e = intercept[IOException](catalog().list(dir.toString, localCounter))
+      assert(e.getMessage.contains("Unknown image folder layout") && e.getMessage.contains("loose.jpg"))
+    }
+    TestFiles.withTempDir("layout2") { dir =>
+      image(dir, "a/b/deep.jpg")
+      val e = intercept[IOException](catalog().list(dir.toString, localCounter))
+      assert(e.getMessage.contains("a/b/deep.jpg"))
+    }
+  }
+
+  test("a path with no shards, or no path at all, is a clear error") {
+    TestFiles.withTempDir("empty") { dir =>
+      Files.write(dir.resolve("readme.txt"), ascii("hi"))
+      val e = intercept[IOException](catalog().list(dir.toString, localCounter))
+      assert(e.getMessage.startsWith("No shards under " + dir))
+      val missing = intercept[IOException](catalog().list(dir.resolve("nope").toString, localCounter))
+      assert(missing.getMessage.contains("Input does not exist"))
+    }
+  }
+
+  test("invalid shard sizes are refused naming the key") {
+    val e = intercept[IllegalArgumentException](catalog(files = 0))
+    assert(e.getMessage.contains("spark.spindle.folderShardFiles: 0"))
+  }
+
+  test("the folder reader yields samples in manifest order and reports an unreadable file") {
+    TestFiles.withTempDir("fr") { dir =>
+      Seq("c/1.jpg", "c/2.jpg").foreach(image(dir, _))
+      val m = catalog().list(dir.toString, localCounter)
+      Files.delete(dir.resolve("c/2.jpg"))
+      val reader = ShardReader.open(m.shards.get(0), conf, 1 << 20)
+      val samples = reader.asScala.toSeq
+      reader.close()
+      assert(samples.map(_.key) == Seq("c/1.jpg", "c/2.jpg"))
+      assert(samples(0).usable && samples(0).label == 0)
+      assert(samples(1).problem.startsWith("cannot read file"))
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package dev.spindle.spark.shard
+
+import java.io.ByteArrayInputStream
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+import scala.sys.process._
+
+import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.testkit.TestFiles.ascii
+import org.scalatest.funsuite.AnyFunSuite
+
+class TarShardReaderSuite extends AnyFunSuite {
+  private def read(bytes: Array[Byte], max: Int = 1 << 20): (Seq[Sample], TarShardReader) = {
+    val r = TarShardReader.of(new ByteArrayInputStream(bytes), "mem.tar", max)
+    (r.asScala.toSeq, r)
+  }
+
+  test("groups consecutive entries by key into samples with image and label") {
+    val bytes = TestFiles.tarBytes(Seq(
+      "a/k1.jpg" -> Array[Byte](1, 2, 3), "a/k1.cls" -> ascii("7"), "a/k1.json" -> ascii("{}"),
+      "a/k2.png" -> Array[Byte](9), "a/k2.cls" -> ascii(" 3\n")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("a/k1", "a/k2"))
+    assert(samples.map(_.label.intValue) == Seq(7, 3))
+    assert(samples.map(_.position) == Seq(0L, 1L))
+    assert(samples.head.image.toSeq == Seq[Byte](1, 2, 3))
+    assert(samples(1).imageName == "a/k2.png")
+    assert(samples.forall(_.usable))
+    assert(TarShardReader.countSamples(new ByteArrayInputStream(bytes), "mem.tar") == 2)
+  }
+
+  test("a sample without a label or image is marked with a reason, not dropped") {
+    val bytes = TestFiles.tarBytes(Seq(
+      "k1.jpg" -> Array[Byte](1), "k2.cls" -> ascii("1"), "k3.jpg" -> Array[Byte](1), "k3.cls" -> ascii("x")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("k1", "k2", "k3"))
+    assert(samples(0).problem.contains("no label entry (.cls) for key k1"))
+    assert(samples(1).problem.contains("no image entry"))
+    assert(samples(2).problem.contains("label 'x' in k3.cls is not an integer"))
+  }
+
+  test("an image over the size limit is refused without reading it") {
+    val bytes = TestFiles.tarBytes(Seq("big.jpg" -> new Array[Byte](5000), "big.cls" -> ascii("0")))
+    val (samples, _) = read(bytes, max = 1000)
+    assert(samples.head.problem.contains("5000 bytes, over spark.spindle.maxSampleBytes=1000"))
+  }
+
+  test("a truncated shard yields its complete samples, then the damaged one, and stops") {
+    val full = TestFiles.tarBytes(Seq(
+      "k1.jpg" -> new Array[Byte](700), "k1.cls" -> ascii("1"),
+      "k2.jpg" -> new Array[Byte](2000), "k2.cls" -> ascii("2")))
+    val cut = full.take(512 * 6 + 100) // k1 (5 blocks) + k2.jpg header + 100 content bytes
+    val (samples, _) = read(cut)
+    assert(samples.map(_.key) == Seq("k1", "k2"))
+    assert(samples(0).usable)
+    assert(samples(1).problem.contains("shard damaged"))
+    assert(TarShardReader.countSamples(new ByteArrayInputStream(cut), "cut.tar") == 2)
+  }
+
+  test("a corrupt header after good samples ends the shard and reports the damage") {
+    val full = TestFiles.tarBytes(Seq("k1.jpg" -> Array[Byte](1), "k1.cls" -> ascii("1"), "k2.jpg" -> Array[Byte](2)))
+    full(512 * 4 + 10) = 'X'.toByte // k2.jpg's header name: checksum no longer matches
+    val (samples, reader) = read(full)
+    assert(samples.map(_.key) == Seq("k1"))
+    assert(samples.head.usable)
+    assert(reader.damage().contains("checksum"))
+    assert(TarShardReader.countSamples(new ByteArrayInputStream(full), "bad.tar") == 1)
+  }
+
+  test("reads archives written by GNU tar, including long names and pax headers") {
+    TestFiles.withTempDir("gnutar") { dir =>
+      val src = Files.createDirectories(dir.resolve("src"))
+      val longKey = "d" * 60 + "/" + "sample_" + "x" * 80
+      Files.createDirectories(src.resolve("d" * 60))
+      Files.write(src.resolve(longKey + ".jpg"), Array[Byte](5, 6))
+      Files.write(src.resolve(longKey + ".cls"), ascii("4"))
+      Files.write(src.resolve("short.jpg"), Array[Byte](7))
+      Files.write(src.resolve("short.cls"), ascii("1"))
+      for (format <- Seq("gnu", "pax")) {
+        val tar = dir.resolve(s"$format.tar")
+        val cmd = Seq("tar", s"--format=$format", "--sort=name", "-cf", tar.toString, "-C", src.toString,
+          "short.jpg", "short.cls", longKey + ".cls", longKey + ".jpg")
+        assert(cmd.! == 0, s"tar failed: $cmd")
+        val (samples, _) = read(Files.readAllBytes(tar))
+        assert(samples.map(_.key) == Seq("short", longKey), format)
+        assert(samples(1).image.toSeq == Seq[Byte](5, 6), format)
+        assert(samples(1).label.intValue == 4, format)
+      }
+    }
+  }
+}
