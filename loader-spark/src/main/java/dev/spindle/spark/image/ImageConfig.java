@@ -36,9 +36,9 @@ public final class ImageConfig {
         "Images declaring more pixels are quarantined from their header, before decoding.");
     add(EXIF_ORIENTATION, "true", "--exif-orientation",
         "Turn JPEGs upright by their EXIF orientation (as ImageOps.exif_transpose) first.");
-    add(REDUCED_DECODE, "true", "--reduced-decode",
+    add(REDUCED_DECODE, "false", "--reduced-decode",
         "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets at least its "
-            + "target resolution (much faster; values differ slightly from a full decode).");
+            + "target resolution (much faster; values then differ slightly from torchvision's).");
     add(SEED, "0", "--image-seed",
         "Seed of the random operations; with the epoch and sample index it fixes every choice.");
   }

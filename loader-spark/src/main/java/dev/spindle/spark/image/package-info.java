@@ -34,7 +34,7 @@
  * RandomResizedCrop's sampling are torchvision 0.14's formulas; float outputs use torch's float32
  * operations. GoldenImageSuite and TorchvisionComparisonSuite check it against Pillow and
  * torchvision. Known differences: CMYK JPEGs (OpenCV's integer CMYK→RGB, within 2 steps), 16-bit
- * gray PNGs (high byte kept; Pillow clips), reduced-size decode (on by default; only for JPEGs a
- * resize shrinks at least 2×), and random streams (same algorithm, not torch's generator).
+ * gray PNGs (high byte kept; Pillow clips), reduced-size decode (off by default; when switched on,
+ * only for JPEGs a resize shrinks at least 2×), and random streams (same algorithm, not torch's generator).
  */
 package dev.spindle.spark.image;

@@ -8,8 +8,8 @@ import ImageTestSupport._
 
 /**
  * Compares Spindle with outputs that Pillow + torchvision produced for small synthetic images
- * (src/test/python/make_golden.py wrote them; see golden.tsv). Reduced decode is off here: these
- * cases pin down bit-exactness; ReducedDecodeSuite covers the reduced path.
+ * (src/test/python/make_golden.py wrote them; see golden.tsv). Reduced decode (off by default)
+ * stays off here: these cases pin down bit-exactness; ReducedDecodeSuite covers it.
  */
 class GoldenImageSuite extends AnyFunSuite {
 

@@ -10,7 +10,7 @@ class ImageConfigSuite extends AnyFunSuite {
     assert(t.spec() == "resize(256),center_crop(224)")
     assert(t.outputMode() == OutputMode.UINT8_HWC && t.outputBytes() == 224L * 224 * 3)
     assert(t.maxPixels() == ImageTransform.DEFAULT_MAX_PIXELS)
-    assert(t.toString.contains("exifOrientation=true, reducedDecode=true"))
+    assert(t.toString.contains("exifOrientation=true, reducedDecode=false"))
   }
 
   test("every key is applied") {
@@ -19,12 +19,12 @@ class ImageConfigSuite extends AnyFunSuite {
       ImageConfig.OUTPUT -> "float16-chw",
       ImageConfig.MAX_PIXELS -> "1000",
       ImageConfig.EXIF_ORIENTATION -> "false",
-      ImageConfig.REDUCED_DECODE -> "FALSE",
+      ImageConfig.REDUCED_DECODE -> "TRUE",
       ImageConfig.SEED -> "99"))
     assert(t.outputMode() == OutputMode.FLOAT16_CHW && t.height() == 64)
     assert(t.maxPixels() == 1000L)
     assert(t.toString.contains("seed=99") && t.toString.contains("exifOrientation=false"))
-    assert(t.toString.contains("reducedDecode=false"))
+    assert(t.toString.contains("reducedDecode=true"))
   }
 
   test("keys are documented with defaults and flags") {
