@@ -69,7 +69,8 @@ public final class CudaDevice implements Device {
   public HostBuffer allocateHost(long bytes) {
     if (bytes <= 0 || bytes >= MAX_HOST_SLAB_BYTES) {
       throw new IllegalArgumentException("Invalid pinned slab size: " + bytes
-          + " bytes (must be > 0 and < " + MAX_HOST_SLAB_BYTES + ": JCuda wraps it in a ByteBuffer)");
+          + " bytes (must be > 0 and < " + MAX_HOST_SLAB_BYTES
+          + ": JCuda wraps it in a ByteBuffer)");
     }
     makeCurrent();
     return PinnedBuffer.allocate(this, bytes);

@@ -13,6 +13,7 @@ import jcuda.driver.JCudaDriver;
  * JCudaDriver} throws on a machine without a driver. Any thread.
  */
 public final class CudaDeviceProvider implements DeviceProvider {
+  private static volatile Probe probe;
 
   /** For {@link java.util.ServiceLoader}. */
   public CudaDeviceProvider() {}
@@ -24,11 +25,30 @@ public final class CudaDeviceProvider implements DeviceProvider {
 
   @Override
   public Probe probe() {
-    try {
-      return probeDriver();
-    } catch (Throwable t) {
-      return new Probe(0, "CUDA driver not usable: " + t);
+    Probe p = probe;
+    if (p == null) {
+      try {
+        p = probeDriver();
+      } catch (Throwable t) {
+        p = new Probe(0, "CUDA driver not usable: " + summarize(t));
+      }
+      probe = p; // the first answer is the informative one: JCuda's class init fails only once
     }
+    return p;
+  }
+
+  /** One line: JCuda's link errors carry whole nested stack traces in their message. */
+  static String summarize(Throwable t) {
+    String message = String.valueOf(t.getMessage());
+    String line = message.lines().findFirst().orElse("");
+    for (String l : message.lines().toList()) {
+      if (l.contains("libcuda")) {
+        line = l.substring(l.indexOf("libcuda")).trim();
+        break;
+      }
+    }
+    String s = t.getClass().getSimpleName() + ": " + line;
+    return s.length() > 240 ? s.substring(0, 240) + "..." : s;
   }
 
   @Override

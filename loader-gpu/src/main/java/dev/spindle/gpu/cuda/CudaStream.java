@@ -116,6 +116,7 @@ final class CudaStream implements CopyStream {
     check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
   }
 
+  /** Waits for outstanding work, then destroys kernels, events and stream; every step runs. */
   @Override
   public void close() {
     if (closed) {
@@ -123,17 +124,38 @@ final class CudaStream implements CopyStream {
     }
     closed = true;
     device.makeCurrent();
+    RuntimeException first = null;
     if (streamCreated) {
-      check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+      first = step(first,
+          () -> check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
     }
     if (kernels != null) {
-      kernels.close();
+      first = step(first, kernels::close);
     }
     for (int i = createdEvents - 1; i >= 0; i--) {
-      check(JCudaDriver.cuEventDestroy(events[i]), "cuEventDestroy(" + i + ")");
+      CUevent e = events[i];
+      int index = i;
+      first = step(first,
+          () -> check(JCudaDriver.cuEventDestroy(e), "cuEventDestroy(" + index + ")"));
     }
     if (streamCreated) {
-      check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy");
+      first = step(first, () -> check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy"));
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private static RuntimeException step(RuntimeException first, Runnable r) {
+    try {
+      r.run();
+      return first;
+    } catch (RuntimeException e) {
+      if (first == null) {
+        return e;
+      }
+      first.addSuppressed(e);
+      return first;
     }
   }
 

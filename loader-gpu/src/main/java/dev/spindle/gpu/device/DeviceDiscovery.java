@@ -33,7 +33,8 @@ public final class DeviceDiscovery {
           return c;
         }
       }
-      throw new IllegalArgumentException("Invalid device: '" + s + "' (must be auto, cuda or host)");
+      throw new IllegalArgumentException(
+          "Invalid device: '" + s + "' (must be auto, cuda or host)");
     }
   }
 

@@ -49,7 +49,8 @@ public final class GpuAssignment {
   public static int ordinalForTask(
       List<String> addresses, String cudaVisibleDevices, int partitionId) {
     if (partitionId < 0) {
-      throw new IllegalArgumentException("Invalid partition id: " + partitionId + " (must be >= 0)");
+      throw new IllegalArgumentException(
+          "Invalid partition id: " + partitionId + " (must be >= 0)");
     }
     List<Integer> ordinals = ordinals(addresses, cudaVisibleDevices);
     return ordinals.isEmpty() ? -1 : ordinals.get(partitionId % ordinals.size());

@@ -3,6 +3,7 @@ package dev.spindle.gpu.device;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
@@ -16,6 +17,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
  */
 public final class HostDevice implements Device {
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong outstanding = new AtomicLong();
 
   /** Creates the host device. Holds no resources of its own. */
   public HostDevice() {}
@@ -42,13 +44,18 @@ public final class HostDevice implements Device {
       throw new IllegalArgumentException(
           "Invalid host slab size: " + bytes + " bytes (must be < " + MAX_HOST_SLAB_BYTES + ")");
     }
-    return new OffHeapBuffer(bytes);
+    return new OffHeapBuffer(bytes, outstanding);
   }
 
   @Override
   public DeviceBuffer allocateDevice(long bytes) {
     checkOpen();
-    return new OffHeapBuffer(bytes);
+    return new OffHeapBuffer(bytes, outstanding);
+  }
+
+  /** Bytes allocated from this device and not yet freed: the leak check for tests. */
+  public long outstandingBytes() {
+    return outstanding.get();
   }
 
   @Override
@@ -90,6 +97,8 @@ public final class HostDevice implements Device {
   /** Executes work at once; events only validate their index. */
   private static final class HostCopyStream implements CopyStream {
     private final int events;
+    private float[] table = new float[0];
+    private int[] lut = new int[0];
 
     HostCopyStream(int events) {
       if (events <= 0) {
@@ -118,11 +127,16 @@ public final class HostDevice implements Device {
         NormalizeSpec spec) {
       checkRange(src.size(), srcOffset, (long) rows * spec.inputBytesPerImage());
       checkRange(dst.size(), dstOffset, rows * spec.outputBytesPerImage());
-      float[] t = new float[2 * spec.channels()];
-      for (int i = 0; i < t.length; i++) {
-        t[i] = Float.intBitsToFloat(MemoryUtil.getInt(table.address() + tableOffset + 4L * i));
+      if (this.table.length != 2 * spec.channels()) {
+        this.table = new float[2 * spec.channels()];
+        this.lut = new int[256 * spec.channels()];
       }
-      HostNormalizer.normalize(src.address() + srcOffset, dst.address() + dstOffset, rows, spec, t);
+      for (int i = 0; i < this.table.length; i++) {
+        this.table[i] =
+            Float.intBitsToFloat(MemoryUtil.getInt(table.address() + tableOffset + 4L * i));
+      }
+      HostNormalizer.normalize(src.address() + srcOffset, dst.address() + dstOffset, rows, spec,
+          this.table, lut);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.spindle.gpu.feed;
 
 import dev.spindle.gpu.device.NormalizeSpec;
+import dev.spindle.gpu.device.PinnedPool;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
@@ -15,9 +16,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
 /**
- * Copies one Arrow batch into a slot's host memory (the filler's staging copy): the uint8 image
- * bytes with one {@code memcpy} from the list's child buffer, labels as int64 next to them, and
- * keys and plan indices into the slot's host arrays.
+ * Puts one Arrow batch into a slot: the uint8 image bytes either in place (zero copy, when the
+ * producer allocated them from the feeder's pinned pool) or with one staging {@code memcpy} from
+ * the list's child buffer into the slot; labels as int64 into the slot's host range; keys and plan
+ * indices into the slot's host arrays.
  *
  * <p>Expected columns: {@code image} (FixedSizeList&lt;uint8&gt;, bare or as the storage of an
  * extension type such as {@code arrow.fixed_shape_tensor}), {@code label} (int32 or int64), {@code
@@ -27,7 +29,8 @@ final class BatchWriter {
   private BatchWriter() {}
 
   /** Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}. */
-  static void write(VectorSchemaRoot root, SlotMemory m, NormalizeSpec spec, int maxRows) {
+  static void write(VectorSchemaRoot root, SlotMemory m, NormalizeSpec spec, int maxRows,
+      PinnedPool pool) {
     int rows = root.getRowCount();
     if (rows <= 0 || rows > maxRows) {
       throw new IllegalArgumentException(
@@ -35,7 +38,7 @@ final class BatchWriter {
     }
     VarCharVector keys = column(root, "key", VarCharVector.class);
     FixedSizeListVector images = images(root, spec);
-    writeImages(images, keys, rows, m, spec);
+    ArrowBuf data = checkImages(images, keys, rows, spec);
     writeLabels(root.getVector("label"), keys, rows, m);
     writeKeys(keys, rows, m);
     BigIntVector index = column(root, "index", BigIntVector.class);
@@ -44,6 +47,26 @@ final class BatchWriter {
       m.indices[i] = index.get(i);
     }
     m.rows = rows;
+    placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);
+  }
+
+  /**
+   * Zero copy when the images already live in the feeder's pinned pool: the slot reads them in
+   * place and holds a reference until the copy completes. Otherwise one staging memcpy. Last
+   * step of {@link #write}, so nothing can fail after the reference is taken.
+   */
+  private static void placeImages(ArrowBuf data, long bytes, SlotMemory m, PinnedPool pool) {
+    PinnedPool.Location at = pool == null ? null : pool.locate(data.memoryAddress(), bytes);
+    if (at != null) {
+      data.getReferenceManager().retain();
+      m.retained = data.getReferenceManager();
+      m.source = at.slab();
+      m.sourceOffset = at.offset();
+    } else {
+      MemoryUtil.copyMemory(data.memoryAddress(), m.host.address() + m.hostImages, bytes);
+      m.source = m.host;
+      m.sourceOffset = m.hostImages;
+    }
   }
 
   private static FixedSizeListVector images(VectorSchemaRoot root, NormalizeSpec spec) {
@@ -66,8 +89,8 @@ final class BatchWriter {
     return list;
   }
 
-  private static void writeImages(FixedSizeListVector list, VarCharVector keys, int rows,
-      SlotMemory m, NormalizeSpec spec) {
+  private static ArrowBuf checkImages(FixedSizeListVector list, VarCharVector keys, int rows,
+      NormalizeSpec spec) {
     for (int i = 0; i < rows && list.getNullCount() > 0; i++) {
       requireValue(list, i, keys);
     }
@@ -77,8 +100,7 @@ final class BatchWriter {
       throw new IllegalArgumentException("Invalid batch: image data holds "
           + child.getValueCount() + " bytes (must be >= " + bytes + " for " + rows + " rows)");
     }
-    ArrowBuf data = child.getDataBuffer();
-    MemoryUtil.copyMemory(data.memoryAddress(), m.host.address() + m.hostImages, bytes);
+    return child.getDataBuffer();
   }
 
   private static void writeLabels(FieldVector v, VarCharVector keys, int rows, SlotMemory m) {

@@ -8,10 +8,14 @@ final class CopyCounters {
   volatile long bytes;
   volatile long batches;
   volatile long busyNanos;
+  volatile long zeroCopyBatches;
   private long lastRetireNanos;
 
   /** Copy thread: a batch submitted at {@code submitNanos} was seen complete at {@code now}. */
-  void retired(long submitNanos, long now, long batchBytes) {
+  void retired(long submitNanos, long now, long batchBytes, boolean zeroCopy) {
+    if (zeroCopy) {
+      zeroCopyBatches++;
+    }
     busyNanos += now - Math.max(submitNanos, lastRetireNanos);
     lastRetireNanos = now;
     bytes += batchBytes;

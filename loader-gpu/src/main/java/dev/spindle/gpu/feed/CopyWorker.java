@@ -99,7 +99,8 @@ final class CopyWorker implements Runnable {
     while (!inFlight.isEmpty() && stream.isComplete(inFlight.peek().index())) {
       Slot<SlotMemory> s = inFlight.poll();
       SlotMemory m = s.payload();
-      counters.retired(m.submitNanos, System.nanoTime(), transferBytes(m));
+      counters.retired(m.submitNanos, System.nanoTime(), transferBytes(m), m.retained != null);
+      m.releaseSource();
       ring.ready(s);
       any = true;
     }
@@ -110,7 +111,7 @@ final class CopyWorker implements Runnable {
     SlotMemory m = s.payload();
     m.submitNanos = System.nanoTime();
     long images = (long) m.rows * spec.inputBytesPerImage();
-    stream.copyToDevice(m.host, m.hostImages, arena.device, m.deviceInput, images);
+    stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
     stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
     if (spec.type() != ElementType.UINT8) {
       stream.normalize(arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device,

@@ -16,15 +16,18 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * {@code bin/spindle bench feeder}: sustained host-to-device bandwidth through the ring, compared
  * in the same run with a bare copy loop on the same device (a {@code cuMemcpyHtoDAsync} loop on
- * pinned memory, or a {@code memcpy} loop on the host device), and the time a consumer waits per
- * batch when its step is longer than the load time. Reports, never asserts.
+ * pinned memory, or a {@code memcpy} loop on the host device; measured before and after the ring
+ * runs, the better of the two is the limit), and the time a consumer waits per batch when its
+ * step is longer than the load time. Reports, never asserts.
  *
  * <p>Usage: {@code FeederBench [--device cuda|host] [--report FILE] [--seconds S] [--batch N]
  * [--slots N] [--size PX] [--producers N] [--dtype uint8|float16|float32]}. Prints the JSON
@@ -66,16 +69,24 @@ public final class FeederBench {
         VectorSchemaRoot root = BenchBatches.build(alloc, batch, raw, new Random(42))) {
       long batchBytes = (long) batch * raw.inputBytesPerImage();
       String description;
-      double bare;
+      double bareBefore;
       try (Device d = DeviceDiscovery.open(choice, 0)) {
         description = d.description();
-        bare = bareCopyGbps(d, batchBytes);
+        bareBefore = bareCopyGbps(d, batchBytes);
       }
-      RingRun ring = ringRun(raw, root, 0);
+      double memcpy = hostMemcpyGbps(batchBytes);
+      RingRun ring = ringRun(raw, root, 0, false);
+      RingRun zeroCopy = ringRun(raw, root, 0, true);
       long stepNanos = Math.max(1_000_000L, 2 * ring.nanosPerBatch);
-      RingRun slow = ringRun(raw, root, stepNanos);
+      RingRun slow = ringRun(raw, root, stepNanos, false);
       RingRun norm = dtype == ElementType.UINT8 ? null
-          : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0);
+          : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, false);
+      double bareAfter;
+      try (Device d = DeviceDiscovery.open(choice, 0)) {
+        bareAfter = bareCopyGbps(d, batchBytes);
+      }
+      // The limit is the best the bare loop achieved; on a shared machine one sample can be low.
+      double bare = Math.max(bareBefore, bareAfter);
       Json j = new Json()
           .field("device", description)
           .field("device_kind", ring.kind)
@@ -86,13 +97,20 @@ public final class FeederBench {
           .field("producers", producers)
           .field("seconds_per_run", seconds)
           .field("bare_copy_gbps", bare)
+          .field("bare_copy_gbps_before", bareBefore)
+          .field("bare_copy_gbps_after", bareAfter)
+          .field("host_memcpy_gbps", memcpy)
           .field("ring_gbps", ring.gbps)
           .field("ring_efficiency", ring.gbps / bare)
           .field("ring_batches", ring.batches)
+          .field("ring_zero_copy_gbps", zeroCopy.gbps)
+          .field("ring_zero_copy_efficiency", zeroCopy.gbps / bare)
           .field("ring_copy_busy_gbps", ring.stats.h2dGbps())
           .field("producer_blocked_ms_per_batch", ring.stats.producerBlockedMsPerBatch())
           .field("consumer_step_ms", stepNanos / 1e6)
           .field("consumer_wait_ms_per_batch", slow.waitMsPerBatchAfterFirst)
+          .field("consumer_wait_p50_ms", slow.waitP50Ms)
+          .field("consumer_wait_p99_ms", slow.waitP99Ms)
           .field("consumer_first_batch_ms", slow.firstBatchMs)
           .field("consumer_batches", slow.batches);
       if (norm != null) {
@@ -109,7 +127,7 @@ public final class FeederBench {
     try (HostBuffer src = d.allocateHost(bytes);
         DeviceBuffer dst = d.allocateDevice(bytes * depth);
         CopyStream stream = d.openStream(1)) {
-      org.apache.arrow.memory.util.MemoryUtil.setMemory(src.address(), bytes, (byte) 7);
+      MemoryUtil.setMemory(src.address(), bytes, (byte) 7);
       long copies = 0;
       long start = System.nanoTime();
       long end = start + (long) (seconds * 1e9);
@@ -126,13 +144,46 @@ public final class FeederBench {
     }
   }
 
-  private record RingRun(String kind, double gbps, long batches, long nanosPerBatch,
-      double waitMsPerBatchAfterFirst, double firstBatchMs, FeederStats stats) {}
+  /** One thread's memcpy rate between off-heap buffers: the cost of the filler's staging copy. */
+  private double hostMemcpyGbps(long bytes) {
+    long src = MemoryUtil.allocateMemory(bytes);
+    long dst = MemoryUtil.allocateMemory(bytes);
+    try {
+      MemoryUtil.setMemory(src, bytes, (byte) 3);
+      long copies = 0;
+      long start = System.nanoTime();
+      long end = start + (long) (seconds * 1e9 / 2);
+      long now = start;
+      while (now < end) {
+        MemoryUtil.copyMemory(src, dst, bytes);
+        copies++;
+        now = System.nanoTime();
+      }
+      return (double) copies * bytes / (now - start);
+    } finally {
+      MemoryUtil.freeMemory(dst);
+      MemoryUtil.freeMemory(src);
+    }
+  }
 
-  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot root, long stepNanos)
-      throws Exception {
-    FeederConfig config = FeederConfig.of(batch, spec).withSlots(slots);
-    try (GpuFeeder feeder = GpuFeeder.open(choice, 0, config)) {
+  private record RingRun(String kind, double gbps, long batches, long nanosPerBatch,
+      double waitMsPerBatchAfterFirst, double waitP50Ms, double waitP99Ms, double firstBatchMs,
+      FeederStats stats) {}
+
+  /**
+   * One run: producers offer {@code staged} (copied into slots) or, for {@code zeroCopy}, the same
+   * images built in the feeder's pinned pool (read in place); one consumer leases and releases.
+   */
+  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos,
+      boolean zeroCopy) throws Exception {
+    long batchBytes = (long) batch * spec.inputBytesPerImage();
+    FeederConfig config = FeederConfig.of(batch, spec).withSlots(slots)
+        .withPinnedPool(zeroCopy ? 2 * batchBytes + (1 << 20) : 0);
+    GpuFeeder feeder = GpuFeeder.open(choice, 0, config);
+    BufferAllocator pinned = zeroCopy ? feeder.newPinnedAllocator(Long.MAX_VALUE) : null;
+    VectorSchemaRoot root = zeroCopy ? BenchBatches.build(pinned, batch, spec, new Random(42))
+        : staged;
+    try {
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       for (int p = 0; p < producers; p++) {
@@ -146,6 +197,7 @@ public final class FeederBench {
       long waitAfterFirst = 0;
       long firstBatch = 0;
       long bytes = 0;
+      long[] waits = new long[1 << 16];
       while (System.nanoTime() < end) {
         long t0 = System.nanoTime();
         try (DeviceBatch b = feeder.next(Duration.ofSeconds(60))) {
@@ -154,27 +206,43 @@ public final class FeederBench {
             firstBatch = waited;
           } else {
             waitAfterFirst += waited;
+            waits[(int) Math.min(batches - 1, waits.length - 1)] = waited;
           }
           bytes += b.imageBytes() + 8L * b.rows();
           batches++;
           if (stepNanos > 0) {
-            busyWait(stepNanos);
+            step(stepNanos);
           }
         }
       }
       long elapsed = System.nanoTime() - start;
       stop.set(true);
       FeederStats stats = feeder.stats();
-      feeder.close(Duration.ZERO);
       for (Thread t : threads) {
         t.join();
       }
       double waitMs = batches > 1 ? waitAfterFirst / 1e6 / (batches - 1) : Double.NaN;
+      long[] sorted = java.util.Arrays.copyOf(waits, (int) Math.min(waits.length,
+          Math.max(0, batches - 1)));
+      java.util.Arrays.sort(sorted);
       long inputBytes = batches * ((long) batch * spec.inputBytesPerImage() + 8L * batch);
       return new RingRun(feeder.device().kind().name().toLowerCase(java.util.Locale.ROOT),
           (double) inputBytes / elapsed, batches, elapsed / Math.max(1, batches), waitMs,
-          firstBatch / 1e6, stats);
+          percentileMs(sorted, 0.50), percentileMs(sorted, 0.99), firstBatch / 1e6, stats);
+    } finally {
+      if (zeroCopy) {
+        root.close(); // the feeder drops its own holds on close, then the pool is empty
+      }
+      feeder.close(Duration.ZERO);
+      if (pinned != null) {
+        pinned.close();
+      }
     }
+  }
+
+  private static double percentileMs(long[] sorted, double q) {
+    return sorted.length == 0 ? Double.NaN
+        : sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6;
   }
 
   private static void produce(GpuFeeder feeder, VectorSchemaRoot root, AtomicBoolean stop) {
@@ -193,10 +261,11 @@ public final class FeederBench {
     }
   }
 
-  private static void busyWait(long nanos) {
+  /** A trainer step that waits on the GPU: the CPU is free meanwhile. */
+  private static void step(long nanos) {
     long until = System.nanoTime() + nanos;
-    while (System.nanoTime() < until) {
-      Thread.onSpinWait();
+    for (long left = nanos; left > 0; left = until - System.nanoTime()) {
+      LockSupport.parkNanos(left);
     }
   }
 

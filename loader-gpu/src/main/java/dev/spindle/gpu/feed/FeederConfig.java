@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param leaseTimeout how long a trainer may hold a batch; past it the feeder fails
  * @param closeGrace how long {@link GpuFeeder#close()} waits for outstanding leases
  * @param waitPolicy how the copy thread idles while polling copy events
+ * @param pinnedPoolBytes size of the pinned pool producers may allocate Arrow batches from, so
+ *     images are copied to the device in place (0: none; every batch is staged into a slot)
  */
 public record FeederConfig(
     int slots,
@@ -24,7 +26,8 @@ public record FeederConfig(
     NormalizeSpec normalize,
     Duration leaseTimeout,
     Duration closeGrace,
-    WaitPolicy waitPolicy) {
+    WaitPolicy waitPolicy,
+    long pinnedPoolBytes) {
 
   /** Validates every field, naming the bad value. */
   public FeederConfig {
@@ -44,32 +47,44 @@ public record FeederConfig(
     if (waitPolicy == null) {
       throw new IllegalArgumentException("Invalid wait policy: null");
     }
+    if (pinnedPoolBytes < 0) {
+      throw new IllegalArgumentException(
+          "Invalid pinned pool size: " + pinnedPoolBytes + " (must be >= 0)");
+    }
   }
 
-  /** 8 slots, 60 s leases, 10 s close grace, parking wait policy. */
+  /** 8 slots, 60 s leases, 10 s close grace, parking wait policy, no pinned pool. */
   public static FeederConfig of(int maxRows, NormalizeSpec normalize) {
-    return new FeederConfig(
-        8, maxRows, normalize, Duration.ofSeconds(60), Duration.ofSeconds(10), WaitPolicy.PARKING);
+    return new FeederConfig(8, maxRows, normalize, Duration.ofSeconds(60),
+        Duration.ofSeconds(10), WaitPolicy.PARKING, 0);
+  }
+
+  /** This config with a pinned pool of {@code bytes} for zero-copy batches (0: none). */
+  public FeederConfig withPinnedPool(long bytes) {
+    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, bytes);
   }
 
   /** This config with {@code slots} slots. */
   public FeederConfig withSlots(int n) {
-    return new FeederConfig(n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy);
+    return new FeederConfig(
+        n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes);
   }
 
   /** This config with another lease timeout. */
   public FeederConfig withLeaseTimeout(Duration d) {
-    return new FeederConfig(slots, maxRows, normalize, d, closeGrace, waitPolicy);
+    return new FeederConfig(slots, maxRows, normalize, d, closeGrace, waitPolicy, pinnedPoolBytes);
   }
 
   /** This config with another close grace. */
   public FeederConfig withCloseGrace(Duration d) {
-    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, d, waitPolicy);
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes);
   }
 
   /** This config with another wait policy. */
   public FeederConfig withWaitPolicy(WaitPolicy p) {
-    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, closeGrace, p);
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes);
   }
 
   private static void checkPositive(String what, Duration d) {

@@ -14,6 +14,7 @@ import dev.spindle.gpu.ring.SlotState;
  * @param batchesCopied batches that reached READY
  * @param copyBusyNanos time the stream was busy with copies (and normalisation)
  * @param leasesRevokedAtClose leases still held when the feeder closed
+ * @param zeroCopyBatches batches the copy engine read in place from the pinned pool
  */
 public record FeederStats(
     String device,
@@ -21,7 +22,8 @@ public record FeederStats(
     long h2dBytes,
     long batchesCopied,
     long copyBusyNanos,
-    int leasesRevokedAtClose) {
+    int leasesRevokedAtClose,
+    long zeroCopyBatches) {
 
   /** H2D GB/s (1e9 bytes) while the stream was busy. */
   public double h2dGbps() {
@@ -50,6 +52,7 @@ public record FeederStats(
         .field("elapsed_ms", ring.elapsedNanos() / 1_000_000L)
         .field("batches_published", ring.published())
         .field("batches_copied", batchesCopied)
+        .field("zero_copy_batches", zeroCopyBatches)
         .field("batches_leased", ring.leased())
         .field("batches_released", ring.released())
         .field("fills_abandoned", ring.abandoned())

@@ -3,6 +3,7 @@ package dev.spindle.gpu.feed;
 import dev.spindle.gpu.device.Device;
 import dev.spindle.gpu.device.DeviceBuffer;
 import dev.spindle.gpu.device.DeviceDiscovery;
+import dev.spindle.gpu.device.PinnedPool;
 import dev.spindle.gpu.ring.Lease;
 import dev.spindle.gpu.ring.PrefetchRing;
 import dev.spindle.gpu.ring.Slot;
@@ -10,6 +11,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.rounding.SegmentRoundingPolicy;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * call), one copy thread per feeder enqueues the host-to-device copies and normalisation on its
  * stream, trainers lease batches with {@link #next} and release them by closing the {@link
  * DeviceBatch}.
+ *
+ * <p>Zero copy: with a pinned pool ({@link FeederConfig#pinnedPoolBytes()}), producers that build
+ * batches with {@link #newPinnedAllocator} skip the staging copy; the copy engine reads their
+ * image buffer in place. Other batches are staged as usual.
  *
  * <p>Threads: {@link #offer} and {@link #next} from any number of threads; the feeder starts one
  * daemon copy thread. Ownership: the feeder owns its device, ring memory and copy thread, and
@@ -35,6 +43,7 @@ public final class GpuFeeder implements AutoCloseable {
   private final Device device;
   private final FeederConfig config;
   private final SlotArena arena;
+  private final PinnedPool pool;
   private final PrefetchRing<SlotMemory> ring;
   private final CopyWorker worker;
   private final Thread copyThread;
@@ -45,6 +54,13 @@ public final class GpuFeeder implements AutoCloseable {
     this.device = device;
     this.config = config;
     this.arena = new SlotArena(device, config.slots(), config.maxRows(), config.normalize());
+    try {
+      this.pool = config.pinnedPoolBytes() > 0
+          ? new PinnedPool(device, config.pinnedPoolBytes()) : null;
+    } catch (RuntimeException | Error e) {
+      arena.close();
+      throw e;
+    }
     this.ring = new PrefetchRing<>(config.slots(), arena.slots::get,
         config.leaseTimeout().toNanos(), TimeUnit.NANOSECONDS);
     this.worker = new CopyWorker(device, arena, ring, config);
@@ -57,6 +73,9 @@ public final class GpuFeeder implements AutoCloseable {
       ring.close();
       copyThread.join(TimeUnit.SECONDS.toMillis(10));
       arena.close();
+      if (pool != null) {
+        pool.close();
+      }
       throw e;
     }
     LOG.info("GPU feeder on {}: {} slots of {} rows, {} ({} host slab(s))", device.description(),
@@ -102,7 +121,7 @@ public final class GpuFeeder implements AutoCloseable {
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     boolean published = false;
     try {
-      BatchWriter.write(root, slot.payload(), config.normalize(), config.maxRows());
+      BatchWriter.write(root, slot.payload(), config.normalize(), config.maxRows(), pool);
       ring.publish(slot);
       published = true;
     } finally {
@@ -110,6 +129,28 @@ public final class GpuFeeder implements AutoCloseable {
         ring.abandon(slot);
       }
     }
+  }
+
+  /**
+   * A new root allocator whose buffers live in this feeder's pinned pool: batches built with it
+   * are copied to the device in place, without the filler's staging copy. The caller owns it and
+   * must release every buffer from it before closing the feeder (the allocator itself closes
+   * cleanly only after the feeder dropped its holds: after the copies completed, or after {@link
+   * #close()}). {@link #offer} keeps a reference to a batch's image buffer until its copy
+   * completes, so the root may be closed right after {@code offer}.
+   *
+   * @throws IllegalStateException if the config has no pinned pool
+   */
+  public BufferAllocator newPinnedAllocator(long limit) {
+    if (pool == null) {
+      throw new IllegalStateException("Feeder on " + device.description()
+          + " has no pinned pool (FeederConfig.withPinnedPool)");
+    }
+    return new RootAllocator(RootAllocator.configBuilder()
+        .allocationManagerFactory(PinnedAllocationManager.factory(pool))
+        .roundingPolicy(new SegmentRoundingPolicy(1024L))
+        .maxAllocation(limit)
+        .build());
   }
 
   /**
@@ -144,6 +185,11 @@ public final class GpuFeeder implements AutoCloseable {
     return config;
   }
 
+  /** The first failure that stopped the feeder, or null while it is healthy. */
+  public Throwable failureCause() {
+    return ring.failureCause();
+  }
+
   /** True once {@link #close()} was called. */
   public boolean isClosed() {
     return closed.get();
@@ -153,7 +199,7 @@ public final class GpuFeeder implements AutoCloseable {
   public FeederStats stats() {
     CopyCounters c = worker.counters;
     return new FeederStats(device.description(), ring.snapshot(), c.bytes, c.batches,
-        c.busyNanos, leasesRevoked);
+        c.busyNanos, leasesRevoked, c.zeroCopyBatches);
   }
 
   /** Closes with the configured grace for outstanding leases; see {@link #close(Duration)}. */
@@ -199,11 +245,19 @@ public final class GpuFeeder implements AutoCloseable {
           device.description());
       return;
     }
-    try {
-      arena.close();
-    } finally {
-      device.close();
+    for (Slot<SlotMemory> s : ring.slots()) {
+      s.payload().releaseSource(); // staged or in-flight zero-copy batches the device never read
     }
+    arena.close();
+    if (pool != null) {
+      try {
+        pool.close();
+      } catch (IllegalStateException e) {
+        LOG.error("Feeder on {}: {}; the device stays open", device.description(), e.getMessage());
+        throw e;
+      }
+    }
+    device.close();
   }
 
   boolean release(Lease<SlotMemory> lease) {

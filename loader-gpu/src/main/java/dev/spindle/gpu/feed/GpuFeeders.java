@@ -21,14 +21,23 @@ public final class GpuFeeders {
 
   /**
    * The feeder for {@code ordinal}, created on first use with {@code choice} and {@code config}.
-   * A closed feeder is replaced by a new one.
+   * A feeder that was closed or has failed is replaced by a new one (the failed one is closed;
+   * its holders keep seeing its failure and must call {@code get} again).
    *
    * @throws IllegalStateException if the existing feeder was created with another config
    */
   public static GpuFeeder get(int ordinal, DeviceDiscovery.Choice choice, FeederConfig config) {
-    GpuFeeder f = FEEDERS.compute(ordinal, (k, existing) ->
-        existing != null && !existing.isClosed() ? existing
-            : GpuFeeder.open(choice, ordinal, config));
+    GpuFeeder[] replaced = new GpuFeeder[1];
+    GpuFeeder f = FEEDERS.compute(ordinal, (k, existing) -> {
+      if (existing != null && !existing.isClosed() && existing.failureCause() == null) {
+        return existing;
+      }
+      replaced[0] = existing;
+      return GpuFeeder.open(choice, ordinal, config);
+    });
+    if (replaced[0] != null) {
+      replaced[0].close();
+    }
     if (!f.config().equals(config)) {
       throw new IllegalStateException("Feeder for device " + ordinal + " already exists with "
           + f.config() + "; requested " + config);

@@ -32,7 +32,8 @@ final class SlotArena implements AutoCloseable {
       throw new IllegalArgumentException("Invalid batch size: " + maxRows + " (one slot needs "
           + hostPerSlot + " bytes; a pinned slab must stay under 2 GiB)");
     }
-    long output = spec.type() == ElementType.UINT8 ? 0 : align(maxRows * spec.outputBytesPerImage());
+    long output =
+        spec.type() == ElementType.UINT8 ? 0 : align(maxRows * spec.outputBytesPerImage());
     long devicePerSlot = align(images) + align(8L * maxRows) + output;
     tableBytes = align(8L * spec.channels());
     int perSlab = (int) Math.min(slotCount, (Device.MAX_HOST_SLAB_BYTES - 1) / hostPerSlot);

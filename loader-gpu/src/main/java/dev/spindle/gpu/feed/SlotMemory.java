@@ -3,6 +3,7 @@ package dev.spindle.gpu.feed;
 import dev.spindle.gpu.device.HostBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.apache.arrow.memory.ReferenceManager;
 
 /**
  * One slot's memory: its range of a host slab (uint8 images, then int64 labels), its offsets in
@@ -22,6 +23,11 @@ final class SlotMemory {
   byte[] keyBytes;
   int rows;
   long submitNanos;
+  /** Where the copy engine reads the images: this slot's host range, or a pinned Arrow buffer. */
+  HostBuffer source;
+  long sourceOffset;
+  /** The producer's Arrow buffer held for a zero-copy batch until its copy completes, or null. */
+  ReferenceManager retained;
 
   SlotMemory(HostBuffer host, long hostImages, long hostLabels, long deviceInput,
       long deviceLabels, long deviceOutput, int maxRows) {
@@ -35,6 +41,15 @@ final class SlotMemory {
     this.indices = new long[maxRows];
     this.keyEnds = new int[maxRows];
     this.keyBytes = new byte[64 * maxRows];
+  }
+
+  /** Drops the hold on a zero-copy source, if any (the device no longer reads it). */
+  void releaseSource() {
+    ReferenceManager r = retained;
+    retained = null;
+    if (r != null) {
+      r.release();
+    }
   }
 
   /** Room for {@code more} key bytes after {@code used}; grows only on this slow path. */

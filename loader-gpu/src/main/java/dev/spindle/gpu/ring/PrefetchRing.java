@@ -67,7 +67,8 @@ public final class PrefetchRing<P> implements AutoCloseable {
       throw new IllegalArgumentException("Invalid slot count: " + slotCount + " (must be > 0)");
     }
     if (leaseTimeout <= 0) {
-      throw new IllegalArgumentException("Invalid lease timeout: " + leaseTimeout + " (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid lease timeout: " + leaseTimeout + " (must be > 0)");
     }
     List<Slot<P>> all = new ArrayList<>(slotCount);
     for (int i = 0; i < slotCount; i++) {
@@ -126,7 +127,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       slot.sequence(nextSequence++);
       staged.add(slot);
       stats.published++;
-      stagedAvailable.signal();
+      stagedAvailable.signalAll();
       slotReturned.signalAll();
     } finally {
       lock.unlock();
@@ -140,8 +141,9 @@ public final class PrefetchRing<P> implements AutoCloseable {
       move(slot, SlotState.FILLING, SlotState.FREE);
       stats.abandoned++;
       free.add(slot);
-      freeAvailable.signal();
+      freeAvailable.signalAll();
       slotReturned.signalAll();
+      readyAvailable.signalAll(); // after end of input, this may have been the last batch due
     } finally {
       lock.unlock();
     }
@@ -192,7 +194,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
     try {
       move(slot, SlotState.COPYING, SlotState.READY);
       ready.add(slot);
-      readyAvailable.signal();
+      readyAvailable.signalAll();
     } finally {
       lock.unlock();
     }
@@ -261,7 +263,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
       move(s, SlotState.LEASED, SlotState.FREE);
       stats.released++;
       free.add(s);
-      freeAvailable.signal();
+      freeAvailable.signalAll();
       slotReturned.signalAll();
       return true;
     } finally {

@@ -274,14 +274,13 @@ abstract class FeederContract extends AnyFunSuite {
     withFeeder(cfg) { (feeder, alloc) =>
       offer(feeder, alloc, 0)
       offer(feeder, alloc, 1)
+      feeder.next(Long10s).close()
+      offer(feeder, alloc, 2) // the ring is now full: batch 1 and batch 2 hold both slots
       val leased = new CountDownLatch(1)
       val consumer = new Thread(() => { feeder.next(Long10s); leased.countDown() }, "dying-trainer")
       consumer.start()
       leased.await()
       consumer.join()
-      val second = feeder.next(Long10s)
-      second.close()
-      offer(feeder, alloc, 2) // the released slot is free again; the dead consumer's is not
       val t0 = System.nanoTime()
       val e = intercept[RingFailedException](offer(feeder, alloc, 3, timeout = Duration.ofSeconds(30)))
       assert(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(25))
@@ -309,6 +308,35 @@ abstract class FeederContract extends AnyFunSuite {
       val json = s.toJson
       for (k <- Seq("\"h2d_gbps\":", "\"consumer_wait_ms_per_batch\":", "\"producer_blocked_ms\":",
           "\"LEASED\":", "\"series\":[[")) assert(json.contains(k), k)
+    }
+  }
+
+  test("batches built in the feeder's pinned pool are copied in place, others are staged") {
+    withFeeder(config(3).withPinnedPool(1 << 20)) { (feeder, plain) =>
+      val pinned = feeder.newPinnedAllocator(1 << 20)
+      try {
+        for (n <- 0 until 4) {
+          val root = build(pinned, n, MaxRows, ImageBytes)
+          feeder.offer(root, Long10s)
+          root.close() // the feeder holds the image buffer until the device has read it
+          val b = feeder.next(Long10s)
+          try assertBatch(b, n, MaxRows) finally b.close()
+        }
+        offer(feeder, plain, 9)
+        val b = feeder.next(Long10s)
+        try assertBatch(b, 9, MaxRows) finally b.close()
+        val s = feeder.stats()
+        assert(s.zeroCopyBatches == 4)
+        assert(s.batchesCopied == 5)
+        assert(pinned.getAllocatedMemory == 0, "zero-copy buffers returned after their copy")
+      } finally pinned.close()
+    }
+  }
+
+  test("a pinned allocator is refused without a pinned pool") {
+    withFeeder(config(2)) { (feeder, _) =>
+      val e = intercept[IllegalStateException](feeder.newPinnedAllocator(1024))
+      assert(e.getMessage.contains("no pinned pool"))
     }
   }
 

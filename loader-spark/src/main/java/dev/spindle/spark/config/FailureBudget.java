@@ -47,6 +47,16 @@ public record FailureBudget(long maxCount, double maxFraction, long minSamples)
     return failures > maxFraction * Math.max(samples, minSamples);
   }
 
+  /**
+   * The same budget for one task's pipeline stage: a count as it is; a fraction judged once the
+   * stage has seen {@code minSamples} items. The job judges the whole run again at its end.
+   */
+  public dev.spindle.spark.pipeline.FailureBudget toPipelineBudget() {
+    return maxCount >= 0
+        ? dev.spindle.spark.pipeline.FailureBudget.count(maxCount)
+        : dev.spindle.spark.pipeline.FailureBudget.fraction(maxFraction, minSamples);
+  }
+
   /** How the budget reads in messages. */
   public String describe() {
     return maxCount >= 0

@@ -32,7 +32,7 @@ public final class SpindleConfig {
   public static final ConfigKey<Long> PARTITION_BYTES =
       register("spark.spindle.partitionBytes", "268435456", "Consecutive small shards are grouped into one Spark partition up to this many bytes", SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> THREADS =
-      register("spark.spindle.threads", "0", "Decode threads per executor JVM; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
+      register("spark.spindle.threads", "0", "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 

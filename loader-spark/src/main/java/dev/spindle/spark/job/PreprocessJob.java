@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
@@ -112,9 +113,9 @@ public final class PreprocessJob {
   /** The results of all tasks, summed. */
   private record Outcome(
       long samples, long rows, long quarantined, List<QuarantineRecord> first, long bytesIn,
-      long firstBatchEpochMs, long decodeNanos, boolean budgetExceeded) {
+      long firstBatchEpochMs, PipelineStats stats, boolean budgetExceeded) {
     static Outcome of(List<TaskResult> results) {
-      long samples = 0, rows = 0, quarantined = 0, bytesIn = 0, decode = 0;
+      long samples = 0, rows = 0, quarantined = 0, bytesIn = 0;
       long first = Long.MAX_VALUE;
       boolean exceeded = false;
       List<QuarantineRecord> listed = new ArrayList<>();
@@ -123,7 +124,6 @@ public final class PreprocessJob {
         rows += r.file().rows();
         quarantined += r.quarantined();
         bytesIn += r.bytesIn();
-        decode += r.decodeNanos();
         exceeded |= r.budgetExceeded();
         if (r.firstBatchEpochMs() > 0) {
           first = Math.min(first, r.firstBatchEpochMs());
@@ -134,8 +134,9 @@ public final class PreprocessJob {
           }
         }
       }
+      PipelineStats stats = StatsMerge.merge("preprocess", results.stream().map(TaskResult::stats).toList());
       return new Outcome(samples, rows, quarantined, listed, bytesIn,
-          first == Long.MAX_VALUE ? 0 : first, decode, exceeded);
+          first == Long.MAX_VALUE ? 0 : first, stats, exceeded);
     }
   }
 
@@ -220,6 +221,8 @@ public final class PreprocessJob {
         .put("partitions", partitions)
         .put("image_size", s.size())
         .put("batch_size", s.batchSize())
-        .put("decode_cpu_s", o.decodeNanos() / 1e9);
+        .put("stages", o.stats().toReport().get("stages"))
+        .put("bottleneck", o.stats().bottleneck())
+        .put("stage_latency_note", "per-stage latency percentiles are item-weighted means over tasks");
   }
 }

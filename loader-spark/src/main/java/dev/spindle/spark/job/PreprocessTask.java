@@ -5,9 +5,16 @@ import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.image.ImageException;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.ExecutorPools;
+import dev.spindle.spark.pipeline.Order;
+import dev.spindle.spark.pipeline.Pipeline;
+import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.pipeline.PipelineIterator;
+import dev.spindle.spark.pipeline.PipelineStats;
+import dev.spindle.spark.pipeline.QuarantineEntry;
+import dev.spindle.spark.pipeline.Remainder;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.Shard;
-import dev.spindle.spark.shard.ShardReader;
 import dev.spindle.spark.sink.ArrowFileSink;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
@@ -15,28 +22,37 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The executor side of {@code preprocess}: reads the shards of one partition, decodes and
- * transforms every sample on the JVM's shared decode pool straight into the rows of a reusable
- * Arrow batch, and appends full batches to this attempt's file under the job's temporary folder.
- * Bad samples are quarantined (shard, key, index, reason) and their rows closed up. One instance
- * per job, shipped to executors; {@link #run} is called on a Spark task thread.
+ * The executor side of {@code preprocess}, on the thread pipeline:
+ *
+ * <pre>
+ *  source "read" (I/O pool)  ─► pipe "decode" (CPU pool, input order)  ─► aggregate "batch"  ─► task thread
+ *  ShardSamples: samples of     decode + resize + crop into a pixel        batchSize rows        copy rows into the
+ *  the partition's shards       buffer; bad samples quarantined                                 Arrow batch, append
+ * </pre>
+ *
+ * Bad samples are quarantined (shard, key, index, reason) by the pipeline against the task's
+ * share of the failure budget; past it the task stops early and the driver fails the job. One
+ * instance per job, shipped to executors; {@link #run} is called on a Spark task thread.
  */
 final class PreprocessTask implements Serializable {
   static final int MAX_LISTED = 100;
-  private static final Logger LOG = LoggerFactory.getLogger(PreprocessTask.class);
 
   /** One partition's work: shards in order, with the dataset index of each shard's first sample. */
   record Spec(int partition, List<Shard> shards, long[] offsets) implements Serializable {}
+
+  /** A decoded sample: its row's pixels in a buffer the pipeline closes if it drops the item. */
+  private record Decoded(Sample sample, long index, ArrowBuf pixels) implements AutoCloseable {
+    @Override
+    public void close() {
+      pixels.close();
+    }
+  }
 
   private final String jobTemporary;
   private final PreprocessSettings settings;
@@ -48,177 +64,109 @@ final class PreprocessTask implements Serializable {
     this.conf = conf;
   }
 
-  TaskResult run(Spec spec) throws IOException, InterruptedException {
+  TaskResult run(Spec spec) throws IOException {
     TaskContext ctx = TaskContext.get();
     long attempt = ctx == null ? 0 : ctx.taskAttemptId();
     Path file = OutputCommitter.attemptFile(jobTemporary, spec.partition(), attempt);
     ImageTransform transform = settings.transform();
     String owner = "preprocess-p" + spec.partition() + "-a" + attempt;
+    ShardSamples source =
+        new ShardSamples(spec.shards(), spec.offsets(), conf.get(), settings.maxSampleBytes());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
-        ImageBatch batch =
-            new ImageBatch(
-                allocator, transform.height(), transform.width(), transform.channels(), settings.batchSize());
+        ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
+            transform.channels(), settings.batchSize());
         ArrowFileSink sink = new ArrowFileSink(file, conf.get(), batch.root())) {
-      Run run = new Run(transform, batch, sink);
-      for (int i = 0; i < spec.shards().size() && !run.budgetExceeded; i++) {
-        run.readShard(spec.shards().get(i), spec.offsets()[i]);
-      }
-      run.flush();
+      Outcome outcome = pump(pipeline(source, transform, allocator, owner), batch, sink);
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
-      CommittedFile committed = new CommittedFile(spec.partition(), file.toString(), sink.rows(), bytes);
+      List<QuarantineRecord> quarantined = new ArrayList<>(source.damaged());
+      outcome.quarantine.forEach(q -> quarantined.add(SampleId.record(q.key(), q.reason())));
       return new TaskResult(
-          committed, run.samples, run.quarantined, run.listed, run.bytesIn,
-          run.firstBatchEpochMs, run.decodeNanos, run.budgetExceeded);
+          new CommittedFile(spec.partition(), file.toString(), sink.rows(), bytes),
+          source.samples(), quarantined.size(),
+          List.copyOf(quarantined.subList(0, Math.min(MAX_LISTED, quarantined.size()))),
+          source.bytesRead(), outcome.firstBatchEpochMs, outcome.stats, outcome.budgetExceeded);
+    } finally {
+      source.close();
     }
   }
 
-  /** The state of one task attempt; confined to the task thread except the rows decoders fill. */
-  private final class Run {
-    private final ImageTransform transform;
-    private final ImageBatch batch;
-    private final ArrowFileSink sink;
-    private final ExecutorService pool = DecodeThreads.get(settings.threads());
-    private final List<Sample> pending = new ArrayList<>();
-    private final List<Long> pendingIndex = new ArrayList<>();
-    private final List<QuarantineRecord> listed = new ArrayList<>();
-    private long samples;
-    private long quarantined;
-    private long bytesIn;
-    private long firstBatchEpochMs;
-    private long decodeNanos;
-    private boolean budgetExceeded;
+  private Pipeline<List<Decoded>> pipeline(
+      ShardSamples source, ImageTransform transform, BufferAllocator allocator, String owner) {
+    ExecutorPools pools = ExecutorPools.shared();
+    return Pipeline.source("read", source)
+        .keyedBy(ShardSamples.Located::id)
+        .sizedBy(ShardSamples.Located::bytes)
+        .pipe("decode", located -> decode(located, transform, allocator), pools.cpuThreads(), Order.INPUT)
+        .sizedBy(d -> d.pixels().capacity())
+        .aggregate("batch", settings.batchSize(), Remainder.KEEP)
+        .failureBudget("decode", settings.budget().toPipelineBudget())
+        .pools(pools)
+        .named(owner)
+        .build();
+  }
 
-    Run(ImageTransform transform, ImageBatch batch, ArrowFileSink sink) {
-      this.transform = transform;
-      this.batch = batch;
-      this.sink = sink;
+  private static Decoded decode(
+      ShardSamples.Located located, ImageTransform transform, BufferAllocator allocator)
+      throws ImageException {
+    Sample s = located.sample();
+    if (!s.usable()) {
+      throw new ImageException(s.problem());
     }
+    ArrowBuf pixels = allocator.buffer(transform.outputBytes());
+    try {
+      transform.apply(s.image(), 0, s.image().length, located.index(), pixels, 0);
+      return new Decoded(s, located.index(), pixels);
+    } catch (ImageException e) {
+      pixels.close();
+      throw new ImageException("cannot decode " + s.imageName() + ": " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      pixels.close();
+      throw e;
+    }
+  }
 
-    void readShard(Shard shard, long offset) throws IOException, InterruptedException {
-      try (ShardReader reader = ShardReader.open(shard, conf.get(), settings.maxSampleBytes())) {
-        while (!budgetExceeded && reader.hasNext()) {
-          Sample sample = reader.next();
-          samples++;
-          bytesIn += sample.image() == null ? 0 : sample.image().length;
-          pending.add(sample);
-          pendingIndex.add(offset + sample.position());
-          if (pending.size() == batch.capacity()) {
-            flush();
-          }
+  /** What the consumer saw. */
+  private record Outcome(
+      List<QuarantineEntry> quarantine, PipelineStats stats, long firstBatchEpochMs,
+      boolean budgetExceeded) {}
+
+  /** Consumes the pipeline on the task thread: every batch of rows is appended to the file. */
+  private Outcome pump(Pipeline<List<Decoded>> pipeline, ImageBatch batch, ArrowFileSink sink)
+      throws IOException {
+    PipelineIterator<List<Decoded>> it = pipeline.start();
+    long firstBatch = 0;
+    boolean exceeded = false;
+    try {
+      while (it.hasNext()) {
+        List<Decoded> rows = it.next();
+        try {
+          write(rows, batch, sink);
+        } finally {
+          rows.forEach(Decoded::close);
         }
-        if (reader.damage() != null) {
-          quarantine(new QuarantineRecord(shard.displayName(), "(rest of shard)", -1,
-              "shard damaged, remaining samples unreadable: " + reader.damage()));
-        }
-      } catch (IOException | RuntimeException e) {
-        LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
-        throw new IOException("Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e);
+        firstBatch = firstBatch == 0 ? System.currentTimeMillis() : firstBatch;
       }
+    } catch (PipelineFailure f) {
+      if (f.stage().equals("read") || f.getCause() instanceof Error) {
+        throw new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
+      }
+      exceeded = true; // the decode stage ran out of its failure budget
+    } finally {
+      it.close();
     }
+    return new Outcome(it.quarantine(), it.stats(), firstBatch, exceeded);
+  }
 
-    void flush() throws IOException, InterruptedException {
-      if (pending.isEmpty()) {
-        return;
-      }
-      String[] errors = decodeAll();
-      int rows = 0;
-      for (int j = 0; j < pending.size(); j++) {
-        Sample s = pending.get(j);
-        long index = pendingIndex.get(j);
-        if (errors[j] != null) {
-          quarantine(new QuarantineRecord(s.shard(), s.key(), index, errors[j]));
-          continue;
-        }
-        batch.movePixels(j, rows);
-        batch.setRow(rows++, s.label(), s.key(), index);
-      }
-      batch.seal(rows);
-      sink.write(batch.root());
-      batch.reset();
-      if (firstBatchEpochMs == 0) {
-        firstBatchEpochMs = System.currentTimeMillis();
-      }
-      pending.clear();
-      pendingIndex.clear();
+  private static void write(List<Decoded> rows, ImageBatch batch, ArrowFileSink sink)
+      throws IOException {
+    for (int r = 0; r < rows.size(); r++) {
+      Decoded d = rows.get(r);
+      batch.imageData().setBytes(r * batch.rowBytes(), d.pixels(), 0, batch.rowBytes());
+      batch.setRow(r, d.sample().label(), d.sample().key(), d.index());
     }
-
-    /** Decodes every usable pending sample into its row; returns per-row problems (null = ok). */
-    private String[] decodeAll() throws InterruptedException {
-      int n = pending.size();
-      String[] errors = new String[n];
-      long[] nanos = new long[n];
-      List<Future<?>> futures = new ArrayList<>(n);
-      for (int j = 0; j < n; j++) {
-        Sample s = pending.get(j);
-        if (!s.usable()) {
-          errors[j] = s.problem();
-          continue;
-        }
-        int row = j;
-        long index = pendingIndex.get(j);
-        futures.add(pool.submit(() -> decodeOne(s, index, row, errors, nanos)));
-      }
-      awaitAll(futures);
-      for (long t : nanos) {
-        decodeNanos += t;
-      }
-      return errors;
-    }
-
-    private void decodeOne(Sample s, long index, int row, String[] errors, long[] nanos) {
-      long t0 = System.nanoTime();
-      try {
-        transform.apply(s.image(), 0, s.image().length, index, batch.imageData(), row * batch.rowBytes());
-      } catch (ImageException e) {
-        errors[row] = "cannot decode " + s.imageName() + ": " + e.getMessage();
-      } catch (RuntimeException e) {
-        errors[row] = "decoder failed on " + s.imageName() + ": " + e;
-      }
-      nanos[row] = System.nanoTime() - t0;
-    }
-
-    /**
-     * Waits for every decode. On interruption (a killed task) the queued ones are cancelled and the
-     * running ones still awaited: they write into this batch, which must outlive them.
-     */
-    private void awaitAll(List<Future<?>> futures) throws InterruptedException {
-      InterruptedException interrupted = null;
-      for (Future<?> f : futures) {
-        while (true) {
-          try {
-            if (interrupted != null) {
-              f.cancel(false);
-            }
-            if (!f.isCancelled()) {
-              f.get();
-            }
-            break;
-          } catch (InterruptedException e) {
-            interrupted = e;
-          } catch (ExecutionException e) {
-            throw new IllegalStateException("Decode task failed unexpectedly", e.getCause());
-          } catch (java.util.concurrent.CancellationException e) {
-            break;
-          }
-        }
-      }
-      if (interrupted != null) {
-        throw interrupted;
-      }
-    }
-
-    private void quarantine(QuarantineRecord record) {
-      quarantined++;
-      if (listed.size() < MAX_LISTED) {
-        listed.add(record);
-      }
-      if (quarantined <= 3) {
-        LOG.warn("Quarantined {}", record.describe());
-      }
-      if (settings.budget().exceededEarly(quarantined)) {
-        budgetExceeded = true;
-      }
-    }
+    batch.seal(rows.size());
+    sink.write(batch.root());
+    batch.reset();
   }
 }

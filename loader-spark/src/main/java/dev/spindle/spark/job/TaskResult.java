@@ -1,6 +1,7 @@
 package dev.spindle.spark.job;
 
 import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.sink.CommittedFile;
 import java.io.Serializable;
 import java.util.List;
@@ -14,7 +15,8 @@ import java.util.List;
  * @param firstQuarantined the first of them, at most {@link PreprocessTask#MAX_LISTED} per task
  * @param bytesIn encoded bytes read
  * @param firstBatchEpochMs wall-clock time its first batch was written, or 0
- * @param budgetExceeded true when it stopped early because a count budget was exceeded
+ * @param stats its pipeline's statistics at the end
+ * @param budgetExceeded true when it stopped early because its failure budget was exceeded
  */
 record TaskResult(
     CommittedFile file,
@@ -23,6 +25,6 @@ record TaskResult(
     List<QuarantineRecord> firstQuarantined,
     long bytesIn,
     long firstBatchEpochMs,
-    long decodeNanos,
+    PipelineStats stats,
     boolean budgetExceeded)
     implements Serializable {}

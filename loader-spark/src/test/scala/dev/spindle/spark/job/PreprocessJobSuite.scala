@@ -52,6 +52,10 @@ class PreprocessJobSuite extends AnyFunSuite with SparkFixture {
       assert(report.get("partitions") == 3)
       assert(report.get("images_per_s").asInstanceOf[Double] > 0)
       assert(report.get("time_to_first_batch_s").asInstanceOf[Double] > 0)
+      val stages = report.get("stages").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(stages.map(_.get("name")) == Seq("read", "decode", "batch", "sink"))
+      assert(stages.find(_.get("name") == "decode").get.get("items") == 30L)
+      assert(stages.map(_.get("name")).contains(report.get("bottleneck")))
 
       val files = ArrowFiles.partFiles(out)
       assert(files.map(_.getFileName.toString) == Seq("part-00000.arrow", "part-00001.arrow", "part-00002.arrow"))

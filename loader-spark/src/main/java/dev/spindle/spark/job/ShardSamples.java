@@ -1,0 +1,116 @@
+package dev.spindle.spark.job;
+
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The samples of a partition's shards, in order, each with its dataset index: the pipeline's
+ * source. Runs on one I/O pool thread. A shard that cannot be opened or read fails the iteration
+ * with an error naming it (the task fails and Spark retries it); a shard that ends damaged after
+ * good samples is recorded in {@link #damaged()} and the next shard follows.
+ */
+final class ShardSamples implements Iterator<ShardSamples.Located> {
+
+  /** A sample with its dataset index. */
+  record Located(Sample sample, long index) {
+    String id() {
+      return SampleId.of(sample.shard(), sample.key(), index);
+    }
+
+    long bytes() {
+      return sample.image() == null ? 64 : sample.image().length;
+    }
+  }
+
+  private final List<Shard> shards;
+  private final long[] offsets;
+  private final Configuration conf;
+  private final int maxSampleBytes;
+  private final Queue<QuarantineRecord> damaged = new ConcurrentLinkedQueue<>();
+  private int current = -1;
+  private ShardReader reader;
+  private volatile long bytesRead;
+  private volatile long samples;
+
+  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, int maxSampleBytes) {
+    this.shards = shards;
+    this.offsets = offsets;
+    this.conf = conf;
+    this.maxSampleBytes = maxSampleBytes;
+  }
+
+  @Override
+  public boolean hasNext() {
+    try {
+      while (reader == null || !reader.hasNext()) {
+        if (!advance()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | UncheckedIOException e) {
+      throw new UncheckedIOException(
+          new IOException("Failed reading shard " + shards.get(current).displayName() + ": " + e.getMessage(), e));
+    }
+  }
+
+  @Override
+  public Located next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    Sample s = reader.next();
+    bytesRead += s.image() == null ? 0 : s.image().length;
+    samples++;
+    return new Located(s, offsets[current] + s.position());
+  }
+
+  private boolean advance() throws IOException {
+    if (reader != null) {
+      String damage = reader.damage();
+      if (damage != null) {
+        damaged.add(new QuarantineRecord(shards.get(current).displayName(), "(rest of shard)", -1,
+            "shard damaged, remaining samples unreadable: " + damage));
+      }
+      reader.close();
+      reader = null;
+    }
+    if (current + 1 >= shards.size()) {
+      return false;
+    }
+    current++;
+    reader = ShardReader.open(shards.get(current), conf, maxSampleBytes);
+    return true;
+  }
+
+  /** Closes the open reader; safe to call twice. */
+  void close() throws IOException {
+    if (reader != null) {
+      reader.close();
+      reader = null;
+    }
+  }
+
+  /** Shards that ended damaged after good samples. */
+  List<QuarantineRecord> damaged() {
+    return List.copyOf(damaged);
+  }
+
+  long bytesRead() {
+    return bytesRead;
+  }
+
+  long samples() {
+    return samples;
+  }
+}
