@@ -109,6 +109,24 @@ class NotebooksSuite extends AnyFunSuite {
     assert(text(nb).contains("first batch: 32 rows"))
   }
 
+  test("the tuning notebook plots throughput with error bars and names the bottleneck stage") {
+    val nb = run("02-tuning.ipynb")
+    val plots = images(nb)
+    assert(plots.size == 1, "one throughput plot expected")
+    assert(plots.head.getWidth >= 600 && plots.head.getHeight >= 300)
+    val out = text(nb)
+    assert(out.contains("images/s (mean ± sd)"), out)
+    assert(out.contains("bottleneck stage: "), out)
+  }
+
+  test("the feeding notebook plans 2 ranks, resumes from saved state and feeds through the host device") {
+    val out = text(run("03-feeding.ipynb"))
+    assert(out.contains("ranks are disjoint and have equal batch counts"), out)
+    assert(out.contains("equal to the uninterrupted run's tail"), out)
+    assert(out.contains("every row matching the resumed plan"), out)
+    assert(out.contains("\"batches_leased\""), out)
+  }
+
   test("bin/notebooks execute fails when a cell fails, and names the cell") {
     val bad = target.resolve("notebooks-failing")
     Files.createDirectories(bad)
