@@ -36,6 +36,21 @@ public final class SpindleConfig {
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 
+  public static final ConfigKey<Long> SEED =
+      register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", Long::parseLong);
+  public static final ConfigKey<Integer> SHUFFLE_WINDOW =
+      register("spark.spindle.shuffleWindow", "16384", "Samples per shuffle window of the epoch plan; 1 keeps each shard's order", SpindleConfig::positiveInt);
+  public static final ConfigKey<String> FEED_REMAINDER =
+      register("spark.spindle.feed.remainder", "DROP_LAST", "What feed does with samples that do not fill a last round of world size x batch size: DROP_LAST, PAD or EXACT", SpindleConfig::remainderName);
+  public static final ConfigKey<Integer> FEED_PARTITIONS =
+      register("spark.spindle.feed.partitions", "0", "Spark partitions per epoch of feed; 0 = the default parallelism (--partitions)", SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<Integer> FEED_READ_BATCHES =
+      register("spark.spindle.feed.readBatches", "4", "Batches whose encoded samples a feed task reads in one pass over their shards", SpindleConfig::positiveInt);
+  public static final ConfigKey<String> FEED_MANIFEST_CHANGED =
+      register("spark.spindle.feed.manifestChanged", "fail", "When the shards differ from the cached manifest: fail (naming the changes) or recount (list and count again, rewrite the cache)", SpindleConfig::manifestPolicy);
+  public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
+      register("spark.spindle.feed.testDelayMs", "0", "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job", SpindleConfig::nonNegativeLong);
+
   private SpindleConfig() {}
 
   private static <T> ConfigKey<T> register(
@@ -121,6 +136,30 @@ public final class SpindleConfig {
     long v = Long.parseLong(s);
     if (v <= 0) {
       throw new IllegalArgumentException("must be > 0");
+    }
+    return v;
+  }
+
+  private static long nonNegativeLong(String s) {
+    long v = Long.parseLong(s);
+    if (v < 0) {
+      throw new IllegalArgumentException("must be >= 0");
+    }
+    return v;
+  }
+
+  private static String remainderName(String s) {
+    String v = s.trim().toUpperCase(java.util.Locale.ROOT);
+    if (!v.equals("DROP_LAST") && !v.equals("PAD") && !v.equals("EXACT")) {
+      throw new IllegalArgumentException("must be DROP_LAST, PAD or EXACT");
+    }
+    return v;
+  }
+
+  private static String manifestPolicy(String s) {
+    String v = s.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!v.equals("fail") && !v.equals("recount")) {
+      throw new IllegalArgumentException("must be fail or recount");
     }
     return v;
   }

@@ -14,12 +14,12 @@ import scala.Tuple2;
  * Starts the SparkSession a command runs on: the embedded default ({@code local[*]}, bound to
  * loopback), the master given by {@code --master}, or the one spark-submit configured.
  */
-final class Sessions {
+public final class Sessions {
   private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
 
   private Sessions() {}
 
-  static SparkSession start(String command, String master, Map<String, String> settings) {
+  public static SparkSession start(String command, String master, Map<String, String> settings) {
     SparkConf conf = new SparkConf(true); // spark.* system properties, as spark-submit sets them
     if (master != null) {
       conf.setMaster(master);

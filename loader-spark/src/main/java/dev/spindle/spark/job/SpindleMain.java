@@ -27,6 +27,14 @@ public final class SpindleMain {
           "  gen-sample  --output DIR [--shards 4] [--per-shard 64] [--width 320] [--height 240] [--seed 0]",
           "  preprocess  --input URI --output URI [--size 224] [--batch-size 256] [--threads N]",
           "              [--overwrite] [--report FILE] [--master URL] [--conf spark.key=value]...",
+          "  feed        --input URI --world-size W [--epochs E] [--seed S] [--batch-size B] [--size 224]",
+          "              [--resume STATE.json] [--report FILE] [--threads N] [--partitions P]",
+          "              [--stop-after-batches K --save-state FILE] [--manifest FILE] [--master URL]",
+          "  import-fashion-mnist --output URI [--limit N] [--shards 8] [--split train|t10k]",
+          "              [--source DIR] [--report FILE]   Debian's Fashion-MNIST -> tar shards",
+          "  example     fashion-mnist [--epochs N] [--limit SAMPLES] [--report FILE] [--world-size 2]",
+          "              [--batch-size 64] [--test-limit N] [--work DIR]   train PyTorch trainers (DDP)",
+          "              fed through the trainer bridge; reports test accuracy and trainer wait",
           "  bench       pipeline|images|feeder [flags]   (see README)",
           "  config      --example | --markdown   print every spark.spindle.* key with its default",
           "",
@@ -54,6 +62,9 @@ public final class SpindleMain {
             case "gen-sample" -> genSample(rest);
             case "preprocess" -> preprocess(rest);
             case "demo" -> demo(rest);
+            case "feed" -> dev.spindle.spark.feed.FeedCommand.run(rest);
+            case "import-fashion-mnist" -> dev.spindle.spark.example.ImportCommand.run(rest);
+            case "example" -> dev.spindle.spark.example.ExampleCommand.run(rest);
             case "config" -> {
               config(rest, out);
               yield null;
@@ -68,7 +79,7 @@ public final class SpindleMain {
         out.println(Summary.line(report));
       }
       return 0;
-    } catch (Args.UsageException e) {
+    } catch (Args.UsageException | dev.spindle.spark.feed.FeedCommand.UsageException e) {
       err.println("spindle: " + e.getMessage());
       err.println(USAGE);
       return 2;

@@ -18,17 +18,32 @@ final class ImageFolderReader implements ShardReader {
   private final FileSystem fs;
   private final Path root;
   private final int maxSampleBytes;
+  private final int[] wanted; // positions to read, strictly increasing; null = every file
+  private int nextWanted;
   private int position;
 
   ImageFolderReader(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
+    this(shard, conf, maxSampleBytes, null);
+  }
+
+  /** A reader of only the files at {@code positions}; the others are never opened. */
+  ImageFolderReader(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+      throws IOException {
     this.shard = shard;
     this.root = new Path(shard.uri());
     this.fs = root.getFileSystem(conf);
     this.maxSampleBytes = maxSampleBytes;
+    this.wanted = positions;
   }
 
   @Override
   public boolean hasNext() {
+    if (wanted != null) {
+      if (nextWanted >= wanted.length || wanted[nextWanted] >= shard.entries().size()) {
+        return false;
+      }
+      position = wanted[nextWanted];
+    }
     return position < shard.entries().size();
   }
 
@@ -37,6 +52,7 @@ final class ImageFolderReader implements ShardReader {
     if (!hasNext()) {
       throw new NoSuchElementException("No more samples in " + shard.displayName());
     }
+    nextWanted++;
     FolderEntry entry = shard.entries().get(position);
     SampleBuilder sample = new SampleBuilder(shard.uri(), entry.path(), position++);
     sample.label(entry.label());
@@ -64,5 +80,6 @@ final class ImageFolderReader implements ShardReader {
   @Override
   public void close() {
     position = shard.entries().size();
+    nextWanted = wanted == null ? 0 : wanted.length;
   }
 }

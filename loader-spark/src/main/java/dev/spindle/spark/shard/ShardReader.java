@@ -33,4 +33,25 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes);
     };
   }
+
+  /**
+   * Opens a reader that yields only the samples at {@code positions} (strictly increasing), each
+   * with its own position. Skipped samples are passed over at the index level: a tar reader skips
+   * their entries by header without reading the content, a folder reader never opens their
+   * files. The reader stops after the last wanted position; if the shard ends before it, the
+   * missing samples are simply not returned (the caller sees which positions came back).
+   */
+  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+      throws IOException {
+    for (int i = 1; i < positions.length; i++) {
+      if (positions[i] <= positions[i - 1]) {
+        throw new IllegalArgumentException("Invalid positions for " + shard.displayName() + ": "
+            + positions[i - 1] + " then " + positions[i] + " (must be strictly increasing)");
+      }
+    }
+    return switch (shard.format()) {
+      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes, positions.clone());
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes, positions.clone());
+    };
+  }
 }

@@ -19,29 +19,44 @@ final class TarShardReader implements ShardReader {
   private final TarEntryReader entries;
   private final String shard;
   private final int maxSampleBytes;
+  private final int[] wanted; // positions to read, strictly increasing; null = every sample
+  private int nextWanted;
   private boolean entryPending;
   private boolean exhausted;
   private long position;
   private Sample next;
   private String damage;
 
-  private TarShardReader(InputStream in, String shard, int maxSampleBytes) {
+  private TarShardReader(InputStream in, String shard, int maxSampleBytes, int[] wanted) {
     this.in = in;
     this.shard = shard;
     this.entries = new TarEntryReader(in, shard);
     this.maxSampleBytes = maxSampleBytes;
+    this.wanted = wanted;
   }
 
   static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes)
       throws IOException {
+    return open(shard, conf, maxSampleBytes, null);
+  }
+
+  /** A reader of only the samples at {@code positions} (strictly increasing), or all if null. */
+  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+      throws IOException {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
-    return new TarShardReader(new BufferedInputStream(raw, 1 << 20), shard.uri(), maxSampleBytes);
+    return new TarShardReader(
+        new BufferedInputStream(raw, 1 << 20), shard.uri(), maxSampleBytes, positions);
   }
 
   /** Reads a tar shard from any stream (tests, counting). */
   static TarShardReader of(InputStream in, String shard, int maxSampleBytes) {
-    return new TarShardReader(in, shard, maxSampleBytes);
+    return new TarShardReader(in, shard, maxSampleBytes, null);
+  }
+
+  /** Reads only the samples at {@code positions} (strictly increasing) of a tar stream. */
+  static TarShardReader of(InputStream in, String shard, int maxSampleBytes, int[] positions) {
+    return new TarShardReader(in, shard, maxSampleBytes, positions);
   }
 
   /** Counts the samples of a tar stream, reading headers only (content is skipped). */
@@ -98,6 +113,9 @@ final class TarShardReader implements ShardReader {
         return null;
       }
     }
+    if (wanted != null && !skipToWanted()) {
+      return null;
+    }
     String key = WebDatasetKeys.key(entries.name());
     SampleBuilder sample = new SampleBuilder(shard, key, position++);
     do {
@@ -118,6 +136,37 @@ final class TarShardReader implements ShardReader {
       }
     } while (entryPending && WebDatasetKeys.key(entries.name()).equals(key));
     return sample.build();
+  }
+
+  /**
+   * Moves past unwanted samples by their headers alone: {@link TarEntryReader#next()} skips the
+   * content of an entry that was not read, so their image bytes are never read. Returns false
+   * when no wanted sample is left (the rest of the archive is not read) or the archive ended.
+   */
+  private boolean skipToWanted() throws IOException {
+    if (nextWanted >= wanted.length) {
+      exhausted = true;
+      entryPending = false;
+      return false;
+    }
+    int target = wanted[nextWanted++];
+    while (position < target) {
+      String key = WebDatasetKeys.key(entries.name());
+      do {
+        try {
+          entryPending = entries.next();
+        } catch (IOException e) {
+          entryPending = false;
+          damage = e.getMessage();
+        }
+        if (!entryPending) {
+          exhausted = true;
+          return false;
+        }
+      } while (WebDatasetKeys.key(entries.name()).equals(key));
+      position++;
+    }
+    return true;
   }
 
   private void collect(SampleBuilder sample) throws IOException {

@@ -1,0 +1,15 @@
+"""Python client of the Spindle trainer bridge: batches from a co-located feeder, zero copy.
+
+    from spindle_bridge import SpindleLoader
+    loader = SpindleLoader("/tmp/spindle/bridge.sock", rank=0, world_size=2)
+    for images, labels in loader:      # torch tensors viewing the feeder's shared memory
+        ...                            # valid until the next batch is requested
+    state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
+
+Needs numpy; returns torch tensors when torch is importable (``as_numpy=True`` for arrays).
+No pyarrow, no pyspark.
+"""
+from .client import SpindleLoader, Batch
+from .protocol import ProtocolError, VERSION
+
+__all__ = ["SpindleLoader", "Batch", "ProtocolError", "VERSION"]

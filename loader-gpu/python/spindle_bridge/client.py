@@ -1,0 +1,199 @@
+"""SpindleLoader: an iterable over a rank's batches, served by a co-located Spindle feeder."""
+import copy
+import json
+import mmap
+import socket
+import time
+import warnings
+
+import numpy as np
+
+from . import protocol as p
+
+
+def _torch():
+    """torch if importable (imported on first use: numpy-only trainers never pay for it)."""
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+class Batch:
+    """One batch's descriptor: number in the rank's epoch, plan indices and sample keys."""
+
+    def __init__(self, desc):
+        self.number = desc["batch"]
+        self.rows = desc["rows"]
+        self.indices = desc["indices"]
+        self.keys = desc["keys"]
+        self.shape = desc["shape"]
+        self.dtype = desc["dtype"]
+
+
+class SpindleLoader:
+    """Yields ``(images, labels)`` for one rank, viewing the feeder's memory without a copy.
+
+    Images are uint8 ``[N, H, W, C]`` (or normalised ``[N, C, H, W]`` float16/float32, as the
+    feeder is configured); labels int64 ``[N]``. The views are read-only and valid until the next
+    batch is requested: the loader then releases the batch and the feeder reuses its slot. Copy
+    (or convert, e.g. ``images.float()``) what must outlive the step.
+
+    ``state_dict()`` is the loader state JSON (as a dict) with this rank's batches consumed;
+    pass it back as ``state=`` to resume. Not thread-safe: one iterating thread per loader.
+    """
+
+    def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
+                 as_numpy=False):
+        self.rank, self.world_size, self.device = rank, world_size, device
+        self.timeout_s = timeout_s
+        self.torch = None if as_numpy else _torch()
+        self.wait_s = 0.0
+        self.batches_yielded = 0
+        self.last = None
+        self._held = None
+        self._ended = False
+        self._mm = None
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(timeout_s + 30.0)
+        self._sock.connect(str(socket_path))
+        try:
+            self._sock.sendall(p.hello(rank, world_size, _resume_point(state, rank), device))
+            msg_type, payload = p.read_frame(self._sock)
+            if msg_type != p.WELCOME:
+                raise p.ProtocolError("expected WELCOME, got message type %d" % msg_type)
+            self.welcome = p.parse_welcome(payload)
+            self.start_batch = self.welcome["position"]
+            self._map()
+        except BaseException:
+            self._sock.close()
+            raise
+
+    def _map(self):
+        w = self.welcome
+        if w["memory"] == p.MEMORY_SHM:
+            with open(w["path"], "rb") as f:
+                self._mm = mmap.mmap(f.fileno(), w["size"], access=mmap.ACCESS_READ)
+        else:
+            self._cuda = _CudaSlab(w, self.torch)
+
+    def __iter__(self):
+        while not self._ended:
+            self._release_held()
+            started = time.perf_counter()
+            self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
+            msg_type, payload = p.read_frame(self._sock)
+            self.wait_s += time.perf_counter() - started
+            if msg_type == p.END:
+                self._ended = True
+                return
+            if msg_type == p.TIMEOUT:
+                raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
+                                                                          self.timeout_s))
+            if msg_type != p.BATCH:
+                raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
+            desc = p.parse_batch(payload)
+            self._held = desc["batch"]
+            self.last = Batch(desc)
+            self.batches_yielded += 1
+            yield self._views(desc)
+
+    def _views(self, d):
+        if self.welcome["memory"] != p.MEMORY_SHM:
+            return self._cuda.views(d)
+        n = int(np.prod(d["shape"]))
+        images = np.frombuffer(self._mm, dtype=d["dtype"], count=n,
+                               offset=d["image_offset"]).reshape(d["shape"])
+        labels = np.frombuffer(self._mm, dtype=np.int64, count=d["rows"],
+                               offset=d["labels_offset"])
+        if self.torch is None:
+            return images, labels
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # read-only views, by design
+            return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+
+    def _release_held(self):
+        if self._held is not None:
+            self._sock.sendall(p.release(self._held))
+            self._held = None
+
+    def position(self):
+        """Batches of this rank's current leg consumed: the resume point."""
+        return self.start_batch + self.batches_yielded
+
+    def state_dict(self):
+        """The loader state document with this rank's ``batchesConsumed`` entry updated."""
+        base = self.welcome["loader_state"]
+        state = copy.deepcopy(json.loads(base)) if base else {
+            "worldSize": self.world_size, "batchesConsumed": [0] * self.world_size}
+        state["batchesConsumed"][self.rank] = self.position()
+        return state
+
+    def close(self):
+        """Releases every batch (BYE) and disconnects. Views handed out become invalid."""
+        if self._sock.fileno() < 0:
+            return
+        try:
+            self._sock.sendall(p.frame(p.BYE))
+        except OSError:
+            pass
+        self._sock.close()
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:
+                pass  # views still alive: the mapping goes when they do
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def merge_states(states):
+    """Combines rank states (each from state_dict()) into one document for the checkpoint."""
+    merged = copy.deepcopy(states[0])
+    for r, s in enumerate(states):
+        merged["batchesConsumed"][r] = s["batchesConsumed"][r]
+    return merged
+
+
+def _resume_point(state, rank):
+    if state is None:
+        return -1
+    consumed = state["batchesConsumed"]
+    if not 0 <= rank < len(consumed):
+        raise ValueError("Invalid rank: %d (the state has %d ranks)" % (rank, len(consumed)))
+    return int(consumed[rank])
+
+
+class _CudaSlab:
+    """CUDA IPC (memory kind 2): opens the slab once with cupy, hands tensors over by DLPack.
+
+    Requires cupy matching the driver; torch for tensors. NOT YET EXERCISED: the JVM bridge
+    serves host shared memory only, and no GPU was available to test this path.
+    """
+
+    def __init__(self, welcome, torch):
+        self.torch = torch
+        import cupy  # noqa: F401  (the documented requirement of the GPU path)
+        self.cupy = cupy
+        with cupy.cuda.Device(welcome["device"]):
+            self.ptr = cupy.cuda.runtime.ipcOpenMemHandle(welcome["ipc_handle"])
+        self.mem = cupy.cuda.UnownedMemory(self.ptr, welcome["size"], self)
+        self.device = welcome["device"]
+
+    def views(self, d):
+        cp = self.cupy
+        n = int(np.prod(d["shape"]))
+        img = cp.ndarray(d["shape"], dtype=d["dtype"],
+                         memptr=cp.cuda.MemoryPointer(self.mem, d["image_offset"]))
+        lab = cp.ndarray((d["rows"],), dtype=cp.int64,
+                         memptr=cp.cuda.MemoryPointer(self.mem, d["labels_offset"]))
+        assert img.size == n
+        if self.torch is None:
+            return img, lab
+        dlpack = self.torch.utils.dlpack
+        return dlpack.from_dlpack(img.toDlpack()), dlpack.from_dlpack(lab.toDlpack())

@@ -1,0 +1,145 @@
+"""Framing and message layouts of the Spindle bridge protocol, version 1 (see PROTOCOL.md).
+
+Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
+u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
+"""
+import struct
+
+VERSION = 1
+MAGIC = b"SPDL"
+HEADER = struct.Struct("<4sHHI")
+MAX_PAYLOAD = 1 << 20
+
+HELLO, WELCOME, NEXT, BATCH, RELEASE, END, TIMEOUT, ERROR, BYE = range(1, 10)
+
+ERRORS = {1: "MALFORMED", 2: "BAD_VERSION", 3: "TOO_LARGE", 4: "BAD_RANK", 5: "RANK_TAKEN",
+          6: "BAD_RESUME", 7: "UNEXPECTED", 8: "FEEDER_FAILED", 9: "UNSUPPORTED_DEVICE"}
+
+DTYPES = {0: "uint8", 1: "float16", 2: "float32"}
+MEMORY_SHM = 1
+MEMORY_CUDA_IPC = 2
+
+
+class ProtocolError(Exception):
+    """The peer broke the protocol, or the feeder refused this trainer (``code`` names why)."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message if code is None else "%s: %s" % (code, message))
+        self.code = code
+
+
+def frame(msg_type, payload=b"", version=VERSION):
+    return HEADER.pack(MAGIC, version, msg_type, len(payload)) + payload
+
+
+def read_exact(sock, n):
+    chunks, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise ConnectionError("feeder closed the connection (%d of %d bytes read)" % (got, n))
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(sock):
+    """Returns (type, payload). Raises ProtocolError on a bad header, and on ERROR messages."""
+    magic, version, msg_type, length = HEADER.unpack(read_exact(sock, HEADER.size))
+    if magic != MAGIC:
+        raise ProtocolError("not a Spindle bridge: bad magic %r" % magic)
+    if version != VERSION:
+        raise ProtocolError("feeder speaks protocol version %d, this client version %d"
+                            % (version, VERSION), "BAD_VERSION")
+    if length > MAX_PAYLOAD:
+        raise ProtocolError("payload of %d bytes (must be <= %d)" % (length, MAX_PAYLOAD))
+    payload = read_exact(sock, length) if length else b""
+    if msg_type == ERROR:
+        reader = Reader(payload)
+        code = reader.u16()
+        raise ProtocolError(reader.string(), ERRORS.get(code, "ERROR %d" % code))
+    return msg_type, payload
+
+
+def string(s):
+    b = s.encode("utf-8")
+    return struct.pack("<I", len(b)) + b
+
+
+def hello(rank, world_size, resume_from, device):
+    return frame(HELLO, struct.pack("<iiq", rank, world_size, resume_from) + string(device))
+
+
+def next_request(timeout_ms):
+    return frame(NEXT, struct.pack("<q", timeout_ms))
+
+
+def release(batch):
+    return frame(RELEASE, struct.pack("<q", batch))
+
+
+class Reader:
+    """Reads fields off a payload, refusing to read past its end."""
+
+    def __init__(self, payload):
+        self.b, self.at = payload, 0
+
+    def take(self, fmt):
+        s = struct.calcsize(fmt)
+        if self.at + s > len(self.b):
+            raise ProtocolError("message too short: %d bytes" % len(self.b))
+        v = struct.unpack_from(fmt, self.b, self.at)
+        self.at += s
+        return v if len(v) > 1 else v[0]
+
+    def u8(self):
+        return self.take("<B")
+
+    def u16(self):
+        return self.take("<H")
+
+    def i32(self):
+        return self.take("<i")
+
+    def i64(self):
+        return self.take("<q")
+
+    def string(self):
+        n = self.take("<I")
+        if self.at + n > len(self.b):
+            raise ProtocolError("string of %d bytes past the end of the message" % n)
+        s = self.b[self.at:self.at + n].decode("utf-8")
+        self.at += n
+        return s
+
+
+def parse_welcome(payload):
+    r = Reader(payload)
+    w = {"rank": r.i32(), "world_size": r.i32(), "position": r.i64(), "memory": r.u8()}
+    if w["memory"] == MEMORY_SHM:
+        w["path"] = r.string()
+        w["size"] = r.i64()
+    elif w["memory"] == MEMORY_CUDA_IPC:
+        w["device"] = r.i32()
+        w["ipc_handle"] = r.take("<64s")
+        w["size"] = r.i64()
+    else:
+        raise ProtocolError("unknown memory kind %d" % w["memory"])
+    w["dtype"] = DTYPES[r.u8()]
+    w["height"], w["width"], w["channels"], w["max_rows"] = r.i32(), r.i32(), r.i32(), r.i32()
+    w["loader_state"] = r.string()
+    return w
+
+
+def parse_batch(payload):
+    r = Reader(payload)
+    b = {"batch": r.i64(), "rows": r.i32(), "dtype": DTYPES[r.u8()]}
+    ndim = r.u8()
+    b["shape"] = tuple(r.i64() for _ in range(ndim))
+    b["image_offset"], b["image_bytes"], b["labels_offset"] = r.i64(), r.i64(), r.i64()
+    b["event"] = r.u8()
+    if b["event"]:
+        b["ipc_event"] = r.take("<64s")
+    b["indices"] = [r.i64() for _ in range(b["rows"])]
+    b["keys"] = [r.string() for _ in range(b["rows"])]
+    return b

@@ -1,0 +1,80 @@
+"""Unit tests of the client's protocol layer: layouts, version and size checks, state helpers."""
+import os
+import socket
+import struct
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from spindle_bridge import protocol as p  # noqa: E402
+from spindle_bridge.client import _resume_point, merge_states  # noqa: E402
+
+
+def welcome_payload(state=""):
+    return (struct.pack("<iiqB", 1, 2, 7, p.MEMORY_SHM) + p.string("/dev/shm/x")
+            + struct.pack("<qBiiii", 4096, 0, 28, 28, 1, 64) + p.string(state))
+
+
+class ProtocolTest(unittest.TestCase):
+    def pair(self, data):
+        a, b = socket.socketpair()
+        a.sendall(data)
+        a.close()
+        self.addCleanup(b.close)
+        return b
+
+    def test_hello_layout_is_header_then_rank_world_resume_device(self):
+        f = p.hello(1, 2, -1, "cpu")
+        magic, version, t, n = p.HEADER.unpack(f[:12])
+        self.assertEqual((magic, version, t, n), (b"SPDL", 1, p.HELLO, 4 + 4 + 8 + 4 + 3))
+        self.assertEqual(struct.unpack("<iiqI", f[12:32]), (1, 2, -1, 3))
+        self.assertEqual(f[32:], b"cpu")
+
+    def test_welcome_round_trips(self):
+        w = p.parse_welcome(welcome_payload('{"a": 1}'))
+        self.assertEqual((w["rank"], w["world_size"], w["position"], w["path"], w["size"]),
+                         (1, 2, 7, "/dev/shm/x", 4096))
+        self.assertEqual((w["dtype"], w["height"], w["max_rows"], w["loader_state"]),
+                         ("uint8", 28, 64, '{"a": 1}'))
+
+    def test_batch_round_trips_with_indices_and_keys(self):
+        payload = (struct.pack("<qiBB", 5, 2, 0, 2) + struct.pack("<qq", 2, 3)
+                   + struct.pack("<qqqB", 256, 6, 512, 0) + struct.pack("<qq", 10, 11)
+                   + p.string("k-é") + p.string("k2"))
+        b = p.parse_batch(payload)
+        self.assertEqual((b["batch"], b["rows"], b["shape"], b["image_offset"]), (5, 2, (2, 3), 256))
+        self.assertEqual((b["indices"], b["keys"]), ([10, 11], ["k-é", "k2"]))
+
+    def test_truncated_message_is_refused(self):
+        with self.assertRaisesRegex(p.ProtocolError, "too short"):
+            p.parse_welcome(welcome_payload()[:10])
+
+    def test_other_version_is_refused_with_both_versions_named(self):
+        with self.assertRaisesRegex(p.ProtocolError, "version 2, this client version 1"):
+            p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=2)))
+
+    def test_bad_magic_and_oversized_payload_are_refused(self):
+        with self.assertRaisesRegex(p.ProtocolError, "bad magic"):
+            p.read_frame(self.pair(b"HTTP" + b"\0" * 8))
+        with self.assertRaisesRegex(p.ProtocolError, "must be <="):
+            p.read_frame(self.pair(p.HEADER.pack(b"SPDL", 1, p.BATCH, p.MAX_PAYLOAD + 1)))
+
+    def test_error_message_raises_with_its_code(self):
+        err = p.frame(p.ERROR, struct.pack("<H", 5) + p.string("Rank 0 already has a trainer"))
+        with self.assertRaisesRegex(p.ProtocolError, "RANK_TAKEN: Rank 0 already"):
+            p.read_frame(self.pair(err))
+
+    def test_resume_point_comes_from_this_ranks_entry(self):
+        self.assertEqual(_resume_point(None, 0), -1)
+        self.assertEqual(_resume_point({"batchesConsumed": [3, 4]}, 1), 4)
+        with self.assertRaisesRegex(ValueError, "Invalid rank: 2"):
+            _resume_point({"batchesConsumed": [3, 4]}, 2)
+
+    def test_merge_states_takes_each_ranks_own_count(self):
+        s0 = {"seed": 1, "batchesConsumed": [5, 0]}
+        s1 = {"seed": 1, "batchesConsumed": [0, 6]}
+        self.assertEqual(merge_states([s0, s1]), {"seed": 1, "batchesConsumed": [5, 6]})
+
+
+if __name__ == "__main__":
+    unittest.main()

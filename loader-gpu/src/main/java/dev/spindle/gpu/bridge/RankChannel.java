@@ -1,0 +1,113 @@
+package dev.spindle.gpu.bridge;
+
+import dev.spindle.gpu.feed.DeviceBatch;
+import dev.spindle.gpu.feed.GpuFeeder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One rank's stream of batches through the bridge: its feeder, the trainer that owns it now, and
+ * the batches a departed trainer held (revoked from it, delivered first to the next trainer of the
+ * rank, so the rank resumes exactly where its last trainer stopped). Batch numbers are absolute
+ * positions in the rank's epoch: {@code firstBatch + feeder sequence}.
+ *
+ * <p>Threads: the owning session's thread, and the server's close; every method is synchronized.
+ */
+final class RankChannel {
+  final int rank;
+  final GpuFeeder feeder;
+  final long firstBatch;
+  final String loaderState;
+  private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
+  private TrainerSession owner;
+  private long nextFromFeeder;
+  private boolean ended;
+
+  RankChannel(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+    this.rank = rank;
+    this.feeder = feeder;
+    this.firstBatch = firstBatch;
+    this.loaderState = loaderState;
+    this.nextFromFeeder = firstBatch;
+  }
+
+  /** Makes {@code s} the owner; the current owner's description if another holds the rank. */
+  synchronized String claim(TrainerSession s) {
+    if (owner != null) {
+      return owner.toString();
+    }
+    owner = s;
+    return null;
+  }
+
+  /** The first batch not finished: what a new trainer of this rank receives first. */
+  synchronized long position() {
+    return pending.isEmpty() ? nextFromFeeder : number(pending.peekFirst());
+  }
+
+  /** Releases pending batches, then skips feeder batches, below {@code batch}. */
+  synchronized void skipTo(long batch, Duration step) throws InterruptedException {
+    while (!pending.isEmpty() && number(pending.peekFirst()) < batch) {
+      pending.pollFirst().close();
+    }
+    while (nextFromFeeder < batch && !ended) {
+      try {
+        DeviceBatch b = feeder.next(step);
+        if (b == null) {
+          ended = true;
+        } else {
+          nextFromFeeder = number(b) + 1;
+          b.close();
+        }
+      } catch (TimeoutException e) {
+        // keep waiting: the producer is slower than the skip
+      }
+    }
+  }
+
+  /** The next batch: a revoked one first, then the feeder's; null at end of input. */
+  synchronized DeviceBatch next(Duration timeout) throws TimeoutException, InterruptedException {
+    if (!pending.isEmpty()) {
+      return pending.pollFirst();
+    }
+    if (ended) {
+      return null;
+    }
+    DeviceBatch b = feeder.next(timeout);
+    if (b == null) {
+      ended = true;
+    } else {
+      nextFromFeeder = number(b) + 1;
+    }
+    return b;
+  }
+
+  /** Ends {@code s}'s ownership; {@code held} (its unreleased batches) wait for the next owner. */
+  synchronized void depart(TrainerSession s, Collection<DeviceBatch> held) {
+    if (owner != s) {
+      held.forEach(DeviceBatch::close);
+      return;
+    }
+    List<DeviceBatch> all = new java.util.ArrayList<>(pending);
+    all.addAll(held);
+    all.sort(Comparator.comparingLong(this::number));
+    pending.clear();
+    pending.addAll(all);
+    owner = null;
+  }
+
+  /** Releases every revoked batch (server close). */
+  synchronized void releaseAll() {
+    while (!pending.isEmpty()) {
+      pending.pollFirst().close();
+    }
+  }
+
+  long number(DeviceBatch b) {
+    return firstBatch + b.sequence();
+  }
+}

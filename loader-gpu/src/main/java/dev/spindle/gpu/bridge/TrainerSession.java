@@ -1,0 +1,293 @@
+package dev.spindle.gpu.bridge;
+
+import dev.spindle.gpu.device.SharedMemoryDevice;
+import dev.spindle.gpu.device.SharedMemoryDevice.SharedSegment;
+import dev.spindle.gpu.feed.DeviceBatch;
+import dev.spindle.gpu.feed.FeederConfig;
+import dev.spindle.gpu.ring.RingFailedException;
+import java.io.IOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One trainer connection: handshake, then NEXT / RELEASE until BYE or disconnect. On any exit the
+ * batches the trainer still holds are revoked from it and handed to its rank's next trainer.
+ *
+ * <p>Threads: runs on its own connection thread, the only reader and writer of its channel; the
+ * server may close the channel from another thread to stop it.
+ */
+final class TrainerSession implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainerSession.class);
+  private static final Duration STEP = Duration.ofMillis(500);
+  private final BridgeServer server;
+  private final SocketChannel ch;
+  private final int id;
+  private final Map<Long, DeviceBatch> held = new LinkedHashMap<>();
+  private RankChannel rank;
+
+  TrainerSession(BridgeServer server, SocketChannel ch, int id) {
+    this.server = server;
+    this.ch = ch;
+    this.id = id;
+  }
+
+  @Override
+  public void run() {
+    try {
+      Wire.Frame hello = Wire.read(ch);
+      if (hello == null) {
+        return;
+      }
+      handshake(hello);
+      serve();
+    } catch (ProtocolException e) {
+      server.refused.incrementAndGet();
+      LOG.warn("Bridge connection {}: refused: {}", id, e.getMessage());
+      sendError(e.error, e.getMessage());
+    } catch (RingFailedException e) {
+      sendError(BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: "
+          + e.getMessage());
+    } catch (IOException e) {
+      LOG.info("Bridge connection {} ({}) lost: {}", id, this, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("Bridge connection {} ({}) failed", id, this, e);
+      sendError(BridgeError.UNEXPECTED, "Internal error: " + e);
+    } finally {
+      depart();
+    }
+  }
+
+  private void handshake(Wire.Frame f) throws IOException, InterruptedException {
+    expect(f, Wire.HELLO);
+    ByteBuffer p = f.payload();
+    int r;
+    int world;
+    long resume;
+    String device;
+    try {
+      r = p.getInt();
+      world = p.getInt();
+      resume = p.getLong();
+      device = Wire.getString(p);
+    } catch (BufferUnderflowException e) {
+      throw malformed("HELLO", p);
+    }
+    checkEnd("HELLO", p);
+    RankChannel c = server.rankFor(r, world, device);
+    String other = c.claim(this);
+    if (other != null) {
+      throw new ProtocolException(BridgeError.RANK_TAKEN,
+          "Rank " + r + " already has a trainer connected (" + other + ")");
+    }
+    rank = c;
+    long at = c.position();
+    if (resume >= 0 && resume < at) {
+      rank = null;
+      c.depart(this, java.util.List.of());
+      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + r + " is at batch " + at
+          + " but the trainer's state says " + resume + " batches consumed: batches " + resume
+          + ".." + (at - 1) + " already left this feeder; restart the feed job from that loader "
+          + "state");
+    }
+    if (resume > at) {
+      c.skipTo(resume, STEP);
+    }
+    sendWelcome(c, device);
+    server.connected.incrementAndGet();
+    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id, r, world,
+        device, c.position());
+  }
+
+  private void sendWelcome(RankChannel c, String device) throws IOException {
+    SharedSegment seg = segment(c);
+    FeederConfig cfg = c.feeder.config();
+    var spec = cfg.normalize();
+    ByteBuffer b = Wire.buffer(64 + Wire.stringBytes(seg.path().toString())
+        + Wire.stringBytes(c.loaderState));
+    b.putInt(c.rank).putInt(server.worldSize).putLong(c.position());
+    b.put((byte) 1); // memory kind 1: shared-memory file
+    Wire.putString(b, seg.path().toString());
+    b.putLong(seg.size());
+    b.put((byte) spec.type().ordinal()).putInt(spec.height()).putInt(spec.width())
+        .putInt(spec.channels()).putInt(cfg.maxRows());
+    Wire.putString(b, c.loaderState);
+    Wire.write(ch, Wire.WELCOME, b.flip());
+  }
+
+  private void serve() throws IOException, InterruptedException {
+    while (true) {
+      Wire.Frame f = Wire.read(ch);
+      if (f == null) {
+        throw new IOException("trainer closed the connection without BYE");
+      }
+      switch (f.type()) {
+        case Wire.NEXT -> next(f.payload());
+        case Wire.RELEASE -> release(f.payload());
+        case Wire.BYE -> {
+          checkEnd("BYE", f.payload());
+          held.values().forEach(DeviceBatch::close);
+          held.clear();
+          return;
+        }
+        default -> throw new ProtocolException(BridgeError.MALFORMED,
+            "Invalid message type " + f.type() + " after the handshake");
+      }
+    }
+  }
+
+  private void next(ByteBuffer p) throws IOException, InterruptedException {
+    long timeoutMs;
+    try {
+      timeoutMs = p.getLong();
+    } catch (BufferUnderflowException e) {
+      throw malformed("NEXT", p);
+    }
+    checkEnd("NEXT", p);
+    long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
+    while (true) {
+      server.checkOpen();
+      long left = deadline - System.nanoTime();
+      try {
+        DeviceBatch b = rank.next(left < STEP.toNanos() ? Duration.ofNanos(Math.max(left, 1))
+            : STEP);
+        if (b == null) {
+          Wire.write(ch, Wire.END, Wire.buffer(0));
+        } else {
+          held.put(rank.number(b), b);
+          sendBatch(b);
+        }
+        return;
+      } catch (TimeoutException e) {
+        if (System.nanoTime() >= deadline) {
+          Wire.write(ch, Wire.TIMEOUT, Wire.buffer(0));
+          return;
+        }
+      }
+    }
+  }
+
+  private void sendBatch(DeviceBatch b) throws IOException {
+    SharedSegment seg = segment(rank);
+    int rows = b.rows();
+    long[] shape = b.shape();
+    int keyBytes = 0;
+    String[] keys = new String[rows];
+    for (int i = 0; i < rows; i++) {
+      keys[i] = b.key(i);
+      keyBytes += Wire.stringBytes(keys[i]);
+    }
+    ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 8 * rows + keyBytes);
+    o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal())
+        .put((byte) shape.length);
+    for (long d : shape) {
+      o.putLong(d);
+    }
+    o.putLong(b.imagePointer() - seg.address()).putLong(b.imageBytes())
+        .putLong(b.labelsPointer() - seg.address()).put((byte) 0); // event 0: copy complete
+    for (int i = 0; i < rows; i++) {
+      o.putLong(b.index(i));
+    }
+    for (String k : keys) {
+      Wire.putString(o, k);
+    }
+    Wire.write(ch, Wire.BATCH, o.flip());
+    server.delivered.incrementAndGet();
+  }
+
+  private void release(ByteBuffer p) {
+    long n;
+    try {
+      n = p.getLong();
+    } catch (BufferUnderflowException e) {
+      throw malformed("RELEASE", p);
+    }
+    checkEnd("RELEASE", p);
+    DeviceBatch b = held.remove(n);
+    if (b == null) {
+      throw new ProtocolException(BridgeError.UNEXPECTED, "Invalid RELEASE: batch " + n
+          + " is not held by this trainer (held: " + held.keySet() + ")");
+    }
+    b.close();
+  }
+
+  private static SharedSegment segment(RankChannel c) {
+    return BridgeServer.segmentOf(c.feeder);
+  }
+
+  private void depart() {
+    if (rank != null) {
+      int n = held.size();
+      rank.depart(this, held.values());
+      held.clear();
+      if (n > 0) {
+        server.revoked.addAndGet(n);
+        LOG.warn("Trainer for rank {} left holding {} batch(es); revoked, kept for the rank's "
+            + "next trainer", rank.rank, n);
+      }
+    }
+    try {
+      ch.close();
+    } catch (IOException e) {
+      LOG.debug("Closing bridge connection {}", id, e);
+    }
+    server.sessionEnded(this);
+  }
+
+  private void sendError(BridgeError e, String message) {
+    try {
+      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
+      b.putShort((short) e.code);
+      Wire.putString(b, message);
+      Wire.write(ch, Wire.ERROR, b.flip());
+      discardInput();
+    } catch (IOException | RuntimeException ex) {
+      LOG.debug("Could not send ERROR to bridge connection {}", id, ex);
+    }
+  }
+
+  /**
+   * Drops what the refused peer already sent: closing a Unix socket with unread input resets the
+   * connection, and the peer would lose the ERROR that explains the refusal.
+   */
+  private void discardInput() throws IOException {
+    ch.shutdownOutput();
+    ch.configureBlocking(false);
+    ByteBuffer sink = ByteBuffer.allocate(1 << 16);
+    for (int i = 0; i < 64 && ch.read(sink.clear()) > 0; i++) {
+      // discard
+    }
+  }
+
+  private static void expect(Wire.Frame f, int type) {
+    if (f.type() != type) {
+      throw new ProtocolException(BridgeError.MALFORMED,
+          "Invalid first message: type " + f.type() + " (must be HELLO = " + type + ")");
+    }
+  }
+
+  private static ProtocolException malformed(String what, ByteBuffer p) {
+    return new ProtocolException(BridgeError.MALFORMED,
+        "Invalid " + what + ": payload of " + p.limit() + " bytes is too short");
+  }
+
+  private static void checkEnd(String what, ByteBuffer p) {
+    if (p.hasRemaining()) {
+      throw new ProtocolException(BridgeError.MALFORMED, "Invalid " + what + ": "
+          + p.remaining() + " unexpected trailing byte(s)");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "connection " + id + (rank == null ? "" : ", rank " + rank.rank);
+  }
+}

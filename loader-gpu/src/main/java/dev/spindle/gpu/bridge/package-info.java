@@ -1,0 +1,22 @@
+/**
+ * The trainer bridge: serves a node's feeders to PyTorch trainer processes over a Unix-domain
+ * socket, without copying batches.
+ *
+ * <pre>
+ *  GpuFeeder per rank (on a SharedMemoryDevice: device slab = a file in /dev/shm)
+ *     │ DeviceBatch leases
+ *     ▼
+ *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
+ *     HELLO(rank, world, resume) ─► RankChannel.claim ─► WELCOME(segment path, spec, state)
+ *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
+ *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring
+ *     disconnect ─► held batches revoked ─► RankChannel pending ─► next trainer of the rank
+ * </pre>
+ *
+ * <p>What enters: feeders (one per rank served on this node) and trainer connections. What
+ * leaves: batch descriptors (offsets into the shared slab the trainer mapped once). Threads: one
+ * accept thread, one thread per connection; feeders' own threads are unchanged. The protocol is
+ * specified in {@code loader-gpu/python/PROTOCOL.md}; {@link dev.spindle.gpu.bridge.Wire} is its
+ * framing.
+ */
+package dev.spindle.gpu.bridge;

@@ -1,0 +1,125 @@
+package dev.spindle.gpu.bridge
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path, Paths}
+import java.security.MessageDigest
+import java.time.Duration
+import java.util.HexFormat
+import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
+
+import dev.spindle.gpu.device.{NormalizeSpec, SharedMemoryDevice}
+import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, TestBatches}
+import org.apache.arrow.memory.RootAllocator
+import org.apache.arrow.vector.{BigIntVector, IntVector, VarCharVector}
+import org.apache.arrow.vector.complex.FixedSizeListVector
+
+import scala.jdk.CollectionConverters._
+
+/** What the test producer offered as batch `number`, read back from its Arrow vectors. */
+final case class Expected(number: Long, sha256: String, labels: Seq[Long], indices: Seq[Long],
+    keys: Seq[String])
+
+/** Feeders on shared memory fed by producer threads, a bridge, and Python trainer processes. */
+object BridgeFixture {
+  val ImageBytes = 48
+  val Rows = 4
+  val Python: String = "/usr/bin/python3"
+  val Scripts: Path = Paths.get(sys.props.getOrElse("user.dir", ".")).resolve("python")
+    .toAbsolutePath
+
+  /** One rank's feeder with a producer thread offering `batches` batches (ids from `ids`). */
+  final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
+      gate: CountDownLatch = new CountDownLatch(0)) {
+    val device = new SharedMemoryDevice()
+    val feeder: GpuFeeder = GpuFeeder.open(device,
+      FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
+        .withCloseGrace(Duration.ofMillis(200)))
+    val expected = new ConcurrentHashMap[Long, Expected]()
+    @volatile var failure: Throwable = _
+    private val alloc = new RootAllocator()
+    private val producer = new Thread(() => produce(), s"test-producer-$rank")
+    producer.setDaemon(true)
+    producer.start()
+
+    private def produce(): Unit =
+      try {
+        gate.await()
+        for ((id, seq) <- ids.zipWithIndex) {
+          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0)
+          try {
+            expected.put(seq.toLong, describe(seq, root))
+            feeder.offer(root, Duration.ofSeconds(120))
+          } finally root.close()
+        }
+        feeder.endOfInput()
+      } catch {
+        case _: InterruptedException =>
+        case e: Throwable => failure = e
+      }
+
+    def close(): Unit = {
+      producer.interrupt()
+      producer.join(10000)
+      feeder.close()
+      assert(alloc.getAllocatedMemory == 0, s"producer leaked ${alloc.getAllocatedMemory}")
+      alloc.close()
+    }
+  }
+
+  private def describe(seq: Int, root: org.apache.arrow.vector.VectorSchemaRoot): Expected = {
+    val image = root.getVector("image") match {
+      case l: FixedSizeListVector => l
+      case e: org.apache.arrow.vector.ExtensionTypeVector[_] =>
+        e.getUnderlyingVector.asInstanceOf[FixedSizeListVector]
+    }
+    val n = Rows * ImageBytes
+    val bytes = new Array[Byte](n)
+    image.getDataVector.getDataBuffer.getBytes(0, bytes)
+    val labels = root.getVector("label").asInstanceOf[IntVector]
+    val index = root.getVector("index").asInstanceOf[BigIntVector]
+    val keys = root.getVector("key").asInstanceOf[VarCharVector]
+    Expected(seq, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)),
+      (0 until Rows).map(labels.get(_).toLong), (0 until Rows).map(index.get),
+      (0 until Rows).map(r => new String(keys.get(r), StandardCharsets.UTF_8)))
+  }
+
+  /** A trainer process running tests/trainer_check.py; `lines()` parses its --out file. */
+  final class Trainer(socket: Path, rank: Int, world: Int, dir: Path, extra: Seq[String]) {
+    val out: Path = Files.createTempFile(dir, s"rank$rank-", ".jsonl")
+    private val log = Files.createTempFile(dir, s"rank$rank-", ".log")
+    val process: Process = {
+      val pb = new ProcessBuilder((Seq(Python,
+        Scripts.resolve("tests/trainer_check.py").toString, "--socket", socket.toString,
+        "--rank", rank.toString, "--world", world.toString, "--out", out.toString) ++ extra)
+        .asJava).redirectErrorStream(true).redirectOutput(log.toFile)
+      pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+      pb.start()
+    }
+
+    /** Waits for exit (generous: a loaded 2-core machine) and returns the exit code. */
+    def await(): Int = {
+      assert(process.waitFor(120, TimeUnit.SECONDS), s"trainer rank $rank did not finish")
+      process.exitValue()
+    }
+
+    def output: String = Files.readString(log)
+
+    def lines(): Seq[Line] =
+      Files.readAllLines(out, StandardCharsets.UTF_8).asScala.toSeq.map(l => Line(l.split("\t", -1).toIndexedSeq))
+
+    def batches(): Seq[Line] = lines().filter(_.kind == "B")
+  }
+
+  /** One line of a trainer's --out file, split at tabs. */
+  final case class Line(fields: IndexedSeq[String]) {
+    def kind: String = fields(0)
+    def batch: Long = fields(1).toLong
+    def sha256: String = fields(2)
+    def arrayType: String = fields(3)
+    def labels: Seq[Long] = longs(4)
+    def indices: Seq[Long] = longs(5)
+    def keys: Seq[String] = fields(6).split('|').toSeq
+    def shape: String = fields(7)
+    private def longs(i: Int): Seq[Long] = fields(i).split(',').toSeq.map(_.toLong)
+  }
+}

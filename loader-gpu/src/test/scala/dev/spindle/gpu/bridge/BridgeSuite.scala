@@ -1,0 +1,218 @@
+package dev.spindle.gpu.bridge
+
+import java.net.{StandardProtocolFamily, UnixDomainSocketAddress}
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.channels.SocketChannel
+import java.nio.file.{Files, Path}
+import java.time.Duration
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+
+import dev.spindle.gpu.bridge.BridgeFixture._
+import dev.spindle.gpu.device.{HostDevice, NormalizeSpec}
+import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
+import org.scalatest.funsuite.AnyFunSuite
+
+import scala.jdk.CollectionConverters._
+
+/** The bridge end to end: Python trainer processes against live feeders on shared memory. */
+class BridgeSuite extends AnyFunSuite {
+
+  private def withBridge[T](world: Int, feeds: Seq[Feed])(f: (BridgeServer, Path) => T): T = {
+    val dir = Files.createTempDirectory("spindle-bridge-test")
+    val socket = dir.resolve("run").resolve("bridge.sock")
+    val server = BridgeServer.start(socket, world,
+      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "")).asJava)
+    try f(server, dir)
+    finally {
+      server.close()
+      feeds.foreach(_.close())
+      feeds.foreach(fd => assert(fd.device.segments().isEmpty, "shared slab left open"))
+      assert(!Files.exists(socket), "socket file left behind")
+      feeds.foreach(fd => assert(fd.failure == null, s"producer failed: ${fd.failure}"))
+    }
+  }
+
+  /** Trainers other than the first test's use numpy views: importing torch costs seconds. */
+  private val Np = Seq("--numpy")
+
+  private def assertArrived(got: Seq[Line], feed: Feed, numbers: Seq[Long]): Unit = {
+    assert(got.map(_.batch) == numbers)
+    for (l <- got) {
+      val e = feed.expected.get(l.batch)
+      assert(l.sha256 == e.sha256, s"image bytes of batch ${l.batch} differ from the Arrow batch")
+      assert(l.labels == e.labels && l.indices == e.indices && l.keys == e.keys,
+        s"batch ${l.batch}: $l vs $e")
+      assert(l.shape == s"$Rows x$ImageBytes x1x1".replace(" x", "x"))
+    }
+  }
+
+  test("every batch reaches the trainer in order with the Arrow batches' bytes; releases recycle slots") {
+    val feed = new Feed(0, 0L until 24L, slots = 3)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Seq.empty)
+      assert(t.await() == 0, t.output)
+      assert(t.batches().forall(_.arrayType == "Tensor"), "torch is installed: tensors expected")
+      // 24 batches through 3 slots: the producer could only finish because releases freed slots.
+      assertArrived(t.batches(), feed, 0L until 24L)
+      val end = t.lines().last
+      assert(end.kind == "END" && end.fields(2).contains("\"batchesConsumed\": [24]"))
+      assert(server.stats().batchesDelivered == 24 && server.stats().leasesRevoked == 0)
+      assert(Files.getPosixFilePermissions(server.socketPath()).asScala.map(_.toString) ==
+        Set("OWNER_READ", "OWNER_WRITE"))
+    }
+  }
+
+  test("two ranks get disjoint, equal shares while training concurrently") {
+    val feeds = Seq(0, 1).map(r => new Feed(r, (0L until 20L).filter(_ % 2 == r), slots = 3))
+    withBridge(2, feeds) { (server, dir) =>
+      val ts = feeds.map(f => new Trainer(server.socketPath(), f.rank, 2, dir, Np))
+      ts.foreach(t => assert(t.await() == 0, t.output))
+      val got = ts.map(_.batches())
+      got.zip(feeds).foreach { case (g, f) => assertArrived(g, f, 0L until 10L) }
+      val indices = got.map(_.flatMap(_.indices).toSet)
+      assert(indices(0).size == indices(1).size && indices(0).size == 10 * Rows)
+      assert(indices(0).intersect(indices(1)).isEmpty)
+    }
+  }
+
+  test("a killed trainer's leases are revoked and a new trainer resumes from its saved state") {
+    val feed = new Feed(0, 0L until 12L, slots = 3)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val state = dir.resolve("state.json")
+      val first = new Trainer(server.socketPath(), 0, 1, dir,
+        Seq("--die-after", "5", "--state-out", state.toString) ++ Np)
+      assert(first.await() == 137, "the first trainer should die by SIGKILL: " + first.output)
+      assert(Files.readString(state).contains("\"batchesConsumed\": [5]"))
+      val second = new Trainer(server.socketPath(), 0, 1, dir, Seq("--state-in", state.toString) ++ Np)
+      assert(second.await() == 0, second.output)
+      assertArrived(first.batches(), feed, 0L until 5L)
+      assertArrived(second.batches(), feed, 5L until 12L) // no batch twice, none lost
+      assert(server.stats().leasesRevoked == 1)
+    }
+  }
+
+  test("without a state the next trainer first receives the batch the dead one held; a stale state is refused") {
+    val feed = new Feed(0, 0L until 10L, slots = 3)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val first = new Trainer(server.socketPath(), 0, 1, dir,
+        Seq("--die-after", "3", "--state-out", dir.resolve("s.json").toString) ++ Np)
+      assert(first.await() == 137, first.output)
+      val stale = dir.resolve("stale.json")
+      Files.writeString(stale, """{"worldSize": 1, "batchesConsumed": [1]}""")
+      val refused = new Trainer(server.socketPath(), 0, 1, dir,
+        Seq("--state-in", stale.toString, "--expect-error") ++ Np)
+      assert(refused.await() == 0, refused.output)
+      val err = refused.lines().head
+      assert(err.kind == "ERROR" && err.fields(1) == "BAD_RESUME")
+      assert(err.fields(2).contains("Rank 0 is at batch 2 but the trainer's state says 1"))
+      val second = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(second.await() == 0, second.output)
+      assertArrived(second.batches(), feed, 2L until 10L)
+    }
+  }
+
+  test("bad peers are refused with clear messages while the others keep being served") {
+    val gate = new CountDownLatch(1)
+    val feeds = Seq(new Feed(0, 0L until 8L, 3, gate), new Feed(1, 0L until 8L, 3))
+    withBridge(2, feeds) { (server, dir) =>
+      val good = new Trainer(server.socketPath(), 0, 2, dir, Np)
+      val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120)
+      while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
+      val s = server.socketPath()
+      def hello(rank: Int, world: Int, device: String = "cpu"): ByteBuffer = {
+        val d = device.getBytes("UTF-8")
+        val b = ByteBuffer.allocate(20 + d.length).order(ByteOrder.LITTLE_ENDIAN)
+        b.putInt(rank).putInt(world).putLong(-1).putInt(d.length).put(d).flip()
+      }
+      assert(refusal(s, header(2, Wire.HELLO, 20)) == (2,
+        "Unsupported protocol version 2 (this feeder speaks version 1)"))
+      assert(refusal(s, header(1, Wire.HELLO, 1 << 24)) == (3,
+        "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
+      assert(refusal(s, "GET / HTTP/1.1\r\n\r\n".getBytes("UTF-8"))._1 == 1)
+      assert(refusal(s, frame(Wire.HELLO, ByteBuffer.allocate(3))) == (1,
+        "Invalid HELLO: payload of 3 bytes is too short"))
+      assert(refusal(s, frame(Wire.NEXT, ByteBuffer.allocate(8)))._2.startsWith(
+        "Invalid first message: type 3"))
+      assert(refusal(s, frame(Wire.HELLO, hello(5, 2))) == (4,
+        "Invalid rank: 5 (world size 2: must be 0..1)"))
+      assert(refusal(s, frame(Wire.HELLO, hello(0, 3))) == (4,
+        "Invalid world size: 3 (this feeder serves world size 2)"))
+      assert(refusal(s, frame(Wire.HELLO, hello(1, 2, "cuda:0")))._1 == 9)
+      val twin = new Trainer(s, 0, 2, dir, Seq("--expect-error") ++ Np)
+      assert(twin.await() == 0, twin.output)
+      assert(twin.lines().head.fields(1) == "RANK_TAKEN")
+      assert(twin.lines().head.fields(2).contains("Rank 0 already has a trainer connected"))
+      val other = new Trainer(s, 1, 2, dir, Np) // served after all the refusals
+      assert(other.await() == 0, other.output)
+      assertArrived(other.batches(), feeds(1), 0L until 8L)
+      gate.countDown()
+      assert(good.await() == 0, good.output)
+      assertArrived(good.batches(), feeds(0), 0L until 8L)
+      assert(server.stats().refused == 9)
+    }
+  }
+
+  test("a socket path of another user, a non-socket file or a live socket is refused") {
+    val feed = new Feed(0, Seq.empty, 2)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      def start(p: Path) = BridgeServer.start(p, 1,
+        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")))
+      val live = intercept[IllegalArgumentException](start(server.socketPath()))
+      assert(live.getMessage.endsWith("is in use by another bridge"))
+      val file = Files.writeString(dir.resolve("not-a-socket"), "x")
+      assert(intercept[IllegalArgumentException](start(file)).getMessage
+        .endsWith("exists and is not a socket"))
+      assume(System.getProperty("user.name") == "root", "chown needs root")
+      val theirs = Files.writeString(dir.resolve("theirs.sock"), "")
+      new ProcessBuilder("chown", "65534", theirs.toString).start().waitFor()
+      val e = intercept[IllegalArgumentException](start(theirs))
+      assert(e.getMessage.contains("theirs.sock exists and belongs to user"))
+      assert(e.getMessage.endsWith(", not root"))
+    }
+  }
+
+  test("a feeder on memory another process cannot map is refused at start") {
+    val feeder = GpuFeeder.open(new HostDevice(), FeederConfig.of(2, NormalizeSpec.raw(4, 1, 1)))
+    try {
+      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      assert(e.getMessage.contains("whose memory another process cannot map"))
+    } finally feeder.close(Duration.ZERO)
+  }
+
+  test("the Python client's protocol unit tests pass") {
+    val pb = new ProcessBuilder(Python, "-m", "unittest", "discover", "-s",
+      Scripts.resolve("tests").toString, "-v").redirectErrorStream(true)
+    pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+    val p = pb.start()
+    val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
+    assert(p.waitFor() == 0, out)
+    assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
+  }
+
+  private def header(version: Int, tpe: Int, length: Int): Array[Byte] = {
+    val b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
+    b.put("SPDL".getBytes("UTF-8")).putShort(version.toShort).putShort(tpe.toShort)
+      .putInt(length)
+    b.array()
+  }
+
+  private def frame(tpe: Int, payload: ByteBuffer): Array[Byte] =
+    header(1, tpe, payload.remaining()) ++ {
+      val a = new Array[Byte](payload.remaining()); payload.get(a); a
+    }
+
+  /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */
+  private def refusal(socket: Path, bytes: Array[Byte]): (Int, String) = {
+    val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+    try {
+      ch.connect(UnixDomainSocketAddress.of(socket))
+      ch.write(ByteBuffer.wrap(bytes))
+      val f = Wire.read(ch)
+      assert(f.`type` == Wire.ERROR)
+      val code = f.payload.getShort.toInt
+      val msg = Wire.getString(f.payload)
+      assert(Wire.read(ch) == null, "the server should close a refused connection")
+      (code, msg)
+    } finally ch.close()
+  }
+}

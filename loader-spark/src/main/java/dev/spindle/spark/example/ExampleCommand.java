@@ -1,0 +1,146 @@
+package dev.spindle.spark.example;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.device.NormalizeSpec;
+import dev.spindle.gpu.device.SharedMemoryDevice;
+import dev.spindle.gpu.feed.FeederConfig;
+import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.feed.FeedCommand;
+import dev.spindle.spark.feed.FeederConsumer;
+import dev.spindle.spark.job.Sessions;
+import dev.spindle.spark.metrics.JobReport;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code example fashion-mnist [--epochs N] [--limit SAMPLES] [--report FILE] [--world-size W]
+ * [--batch-size B] [--test-limit N] [--work DIR] [--source DIR] [--python EXE] [--master URL]}:
+ * imports Fashion-MNIST into tar shards (a Spark job), opens one shared-memory feeder per rank and
+ * the trainer bridge, starts W PyTorch trainer processes (DDP, gloo, CPU) that receive batches
+ * through the bridge, runs the {@code feed} job into the feeders, and reports the trainers' test
+ * accuracy and how long they waited for data. Spark runs embedded, so the feed tasks and the
+ * feeders share this JVM. Main thread; the report is JSON.
+ */
+public final class ExampleCommand {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ExampleCommand() {}
+
+  /** Parsed flags, with defaults. */
+  record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
+      Path source, String python, String master, String report) {}
+
+  /** Runs {@code argv} (after the command word {@code example}). */
+  public static JobReport run(String[] argv) throws IOException, InterruptedException {
+    Options o = ExampleOptions.parse(argv);
+    SparkSession spark = Sessions.start("example", o.master(), Map.of());
+    try {
+      JobReport report = run(spark, o);
+      if (o.report() != null) {
+        report.write(Path.of(o.report()));
+      }
+      return report;
+    } finally {
+      spark.stop();
+    }
+  }
+
+  static JobReport run(SparkSession spark, Options o) throws IOException, InterruptedException {
+    Files.createDirectories(o.work());
+    String shards = o.work().resolve("shards").toUri().toString();
+    JobReport imported = FashionMnistImport.run(spark, o.source(), "train", shards, o.limit(),
+        Math.max(o.world(), 4));
+    List<GpuFeeder> feeders = new ArrayList<>();
+    try {
+      Map<Integer, GpuFeeder> byRank = new LinkedHashMap<>();
+      List<BridgeServer.RankFeed> feeds = new ArrayList<>();
+      for (int r = 0; r < o.world(); r++) {
+        GpuFeeder f = GpuFeeder.open(new SharedMemoryDevice(), FeederConfig.of(o.batch(),
+            NormalizeSpec.raw(28, 28, 3)).withSlots(4).withLeaseTimeout(Duration.ofMinutes(10)));
+        feeders.add(f);
+        byRank.put(r, f);
+        feeds.add(new BridgeServer.RankFeed(r, f, 0, ""));
+      }
+      try (BridgeServer bridge = BridgeServer.start(o.work().resolve("bridge/bridge.sock"),
+          o.world(), feeds)) {
+        System.out.println("spindle example: trainer bridge on " + bridge.socketPath());
+        return train(spark, o, bridge, byRank, imported);
+      }
+    } finally {
+      feeders.forEach(GpuFeeder::close);
+    }
+  }
+
+  private static JobReport train(SparkSession spark, Options o, BridgeServer bridge,
+      Map<Integer, GpuFeeder> feeders, JobReport imported)
+      throws IOException, InterruptedException {
+    Trainers trainers = Trainers.start(o, bridge.socketPath(), freePort());
+    FeederConsumer.install(feeders);
+    JobReport feed;
+    try {
+      trainers.failFeedersOnExit(feeders.values());
+      feed = FeedCommand.run(spark, new String[] {"--input", o.work().resolve("shards").toString(),
+          "--world-size", Integer.toString(o.world()), "--epochs", Integer.toString(o.epochs()),
+          "--batch-size", Integer.toString(o.batch()), "--size", "28",
+          "--partitions", Integer.toString(o.world()),
+          "--manifest", o.work().resolve("manifest.json").toString()});
+      feeders.values().forEach(GpuFeeder::endOfInput);
+      trainers.await(TimeUnit.MINUTES.toSeconds(10));
+    } catch (RuntimeException | IOException | InterruptedException e) {
+      trainers.kill();
+      throw e;
+    } finally {
+      FeederConsumer.uninstall();
+    }
+    return report(o, trainers, feed, imported, bridge.stats());
+  }
+
+  private static JobReport report(Options o, Trainers trainers, JobReport feed,
+      JobReport imported, BridgeServer.Stats stats) throws IOException {
+    JsonNode r0 = JSON.readTree(trainers.reportFile(0).toFile());
+    long samples = 0;
+    double wait = 0;
+    double step = 0;
+    List<Double> waits = new ArrayList<>();
+    for (int r = 0; r < o.world(); r++) {
+      JsonNode n = JSON.readTree(trainers.reportFile(r).toFile());
+      samples += n.get("train_samples").asLong();
+      wait = Math.max(wait, n.get("wait_s").asDouble());
+      step = Math.max(step, n.get("step_s").asDouble());
+      waits.add(n.get("wait_s").asDouble());
+    }
+    return new JobReport("example fashion-mnist")
+        .put("images", samples)
+        .put("wall_s", (System.nanoTime() - trainers.startNanos()) / 1e9)
+        .put("test_accuracy", r0.get("test_accuracy").asDouble())
+        .put("test_samples", r0.get("test_samples").asLong())
+        .put("train_samples", samples)
+        .put("epochs", o.epochs())
+        .put("world_size", o.world())
+        .put("batch_size", o.batch())
+        .put("trainer_wait_s", wait)
+        .put("trainer_wait_s_per_rank", waits)
+        .put("trainer_step_s", step)
+        .put("train_wall_s", r0.get("wall_s").asDouble())
+        .put("imported_samples", imported.get("samples"))
+        .put("bridge_batches_delivered", stats.batchesDelivered())
+        .put("feed", feed.fields());
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

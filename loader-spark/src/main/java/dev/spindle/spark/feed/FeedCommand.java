@@ -1,0 +1,189 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.job.Sessions;
+import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.PlanSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code feed} command line: {@code --input URI --world-size W [--epochs E] [--seed S]
+ * [--batch-size B] [--size 224] [--resume STATE.json] [--report FILE] [--threads N]
+ * [--partitions P] [--stop-after-batches K --save-state FILE] [--manifest FILE] [--remainder
+ * DROP_LAST|PAD|EXACT] [--master URL] [--conf key=value]...}. Flags that stand for configuration
+ * keys are put into the session's configuration. Mistakes in flags throw {@link UsageException}
+ * before any Spark work. Main thread.
+ */
+public final class FeedCommand {
+  /** A command-line mistake: printed with the usage, exit code 2. */
+  public static final class UsageException extends IllegalArgumentException {
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  private static final Set<String> VALUE_FLAGS = Set.of("--input", "--world-size", "--epochs",
+      "--seed", "--batch-size", "--size", "--resume", "--report", "--threads", "--partitions",
+      "--stop-after-batches", "--save-state", "--manifest", "--remainder", "--master", "--conf");
+  private static final Map<String, String> KEY_FLAGS = Map.of(
+      "--seed", "spark.spindle.seed",
+      "--batch-size", "spark.spindle.batchSize",
+      "--size", "spark.spindle.image.size",
+      "--threads", "spark.spindle.threads",
+      "--partitions", "spark.spindle.feed.partitions",
+      "--remainder", "spark.spindle.feed.remainder");
+
+  private FeedCommand() {}
+
+  /** Parses {@code argv}, runs the job on a session of its own, writes report and state. */
+  public static JobReport run(String[] argv) throws IOException {
+    Map<String, String> flags = parse(argv);
+    Map<String, String> settings = settings(flags);
+    checkOptions(flags, settings);
+    SparkSession spark = Sessions.start("feed", flags.get("--master"), settings);
+    try {
+      return run(spark, flags);
+    } finally {
+      spark.stop();
+    }
+  }
+
+  /** Runs on an existing session (tests, notebooks); the session stays open. */
+  public static JobReport run(SparkSession spark, String[] argv) throws IOException {
+    Map<String, String> flags = parse(argv);
+    checkOptions(flags, settings(flags));
+    return run(spark, flags);
+  }
+
+  private static JobReport run(SparkSession spark, Map<String, String> flags) throws IOException {
+    Map<String, String> conf = new LinkedHashMap<>();
+    for (scala.Tuple2<String, String> kv : spark.sparkContext().getConf().getAll()) {
+      conf.put(kv._1(), kv._2());
+    }
+    conf.putAll(settings(flags));
+    String resume = flags.get("--resume");
+    LoaderState state = resume == null ? null : LoaderState.fromJson(read(resume));
+    FeedRequest request = new FeedRequest(flags.get("--input"), flags.get("--manifest"),
+        PlanSpec.parseCount("world size", flags.get("--world-size")),
+        count(flags, "--epochs", 1), state, count(flags, "--stop-after-batches", 0), conf);
+    FeedResult result = FeedJob.run(spark, request);
+    if (flags.containsKey("--save-state")) {
+      write(flags.get("--save-state"), result.state().toJson() + "\n");
+    }
+    if (flags.containsKey("--report")) {
+      result.report().write(Path.of(flags.get("--report")));
+    }
+    return result.report();
+  }
+
+  static Map<String, String> parse(String[] argv) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    StringBuilder confs = new StringBuilder();
+    for (int i = 0; i < argv.length; i++) {
+      String arg = argv[i];
+      String value = null;
+      int eq = arg.indexOf('=');
+      if (arg.startsWith("--") && eq > 0) {
+        value = arg.substring(eq + 1);
+        arg = arg.substring(0, eq);
+      }
+      if (!VALUE_FLAGS.contains(arg)) {
+        throw new UsageException("Unknown flag for 'feed': " + arg + "; accepted: "
+            + String.join(" ", new TreeSet<>(VALUE_FLAGS)));
+      }
+      if (value == null) {
+        if (i + 1 >= argv.length) {
+          throw new UsageException("Flag " + arg + " of 'feed' needs a value");
+        }
+        value = argv[++i];
+      }
+      if (arg.equals("--conf")) {
+        if (value.indexOf('=') <= 0) {
+          throw new UsageException("--conf takes key=value, got '" + value + "'");
+        }
+        confs.append(value).append('\n');
+      } else {
+        flags.put(arg, value);
+      }
+    }
+    flags.put("--conf", confs.toString());
+    return flags;
+  }
+
+  /** {@code --conf} pairs, then the flags that stand for configuration keys. */
+  private static Map<String, String> settings(Map<String, String> flags) {
+    Map<String, String> s = new LinkedHashMap<>();
+    for (String pair : flags.getOrDefault("--conf", "").split("\n")) {
+      int sep = pair.indexOf('=');
+      if (sep > 0) {
+        s.put(pair.substring(0, sep).trim(), pair.substring(sep + 1).trim());
+      }
+    }
+    KEY_FLAGS.forEach((flag, key) -> {
+      if (flags.containsKey(flag)) {
+        s.put(key, flags.get(flag));
+      }
+    });
+    return s;
+  }
+
+  /** Refuses bad flags before a session starts, naming the flag and the value. */
+  private static void checkOptions(Map<String, String> flags, Map<String, String> settings) {
+    if (flags.get("--input") == null || flags.get("--input").isBlank()) {
+      throw new UsageException("'feed' needs --input");
+    }
+    if (flags.get("--world-size") == null) {
+      throw new UsageException("'feed' needs --world-size");
+    }
+    try {
+      PlanSpec.parseCount("world size", flags.get("--world-size"));
+      for (String key : settings.keySet()) {
+        dev.spindle.spark.config.SpindleConfig.keys().stream()
+            .filter(k -> k.key().equals(key)).forEach(k -> k.parse(settings.get(key)));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    count(flags, "--epochs", 1);
+    int stop = count(flags, "--stop-after-batches", 0);
+    if (stop > 0 && !flags.containsKey("--save-state")) {
+      throw new UsageException("--stop-after-batches needs --save-state FILE to continue from");
+    }
+  }
+
+  private static int count(Map<String, String> flags, String flag, int absent) {
+    String v = flags.get(flag);
+    if (v == null) {
+      return absent;
+    }
+    try {
+      return PlanSpec.parseCount(flag.substring(2).replace('-', ' '), v);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  private static String read(String file) throws IOException {
+    try {
+      return Files.readString(Path.of(file));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new IOException("Resume state not found: " + file, e);
+    }
+  }
+
+  private static void write(String file, String text) throws IOException {
+    Path path = Path.of(file).toAbsolutePath();
+    Files.createDirectories(path.getParent());
+    Path temp = path.resolveSibling(path.getFileName() + ".tmp");
+    Files.writeString(temp, text);
+    Files.move(temp, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+}

@@ -1,0 +1,15 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.shard.Manifest;
+import java.io.Serializable;
+
+/**
+ * What every task of one epoch reads: the plan and the manifest it numbers. Broadcast once per
+ * epoch, so each executor JVM receives it once, not once per task.
+ */
+record FeedInputs(EpochPlan plan, Manifest manifest, long[] offsets) implements Serializable {
+  static FeedInputs of(EpochPlan plan, Manifest manifest) {
+    return new FeedInputs(plan, manifest, manifest.offsets());
+  }
+}

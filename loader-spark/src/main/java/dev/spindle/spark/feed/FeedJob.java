@@ -1,0 +1,234 @@
+package dev.spindle.spark.feed;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.plan.Remainder;
+import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.ShardCatalog;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code feed}: runs epoch plans on Spark and delivers every rank's batches to the consumer.
+ * Per epoch: the plan is computed on the driver (refused before any task when it cannot be
+ * equal), broadcast, cut into partitions of (rank, batch) runs; each task reads only its planned
+ * samples, decodes them and hands each batch, identified by its {@code BatchKey}, to the consumer;
+ * the driver's {@link FeedLedger} takes each batch once, checks each rank's sequence against the
+ * plan and computes its digest. Runs on the driver; one run at a time per SparkSession.
+ */
+public final class FeedJob {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private FeedJob() {}
+
+  public static FeedResult run(SparkSession spark, FeedRequest request) throws IOException {
+    long startNanos = System.nanoTime();
+    long startMs = System.currentTimeMillis();
+    Map<String, String> conf = request.conf();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    ManifestCache.Loaded loaded = new ManifestCache(spark.sparkContext().hadoopConfiguration(),
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES), uris -> count(jsc, uris))
+        .load(request.input(), request.manifestFile(),
+            SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
+    Manifest manifest = loaded.manifest();
+    LoaderState state = startState(manifest, request);
+    if (state.epoch() >= request.epochs()) {
+      throw new IllegalArgumentException("Nothing to do: the state is at epoch " + state.epoch()
+          + " and --epochs is " + request.epochs() + " (epochs 0.." + (request.epochs() - 1)
+          + " are complete)");
+    }
+    int partitions = SpindleConfig.get(conf, SpindleConfig.FEED_PARTITIONS);
+    Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf),
+        new ShippedConf(spark.sparkContext().hadoopConfiguration()),
+        partitions > 0 ? partitions : jsc.defaultParallelism());
+    state = epochs.run(state, request);
+    double wall = (System.nanoTime() - startNanos) / 1e9;
+    checkBudget(conf, epochs);
+    JobReport report = epochs.report(request, loaded, state, wall, startMs)
+        .put("master", spark.sparkContext().master());
+    return new FeedResult(report, state);
+  }
+
+  /** The state to start from, with the plan settings checked against a resumed state. */
+  static LoaderState startState(Manifest manifest, FeedRequest request) {
+    Map<String, String> conf = request.conf();
+    LoaderState resume = request.resume();
+    long seed = SpindleConfig.get(conf, SpindleConfig.SEED);
+    int batchSize = SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE);
+    Remainder remainder = Remainder.valueOf(SpindleConfig.get(conf, SpindleConfig.FEED_REMAINDER));
+    int window = SpindleConfig.get(conf, SpindleConfig.SHUFFLE_WINDOW);
+    if (resume == null) {
+      return LoaderState.initial(manifest,
+          new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window));
+    }
+    resume.requireSettings(new PlanSpec(
+        conf.containsKey(SpindleConfig.SEED.key()) ? seed : resume.seed(),
+        resume.epoch(),
+        request.worldSize(),
+        conf.containsKey(SpindleConfig.BATCH_SIZE.key()) ? batchSize : resume.batchSize(),
+        conf.containsKey(SpindleConfig.FEED_REMAINDER.key()) ? remainder : resume.remainder(),
+        conf.containsKey(SpindleConfig.SHUFFLE_WINDOW.key()) ? window : resume.shuffleWindow()));
+    return resume;
+  }
+
+  private static long[] count(JavaSparkContext jsc, List<String> uris) {
+    ShippedConf conf = new ShippedConf(jsc.hadoopConfiguration());
+    int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
+    return jsc.parallelize(uris, slices).map(uri -> ShardCatalog.countTar(uri, conf.get()))
+        .collect().stream().mapToLong(Long::longValue).toArray();
+  }
+
+  private static void checkBudget(Map<String, String> conf, Epochs epochs) {
+    FailureBudget budget = FailureBudget.parse(
+        SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
+        SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES));
+    if (!budget.exceeded(epochs.quarantined.size(), epochs.samples)) {
+      return;
+    }
+    StringBuilder msg = new StringBuilder(String.format(
+        "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows"
+            + " %s). First causes:", epochs.quarantined.size(), epochs.samples, budget.describe()));
+    epochs.quarantined.stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
+    throw new IllegalStateException(msg.toString());
+  }
+
+  /** The epochs of one run and what they delivered; driver thread. */
+  private static final class Epochs {
+    private final JavaSparkContext jsc;
+    private final Manifest manifest;
+    private final FeedSettings settings;
+    private final ShippedConf conf;
+    private final int partitions;
+    private final String runId = UUID.randomUUID().toString();
+    private final List<Map<String, Object>> ranks = new ArrayList<>();
+    private final List<QuarantineRecord> quarantined = new ArrayList<>();
+    private long rows;
+    private long samples;
+    private long samplesRead;
+    private long bytesIn;
+    private long firstBatchEpochMs = Long.MAX_VALUE;
+    private long refused;
+    private boolean stoppedEarly;
+
+    Epochs(JavaSparkContext jsc, Manifest manifest, FeedSettings settings, ShippedConf conf,
+        int partitions) {
+      this.jsc = jsc;
+      this.manifest = manifest;
+      this.settings = settings;
+      this.conf = conf;
+      this.partitions = partitions;
+    }
+
+    /** Runs epochs until the request's last one is complete or the run stops early. */
+    LoaderState run(LoaderState state, FeedRequest request) {
+      long left = request.stopAfterBatches() > 0 ? request.stopAfterBatches() : Long.MAX_VALUE;
+      while (state.epoch() < request.epochs() && left > 0) {
+        EpochPlan plan = state.resume(manifest, request.worldSize());
+        if (plan.epoch() >= request.epochs()) {
+          return plan.stateAtStart();
+        }
+        int first = plan.rank(0).firstBatch();
+        int stop = (int) Math.min(plan.batchesPerRank(), first + Math.min(left, Integer.MAX_VALUE));
+        runEpoch(plan, stop);
+        left -= stop - first;
+        int[] consumed = new int[plan.worldSize()];
+        for (int r = 0; r < consumed.length; r++) {
+          consumed[r] = Math.max(stop, plan.rank(r).firstBatch());
+        }
+        state = plan.stateAfter(consumed);
+        stoppedEarly = stop < plan.batchesPerRank();
+      }
+      return state;
+    }
+
+    private void runEpoch(EpochPlan plan, int stop) {
+      List<List<FeedSlice>> parts = FeedPartitions.split(plan, stop, partitions);
+      FeedLedger ledger = new FeedLedger(plan, stop);
+      if (!parts.isEmpty()) {
+        Broadcast<FeedInputs> inputs = jsc.broadcast(FeedInputs.of(plan, manifest));
+        try {
+          FeedTask task = new FeedTask(runId, inputs, settings, conf);
+          for (TaskOutcome o : jsc.parallelize(parts, parts.size()).map(task::run).collect()) {
+            ledger.add(o);
+            account(o);
+          }
+        } finally {
+          inputs.destroy();
+        }
+      }
+      for (FeedLedger.RankResult r : ledger.results()) {
+        ranks.add(r.toMap());
+        rows += (long) r.batches() * plan.spec().batchSize();
+        samples += r.samples();
+      }
+      quarantined.addAll(ledger.quarantined());
+      refused += ledger.refused();
+    }
+
+    private void account(TaskOutcome o) {
+      samplesRead += o.samplesRead();
+      bytesIn += o.bytesIn();
+      if (o.firstBatchEpochMs() > 0) {
+        firstBatchEpochMs = Math.min(firstBatchEpochMs, o.firstBatchEpochMs());
+      }
+    }
+
+    JobReport report(FeedRequest request, ManifestCache.Loaded loaded, LoaderState state,
+        double wall, long startMs) throws IOException {
+      Map<String, Object> manifestInfo = new LinkedHashMap<>();
+      manifestInfo.put("location", loaded.location());
+      manifestInfo.put("status", loaded.status());
+      manifestInfo.put("shards", manifest.shards().size());
+      manifestInfo.put("samples", manifest.totalSamples());
+      List<Map<String, Object>> quarantine = new ArrayList<>();
+      for (QuarantineRecord q : quarantined) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("shard", q.shard());
+        e.put("key", q.key());
+        e.put("index", q.index());
+        e.put("reason", q.reason());
+        quarantine.add(e);
+      }
+      PlanSpec spec = state.spec();
+      return new JobReport("feed")
+          .put("input", request.input())
+          .put("manifest", manifestInfo)
+          .put("world_size", request.worldSize())
+          .put("seed", spec.seed())
+          .put("batch_size", spec.batchSize())
+          .put("remainder", spec.remainder().name())
+          .put("shuffle_window", spec.shuffleWindow())
+          .put("partitions", partitions)
+          .put("threads", settings.threads())
+          .put("image_size", settings.size())
+          .put("ranks", ranks)
+          .put("images", rows)
+          .put("samples", samples)
+          .put("samples_read", samplesRead)
+          .put("bytes_in", bytesIn)
+          .put("failures", (long) quarantined.size())
+          .put("quarantine", quarantine)
+          .put("repeats_not_redelivered", refused)
+          .put("stopped_early", stoppedEarly)
+          .put("state", JSON.readValue(state.toJson(), Map.class))
+          .put("wall_s", wall)
+          .put("images_per_s", rows / wall)
+          .put("mb_per_s", bytesIn / 1e6 / wall)
+          .put("time_to_first_batch_s", firstBatchEpochMs == Long.MAX_VALUE
+              ? null : (firstBatchEpochMs - startMs) / 1000.0);
+    }
+  }
+}

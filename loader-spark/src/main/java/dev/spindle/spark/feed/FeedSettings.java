@@ -1,0 +1,33 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.image.ImageTransform;
+import java.io.Serializable;
+import java.util.Map;
+
+/** What every feed task needs to know, read once on the driver from the configuration. */
+record FeedSettings(
+    int size,
+    long maxPixels,
+    int maxSampleBytes,
+    int threads,
+    long arrowLimit,
+    int readBatches,
+    long testDelayMs)
+    implements Serializable {
+
+  static FeedSettings from(Map<String, String> conf) {
+    return new FeedSettings(
+        SpindleConfig.get(conf, SpindleConfig.IMAGE_SIZE),
+        SpindleConfig.get(conf, SpindleConfig.IMAGE_MAX_PIXELS),
+        SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
+        SpindleConfig.get(conf, SpindleConfig.THREADS),
+        SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
+        SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
+        SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
+  }
+
+  ImageTransform transform() {
+    return ImageTransform.resizeCenterCrop(size).withMaxPixels(maxPixels);
+  }
+}

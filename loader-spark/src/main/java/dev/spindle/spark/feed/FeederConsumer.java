@@ -1,0 +1,70 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.gpu.feed.GpuFeeder;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Hands a feed task's batches to the feeder of their rank in this JVM: the path from the feed job
+ * to co-located trainers (the bridge serves those feeders to PyTorch processes). Installed per JVM
+ * by whoever owns the feeders ({@code spindle example} runs Spark embedded, so driver and executor
+ * share the JVM); while none is installed, feed tasks use {@link VerifyingConsumer} alone.
+ *
+ * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered;
+ * {@code offer} blocks while the rank's ring is full, so a slow trainer back-pressures the task.
+ * Called on task threads; {@link #install} and {@link #uninstall} from the owner's thread.
+ */
+public final class FeederConsumer implements BatchConsumer {
+  private static final AtomicReference<Map<Integer, GpuFeeder>> INSTALLED =
+      new AtomicReference<>();
+  private final BatchConsumer verify;
+  private final Map<Integer, GpuFeeder> feeders;
+  private final Duration timeout;
+
+  private FeederConsumer(BatchConsumer verify, Map<Integer, GpuFeeder> feeders,
+      Duration timeout) {
+    this.verify = verify;
+    this.feeders = feeders;
+    this.timeout = timeout;
+  }
+
+  /** Routes this JVM's feed batches to {@code feeders} (by rank) until {@link #uninstall}. */
+  public static void install(Map<Integer, GpuFeeder> feeders) {
+    if (!INSTALLED.compareAndSet(null, Map.copyOf(feeders))) {
+      throw new IllegalStateException("Feeders are already installed for this JVM's feed tasks");
+    }
+  }
+
+  /** Feed tasks started from now on only verify. */
+  public static void uninstall() {
+    INSTALLED.set(null);
+  }
+
+  /** The consumer for a new task: the installed feeders after {@code verify}, or {@code verify}. */
+  static BatchConsumer forTask(BatchConsumer verify) {
+    Map<Integer, GpuFeeder> f = INSTALLED.get();
+    return f == null ? verify : new FeederConsumer(verify, f, Duration.ofMinutes(10));
+  }
+
+  @Override
+  public void accept(FeedBatch batch) {
+    verify.accept(batch);
+    int rank = batch.key().rank();
+    GpuFeeder feeder = feeders.get(rank);
+    if (feeder == null) {
+      throw new IllegalStateException("No feeder for rank " + rank + " in this JVM (feeders for "
+          + feeders.keySet() + "); batch " + batch.key());
+    }
+    try {
+      feeder.offer(batch.root(), timeout);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Trainer of rank " + rank + " took no batch for "
+          + timeout + "; batch " + batch.key(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted offering batch " + batch.key(), e);
+    }
+  }
+}

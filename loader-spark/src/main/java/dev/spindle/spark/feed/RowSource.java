@@ -1,0 +1,141 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.plan.RankPlan;
+import dev.spindle.spark.plan.ReadPlan;
+import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per
+ * group of {@code readBatches} batches it reads only the planned samples, passing over the others
+ * at the index level ({@link ShardReader#open(Shard, Configuration, int, int[])}); a planned
+ * sample the shard does not yield becomes a row with a problem, quarantined downstream. Pulled by
+ * one thread at a time (the pipeline's source thread); the counters may be read by any thread.
+ */
+final class RowSource implements Iterator<Row> {
+  private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
+
+  private final FeedInputs in;
+  private final List<FeedSlice> slices;
+  private final int readBatches;
+  private final int maxSampleBytes;
+  private final Configuration conf;
+  private int slice = -1;
+  private RankPlan rank;
+  private int groupStart;
+  private int groupEnd;
+  private Sample[] slots;
+  private int next;
+  private volatile long samplesRead;
+  private volatile long bytesIn;
+
+  RowSource(FeedInputs in, List<FeedSlice> slices, FeedSettings settings, Configuration conf) {
+    this.in = in;
+    this.slices = slices;
+    this.readBatches = settings.readBatches();
+    this.maxSampleBytes = settings.maxSampleBytes();
+    this.conf = conf;
+  }
+
+  @Override
+  public boolean hasNext() {
+    while (slots == null || next == slots.length) {
+      if (!nextGroup()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public Row next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("No more rows");
+    }
+    int size = rank.batchSize();
+    int batch = groupStart + next / size;
+    int row = next % size;
+    return new Row(rank.rank(), batch, row, rank.index(batch * size + row), slots[next++]);
+  }
+
+  long samplesRead() {
+    return samplesRead;
+  }
+
+  long bytesIn() {
+    return bytesIn;
+  }
+
+  private boolean nextGroup() {
+    if (rank == null || groupEnd == slices.get(slice).toBatch()) {
+      if (++slice == slices.size()) {
+        return false;
+      }
+      FeedSlice s = slices.get(slice);
+      rank = in.plan().rank(s.rank());
+      groupEnd = s.fromBatch();
+    }
+    groupStart = groupEnd;
+    groupEnd = Math.min(slices.get(slice).toBatch(), groupStart + readBatches);
+    slots = read(rank.readPlan(in.offsets(), groupStart, groupEnd));
+    next = 0;
+    return true;
+  }
+
+  /** The encoded samples of one read plan, by output slot; repeats share one sample. */
+  private Sample[] read(ReadPlan plan) {
+    Sample[] out = new Sample[plan.outputSize()];
+    for (ReadPlan.ShardRead r : plan.shards()) {
+      readShard(in.manifest().shards().get(r.shard()), r, out);
+    }
+    int[] repeats = plan.repeatSlots();
+    int[] sources = plan.repeatSources();
+    for (int i = 0; i < repeats.length; i++) {
+      out[repeats[i]] = out[sources[i]];
+    }
+    return out;
+  }
+
+  private void readShard(Shard shard, ReadPlan.ShardRead r, Sample[] out) {
+    int[] positions = r.positions();
+    int i = 0;
+    try (ShardReader reader = ShardReader.open(shard, conf, maxSampleBytes, positions)) {
+      while (reader.hasNext()) {
+        Sample s = reader.next();
+        for (; i < positions.length && positions[i] < s.position(); i++) {
+          out[r.slots()[i]] = missing(shard, positions[i], null);
+        }
+        if (i < positions.length && positions[i] == s.position()) {
+          out[r.slots()[i++]] = s;
+          samplesRead++;
+          bytesIn += s.image() == null ? 0 : s.image().length;
+        }
+      }
+      for (; i < positions.length; i++) {
+        out[r.slots()[i]] = missing(shard, positions[i], reader.damage());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
+      throw new UncheckedIOException(new IOException(
+          "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
+    }
+  }
+
+  /** A planned sample the shard did not yield: it is quarantined, not silently dropped. */
+  private static Sample missing(Shard shard, int position, String damage) {
+    String reason = damage != null
+        ? "shard damaged before this sample: " + damage
+        : "the shard ended before sample " + position + " (the manifest counted "
+            + shard.samples() + "); did it change since the manifest was written?";
+    return new Sample(shard.uri(), "#" + position, position, null, null, null, reason);
+  }
+}

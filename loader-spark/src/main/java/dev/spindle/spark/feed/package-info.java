@@ -1,0 +1,51 @@
+/**
+ * The {@code feed} job: runs epoch plans ({@link dev.spindle.spark.plan}) on Spark and delivers
+ * every trainer rank's batches, in plan order, to a consumer.
+ *
+ * <pre>
+ *  driver                                          executors (Spark task threads)
+ *  ManifestCache ─► Manifest (cached JSON, checked  FeedTask, per slice (rank, batches [a, b)):
+ *                   against a fresh listing)          per group of readBatches batches:
+ *  LoaderState ─► EpochPlan (refused before work)       RankPlan.readPlan ─► ShardReader.open(
+ *  FeedPartitions: (rank, batch) runs ─► partitions        positions): planned samples only
+ *  broadcast(plan, manifest) ───────────────────────►  pipeline: read (RowSource, I/O pool) ─►
+ *                                                        decode (shared CPU pool, ≤ threads of
+ *                                                        this task, input order) ─► batch rows
+ *                                                      FeedRun (task thread): ImageBatch ─►
+ *                                                        FeedBatch(BatchKey) ─►
+ *                                                        DeliveryRegistry.claim ─► consumer
+ *  FeedLedger ◄──────── TaskOutcome (BatchRecords: key + index column, quarantine) ──┘
+ *    each BatchKey once; per rank: every planned batch, digest == plan's
+ *  ─► FeedResult: JobReport (per rank and epoch) + LoaderState (for --resume)
+ * </pre>
+ *
+ * <p><b>What enters:</b> an input URI, a world size, plan settings from {@code spark.spindle.*}
+ * keys, optionally a loader state. <b>What leaves:</b> {@link dev.spindle.spark.feed.FeedBatch}es
+ * to a {@link dev.spindle.spark.feed.BatchConsumer} on the executors (until the GPU feeder is
+ * wired here: {@code VerifyingConsumer}, which checks each batch against the plan and counts),
+ * and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
+ * {@link dev.spindle.spark.feed.FeedJob}; each Spark task thread runs one task and hands batches
+ * to the consumer; reading runs on the pipeline engine's I/O pool and decoding on the executor
+ * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}).
+ *
+ * <h2>Exactly once</h2>
+ *
+ * A batch's identity is its {@code BatchKey (epoch, leg, rank, batch)} and its content the
+ * planned indices, both fixed by the plan. A retried or speculative attempt in the same JVM
+ * recomputes the same keys and does not hand over a batch that JVM's consumer already took
+ * ({@code DeliveryRegistry}); the driver's ledger takes every key once and fails the job if a
+ * rank lacks a planned batch or got different indices. When an executor dies, its consumer dies
+ * with it; the retried tasks deliver those batches on another executor.
+ *
+ * <h2>Bad samples</h2>
+ *
+ * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank
+ * are what keeps DDP from hanging. A sample that cannot be read or decoded is quarantined (listed
+ * in the report with shard, key, planned index and reason; counted against
+ * {@code spark.spindle.maxFailures}) and its row becomes a stand-in: the image, label and key of
+ * the batch's first good row (zeros and label -1 when none is good), with the planned index kept
+ * and the row flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer
+ * can give it zero weight, as it does for padding. The digest covers the planned indices, so it is
+ * the same whether or not a sample was bad.
+ */
+package dev.spindle.spark.feed;

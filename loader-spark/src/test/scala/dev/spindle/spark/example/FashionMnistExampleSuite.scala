@@ -1,0 +1,90 @@
+package dev.spindle.spark.example
+
+import java.io.ByteArrayInputStream
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
+import javax.imageio.ImageIO
+
+import dev.spindle.spark.testkit.SparkFixture
+import org.scalatest.funsuite.AnyFunSuite
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * Fashion-MNIST from Debian's dataset-fashion-mnist: the import job, and the example that trains
+ * two DDP ranks (Python, gloo, CPU) fed through the trainer bridge. Cancelled, visibly, where the
+ * package is not installed (bin/setup-test-deps installs it).
+ */
+class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
+  override protected def master: String = "local[4]" // both ranks' feed tasks run at once
+
+  private def requireData(): Unit =
+    assume(Files.isReadable(FashionMnistImport.DEBIAN_DIR.resolve("train-images-idx3-ubyte.gz")),
+      s"Debian's dataset-fashion-mnist is not installed (${FashionMnistImport.DEBIAN_DIR})")
+
+  /** (name, bytes) of every entry of a tar file. */
+  private def tarEntries(file: Path): Seq[(String, Array[Byte])] = {
+    val b = Files.readAllBytes(file)
+    val out = Seq.newBuilder[(String, Array[Byte])]
+    var at = 0
+    while (at + 512 <= b.length && b(at) != 0) {
+      val name = new String(b, at, 100, StandardCharsets.UTF_8).takeWhile(_ != '\u0000')
+      val size = Integer.parseInt(new String(b, at + 124, 11, StandardCharsets.US_ASCII).trim, 8)
+      out += name -> java.util.Arrays.copyOfRange(b, at + 512, at + 512 + size)
+      at += 512 + (size + 511) / 512 * 512
+    }
+    out.result()
+  }
+
+  test("import writes tar shards whose PNGs decode to the IDX pixels, with their labels") {
+    requireData()
+    val out = Files.createTempDirectory("fmnist-import")
+    val report = FashionMnistImport.run(spark, FashionMnistImport.DEBIAN_DIR, "train",
+      out.toUri.toString, 50, 3)
+    assert(report.get("samples") == 50 && report.get("shards") == 3)
+    val shards = Files.list(out).iterator().asScala.filter(_.toString.endsWith(".tar")).toSeq.sorted
+    assert(shards.map(_.getFileName.toString) ==
+      Seq("train-00000.tar", "train-00001.tar", "train-00002.tar"))
+    val entries = shards.flatMap(tarEntries)
+    val idx = IdxFiles.images(FashionMnistImport.DEBIAN_DIR.resolve("train-images-idx3-ubyte.gz"),
+      0, 50)
+    val labels = IdxFiles.labels(FashionMnistImport.DEBIAN_DIR.resolve(
+      "train-labels-idx1-ubyte.gz"), 0, 50)
+    assert(entries.size == 100)
+    for (i <- 0 until 50) {
+      val key = f"train-$i%05d"
+      val png = ImageIO.read(new ByteArrayInputStream(entries.find(_._1 == key + ".png").get._2))
+      val pixels = new Array[Byte](28 * 28)
+      png.getRaster.getDataElements(0, 0, 28, 28, pixels)
+      assert(pixels.sameElements(idx.pixels()(i)), s"$key: pixels differ from the IDX file")
+      val cls = new String(entries.find(_._1 == key + ".cls").get._2, StandardCharsets.US_ASCII)
+      assert(cls.toInt == labels(i))
+    }
+    assert(labels.toSet.size > 5, "the first 50 samples span several classes")
+  }
+
+  test("two DDP trainers fed through the bridge learn Fashion-MNIST far above chance") {
+    requireData()
+    val work = Files.createTempDirectory("fmnist-example")
+    val o = ExampleOptions.parse(Array("fashion-mnist", "--limit", "6000", "--test-limit", "2000",
+      "--work", work.toString))
+    val r = ExampleCommand.run(spark, o)
+    val accuracy = r.get("test_accuracy").asInstanceOf[Double]
+    assert(accuracy > 0.6, s"accuracy $accuracy (chance is 0.1)")
+    // 6000 samples, 2 ranks x 64, DROP_LAST: 46 batches per rank, every one trained on.
+    assert(r.get("train_samples") == 46L * 2 * 64)
+    assert(r.get("bridge_batches_delivered") == 92L)
+    assert(r.get("test_samples") == 2000L)
+    assert(r.get("trainer_wait_s").asInstanceOf[Double] >= 0)
+    assert(!Files.exists(work.resolve("bridge/bridge.sock")), "socket left behind")
+  }
+
+  test("example refuses an unknown example, an unknown flag and a bad value by name") {
+    def err(args: String*) = intercept[IllegalArgumentException](ExampleOptions.parse(args.toArray))
+      .getMessage
+    assert(err("mnist") == "Unknown example: 'mnist' (available: fashion-mnist)")
+    assert(err("fashion-mnist", "--gpus", "2").startsWith("Unknown flag for 'example': --gpus"))
+    assert(err("fashion-mnist", "--limit", "0") ==
+      "Invalid --limit: '0' (must be an integer > 0)")
+  }
+}

@@ -1,0 +1,90 @@
+package dev.spindle.spark.feed
+
+import java.nio.file.{Files, Path}
+import java.nio.file.attribute.FileTime
+
+import dev.spindle.spark.metrics.JobReport
+import dev.spindle.spark.plan.Remainder
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The feed job in local mode: determinism, quarantine, manifest caching. */
+class FeedJobSuite extends AnyFunSuite with SparkFixture {
+  import FeedData._
+
+  private def feed(in: Path, args: String*): JobReport =
+    FeedCommand.run(spark, (Seq("--input", in.toString, "--size", "8") ++ args).toArray)
+
+  test("per-rank digests equal the plan's with 1, 2 and 4 partitions and 1, 2 and 4 threads") {
+    TestFiles.withTempDir("feed-det") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7, 21, 9, 15))
+      val m = manifest(in)
+      val expected = Seq(0, 1).map(e => planDigests(m, spec(7, e, 3, 4)))
+      assert(expected(0) != expected(1), "epochs must differ")
+      for (p <- Seq(1, 2, 4); t <- Seq(1, 2, 4)) {
+        val r = feed(in, "--world-size", "3", "--batch-size", "4", "--seed", "7", "--epochs", "2",
+          "--partitions", p.toString, "--threads", t.toString)
+        assert(digests(r, 0) == expected(0), s"partitions $p threads $t")
+        assert(digests(r, 1) == expected(1), s"partitions $p threads $t")
+        assert(ranks(r).map(_("batches")) == Seq.fill(6)(5)) // 65 samples / (3 ranks × 4) = 5
+        assert(r.get("images") == 120L)
+        assert(r.get("failures") == 0L)
+        assert(r.get("samples_read") == 120L) // every delivered row decoded once, nothing more
+      }
+    }
+  }
+
+  test("a bad sample is quarantined with its index, its row stands in, and counts stay equal") {
+    TestFiles.withTempDir("feed-bad") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7, 21), bad = Set((1, 3), (2, 0)))
+      val m = manifest(in)
+      val r = feed(in, "--world-size", "2", "--batch-size", "4", "--remainder", "PAD",
+        "--conf", "spark.spindle.maxFailures=5")
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 4, Remainder.PAD)))
+      assert(ranks(r).map(_("batches")) == Seq(6, 6)) // ceil(41 / 8) batches of 4 per rank
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 41L) // every sample, once
+      assert(ranks(r).map(_("substituted").asInstanceOf[Long]).sum >= 2L)
+      val q = quarantine(r)
+      assert(q.map(e => (e("key").toString, e("index").asInstanceOf[Number].longValue)) ==
+        Seq(("s1_0003", 16L), ("s2_0000", 20L)))
+      assert(q.forall(_("reason").toString.startsWith("cannot decode")))
+      assert(q.head("shard").toString.endsWith("shard-001.tar"))
+      assert(r.get("failures") == 2L)
+
+      val e = intercept[IllegalStateException](feed(in, "--world-size", "2", "--batch-size", "4",
+        "--conf", "spark.spindle.maxFailures=1"))
+      assert(e.getMessage.contains("Failure budget exceeded: 2 of 40 samples quarantined"))
+      assert(e.getMessage.contains("[s1_0003]"))
+    }
+  }
+
+  test("the manifest is cached next to the data, reused, and refused or recounted when shards change") {
+    TestFiles.withTempDir("feed-manifest") { dir =>
+      val in = tars(dir.resolve("in"), Seq(9, 9))
+      val cache = in.resolve("_spindle_manifest.json")
+      def status(r: JobReport) = r.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("status")
+      val args = Seq("--world-size", "2", "--batch-size", "3")
+      assert(status(feed(in, args: _*)) == "created")
+      assert(Files.exists(cache))
+      assert(status(feed(in, args: _*)) == "reused")
+
+      val shard = in.resolve("shard-001.tar")
+      Files.setLastModifiedTime(shard, FileTime.fromMillis(Files.getLastModifiedTime(shard).toMillis - 60000))
+      val touched = intercept[IllegalStateException](feed(in, args: _*))
+      assert(touched.getMessage.contains("shard-001.tar: modified"))
+
+      tars(dir.resolve("in"), Seq(9, 12)) // shard-001 rewritten with more samples
+      val changed = intercept[IllegalStateException](feed(in, args: _*))
+      assert(changed.getMessage.contains("The data changed since the manifest"))
+      assert(changed.getMessage.contains("shard-001.tar: size"))
+      val recounted = feed(in, (args ++ Seq("--conf", "spark.spindle.feed.manifestChanged=recount")): _*)
+      assert(status(recounted) == "recounted")
+      assert(recounted.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("samples") == 21L)
+      assert(status(feed(in, args: _*)) == "reused")
+
+      val elsewhere = dir.resolve("elsewhere/m.json")
+      val r = feed(in, (args ++ Seq("--manifest", elsewhere.toString)): _*)
+      assert(status(r) == "created" && Files.exists(elsewhere))
+    }
+  }
+}
