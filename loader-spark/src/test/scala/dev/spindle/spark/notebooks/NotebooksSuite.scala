@@ -119,10 +119,12 @@ class NotebooksSuite extends AnyFunSuite {
     assert(out.contains("bottleneck stage: "), out)
   }
 
-  test("the feeding notebook plans 2 ranks, resumes from saved state and feeds through the host device") {
+  test("the feeding notebook plans 2 ranks, resumes from saved state, matches the feed job and feeds through the host device") {
     val out = text(run("03-feeding.ipynb"))
     assert(out.contains("ranks are disjoint and have equal batch counts"), out)
     assert(out.contains("equal to the uninterrupted run's tail"), out)
+    assert(out.contains("feed, resumed, rank 1"), out)
+    assert(!out.contains("DIFFERS from plan"), out)
     assert(out.contains("every row matching the resumed plan"), out)
     assert(out.contains("\"batches_leased\""), out)
   }
