@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.job.HadoopConf;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
@@ -52,7 +53,7 @@ public final class FeedJob {
     }
     int partitions = SpindleConfig.get(conf, SpindleConfig.FEED_PARTITIONS);
     Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf),
-        new ShippedConf(spark.sparkContext().hadoopConfiguration()),
+        new HadoopConf(spark.sparkContext().hadoopConfiguration()),
         partitions > 0 ? partitions : jsc.defaultParallelism());
     state = epochs.run(state, request);
     double wall = (System.nanoTime() - startNanos) / 1e9;
@@ -85,7 +86,7 @@ public final class FeedJob {
   }
 
   private static long[] count(JavaSparkContext jsc, List<String> uris) {
-    ShippedConf conf = new ShippedConf(jsc.hadoopConfiguration());
+    HadoopConf conf = new HadoopConf(jsc.hadoopConfiguration());
     int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
     return jsc.parallelize(uris, slices).map(uri -> ShardCatalog.countTar(uri, conf.get()))
         .collect().stream().mapToLong(Long::longValue).toArray();
@@ -110,7 +111,7 @@ public final class FeedJob {
     private final JavaSparkContext jsc;
     private final Manifest manifest;
     private final FeedSettings settings;
-    private final ShippedConf conf;
+    private final HadoopConf conf;
     private final int partitions;
     private final String runId = UUID.randomUUID().toString();
     private final List<Map<String, Object>> ranks = new ArrayList<>();
@@ -123,7 +124,7 @@ public final class FeedJob {
     private long refused;
     private boolean stoppedEarly;
 
-    Epochs(JavaSparkContext jsc, Manifest manifest, FeedSettings settings, ShippedConf conf,
+    Epochs(JavaSparkContext jsc, Manifest manifest, FeedSettings settings, HadoopConf conf,
         int partitions) {
       this.jsc = jsc;
       this.manifest = manifest;
@@ -195,12 +196,7 @@ public final class FeedJob {
       manifestInfo.put("samples", manifest.totalSamples());
       List<Map<String, Object>> quarantine = new ArrayList<>();
       for (QuarantineRecord q : quarantined) {
-        Map<String, Object> e = new LinkedHashMap<>();
-        e.put("shard", q.shard());
-        e.put("key", q.key());
-        e.put("index", q.index());
-        e.put("reason", q.reason());
-        quarantine.add(e);
+        quarantine.add(q.toReport());
       }
       PlanSpec spec = state.spec();
       return new JobReport("feed")

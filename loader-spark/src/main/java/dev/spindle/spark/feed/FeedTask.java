@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.image.ImageException;
@@ -36,9 +37,9 @@ final class FeedTask implements Serializable {
   private final String runId;
   private final Broadcast<FeedInputs> inputs;
   private final FeedSettings settings;
-  private final ShippedConf conf;
+  private final HadoopConf conf;
 
-  FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, ShippedConf conf) {
+  FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf) {
     this.runId = runId;
     this.inputs = inputs;
     this.settings = settings;

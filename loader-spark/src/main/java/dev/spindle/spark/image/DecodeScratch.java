@@ -1,55 +1,92 @@
 package dev.spindle.spark.image;
 
+import java.util.EnumMap;
+import java.util.Map;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * Per-thread reusable buffers for decoding and resampling, so the steady path allocates nothing.
- * Confined to one thread (see {@link #current()}). Buffers grown past {@link #KEEP_BYTES} for an
- * unusually large image are dropped after use so one huge sample does not pin memory per thread.
+ * Per-thread reusable buffers for decoding, resampling and output conversion, so the steady path
+ * allocates no pixel memory. Confined to one thread (see {@link #current()}). Buffers grown past
+ * {@link #KEEP_BYTES} for an unusually large image are dropped after use, so one huge sample does
+ * not pin memory on every thread. The native input buffer lives as long as its thread.
  */
 final class DecodeScratch {
   static final int KEEP_BYTES = 64 << 20;
 
+  /** What a byte buffer is used for; two uses never share one within an image. */
+  enum Slot {
+    PIXELS,
+    ORIENTED,
+    WINDOW,
+    STAGE_A,
+    STAGE_B,
+    OUTPUT,
+    CONVERTED
+  }
+
+  /** What an int buffer is used for. */
+  enum IntSlot {
+    ROW,
+    ROWS,
+    ACCUMULATOR
+  }
+
   private static final ThreadLocal<DecodeScratch> CURRENT =
       ThreadLocal.withInitial(DecodeScratch::new);
 
+  private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
+  private final Map<IntSlot, int[]> ints = new EnumMap<>(IntSlot.class);
   private BytePointer encoded;
-  private byte[] pixels = new byte[0];
-  private byte[] rows = new byte[0];
-  private byte[] output = new byte[0];
+  private float[] floats = new float[0];
+  private short[] shorts = new short[0];
 
   static DecodeScratch current() {
     return CURRENT.get();
   }
 
-  /** Native buffer of at least {@code bytes} for the encoded input. */
-  BytePointer encoded(int bytes) {
-    if (encoded == null || encoded.capacity() < bytes) {
+  /** Native buffer of at least {@code size} bytes for the encoded input. */
+  BytePointer encoded(int size) {
+    if (encoded == null || encoded.capacity() < size) {
       release();
-      encoded = new BytePointer(Math.max(bytes, 1 << 20));
+      encoded = new BytePointer(Math.max(size, 1 << 20));
     }
     return encoded;
   }
 
-  byte[] pixels(int bytes) {
-    if (pixels.length < bytes) {
-      pixels = new byte[bytes];
+  /** A byte array of at least {@code size} for {@code slot}; contents are left over. */
+  byte[] bytes(Slot slot, int size) {
+    byte[] b = bytes.get(slot);
+    if (b == null || b.length < size) {
+      b = new byte[size];
+      bytes.put(slot, b);
     }
-    return pixels;
+    return b;
   }
 
-  byte[] rows(int bytes) {
-    if (rows.length < bytes) {
-      rows = new byte[bytes];
+  /** An int array of at least {@code size} for {@code slot}; contents are left over. */
+  int[] ints(IntSlot slot, int size) {
+    int[] b = ints.get(slot);
+    if (b == null || b.length < size) {
+      b = new int[size];
+      ints.put(slot, b);
     }
-    return rows;
+    return b;
   }
 
-  byte[] output(int bytes) {
-    if (output.length < bytes) {
-      output = new byte[bytes];
+  /** The float output buffer, at least {@code size} long. */
+  float[] floats(int size) {
+    if (floats.length < size) {
+      floats = new float[size];
     }
-    return output;
+    return floats;
+  }
+
+  /** The half-precision output buffer, at least {@code size} long. */
+  short[] shorts(int size) {
+    if (shorts.length < size) {
+      shorts = new short[size];
+    }
+    return shorts;
   }
 
   /** Drops buffers that one unusually large image grew past {@link #KEEP_BYTES}. */
@@ -57,11 +94,13 @@ final class DecodeScratch {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
       release();
     }
-    if (pixels.length > KEEP_BYTES) {
-      pixels = new byte[0];
+    bytes.values().removeIf(b -> b.length > KEEP_BYTES);
+    ints.values().removeIf(b -> b.length > KEEP_BYTES / 4);
+    if (floats.length > KEEP_BYTES / 4) {
+      floats = new float[0];
     }
-    if (rows.length > KEEP_BYTES) {
-      rows = new byte[0];
+    if (shorts.length > KEEP_BYTES / 2) {
+      shorts = new short[0];
     }
   }
 

@@ -35,6 +35,39 @@ final class HeaderProbe {
     return walkJpeg(data, offset, length, sof, true);
   }
 
+  /**
+   * The EXIF orientation (1..8) of a JPEG whose header {@link #probe} accepted: from the first
+   * APP1 "Exif" segment before the frame header; 1 when there is none.
+   */
+  static int jpegOrientation(byte[] data, int offset, int length) {
+    int end = offset + length;
+    int p = offset + 2;
+    while (p + 4 <= end && (data[p] & 0xFF) == 0xFF) {
+      int marker = data[p + 1] & 0xFF;
+      if (marker == 0xFF) {
+        p++;
+        continue;
+      }
+      if (isFrameHeader(marker) || marker == 0xDA || marker == 0xD9 || marker == 0xD8) {
+        return Orientation.NORMAL;
+      }
+      if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+        p += 2;
+        continue;
+      }
+      int segment = u16(data, p + 2);
+      int body = p + 4;
+      int bodyEnd = Math.min(p + 2 + segment, end);
+      if (marker == 0xE1 && bodyEnd - body >= 6 && data[body] == 'E' && data[body + 1] == 'x'
+          && data[body + 2] == 'i' && data[body + 3] == 'f' && data[body + 4] == 0
+          && data[body + 5] == 0) {
+        return Orientation.fromTiff(data, body + 6, bodyEnd);
+      }
+      p += 2 + segment;
+    }
+    return Orientation.NORMAL;
+  }
+
   private static ImageInfo jpeg(byte[] data, int offset, int length) throws ImageException {
     int[] sof = new int[1];
     walkJpeg(data, offset, length, sof, false);

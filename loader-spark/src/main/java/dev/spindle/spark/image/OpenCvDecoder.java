@@ -17,10 +17,9 @@ import org.bytedeco.opencv.opencv_core.Mat;
  * off: Spindle's threads call this concurrently, each with its own {@link DecodeScratch}.
  */
 final class OpenCvDecoder {
-  /** {@code IMREAD_COLOR_RGB}: 3-channel RGB, 8-bit. */
-  static final int RGB = opencv_imgcodecs.IMREAD_COLOR_RGB;
-
-  static final int IGNORE_ORIENTATION = opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
+  /** 3-channel RGB, 8-bit, stored orientation (Spindle applies EXIF orientation itself). */
+  private static final int FLAGS =
+      opencv_imgcodecs.IMREAD_COLOR_RGB | opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
 
   static {
     opencv_core.setNumThreads(0);
@@ -28,13 +27,18 @@ final class OpenCvDecoder {
 
   private OpenCvDecoder() {}
 
+  /** Loads OpenCV's native libraries now rather than on the first decode. */
+  static void load() {
+    // the static initialiser above has run by the time this returns
+  }
+
   /**
-   * Decodes {@code data[offset, offset + length)} with imdecode {@code flags} into {@code
-   * scratch.pixels()}; returns the decoded size. The pixels stay valid until this thread's next
-   * decode.
+   * Decodes {@code data[offset, offset + length)} into the scratch's pixel buffer, at {@code 1 /
+   * reduce} scale for a JPEG ({@code reduce} 1, 2, 4 or 8; PNGs always decode at full size).
+   * The pixels stay valid until this thread's next decode.
    */
   static DecodedImage decode(
-      byte[] data, int offset, int length, ImageInfo info, int flags, DecodeScratch scratch)
+      byte[] data, int offset, int length, ImageInfo info, int reduce, DecodeScratch scratch)
       throws ImageException {
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length);
@@ -44,7 +48,7 @@ final class OpenCvDecoder {
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
       Mat image;
       try {
-        image = opencv_imgcodecs.imdecode(buffer, flags);
+        image = opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce));
       } catch (RuntimeException e) {
         throw new ImageException("Cannot decode " + info.format() + ": " + e.getMessage(), e);
       }
@@ -52,6 +56,21 @@ final class OpenCvDecoder {
         return copyOut(image, info, scratch);
       }
     }
+  }
+
+  private static int reducedFlag(ImageInfo info, int reduce) {
+    if (info.format() != ImageFormat.JPEG) {
+      return 0;
+    }
+    // The REDUCED_GRAYSCALE bits carry only the scale; IMREAD_COLOR_RGB still picks RGB output
+    // (REDUCED_COLOR would add the BGR bit, which OpenCV refuses together with RGB).
+    return switch (reduce) {
+      case 1 -> 0;
+      case 2 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_2;
+      case 4 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_4;
+      case 8 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_8;
+      default -> throw new IllegalArgumentException("Invalid reduce: " + reduce + " (1, 2, 4, 8)");
+    };
   }
 
   private static DecodedImage copyOut(Mat image, ImageInfo info, DecodeScratch scratch)
@@ -66,7 +85,7 @@ final class OpenCvDecoder {
     int width = image.cols();
     int height = image.rows();
     int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
-    byte[] pixels = scratch.pixels(bytes);
+    byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, bytes);
     image.data().get(pixels, 0, bytes);
     return new DecodedImage(pixels, width, height);
   }

@@ -10,6 +10,20 @@ enum ResampleFilter {
       return a < 1.0 ? 1.0 - a : 0.0;
     }
   },
+  /** Pillow's {@code BICUBIC} (Keys cubic, a = -0.5); antialiases when downscaling. */
+  BICUBIC(2.0) {
+    @Override
+    double weight(double x) {
+      double a = Math.abs(x);
+      if (a < 1.0) {
+        return (1.5 * a - 2.5) * a * a + 1;
+      }
+      if (a < 2.0) {
+        return (((a - 5) * a + 8) * a - 4) * -0.5;
+      }
+      return 0.0;
+    }
+  },
   /** Pillow's {@code BOX}: with support scaled by the downscale factor, an area average. */
   BOX(0.5) {
     @Override

@@ -7,14 +7,14 @@ import java.io.Serializable;
 import org.apache.hadoop.conf.Configuration;
 
 /** A Hadoop {@link Configuration} that travels to executors inside a task. */
-final class HadoopConf implements Serializable {
+public final class HadoopConf implements Serializable {
   private transient Configuration conf;
 
-  HadoopConf(Configuration conf) {
+  public HadoopConf(Configuration conf) {
     this.conf = conf;
   }
 
-  Configuration get() {
+  public Configuration get() {
     return conf;
   }
 

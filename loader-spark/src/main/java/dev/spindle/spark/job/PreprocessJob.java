@@ -191,12 +191,7 @@ public final class PreprocessJob {
       PreprocessSettings s, Outcome o, double wall, long startMs) {
     List<Map<String, Object>> quarantine = new ArrayList<>();
     for (QuarantineRecord q : o.first()) {
-      Map<String, Object> e = new LinkedHashMap<>();
-      e.put("shard", q.shard());
-      e.put("key", q.key());
-      e.put("index", q.index());
-      e.put("reason", q.reason());
-      quarantine.add(e);
+      quarantine.add(q.toReport());
     }
     String qualified = new org.apache.hadoop.fs.Path(output).toString();
     try {

@@ -13,6 +13,16 @@ import java.io.Serializable;
 public record QuarantineRecord(String shard, String key, long index, String reason)
     implements Serializable {
 
+  /** The record as a JSON report lists it: shard, key, index, reason. */
+  public java.util.Map<String, Object> toReport() {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("shard", shard);
+    m.put("key", key);
+    m.put("index", index);
+    m.put("reason", reason);
+    return m;
+  }
+
   /** One line for logs and error messages. */
   public String describe() {
     return shard + " [" + key + "]: " + reason;

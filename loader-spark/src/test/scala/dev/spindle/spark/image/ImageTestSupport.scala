@@ -17,11 +17,16 @@ object ImageTestSupport {
   def referenceImages: Seq[String] =
     imagesDir.list().toSeq.filter(n => n.endsWith(".png") || n.endsWith(".jpg")).sorted
 
-  /** Golden outputs of `image`: (size, torchvision's bytes). */
-  def goldens(image: String): Seq[(Int, Array[Byte])] = {
-    val pattern = (java.util.regex.Pattern.quote(image) + "\\.s(\\d+)\\.rgb").r
-    imagesDir.list().toSeq.sorted.collect { case n @ pattern(size) => (size.toInt, resource(n)) }
-  }
+  /** One line of golden.tsv: what torchvision made of `image` under `spec`. */
+  final case class Golden(image: String, spec: String, output: OutputMode, exif: Boolean,
+      reference: String, maxDifference: Int)
+
+  def goldens: Seq[Golden] =
+    scala.io.Source.fromFile(new File(imagesDir, "golden.tsv")).getLines()
+      .filterNot(_.startsWith("#")).filter(_.nonEmpty).map { line =>
+        val f = line.split("\t")
+        Golden(f(0), f(1), OutputMode.parse(f(2)), f(3) == "1", f(4), f(5).toInt)
+      }.toSeq
 
   /** Encodes an RGB image given as `pixel(x, y) => 0xRRGGBB` with javax.imageio (not OpenCV). */
   def encode(format: String, width: Int, height: Int)(pixel: (Int, Int) => Int): Array[Byte] = {

@@ -1,0 +1,194 @@
+package dev.spindle.spark.image;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * The image benchmark: {@code --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report
+ * FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]}. Decodes and transforms every
+ * image of DIR (files or tar shards) in shuffled epochs into normalised float32 CHW batches in
+ * host memory (Arrow buffers), on the executor engine ({@link EngineLoader}) or a plain pool
+ * ({@link BatchLoader}), hands each batch to a consumer as a training loop would, then measures
+ * decode alone with the same threads. Prints and optionally writes a JSON report: {@code
+ * images_per_s} (steady state: epochs after the first), {@code time_to_first_batch_s} (from
+ * creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole process, up to the end of
+ * the epochs), {@code decode_only_images_per_s}. A benchmark: it reports, it asserts nothing.
+ * Runs on the calling thread plus the loader's pool.
+ */
+public final class ImageBench {
+  private static final int RING_BATCHES = 3;
+
+  private ImageBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opt = options(args);
+    Path input = Path.of(require(opt, "input"));
+    int threads = Integer.parseInt(opt.getOrDefault("threads",
+        "" + Runtime.getRuntime().availableProcessors()));
+    int batchSize = Integer.parseInt(opt.getOrDefault("batch-size", "64"));
+    int epochs = Integer.parseInt(opt.getOrDefault("epochs", "3"));
+    long seed = Long.parseLong(opt.getOrDefault("seed", "0"));
+    String spec = opt.getOrDefault("transforms", "resize(256),center_crop(224),normalize");
+    String engine = opt.getOrDefault("engine", "pipeline");
+    if (!engine.equals("pipeline") && !engine.equals("pool")) {
+      throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
+    }
+    if (threads <= 0 || batchSize <= 0 || epochs <= 0) {
+      throw new IllegalArgumentException("Invalid bench settings: threads " + threads
+          + ", batch size " + batchSize + ", epochs " + epochs + " (all must be > 0)");
+    }
+    List<BenchInput.Sample> samples = BenchInput.list(input);
+    ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW);
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("engine", engine.equals("pool") ? "plain thread pool (BatchLoader)"
+        : "executor engine (dev.spindle.spark.pipeline, EngineLoader)");
+    report.put("input", input.toString());
+    report.put("images", samples.size());
+    report.put("threads", threads);
+    report.put("batch_size", batchSize);
+    report.put("epochs", epochs);
+    report.put("transforms", transform.spec() + " -> " + transform.outputMode().specName());
+    // like `import torch` before the DataLoader's clock starts: native libraries are loaded first
+    OpenCvDecoder.load();
+    try (BufferAllocator allocator = new RootAllocator(4L << 30)) {
+      runEpochs(samples, transform, threads, batchSize, epochs, seed, engine, allocator, report);
+    }
+    // CPU and peak RSS of the whole process up to here: JVM start, JIT and all epochs
+    report.put("cpu_s", processCpuSeconds());
+    report.put("peak_rss_mb", peakRssMb());
+    report.put("decode_only_images_per_s", decodeOnly(samples, threads));
+    report.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
+    String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValueAsString(report);
+    System.out.println(json);
+    if (opt.containsKey("report")) {
+      Files.writeString(Path.of(opt.get("report")), json + "\n");
+    }
+  }
+
+  private static void runEpochs(List<BenchInput.Sample> samples, ImageTransform transform,
+      int threads, int batchSize, int epochs, long seed, String engine, BufferAllocator allocator,
+      Map<String, Object> report) throws InterruptedException {
+    long created = System.nanoTime();
+    List<Double> epochRates = new ArrayList<>();
+    double checksum = 0;
+    long steadyImages = 0;
+    long steadyNanos = 0;
+    try (BenchLoader loader = engine.equals("pool")
+        ? new BatchLoader(samples, transform, threads, batchSize, RING_BATCHES, allocator)
+        : new EngineLoader(samples, transform, threads, batchSize, allocator)) {
+      for (int e = 0; e < epochs; e++) {
+        long start = System.nanoTime();
+        loader.startEpoch(seed, e);
+        long images = 0;
+        for (ArrowBuf batch = loader.next(); batch != null; batch = loader.next()) {
+          if (e == 0 && images == 0) {
+            report.put("time_to_first_batch_s", (System.nanoTime() - created) / 1e9);
+            report.put("jvm_start_to_first_batch_s", (System.currentTimeMillis()
+                - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3);
+          }
+          checksum += consume(batch, loader.lastSize(), transform);
+          images += loader.lastSize();
+          loader.release();
+        }
+        long nanos = System.nanoTime() - start;
+        epochRates.add(images / (nanos / 1e9));
+        if (e > 0 || epochs == 1) {
+          steadyImages += images;
+          steadyNanos += nanos;
+        }
+      }
+      report.put("quarantined", loader.quarantined());
+    }
+    report.put("images_per_s", steadyImages / (steadyNanos / 1e9));
+    report.put("epoch_images_per_s", epochRates);
+    report.put("checksum", checksum);
+  }
+
+  /** What a training step would read first: one value of every image of the batch. */
+  private static double consume(ArrowBuf batch, int size, ImageTransform t) {
+    double sum = 0;
+    for (int i = 0; i < size; i++) {
+      sum += batch.getFloat(i * t.outputBytes() + (t.outputBytes() / 2 & ~3L));
+    }
+    return sum;
+  }
+
+  /** Reads and decodes every sample once (full size, RGB) on {@code threads} threads. */
+  private static double decodeOnly(List<BenchInput.Sample> samples, int threads)
+      throws InterruptedException {
+    AtomicInteger cursor = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(threads);
+    long start = System.nanoTime();
+    for (int t = 0; t < threads; t++) {
+      Thread worker = new Thread(() -> {
+        try {
+          DecodeScratch scratch = DecodeScratch.current();
+          for (int i = cursor.getAndIncrement(); i < samples.size(); i = cursor.getAndIncrement()) {
+            byte[] data = samples.get(i).read();
+            ImageInfo info = ImageInfo.probe(data, 0, data.length);
+            OpenCvDecoder.decode(data, 0, data.length, info, 1, scratch);
+          }
+        } catch (Exception e) {
+          System.err.println("decode-only: " + e);
+        } finally {
+          done.countDown();
+        }
+      }, "spindle-decode-only-" + t);
+      worker.start();
+    }
+    done.await();
+    return samples.size() / ((System.nanoTime() - start) / 1e9);
+  }
+
+  private static double processCpuSeconds() {
+    return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+        .getProcessCpuTime() / 1e9;
+  }
+
+  private static double peakRssMb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+        }
+      }
+    } catch (java.io.IOException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> opt = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("Invalid argument: " + args[i]
+            + " (usage: --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report FILE]"
+            + " [--transforms SPEC] [--seed S] [--engine pipeline|pool])");
+      }
+      opt.put(args[i].substring(2), args[++i]);
+    }
+    return opt;
+  }
+
+  private static String require(Map<String, String> opt, String key) {
+    String v = opt.get(key);
+    if (v == null) {
+      throw new IllegalArgumentException("Missing --" + key);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.spindle.spark.image;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * Per-image cost of each step on one thread: {@code --input DIR [--images 300] [--rounds 5]}.
+ * Prints, per round, milliseconds per image for decode alone, {@code resize(256),center_crop(224)}
+ * as uint8 and with {@code normalize} as float32 (both including decode), and the two resample
+ * passes alone on the first image. Rounds after the first are warm. A benchmark: it reports, it
+ * asserts nothing; single-threaded, on the calling thread.
+ */
+public final class ImageStageBench {
+  private ImageStageBench() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2 || !args[0].equals("--input")) {
+      throw new IllegalArgumentException(
+          "Invalid arguments (usage: --input DIR [--images 300] [--rounds 5])");
+    }
+    int limit = args.length >= 4 ? Integer.parseInt(args[3]) : 300;
+    int rounds = args.length >= 6 ? Integer.parseInt(args[5]) : 5;
+    List<byte[]> data = new ArrayList<>();
+    for (BenchInput.Sample s : BenchInput.list(Path.of(args[1]))) {
+      if (data.size() < limit) {
+        data.add(s.read());
+      }
+    }
+    ImageTransform u8 = ImageTransform.parse("resize(256),center_crop(224)");
+    ImageTransform f32 = ImageTransform.parse("resize(256),center_crop(224),normalize");
+    try (BufferAllocator allocator = new RootAllocator(1L << 30);
+        ArrowBuf buf = allocator.buffer(f32.outputBytes())) {
+      for (int r = 0; r < rounds; r++) {
+        double decode = perImage(data, d -> decode(d));
+        double uint8 = perImage(data, d -> u8.apply(d, 0, d.length, 0, buf, 0));
+        double float32 = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0));
+        double[] passes = passes(data.get(0));
+        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f; first image "
+            + "(%s) horizontal pass %.3f, vertical pass %.3f%n", r, decode, uint8, float32,
+            "resize 256 + crop 224", passes[0], passes[1]);
+      }
+    }
+  }
+
+  private interface Step {
+    void run(byte[] data) throws Exception;
+  }
+
+  private static double perImage(List<byte[]> data, Step step) throws Exception {
+    long t0 = System.nanoTime();
+    for (byte[] d : data) {
+      step.run(d);
+    }
+    return (System.nanoTime() - t0) / 1e6 / data.size();
+  }
+
+  private static void decode(byte[] d) throws ImageException {
+    OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
+        DecodeScratch.current());
+  }
+
+  /** Milliseconds of the horizontal and vertical pass of resize(256) + crop(224), 50 times. */
+  private static double[] passes(byte[] d) throws ImageException {
+    DecodedImage img = OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
+        DecodeScratch.current());
+    byte[] src = img.pixels().clone();
+    int[] size = TorchvisionGeometry.resizeShortSide(img.width(), img.height(), 256);
+    int x0 = TorchvisionGeometry.centerOffset(size[0], 224);
+    int y0 = TorchvisionGeometry.centerOffset(size[1], 224);
+    PillowResample.Kernel kx = PillowResample.kernel(ResampleFilter.BILINEAR, img.width(), 0,
+        img.width(), size[0], x0, 224, 0);
+    PillowResample.Kernel ky = PillowResample.kernel(ResampleFilter.BILINEAR, img.height(), 0,
+        img.height(), size[1], y0, 224, 0);
+    int first = ky.firstInput();
+    int end = ky.endInput();
+    int[] rows = new int[(end - first) * 224 * 3];
+    int[] row = new int[img.width() * 3];
+    int[] acc = new int[224 * 3];
+    byte[] out = new byte[224 * 224 * 3];
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 50; i++) {
+      PillowResample.horizontal(src, img.width(), first, end, kx, rows, row);
+    }
+    long t1 = System.nanoTime();
+    for (int i = 0; i < 50; i++) {
+      PillowResample.vertical(rows, first, 224, ky, out, 0, 224 * 3, acc);
+    }
+    long t2 = System.nanoTime();
+    return new double[] {(t1 - t0) / 50e6, (t2 - t1) / 50e6};
+  }
+}

@@ -1,0 +1,86 @@
+package dev.spindle.spark.image;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.arrow.memory.ArrowBuf;
+
+/**
+ * Converts the final RGB HWC uint8 image into the {@link OutputMode} and writes it into the
+ * destination Arrow buffer. Float values come from per-channel 256-entry tables built with the
+ * same float32 operations as torchvision ({@code v / 255f}, then {@code (x - mean) / std}), so
+ * they equal torch's values bit for bit. Immutable; any thread may call it.
+ */
+final class OutputWriter implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final OutputMode mode;
+  private final float[][] floats;
+  private final short[][] halves;
+
+  OutputWriter(OutputMode mode, ImageOp.Normalize normalize) {
+    this.mode = mode;
+    this.floats = new float[3][256];
+    this.halves = new short[3][256];
+    for (int c = 0; c < 3; c++) {
+      for (int v = 0; v < 256; v++) {
+        float x = (float) v / 255f;
+        if (normalize != null) {
+          x = (x - normalize.mean()[c]) / normalize.std()[c];
+        }
+        floats[c][v] = x;
+        halves[c][v] = Half.fromFloat(x);
+      }
+    }
+  }
+
+  OutputMode mode() {
+    return mode;
+  }
+
+  /** Writes {@code width * height * 3} pixels from {@code rgb} at {@code dst[offset]}. */
+  void write(byte[] rgb, int width, int height, ArrowBuf dst, long offset, DecodeScratch scratch) {
+    int plane = width * height;
+    int n = plane * 3;
+    switch (mode) {
+      case UINT8_HWC -> dst.setBytes(offset, rgb, 0, n);
+      case UINT8_CHW -> {
+        byte[] out = scratch.bytes(DecodeScratch.Slot.CONVERTED, n);
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = rgb[p];
+          out[plane + i] = rgb[p + 1];
+          out[2 * plane + i] = rgb[p + 2];
+        }
+        dst.setBytes(offset, out, 0, n);
+      }
+      case FLOAT32_CHW -> {
+        float[] out = scratch.floats(n);
+        float[] r = floats[0];
+        float[] g = floats[1];
+        float[] b = floats[2];
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = r[rgb[p] & 0xFF];
+          out[plane + i] = g[rgb[p + 1] & 0xFF];
+          out[2 * plane + i] = b[rgb[p + 2] & 0xFF];
+        }
+        view(dst, offset, n * 4L).asFloatBuffer().put(out, 0, n);
+      }
+      default -> {
+        short[] out = scratch.shorts(n);
+        short[] r = halves[0];
+        short[] g = halves[1];
+        short[] b = halves[2];
+        for (int i = 0, p = 0; i < plane; i++, p += 3) {
+          out[i] = r[rgb[p] & 0xFF];
+          out[plane + i] = g[rgb[p + 1] & 0xFF];
+          out[2 * plane + i] = b[rgb[p + 2] & 0xFF];
+        }
+        view(dst, offset, n * 2L).asShortBuffer().put(out, 0, n);
+      }
+    }
+  }
+
+  /** A little-endian view of {@code dst[offset, offset + length)}: bulk puts become copies. */
+  private static ByteBuffer view(ArrowBuf dst, long offset, long length) {
+    return dst.nioBuffer(offset, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+  }
+}
