@@ -1,5 +1,8 @@
 package dev.spindle.spark.config;
 
+import dev.spindle.spark.image.ImageConfig;
+import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.image.OutputMode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,7 +21,17 @@ public final class SpindleConfig {
   public static final ConfigKey<Integer> IMAGE_SIZE =
       register("spark.spindle.image.size", "224", "Output image side: resize the short side, centre-crop a square (--size)", SpindleConfig::positiveInt);
   public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
-      register("spark.spindle.image.maxPixels", "100000000", "Images declaring more pixels are quarantined before decoding", SpindleConfig::positiveLong);
+      register(ImageConfig.MAX_PIXELS, Long.toString(ImageTransform.DEFAULT_MAX_PIXELS), "Images declaring more pixels are quarantined from their header, before decoding", SpindleConfig::positiveLong);
+  public static final ConfigKey<String> IMAGE_TRANSFORMS =
+      register(ImageConfig.TRANSFORMS, "resize(SIZE),center_crop(SIZE)", "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images", SpindleConfig::transformSpec);
+  public static final ConfigKey<Boolean> IMAGE_EXIF_ORIENTATION =
+      register(ImageConfig.EXIF_ORIENTATION, "true", "Turn JPEGs upright by their EXIF orientation first (as PIL's ImageOps.exif_transpose)", SpindleConfig::bool);
+  public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
+      register(ImageConfig.REDUCED_DECODE, "false", "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)", SpindleConfig::bool);
+  public static final ConfigKey<Long> IMAGE_SEED =
+      register(ImageConfig.SEED, "0", "Seed of random image operations; with the epoch and sample index it fixes every choice", Long::parseLong);
+  public static final ConfigKey<String> IMAGE_OUTPUT =
+      register(ImageConfig.OUTPUT, "auto", "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc", SpindleConfig::outputMode);
   public static final ConfigKey<Integer> BATCH_SIZE =
       register("spark.spindle.batchSize", "256", "Rows per Arrow record batch (--batch-size)", SpindleConfig::positiveInt);
   public static final ConfigKey<String> MAX_FAILURES =
@@ -72,6 +85,30 @@ public final class SpindleConfig {
     return value == null ? key.defaultParsed() : key.parse(value);
   }
 
+  /**
+   * The image transform the settings describe, for jobs that write uint8 H×W×C Arrow batches
+   * (preprocess, feed): {@code spark.spindle.image.transforms} with SIZE replaced by {@code
+   * spark.spindle.image.size}, plus the other {@code spark.spindle.image.*} keys.
+   *
+   * @throws IllegalArgumentException naming the key when a value is invalid or the chain's output
+   *     is not uint8 HWC
+   */
+  public static ImageTransform uint8Transform(Map<String, String> settings) {
+    int size = get(settings, IMAGE_SIZE);
+    String chain = get(settings, IMAGE_TRANSFORMS).replace("SIZE", Integer.toString(size));
+    Map<String, String> resolved = new java.util.HashMap<>(settings);
+    resolved.put(ImageConfig.TRANSFORMS, chain);
+    resolved.put(ImageConfig.MAX_PIXELS, Long.toString(get(settings, IMAGE_MAX_PIXELS)));
+    ImageTransform t = ImageConfig.transform(resolved::get);
+    if (t.outputMode() != OutputMode.UINT8_HWC) {
+      throw new IllegalArgumentException(
+          "Invalid value for " + ImageConfig.TRANSFORMS + "/" + ImageConfig.OUTPUT + ": '" + chain
+              + "' gives " + t.outputMode() + " (Arrow image batches hold uint8 HWC; normalize"
+              + " belongs on the device or in bench images)");
+    }
+    return t;
+  }
+
   /** The known key closest to {@code key} by edit distance, for typo warnings. */
   public static String closest(String key) {
     String best = null;
@@ -114,6 +151,25 @@ public final class SpindleConfig {
       cur = t;
     }
     return prev[b.length()];
+  }
+
+  private static String transformSpec(String s) {
+    ImageTransform.parse(s.replace("SIZE", "224"));
+    return s;
+  }
+
+  private static boolean bool(String s) {
+    if (!s.equals("true") && !s.equals("false")) {
+      throw new IllegalArgumentException("must be true or false");
+    }
+    return Boolean.parseBoolean(s);
+  }
+
+  private static String outputMode(String s) {
+    if (!s.equals("auto")) {
+      OutputMode.parse(s);
+    }
+    return s;
   }
 
   private static int positiveInt(String s) {

@@ -7,8 +7,7 @@ import java.util.Map;
 
 /** What every feed task needs to know, read once on the driver from the configuration. */
 record FeedSettings(
-    int size,
-    long maxPixels,
+    ImageTransform transform,
     int maxSampleBytes,
     int threads,
     long arrowLimit,
@@ -18,16 +17,11 @@ record FeedSettings(
 
   static FeedSettings from(Map<String, String> conf) {
     return new FeedSettings(
-        SpindleConfig.get(conf, SpindleConfig.IMAGE_SIZE),
-        SpindleConfig.get(conf, SpindleConfig.IMAGE_MAX_PIXELS),
+        SpindleConfig.uint8Transform(conf),
         SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
         SpindleConfig.get(conf, SpindleConfig.THREADS),
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
         SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
-  }
-
-  ImageTransform transform() {
-    return ImageTransform.resizeCenterCrop(size).withMaxPixels(maxPixels);
   }
 }

@@ -3,6 +3,7 @@ package dev.spindle.spark.job;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineStats;
@@ -166,14 +167,16 @@ public final class PreprocessJob {
     m.put("files", fileList);
     m.put("rows", o.rows());
     List<Map<String, Object>> fields = new ArrayList<>();
-    for (Field f : BatchSchema.of(s.size(), s.size(), 3).getFields()) {
+    ImageTransform t = s.transform();
+    for (Field f : BatchSchema.of(t.height(), t.width(), t.channels()).getFields()) {
       Map<String, Object> field = new LinkedHashMap<>();
       field.put("name", f.getName());
       field.put("type", f.getType().toString());
       fields.add(field);
     }
     m.put("schema", fields);
-    m.put("image_shape", List.of(s.size(), s.size(), 3));
+    m.put("image_shape", List.of(t.height(), t.width(), t.channels()));
+    m.put("transforms", t.spec());
     m.put("class_names", manifest.classNames());
     Map<String, Object> in = new LinkedHashMap<>();
     in.put("uri", manifest.input());
@@ -214,7 +217,8 @@ public final class PreprocessJob {
         .put("quarantine", quarantine)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
-        .put("image_size", s.size())
+        .put("image_shape", List.of(s.transform().height(), s.transform().width(), s.transform().channels()))
+        .put("transforms", s.transform().spec())
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())

@@ -8,9 +8,8 @@ import java.util.Map;
 
 /** What every preprocess task needs to know, read once on the driver from the configuration. */
 record PreprocessSettings(
-    int size,
+    ImageTransform transform,
     int batchSize,
-    long maxPixels,
     int maxSampleBytes,
     int threads,
     long arrowLimit,
@@ -21,9 +20,8 @@ record PreprocessSettings(
 
   static PreprocessSettings from(Map<String, String> conf) {
     return new PreprocessSettings(
-        SpindleConfig.get(conf, SpindleConfig.IMAGE_SIZE),
+        SpindleConfig.uint8Transform(conf),
         SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
-        SpindleConfig.get(conf, SpindleConfig.IMAGE_MAX_PIXELS),
         SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
         SpindleConfig.get(conf, SpindleConfig.THREADS),
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
@@ -32,9 +30,5 @@ record PreprocessSettings(
         FailureBudget.parse(
             SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
             SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));
-  }
-
-  ImageTransform transform() {
-    return ImageTransform.resizeCenterCrop(size).withMaxPixels(maxPixels);
   }
 }

@@ -55,4 +55,18 @@ class ConfigDocsSuite extends AnyFunSuite {
     assert(FailureBudget.parse("5", 100).exceededEarly(6))
     assert(!FailureBudget.parse("0.5", 100).exceededEarly(1000))
   }
+
+  test("image keys build the transform of Arrow jobs; a chain that does not give uint8 HWC is refused") {
+    val t = SpindleConfig.uint8Transform(Map("spark.spindle.image.size" -> "64").asJava)
+    assert((t.height, t.width, t.channels) == (64, 64, 3))
+    val flipped = SpindleConfig.uint8Transform(Map(
+      "spark.spindle.image.transforms" -> "resize(80),center_crop(48,32),hflip").asJava)
+    assert((flipped.height, flipped.width) == (48, 32))
+    val e = intercept[IllegalArgumentException](SpindleConfig.uint8Transform(Map(
+      "spark.spindle.image.transforms" -> "resize(SIZE),center_crop(SIZE),normalize").asJava))
+    assert(e.getMessage.contains("spark.spindle.image.transforms") && e.getMessage.contains("uint8 HWC"))
+    val bad = intercept[IllegalArgumentException](SpindleConfig.uint8Transform(Map(
+      "spark.spindle.image.exifOrientation" -> "yes").asJava))
+    assert(bad.getMessage.contains("spark.spindle.image.exifOrientation"))
+  }
 }
