@@ -1,0 +1,50 @@
+# Sourced by Spindle's launchers (bin/spindle, bin/notebooks): where the build outputs live, the
+# JVM flags Spark needs, and a quiet "build if missing or stale" step. Not executable on its own.
+# Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_JAVA,
+# SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath (prints it).
+
+SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+SPINDLE_VERSION="0.1.0-SNAPSHOT"
+SPINDLE_JAR="$SPINDLE_ROOT/loader-spark/target/loader-spark-$SPINDLE_VERSION.jar"
+SPINDLE_ALL_JAR="$SPINDLE_ROOT/loader-spark/target/loader-spark-$SPINDLE_VERSION-all.jar"
+SPINDLE_CLASSPATH_FILE="$SPINDLE_ROOT/loader-spark/target/runtime-classpath.txt"
+SPINDLE_JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+SPARK_JVM_FLAGS=(
+  -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
+  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
+  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
+  --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true
+)
+
+spindle_needs_build() {
+  [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" ]] || return 0
+  [[ -n "$(find "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT"/loader-*/pom.xml "$SPINDLE_ROOT"/loader-*/src/main \
+    -newer "$SPINDLE_JAR" -print -quit)" ]]
+}
+
+# Builds the jars and the runtime classpath file when missing or older than the sources; quiet
+# unless the build fails. $1 names the caller in messages.
+spindle_build() {
+  local who="${1:-spindle}" log
+  spindle_needs_build || return 0
+  echo "$who: building (first run or sources changed)..." >&2
+  log="$(mktemp)"
+  if ! (cd "$SPINDLE_ROOT" && mvn -B -q -DskipTests package >"$log" 2>&1); then
+    cat "$log" >&2
+    echo "$who: build failed (log above)" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
+# Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...).
+spindle_classpath() {
+  printf '%s:%s' "$SPINDLE_JAR" "$(cat "$SPINDLE_CLASSPATH_FILE")"
+}
