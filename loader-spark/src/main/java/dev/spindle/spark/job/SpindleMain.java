@@ -38,6 +38,8 @@ public final class SpindleMain {
           "  bench       pipeline|images|feeder [flags]   (see README)",
           "  config      --example | --markdown   print every spark.spindle.* key with its default",
           "",
+          "Every job also takes --properties-file FILE (spark.* settings, e.g. conf/examples/*.conf);",
+          "flags and --conf given on the command line win over it.",
           "Without --master, jobs run on embedded Spark (local[*], bound to 127.0.0.1).");
 
   private static final Set<String> SPARK_FLAGS = Set.of("--master", "--report", "--threads");
@@ -57,6 +59,7 @@ public final class SpindleMain {
     String command = argv[0];
     String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
     try {
+      rest = PropertiesFile.apply(rest);
       JobReport report =
           switch (command) {
             case "gen-sample" -> genSample(rest);

@@ -69,4 +69,22 @@ class ConfigDocsSuite extends AnyFunSuite {
       "spark.spindle.image.exifOrientation" -> "yes").asJava))
     assert(bad.getMessage.contains("spark.spindle.image.exifOrientation"))
   }
+
+  test("the example job configurations use only known keys with valid values") {
+    val examples = Files.list(repo.resolve("conf/examples")).iterator().asScala.filter(_.toString.endsWith(".conf")).toSeq
+    assert(examples.nonEmpty)
+    val known = SpindleConfig.keys().asScala.map(k => k.key -> k).toMap
+    for (file <- examples) {
+      val p = new java.util.Properties()
+      val in = Files.newBufferedReader(file)
+      try p.load(in) finally in.close()
+      val spindleKeys = p.stringPropertyNames().asScala.filter(_.startsWith("spark.spindle."))
+      assert(spindleKeys.nonEmpty, file)
+      for (key <- spindleKeys) {
+        assert(known.contains(key), s"$file: unknown key $key")
+        known(key).parse(p.getProperty(key))
+      }
+      SpindleConfig.uint8Transform(p.asScala.toMap.asJava)
+    }
+  }
 }
