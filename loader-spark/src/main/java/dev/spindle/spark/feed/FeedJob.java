@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.job.ClusterTarCounter;
 import dev.spindle.spark.job.HadoopConf;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.FailureBudget;
@@ -11,7 +12,6 @@ import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.shard.Manifest;
-import dev.spindle.spark.shard.ShardCatalog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +41,7 @@ public final class FeedJob {
     Map<String, String> conf = request.conf();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     ManifestCache.Loaded loaded = new ManifestCache(spark.sparkContext().hadoopConfiguration(),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES), uris -> count(jsc, uris))
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES), new ClusterTarCounter(jsc))
         .load(request.input(), request.manifestFile(),
             SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
     Manifest manifest = loaded.manifest();
@@ -83,13 +83,6 @@ public final class FeedJob {
         conf.containsKey(SpindleConfig.FEED_REMAINDER.key()) ? remainder : resume.remainder(),
         conf.containsKey(SpindleConfig.SHUFFLE_WINDOW.key()) ? window : resume.shuffleWindow()));
     return resume;
-  }
-
-  private static long[] count(JavaSparkContext jsc, List<String> uris) {
-    HadoopConf conf = new HadoopConf(jsc.hadoopConfiguration());
-    int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
-    return jsc.parallelize(uris, slices).map(uri -> ShardCatalog.countTar(uri, conf.get()))
-        .collect().stream().mapToLong(Long::longValue).toArray();
   }
 
   private static void checkBudget(Map<String, String> conf, Epochs epochs) {

@@ -52,7 +52,7 @@ public final class PreprocessJob {
 
     Manifest manifest =
         new ShardCatalog(hadoop, settings.folderShardFiles())
-            .list(input, uris -> countOnCluster(jsc, uris, shipped));
+            .list(input, new ClusterTarCounter(jsc));
     if (manifest.totalSamples() == 0) {
       throw new IOException("No samples in " + input + " (" + manifest.shards().size() + " empty shards)");
     }
@@ -74,13 +74,6 @@ public final class PreprocessJob {
       committer.abort();
       throw e;
     }
-  }
-
-  private static long[] countOnCluster(JavaSparkContext jsc, List<String> uris, HadoopConf conf) {
-    int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
-    List<Long> counts =
-        jsc.parallelize(uris, slices).map(uri -> ShardCatalog.countTar(uri, conf.get())).collect();
-    return counts.stream().mapToLong(Long::longValue).toArray();
   }
 
   /** Consecutive shards grouped into partitions of at most {@code maxBytes} (one shard at least). */
