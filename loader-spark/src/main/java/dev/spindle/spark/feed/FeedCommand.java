@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.job.Args;
 import dev.spindle.spark.job.Sessions;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.plan.LoaderState;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -18,20 +18,13 @@ import org.apache.spark.sql.SparkSession;
  * [--batch-size B] [--size 224] [--resume STATE.json] [--report FILE] [--threads N]
  * [--partitions P] [--stop-after-batches K --save-state FILE] [--manifest FILE] [--remainder
  * DROP_LAST|PAD|EXACT] [--master URL] [--conf key=value]...}. Flags that stand for configuration
- * keys are put into the session's configuration. Mistakes in flags throw {@link UsageException}
+ * keys are put into the session's configuration. Mistakes in flags throw {@link Args.UsageException}
  * before any Spark work. Main thread.
  */
 public final class FeedCommand {
-  /** A command-line mistake: printed with the usage, exit code 2. */
-  public static final class UsageException extends IllegalArgumentException {
-    UsageException(String message) {
-      super(message);
-    }
-  }
-
   private static final Set<String> VALUE_FLAGS = Set.of("--input", "--world-size", "--epochs",
       "--seed", "--batch-size", "--size", "--resume", "--report", "--threads", "--partitions",
-      "--stop-after-batches", "--save-state", "--manifest", "--remainder", "--master", "--conf");
+      "--stop-after-batches", "--save-state", "--manifest", "--remainder", "--master");
   private static final Map<String, String> KEY_FLAGS = Map.of(
       "--seed", "spark.spindle.seed",
       "--batch-size", "spark.spindle.batchSize",
@@ -44,7 +37,7 @@ public final class FeedCommand {
 
   /** Parses {@code argv}, runs the job on a session of its own, writes report and state. */
   public static JobReport run(String[] argv) throws IOException {
-    Map<String, String> flags = parse(argv);
+    Args flags = parse(argv);
     Map<String, String> settings = settings(flags);
     checkOptions(flags, settings);
     SparkSession spark = Sessions.start("feed", flags.get("--master"), settings);
@@ -57,12 +50,12 @@ public final class FeedCommand {
 
   /** Runs on an existing session (tests, notebooks); the session stays open. */
   public static JobReport run(SparkSession spark, String[] argv) throws IOException {
-    Map<String, String> flags = parse(argv);
+    Args flags = parse(argv);
     checkOptions(flags, settings(flags));
     return run(spark, flags);
   }
 
-  private static JobReport run(SparkSession spark, Map<String, String> flags) throws IOException {
+  private static JobReport run(SparkSession spark, Args flags) throws IOException {
     Map<String, String> conf = new LinkedHashMap<>();
     for (scala.Tuple2<String, String> kv : spark.sparkContext().getConf().getAll()) {
       conf.put(kv._1(), kv._2());
@@ -74,60 +67,24 @@ public final class FeedCommand {
         PlanSpec.parseCount("world size", flags.get("--world-size")),
         count(flags, "--epochs", 1), state, count(flags, "--stop-after-batches", 0), conf);
     FeedResult result = FeedJob.run(spark, request);
-    if (flags.containsKey("--save-state")) {
+    if (flags.get("--save-state") != null) {
       write(flags.get("--save-state"), result.state().toJson() + "\n");
     }
-    if (flags.containsKey("--report")) {
+    if (flags.get("--report") != null) {
       result.report().write(Path.of(flags.get("--report")));
     }
     return result.report();
   }
 
-  static Map<String, String> parse(String[] argv) {
-    Map<String, String> flags = new LinkedHashMap<>();
-    StringBuilder confs = new StringBuilder();
-    for (int i = 0; i < argv.length; i++) {
-      String arg = argv[i];
-      String value = null;
-      int eq = arg.indexOf('=');
-      if (arg.startsWith("--") && eq > 0) {
-        value = arg.substring(eq + 1);
-        arg = arg.substring(0, eq);
-      }
-      if (!VALUE_FLAGS.contains(arg)) {
-        throw new UsageException("Unknown flag for 'feed': " + arg + "; accepted: "
-            + String.join(" ", new TreeSet<>(VALUE_FLAGS)));
-      }
-      if (value == null) {
-        if (i + 1 >= argv.length) {
-          throw new UsageException("Flag " + arg + " of 'feed' needs a value");
-        }
-        value = argv[++i];
-      }
-      if (arg.equals("--conf")) {
-        if (value.indexOf('=') <= 0) {
-          throw new UsageException("--conf takes key=value, got '" + value + "'");
-        }
-        confs.append(value).append('\n');
-      } else {
-        flags.put(arg, value);
-      }
-    }
-    flags.put("--conf", confs.toString());
-    return flags;
+  static Args parse(String[] argv) {
+    return Args.parse("feed", argv, VALUE_FLAGS, Set.of());
   }
 
   /** {@code --conf} pairs, then the flags that stand for configuration keys. */
-  private static Map<String, String> settings(Map<String, String> flags) {
-    Map<String, String> s = new LinkedHashMap<>();
-    for (String pair : flags.getOrDefault("--conf", "").split("\n")) {
-      int sep = pair.indexOf('=');
-      if (sep > 0) {
-        s.put(pair.substring(0, sep).trim(), pair.substring(sep + 1).trim());
-      }
-    }
+  private static Map<String, String> settings(Args flags) {
+    Map<String, String> s = new LinkedHashMap<>(flags.confs());
     KEY_FLAGS.forEach((flag, key) -> {
-      if (flags.containsKey(flag)) {
+      if (flags.get(flag) != null) {
         s.put(key, flags.get(flag));
       }
     });
@@ -135,12 +92,12 @@ public final class FeedCommand {
   }
 
   /** Refuses bad flags before a session starts, naming the flag and the value. */
-  private static void checkOptions(Map<String, String> flags, Map<String, String> settings) {
+  private static void checkOptions(Args flags, Map<String, String> settings) {
     if (flags.get("--input") == null || flags.get("--input").isBlank()) {
-      throw new UsageException("'feed' needs --input");
+      throw new Args.UsageException("'feed' needs --input");
     }
     if (flags.get("--world-size") == null) {
-      throw new UsageException("'feed' needs --world-size");
+      throw new Args.UsageException("'feed' needs --world-size");
     }
     try {
       PlanSpec.parseCount("world size", flags.get("--world-size"));
@@ -149,16 +106,16 @@ public final class FeedCommand {
             .filter(k -> k.key().equals(key)).forEach(k -> k.parse(settings.get(key)));
       }
     } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
+      throw new Args.UsageException(e.getMessage());
     }
     count(flags, "--epochs", 1);
     int stop = count(flags, "--stop-after-batches", 0);
-    if (stop > 0 && !flags.containsKey("--save-state")) {
-      throw new UsageException("--stop-after-batches needs --save-state FILE to continue from");
+    if (stop > 0 && flags.get("--save-state") == null) {
+      throw new Args.UsageException("--stop-after-batches needs --save-state FILE to continue from");
     }
   }
 
-  private static int count(Map<String, String> flags, String flag, int absent) {
+  private static int count(Args flags, String flag, int absent) {
     String v = flags.get(flag);
     if (v == null) {
       return absent;
@@ -166,7 +123,7 @@ public final class FeedCommand {
     try {
       return PlanSpec.parseCount(flag.substring(2).replace('-', ' '), v);
     } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
+      throw new Args.UsageException(e.getMessage());
     }
   }
 

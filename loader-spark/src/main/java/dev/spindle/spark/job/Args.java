@@ -12,7 +12,7 @@ import java.util.TreeSet;
  * {@code --flag}, and repeated {@code --conf key=value}. Unknown flags and missing values fail
  * with a message that names them and lists what the command accepts.
  */
-final class Args {
+public final class Args {
   private final String command;
   private final Map<String, String> values = new LinkedHashMap<>();
   private final Map<String, String> confs = new LinkedHashMap<>();
@@ -21,7 +21,8 @@ final class Args {
     this.command = command;
   }
 
-  static Args parse(String command, String[] argv, Set<String> valueFlags, Set<String> booleanFlags) {
+  public static Args parse(
+      String command, String[] argv, Set<String> valueFlags, Set<String> booleanFlags) {
     Args args = new Args(command);
     for (int i = 0; i < argv.length; i++) {
       String arg = argv[i];
@@ -65,7 +66,7 @@ final class Args {
     return String.join(" ", all);
   }
 
-  String get(String flag) {
+  public String get(String flag) {
     return values.get(flag);
   }
 
@@ -111,7 +112,7 @@ final class Args {
   }
 
   /** {@code --conf} pairs plus flags that stand for configuration keys. */
-  Map<String, String> confs() {
+  public Map<String, String> confs() {
     return confs;
   }
 
@@ -120,8 +121,8 @@ final class Args {
   }
 
   /** A command-line mistake: printed with the usage, exit code 2. */
-  static final class UsageException extends RuntimeException {
-    UsageException(String message) {
+  public static final class UsageException extends IllegalArgumentException {
+    public UsageException(String message) {
       super(message);
     }
   }

@@ -82,7 +82,7 @@ public final class SpindleMain {
         out.println(Summary.line(report));
       }
       return 0;
-    } catch (Args.UsageException | dev.spindle.spark.feed.FeedCommand.UsageException e) {
+    } catch (Args.UsageException e) {
       err.println("spindle: " + e.getMessage());
       err.println(USAGE);
       return 2;

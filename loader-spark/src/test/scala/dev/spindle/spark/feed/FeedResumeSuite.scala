@@ -89,7 +89,7 @@ class FeedResumeSuite extends AnyFunSuite with SparkFixture {
       assert(code == 2, ws)
       assert(err.toString.contains(msg), err.toString)
     }
-    val e = intercept[FeedCommand.UsageException](
+    val e = intercept[dev.spindle.spark.job.Args.UsageException](
       FeedCommand.run(spark, Array("--input", "x", "--world-size", "2", "--stop-after-batches", "3")))
     assert(e.getMessage.contains("--stop-after-batches needs --save-state"))
   }
