@@ -23,7 +23,8 @@ final case class Expected(number: Long, sha256: String, labels: Seq[Long], indic
 object BridgeFixture {
   val ImageBytes = 48
   val Rows = 4
-  val Python: String = "/usr/bin/python3"
+  /** The trainers' interpreter: `SPINDLE_PYTHON`, else Debian's `/usr/bin/python3` (needs numpy). */
+  val Python: String = sys.env.getOrElse("SPINDLE_PYTHON", "/usr/bin/python3")
   val Scripts: Path = Paths.get(sys.props.getOrElse("user.dir", ".")).resolve("python")
     .toAbsolutePath
 
