@@ -8,6 +8,11 @@
 
 Needs numpy; returns torch tensors when torch is importable (``as_numpy=True`` for arrays).
 No pyarrow, no pyspark.
+
+A feeder on a GPU is read with ``device="cuda:N"`` (N as the feeder numbers its GPUs): the batches
+are CUDA tensors in the feeder's device memory, opened once by CUDA IPC. That needs the NVIDIA
+driver and torch with CUDA (or cupy, which then also opens the handle and yields cupy arrays
+that export DLPack); see ``spindle_bridge.cuda``.
 """
 from .client import SpindleLoader, Batch
 from .protocol import ProtocolError, VERSION

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from . import protocol as p
+from .cuda import CudaSlab, parse_device, require_support
 
 
 def _torch():
@@ -30,6 +31,8 @@ class Batch:
         self.keys = desc["keys"]
         self.shape = desc["shape"]
         self.dtype = desc["dtype"]
+        self.image_offset = desc["image_offset"]
+        self.labels_offset = desc["labels_offset"]
 
 
 class SpindleLoader:
@@ -40,15 +43,30 @@ class SpindleLoader:
     batch is requested: the loader then releases the batch and the feeder reuses its slot. Copy
     (or convert, e.g. ``images.float()``) what must outlive the step.
 
+    ``device="cpu"``: a feeder on host shared memory; numpy arrays or CPU tensors. ``device=
+    "cuda:N"`` (or ``"cuda"``, torch's current device): a feeder on that GPU; the batches are
+    CUDA tensors (cupy arrays without torch) in the feeder's device memory, opened once by CUDA
+    IPC (needs torch or cupy, see ``spindle_bridge.cuda``). Ordinals are as the feeder sees
+    them: run trainer and feeder with the same ``CUDA_VISIBLE_DEVICES``. On CUDA a batch is
+    released only once the work queued on the current stream before the next request is done;
+    synchronise work on other streams yourself before asking for the next batch.
+
     ``state_dict()`` is the loader state JSON (as a dict) with this rank's batches consumed;
     pass it back as ``state=`` to resume. Not thread-safe: one iterating thread per loader.
     """
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
-                 as_numpy=False):
-        self.rank, self.world_size, self.device = rank, world_size, device
+                 as_numpy=False, ipc=None):
+        self.rank, self.world_size = rank, world_size
         self.timeout_s = timeout_s
         self.torch = None if as_numpy else _torch()
+        self.ordinal = parse_device(device, self.torch)
+        self.device = device if self.ordinal is None else "cuda:%d" % self.ordinal
+        if self.ordinal is not None:
+            require_support(self.ordinal, self.torch)
+        self._ipc_opener = ipc
+        self._cuda = None
+        self._fences = []
         self.wait_s = 0.0
         self.batches_yielded = 0
         self.last = None
@@ -59,7 +77,8 @@ class SpindleLoader:
         self._sock.settimeout(timeout_s + 30.0)
         self._sock.connect(str(socket_path))
         try:
-            self._sock.sendall(p.hello(rank, world_size, _resume_point(state, rank), device))
+            self._sock.sendall(p.hello(rank, world_size, _resume_point(state, rank),
+                                       self.device))
             msg_type, payload = p.read_frame(self._sock)
             if msg_type != p.WELCOME:
                 raise p.ProtocolError("expected WELCOME, got message type %d" % msg_type)
@@ -75,8 +94,16 @@ class SpindleLoader:
         if w["memory"] == p.MEMORY_SHM:
             with open(w["path"], "rb") as f:
                 self._mm = mmap.mmap(f.fileno(), w["size"], access=mmap.ACCESS_READ)
+        elif self.ordinal is None or w["device"] != self.ordinal:
+            raise p.ProtocolError("feeder offered CUDA IPC memory on cuda:%d to a trainer on %s"
+                                  % (w["device"], self.device))
         else:
-            self._cuda = _CudaSlab(w, self.torch)
+            self._cuda = CudaSlab(w, self.ordinal, self.torch, self._ipc_opener)
+
+    @property
+    def memory_base(self):
+        """Device pointer of the feeder's slab in this process (CUDA IPC), else None."""
+        return None if self._cuda is None else self._cuda.base
 
     def __iter__(self):
         while not self._ended:
@@ -94,13 +121,16 @@ class SpindleLoader:
             if msg_type != p.BATCH:
                 raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
             desc = p.parse_batch(payload)
+            if desc["event"]:
+                raise p.ProtocolError("batch %d carries a CUDA IPC event (kind %d), which this "
+                                      "client does not wait on" % (desc["batch"], desc["event"]))
             self._held = desc["batch"]
             self.last = Batch(desc)
             self.batches_yielded += 1
             yield self._views(desc)
 
     def _views(self, d):
-        if self.welcome["memory"] != p.MEMORY_SHM:
+        if self._cuda is not None:
             return self._cuda.views(d)
         n = int(np.prod(d["shape"]))
         images = np.frombuffer(self._mm, dtype=d["dtype"], count=n,
@@ -114,9 +144,19 @@ class SpindleLoader:
             return self.torch.from_numpy(images), self.torch.from_numpy(labels)
 
     def _release_held(self):
-        if self._held is not None:
-            self._sock.sendall(p.release(self._held))
-            self._held = None
+        if self._held is None:
+            return
+        held, self._held = self._held, None
+        if self._cuda is None:
+            self._sock.sendall(p.release(held))
+            return
+        # The GPU may still run work queued on the batch: release it once that work is done,
+        # waiting only when two batches would be held back (the feeder needs its slots).
+        self._fences.append((held, self._cuda.fence()))
+        while self._fences and (len(self._fences) > 1 or self._fences[0][1].done()):
+            n, fence = self._fences.pop(0)
+            fence.wait()
+            self._sock.sendall(p.release(n))
 
     def position(self):
         """Batches of this rank's current leg consumed: the resume point."""
@@ -135,10 +175,15 @@ class SpindleLoader:
         if self._sock.fileno() < 0:
             return
         try:
+            if self._cuda is not None:
+                self._cuda.synchronize()  # BYE releases every batch: nothing may still read them
             self._sock.sendall(p.frame(p.BYE))
         except OSError:
             pass
-        self._sock.close()
+        finally:
+            self._sock.close()
+            if self._cuda is not None:
+                self._cuda.close()
         if self._mm is not None:
             try:
                 self._mm.close()
@@ -167,33 +212,3 @@ def _resume_point(state, rank):
     if not 0 <= rank < len(consumed):
         raise ValueError("Invalid rank: %d (the state has %d ranks)" % (rank, len(consumed)))
     return int(consumed[rank])
-
-
-class _CudaSlab:
-    """CUDA IPC (memory kind 2): opens the slab once with cupy, hands tensors over by DLPack.
-
-    Requires cupy matching the driver; torch for tensors. NOT YET EXERCISED: the JVM bridge
-    serves host shared memory only, and no GPU was available to test this path.
-    """
-
-    def __init__(self, welcome, torch):
-        self.torch = torch
-        import cupy  # noqa: F401  (the documented requirement of the GPU path)
-        self.cupy = cupy
-        with cupy.cuda.Device(welcome["device"]):
-            self.ptr = cupy.cuda.runtime.ipcOpenMemHandle(welcome["ipc_handle"])
-        self.mem = cupy.cuda.UnownedMemory(self.ptr, welcome["size"], self)
-        self.device = welcome["device"]
-
-    def views(self, d):
-        cp = self.cupy
-        n = int(np.prod(d["shape"]))
-        img = cp.ndarray(d["shape"], dtype=d["dtype"],
-                         memptr=cp.cuda.MemoryPointer(self.mem, d["image_offset"]))
-        lab = cp.ndarray((d["rows"],), dtype=cp.int64,
-                         memptr=cp.cuda.MemoryPointer(self.mem, d["labels_offset"]))
-        assert img.size == n
-        if self.torch is None:
-            return img, lab
-        dlpack = self.torch.utils.dlpack
-        return dlpack.from_dlpack(img.toDlpack()), dlpack.from_dlpack(lab.toDlpack())

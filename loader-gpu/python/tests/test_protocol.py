@@ -45,6 +45,30 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual((b["batch"], b["rows"], b["shape"], b["image_offset"]), (5, 2, (2, 3), 256))
         self.assertEqual((b["indices"], b["keys"]), ([10, 11], ["k-é", "k2"]))
 
+    def test_cuda_ipc_welcome_carries_ordinal_64_handle_bytes_and_size(self):
+        handle = bytes(range(1, 65))
+        payload = (struct.pack("<iiqB", 0, 1, 3, p.MEMORY_CUDA_IPC) + struct.pack("<i", 2)
+                   + handle + struct.pack("<q", 1 << 30)
+                   + struct.pack("<BiiiI", 0, 4, 4, 3, 16) + p.string(""))
+        w = p.parse_welcome(payload)
+        self.assertEqual((w["memory"], w["device"], w["ipc_handle"], w["size"]),
+                         (p.MEMORY_CUDA_IPC, 2, handle, 1 << 30))
+        self.assertEqual((w["dtype"], w["channels"], w["max_rows"], w["position"]),
+                         ("uint8", 3, 16, 3))
+        with self.assertRaisesRegex(p.ProtocolError, "too short"):
+            p.parse_welcome(payload[:17 + 40])  # handle cut short
+
+    def test_unknown_memory_kind_is_refused(self):
+        with self.assertRaisesRegex(p.ProtocolError, "unknown memory kind 3"):
+            p.parse_welcome(struct.pack("<iiqB", 0, 1, 0, 3))
+
+    def test_batch_with_ipc_event_carries_64_event_bytes(self):
+        payload = (struct.pack("<qiBB", 1, 1, 0, 1) + struct.pack("<q", 4)
+                   + struct.pack("<qqqB", 0, 4, 256, 1) + b"\x07" * 64
+                   + struct.pack("<q", 9) + p.string("k"))
+        b = p.parse_batch(payload)
+        self.assertEqual((b["event"], b["ipc_event"], b["indices"]), (1, b"\x07" * 64, [9]))
+
     def test_truncated_message_is_refused(self):
         with self.assertRaisesRegex(p.ProtocolError, "too short"):
             p.parse_welcome(welcome_payload()[:10])

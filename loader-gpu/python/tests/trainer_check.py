@@ -1,9 +1,13 @@
 """A trainer stand-in the JVM suites launch: consumes a rank's batches and records what arrived.
 
 Each batch becomes one tab-separated line in --out (UTF-8): ``B, number, sha256 of the image
-bytes, type, labels, plan indices, keys`` (lists comma-separated, keys '|'-separated), as the trainer
-saw them through the shared-memory views, and the type it got (Tensor or ndarray). Then ``END, wait seconds, state JSON``; or ``ERROR,
-code, message`` when the feeder refused the trainer.
+bytes, type, labels, plan indices, keys, shape, device, view`` (lists comma-separated, keys
+'|'-separated, shape 'x'-separated), as the trainer saw them through the views: the type it got
+(Tensor, ndarray or cupy's ndarray), the device they live on (``cpu``, ``cuda:N``) and, on CUDA,
+whether the images are a view of the feeder's slab at the batch's offset (``view`` / ``copy``;
+``-`` on the host). Then ``END, wait seconds, state JSON, opener``; or ``ERROR, code, message``
+when the feeder refused the trainer. ``--device cuda:N`` reads a feeder on a GPU by CUDA IPC;
+``--ipc cupy|driver`` picks how the handle is opened.
 """
 import argparse
 import hashlib
@@ -28,12 +32,13 @@ def main():
     a.add_argument("--device", default="cpu")
     a.add_argument("--expect-error", action="store_true")
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
+    a.add_argument("--ipc", choices=["cupy", "driver"], help="CUDA IPC opener (default: auto)")
     args = a.parse_args()
     state = json.load(open(args.state_in)) if args.state_in else None
     with open(args.out, "w", encoding="utf-8") as out:
         try:
             loader = SpindleLoader(args.socket, args.rank, args.world, device=args.device,
-                                   state=state, timeout_s=60, as_numpy=args.numpy)
+                                   state=state, timeout_s=60, as_numpy=args.numpy, ipc=args.ipc)
         except ProtocolError as e:
             out.write("ERROR\t%s\t%s\n" % (e.code, e))
             return 0 if args.expect_error else 1
@@ -42,20 +47,46 @@ def main():
             return 1
         for images, labels in loader:
             b = loader.last
-            raw = images.numpy() if hasattr(images, "numpy") else images
             out.write("\t".join([
-                "B", str(b.number), hashlib.sha256(raw.tobytes()).hexdigest(),
+                "B", str(b.number), hashlib.sha256(host_bytes(images)).hexdigest(),
                 type(images).__name__,
                 ",".join(map(str, labels.tolist())), ",".join(map(str, b.indices)),
-                "|".join(b.keys), "x".join(map(str, images.shape))]) + "\n")
+                "|".join(b.keys), "x".join(map(str, images.shape)), device_of(images),
+                view_of(loader, images, b)]) + "\n")
             out.flush()
             if args.die_after and loader.batches_yielded == args.die_after:
                 with open(args.state_out, "w") as s:
                     json.dump(loader.state_dict(), s)
                 os.kill(os.getpid(), signal.SIGKILL)  # dies holding the current batch
-        out.write("END\t%f\t%s\n" % (loader.wait_s, json.dumps(loader.state_dict())))
+        opener = loader._cuda.opener if loader._cuda is not None else "-"
+        out.write("END\t%f\t%s\t%s\n" % (loader.wait_s, json.dumps(loader.state_dict()),
+                                            opener))
         loader.close()
     return 0
+
+
+def host_bytes(images):
+    """The image bytes as the trainer sees them, copied to the host for hashing."""
+    if hasattr(images, "cpu"):  # torch
+        return images.cpu().numpy().tobytes()
+    if hasattr(images, "get"):  # cupy
+        return images.get().tobytes()
+    return images.tobytes()
+
+
+def device_of(images):
+    if hasattr(images, "device") and hasattr(images, "cpu"):
+        return str(images.device)
+    if hasattr(images, "data") and hasattr(images.data, "device_id"):  # cupy
+        return "cuda:%d" % images.data.device_id
+    return "cpu"
+
+
+def view_of(loader, images, b):
+    if loader.memory_base is None:
+        return "-"
+    ptr = images.data_ptr() if hasattr(images, "data_ptr") else images.data.ptr
+    return "view" if ptr == loader.memory_base + b.image_offset else "copy"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 package dev.spindle.gpu.bridge;
 
+import dev.spindle.gpu.device.DeviceKind;
 import dev.spindle.gpu.device.SharedMemoryDevice;
-import dev.spindle.gpu.device.SharedMemoryDevice.SharedSegment;
 import dev.spindle.gpu.feed.GpuFeeder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,11 +24,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves feeders' batches to trainer processes on the same node over a Unix-domain socket (the
  * protocol is {@code loader-gpu/python/PROTOCOL.md}). Each rank served here has its own feeder,
- * opened on a {@link SharedMemoryDevice} so trainers map its slab once and receive per-batch
- * offsets. A trainer says hello with its rank; the server refuses ranks outside the world size,
- * ranks not served here and ranks that already have a trainer, with a clear ERROR, and keeps
- * serving the others. A trainer that disconnects or dies has its leases revoked; the batches it
- * held go first to the next trainer of its rank, which resumes where the last one stopped.
+ * opened on a {@link SharedMemoryDevice} (trainers map its slab file once) or on a CUDA device
+ * (trainers open its device slab once by CUDA IPC, exported when the server starts); either way
+ * they receive per-batch offsets. A trainer says hello with its rank and device; the server
+ * refuses ranks outside the world size, ranks not served here, ranks that already have a trainer
+ * and devices the rank's memory cannot reach, with a clear ERROR, and keeps serving the others.
+ * A trainer that disconnects or dies has its leases revoked; the batches it held go first to the
+ * next trainer of its rank, which resumes where the last one stopped.
  *
  * <p>Threads: one accept thread and one thread per connection, all named {@code spindle-bridge-*}
  * daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
@@ -54,7 +56,7 @@ public final class BridgeServer implements AutoCloseable {
    * What one rank receives.
    *
    * @param rank the trainer rank, 0 ≤ rank &lt; world size
-   * @param feeder its feeder, on a {@link SharedMemoryDevice}
+   * @param feeder its feeder, on a {@link SharedMemoryDevice} or a CUDA device
    * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed
    *     when the feed job started: non-zero after a resume)
    * @param loaderState the loader state JSON the feed job started from, handed to trainers as
@@ -70,10 +72,11 @@ public final class BridgeServer implements AutoCloseable {
         throw new IllegalArgumentException("Invalid first batch: " + firstBatch
             + " (must be >= 0)");
       }
-      if (!(feeder.device() instanceof SharedMemoryDevice)) {
+      if (!(feeder.device() instanceof SharedMemoryDevice)
+          && feeder.device().kind() != DeviceKind.CUDA) {
         throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": it runs on "
             + feeder.device().description() + ", whose memory another process cannot map "
-            + "(open it on a SharedMemoryDevice)");
+            + "(open it on a SharedMemoryDevice or a CUDA device)");
       }
       loaderState = loaderState == null ? "" : loaderState;
     }
@@ -90,8 +93,8 @@ public final class BridgeServer implements AutoCloseable {
         throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
             + worldSize + ")");
       }
-      if (ranks.put(f.rank(), new RankChannel(f.rank(), f.feeder(), f.firstBatch(),
-          f.loaderState())) != null) {
+      if (ranks.put(f.rank(), new RankChannel(f.rank(), f.feeder(),
+          ServedMemory.of(f.rank(), f.feeder()), f.firstBatch(), f.loaderState())) != null) {
         throw new IllegalArgumentException("Invalid feeds: rank " + f.rank() + " twice");
       }
     }
@@ -115,8 +118,10 @@ public final class BridgeServer implements AutoCloseable {
    * Binds {@code socket} (its directory is created 0700 if missing; the socket is made 0600) and
    * starts serving {@code feeds}.
    *
-   * @throws IllegalArgumentException for a bad rank list, a feeder not on shared memory, or a
-   *     socket path that exists and belongs to another user or is not a stale socket of ours
+   * @throws IllegalArgumentException for a bad rank list, a feeder whose memory another process
+   *     cannot map, or a socket path that exists and belongs to another user or is not a stale
+   *     socket of ours
+   * @throws RuntimeException from the CUDA driver if a CUDA feeder's slab cannot be exported
    */
   public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds) {
     if (worldSize < 1) {
@@ -156,20 +161,8 @@ public final class BridgeServer implements AutoCloseable {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
-    if (device.startsWith("cuda")) {
-      throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: '" + device
-          + "': rank " + rank + "'s feeder runs on host shared memory; connect with device 'cpu'");
-    }
+    c.memory.accept(device, rank);
     return c;
-  }
-
-  static SharedSegment segmentOf(GpuFeeder feeder) {
-    List<SharedSegment> s = ((SharedMemoryDevice) feeder.device()).segments();
-    if (s.size() != 1) {
-      throw new IllegalStateException("Feeder on " + feeder.device().description() + " has "
-          + s.size() + " shared slabs (expected 1)");
-    }
-    return s.get(0);
   }
 
   void checkOpen() {

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 final class RankChannel {
   final int rank;
   final GpuFeeder feeder;
+  final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
@@ -27,9 +28,11 @@ final class RankChannel {
   private long nextFromFeeder;
   private boolean ended;
 
-  RankChannel(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+  RankChannel(int rank, GpuFeeder feeder, ServedMemory memory, long firstBatch,
+      String loaderState) {
     this.rank = rank;
     this.feeder = feeder;
+    this.memory = memory;
     this.firstBatch = firstBatch;
     this.loaderState = loaderState;
     this.nextFromFeeder = firstBatch;

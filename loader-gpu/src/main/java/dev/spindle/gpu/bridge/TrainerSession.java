@@ -1,7 +1,5 @@
 package dev.spindle.gpu.bridge;
 
-import dev.spindle.gpu.device.SharedMemoryDevice;
-import dev.spindle.gpu.device.SharedMemoryDevice.SharedSegment;
 import dev.spindle.gpu.feed.DeviceBatch;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.ring.RingFailedException;
@@ -108,15 +106,12 @@ final class TrainerSession implements Runnable {
   }
 
   private void sendWelcome(RankChannel c, String device) throws IOException {
-    SharedSegment seg = segment(c);
     FeederConfig cfg = c.feeder.config();
     var spec = cfg.normalize();
-    ByteBuffer b = Wire.buffer(64 + Wire.stringBytes(seg.path().toString())
-        + Wire.stringBytes(c.loaderState));
+    ByteBuffer b = Wire.buffer(64 + c.memory.blockBytes() + Wire.stringBytes(c.loaderState));
     b.putInt(c.rank).putInt(server.worldSize).putLong(c.position());
-    b.put((byte) 1); // memory kind 1: shared-memory file
-    Wire.putString(b, seg.path().toString());
-    b.putLong(seg.size());
+    b.put(c.memory.kind());
+    c.memory.putBlock(b);
     b.put((byte) spec.type().ordinal()).putInt(spec.height()).putInt(spec.width())
         .putInt(spec.channels()).putInt(cfg.maxRows());
     Wire.putString(b, c.loaderState);
@@ -176,7 +171,7 @@ final class TrainerSession implements Runnable {
   }
 
   private void sendBatch(DeviceBatch b) throws IOException {
-    SharedSegment seg = segment(rank);
+    ServedMemory memory = rank.memory;
     int rows = b.rows();
     long[] shape = b.shape();
     int keyBytes = 0;
@@ -191,8 +186,9 @@ final class TrainerSession implements Runnable {
     for (long d : shape) {
       o.putLong(d);
     }
-    o.putLong(b.imagePointer() - seg.address()).putLong(b.imageBytes())
-        .putLong(b.labelsPointer() - seg.address()).put((byte) 0); // event 0: copy complete
+    // Event kind 0: a leased slot is READY, so its copy event has completed (see PROTOCOL.md).
+    o.putLong(memory.offsetOf(b.imagePointer(), b.imageBytes())).putLong(b.imageBytes())
+        .putLong(memory.offsetOf(b.labelsPointer(), 8L * rows)).put((byte) 0);
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
     }
@@ -217,10 +213,6 @@ final class TrainerSession implements Runnable {
           + " is not held by this trainer (held: " + held.keySet() + ")");
     }
     b.close();
-  }
-
-  private static SharedSegment segment(RankChannel c) {
-    return BridgeServer.segmentOf(c.feeder);
   }
 
   private void depart() {

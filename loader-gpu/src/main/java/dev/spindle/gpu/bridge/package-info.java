@@ -3,18 +3,22 @@
  * socket, without copying batches.
  *
  * <pre>
- *  GpuFeeder per rank (on a SharedMemoryDevice: device slab = a file in /dev/shm)
- *     │ DeviceBatch leases
+ *  GpuFeeder per rank (SharedMemoryDevice: device slab = a file in /dev/shm;
+ *     │               CUDA device: device slab exported once as a CUDA IPC handle)
+ *     │ DeviceBatch leases         ServedMemory: kind 1 (file) | kind 2 (IPC)
  *     ▼
  *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
- *     HELLO(rank, world, resume) ─► RankChannel.claim ─► WELCOME(segment path, spec, state)
+ *     HELLO(rank, world, resume, device) ─► RankChannel.claim ─► WELCOME(memory, spec,
+ *                                                                 state)
  *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring
  *     disconnect ─► held batches revoked ─► RankChannel pending ─► next trainer of the rank
  * </pre>
  *
  * <p>What enters: feeders (one per rank served on this node) and trainer connections. What
- * leaves: batch descriptors (offsets into the shared slab the trainer mapped once). Threads: one
+ * leaves: batch descriptors (offsets into the slab the trainer mapped or opened once). Only
+ * {@code dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a device-neutral
+ * {@link dev.spindle.gpu.device.IpcExport}. Threads: one
  * accept thread, one thread per connection; feeders' own threads are unchanged. The protocol is
  * specified in {@code loader-gpu/python/PROTOCOL.md}; {@link dev.spindle.gpu.bridge.Wire} is its
  * framing.

@@ -3,11 +3,16 @@ package dev.spindle.gpu.cuda;
 import static dev.spindle.gpu.cuda.Cuda.check;
 
 import dev.spindle.gpu.device.DeviceBuffer;
+import dev.spindle.gpu.device.IpcExport;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
 
-/** A device slab from {@code cuMemAlloc}; freed with {@code cuMemFree}. */
+/**
+ * A device slab from {@code cuMemAlloc} (so it can be exported for CUDA IPC); freed with {@code
+ * cuMemFree}.
+ */
 final class CudaDeviceBuffer implements DeviceBuffer {
   private final CudaDevice device;
   private final CUdeviceptr pointer;
@@ -56,6 +61,16 @@ final class CudaDeviceBuffer implements DeviceBuffer {
   @Override
   public long size() {
     return size;
+  }
+
+  /** The slab's allocation as a CUDA IPC handle; pointers into it become offsets from its base. */
+  @Override
+  public Optional<IpcExport> exportIpc() {
+    if (closed.get()) {
+      throw new IllegalStateException("Device buffer of " + size + " bytes is closed");
+    }
+    device.makeCurrent();
+    return Optional.of(CudaIpc.export(device.ordinal(), pointer, address));
   }
 
   @Override

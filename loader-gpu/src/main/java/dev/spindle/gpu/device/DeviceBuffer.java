@@ -1,5 +1,7 @@
 package dev.spindle.gpu.device;
 
+import java.util.Optional;
+
 /**
  * A slab of device memory (off-heap host memory on the host device).
  *
@@ -13,6 +15,18 @@ public interface DeviceBuffer extends AutoCloseable {
 
   /** Size in bytes. */
   long size();
+
+  /**
+   * Exports the allocation holding this buffer for another process on the node (CUDA IPC), if the
+   * device can: empty on the host devices (a {@link SharedMemoryDevice} shares its slabs as files
+   * instead). Makes the device's context current on the calling thread; any thread, while the
+   * buffer is open.
+   *
+   * @throws IllegalStateException if the buffer is closed
+   */
+  default Optional<IpcExport> exportIpc() {
+    return Optional.empty();
+  }
 
   @Override
   void close();

@@ -3,11 +3,13 @@ package dev.spindle.gpu.feed;
 import dev.spindle.gpu.device.Device;
 import dev.spindle.gpu.device.DeviceBuffer;
 import dev.spindle.gpu.device.DeviceDiscovery;
+import dev.spindle.gpu.device.IpcExport;
 import dev.spindle.gpu.device.PinnedPool;
 import dev.spindle.gpu.ring.Lease;
 import dev.spindle.gpu.ring.PrefetchRing;
 import dev.spindle.gpu.ring.Slot;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -178,6 +180,19 @@ public final class GpuFeeder implements AutoCloseable {
   /** The device the feeder copies to. */
   public Device device() {
     return device;
+  }
+
+  /**
+   * The device slab holding every slot, exported for CUDA IPC so a trainer process can map it
+   * once; {@link DeviceBatch#imagePointer()} and {@link DeviceBatch#labelsPointer()} are then
+   * sent as offsets from {@link IpcExport#base()}. Empty on host devices. Any thread, while the
+   * feeder is open; the handle is valid until {@link #close()}.
+   */
+  public Optional<IpcExport> exportDeviceMemory() {
+    if (closed.get()) {
+      throw new IllegalStateException("Feeder on " + device.description() + " is closed");
+    }
+    return arena.device.exportIpc();
   }
 
   /** The configuration. */

@@ -1,5 +1,8 @@
 package dev.spindle.gpu.bridge
 
+import java.net.{StandardProtocolFamily, UnixDomainSocketAddress}
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.channels.SocketChannel
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path, Paths}
 import java.security.MessageDigest
@@ -7,7 +10,7 @@ import java.time.Duration
 import java.util.HexFormat
 import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
 
-import dev.spindle.gpu.device.{NormalizeSpec, SharedMemoryDevice}
+import dev.spindle.gpu.device.{Device, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, TestBatches}
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{BigIntVector, IntVector, VarCharVector}
@@ -19,7 +22,7 @@ import scala.jdk.CollectionConverters._
 final case class Expected(number: Long, sha256: String, labels: Seq[Long], indices: Seq[Long],
     keys: Seq[String])
 
-/** Feeders on shared memory fed by producer threads, a bridge, and Python trainer processes. */
+/** Feeders (on shared memory, or a GPU) fed by producer threads, a bridge, Python trainers. */
 object BridgeFixture {
   val ImageBytes = 48
   val Rows = 4
@@ -28,10 +31,12 @@ object BridgeFixture {
   val Scripts: Path = Paths.get(sys.props.getOrElse("user.dir", ".")).resolve("python")
     .toAbsolutePath
 
-  /** One rank's feeder with a producer thread offering `batches` batches (ids from `ids`). */
+  /**
+   * One rank's feeder with a producer thread offering one batch per id of `ids`, on `device`
+   * (which the feeder then owns).
+   */
   final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
-      gate: CountDownLatch = new CountDownLatch(0)) {
-    val device = new SharedMemoryDevice()
+      gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice()) {
     val feeder: GpuFeeder = GpuFeeder.open(device,
       FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
         .withCloseGrace(Duration.ofMillis(200)))
@@ -64,6 +69,12 @@ object BridgeFixture {
       feeder.close()
       assert(alloc.getAllocatedMemory == 0, s"producer leaked ${alloc.getAllocatedMemory}")
       alloc.close()
+    }
+
+    /** Shared slabs still open (0 once the feeder closed; always 0 off shared memory). */
+    def slabsLeft: Int = device match {
+      case s: SharedMemoryDevice => s.segments().size()
+      case _ => 0
     }
   }
 
@@ -121,6 +132,42 @@ object BridgeFixture {
     def indices: Seq[Long] = longs(5)
     def keys: Seq[String] = fields(6).split('|').toSeq
     def shape: String = fields(7)
+    def device: String = fields(8)
+    def view: String = fields(9)
     private def longs(i: Int): Seq[Long] = fields(i).split(',').toSeq.map(_.toLong)
+  }
+
+  def header(version: Int, tpe: Int, length: Int): Array[Byte] = {
+    val b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
+    b.put("SPDL".getBytes("UTF-8")).putShort(version.toShort).putShort(tpe.toShort)
+      .putInt(length)
+    b.array()
+  }
+
+  def frame(tpe: Int, payload: ByteBuffer): Array[Byte] =
+    header(1, tpe, payload.remaining()) ++ {
+      val a = new Array[Byte](payload.remaining()); payload.get(a); a
+    }
+
+  /** A HELLO payload. */
+  def hello(rank: Int, world: Int, device: String = "cpu"): ByteBuffer = {
+    val d = device.getBytes("UTF-8")
+    val b = ByteBuffer.allocate(20 + d.length).order(ByteOrder.LITTLE_ENDIAN)
+    b.putInt(rank).putInt(world).putLong(-1).putInt(d.length).put(d).flip()
+  }
+
+  /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */
+  def refusal(socket: Path, bytes: Array[Byte]): (Int, String) = {
+    val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+    try {
+      ch.connect(UnixDomainSocketAddress.of(socket))
+      ch.write(ByteBuffer.wrap(bytes))
+      val f = Wire.read(ch)
+      assert(f.`type` == Wire.ERROR)
+      val code = f.payload.getShort.toInt
+      val msg = Wire.getString(f.payload)
+      assert(Wire.read(ch) == null, "the server should close a refused connection")
+      (code, msg)
+    } finally ch.close()
   }
 }

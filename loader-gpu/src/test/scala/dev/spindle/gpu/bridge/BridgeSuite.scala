@@ -1,8 +1,6 @@
 package dev.spindle.gpu.bridge
 
-import java.net.{StandardProtocolFamily, UnixDomainSocketAddress}
-import java.nio.{ByteBuffer, ByteOrder}
-import java.nio.channels.SocketChannel
+import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
 import java.time.Duration
 import java.util.concurrent.{CountDownLatch, TimeUnit}
@@ -26,7 +24,7 @@ class BridgeSuite extends AnyFunSuite {
     finally {
       server.close()
       feeds.foreach(_.close())
-      feeds.foreach(fd => assert(fd.device.segments().isEmpty, "shared slab left open"))
+      feeds.foreach(fd => assert(fd.slabsLeft == 0, "shared slab left open"))
       assert(!Files.exists(socket), "socket file left behind")
       feeds.foreach(fd => assert(fd.failure == null, s"producer failed: ${fd.failure}"))
     }
@@ -119,11 +117,6 @@ class BridgeSuite extends AnyFunSuite {
       val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120)
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
-      def hello(rank: Int, world: Int, device: String = "cpu"): ByteBuffer = {
-        val d = device.getBytes("UTF-8")
-        val b = ByteBuffer.allocate(20 + d.length).order(ByteOrder.LITTLE_ENDIAN)
-        b.putInt(rank).putInt(world).putLong(-1).putInt(d.length).put(d).flip()
-      }
       assert(refusal(s, header(2, Wire.HELLO, 20)) == (2,
         "Unsupported protocol version 2 (this feeder speaks version 1)"))
       assert(refusal(s, header(1, Wire.HELLO, 1 << 24)) == (3,
@@ -187,32 +180,5 @@ class BridgeSuite extends AnyFunSuite {
     val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
     assert(p.waitFor() == 0, out)
     assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
-  }
-
-  private def header(version: Int, tpe: Int, length: Int): Array[Byte] = {
-    val b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
-    b.put("SPDL".getBytes("UTF-8")).putShort(version.toShort).putShort(tpe.toShort)
-      .putInt(length)
-    b.array()
-  }
-
-  private def frame(tpe: Int, payload: ByteBuffer): Array[Byte] =
-    header(1, tpe, payload.remaining()) ++ {
-      val a = new Array[Byte](payload.remaining()); payload.get(a); a
-    }
-
-  /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */
-  private def refusal(socket: Path, bytes: Array[Byte]): (Int, String) = {
-    val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
-    try {
-      ch.connect(UnixDomainSocketAddress.of(socket))
-      ch.write(ByteBuffer.wrap(bytes))
-      val f = Wire.read(ch)
-      assert(f.`type` == Wire.ERROR)
-      val code = f.payload.getShort.toInt
-      val msg = Wire.getString(f.payload)
-      assert(Wire.read(ch) == null, "the server should close a refused connection")
-      (code, msg)
-    } finally ch.close()
   }
 }
