@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
@@ -46,6 +47,11 @@ public final class FeederConsumer implements BatchConsumer {
   static BatchConsumer forTask(BatchConsumer verify) {
     Map<Integer, GpuFeeder> f = INSTALLED.get();
     return f == null ? verify : new FeederConsumer(verify, f, Duration.ofMinutes(10));
+  }
+
+  /** The consumer of a serving task: checks each batch, then offers it to {@code feeder}. */
+  static BatchConsumer serving(EpochPlan plan, int rank, GpuFeeder feeder, Duration timeout) {
+    return new FeederConsumer(new VerifyingConsumer(plan), Map.of(rank, feeder), timeout);
   }
 
   @Override
