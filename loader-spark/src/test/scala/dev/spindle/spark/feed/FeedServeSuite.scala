@@ -154,6 +154,39 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("two epochs: the trainer opens one loader per epoch and gets each epoch's planned share") {
+    TestFiles.withTempDir("serve-epochs") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 60, "--epochs", "2"))
+      awaitSocket(socket, job)
+      val out = dir.resolve("epochs.txt")
+      val code = Seq(
+        "import sys; sys.path.insert(0, sys.argv[1])",
+        "from spindle_bridge import SpindleLoader",
+        "with open(sys.argv[3], 'w') as out:",
+        "    for epoch in range(2):",
+        "        with SpindleLoader(sys.argv[2], 0, 1, timeout_s=60, as_numpy=True) as loader:",
+        "            for images, labels in loader:",
+        "                out.write(','.join(map(str, loader.last.indices)) + '\\n')",
+        "            out.write('END %d\\n' % loader.state_dict()['epoch'])").mkString("\n")
+      val p = new ProcessBuilder(Python, "-c", code, Script.getParent.getParent.toString,
+        socket.toString, out.toString).redirectErrorStream(true).start()
+      val log = new String(p.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
+      assert(p.waitFor() == 0, log)
+      val report = Await.result(job, 3.minutes)
+      val lines = Files.readAllLines(out).asScala.toSeq
+      val ends = lines.zipWithIndex.filter(_._1.startsWith("END")).map(_._2)
+      assert(lines.filter(_.startsWith("END")) == Seq("END 0", "END 1") && ends == Seq(16, 33))
+      for ((epoch, from) <- Seq(0 -> 0, 1 -> 17)) {
+        val got = lines.slice(from, from + 16).flatMap(_.split(',').map(_.toLong))
+        assert(Digest.of(got.toArray) == planDigests(m, spec(3, epoch, 1, 4)).head, s"epoch $epoch")
+        assert(digests(report, epoch) == planDigests(m, spec(3, epoch, 1, 4)))
+      }
+    }
+  }
+
   test("no trainer: the rank task fails after the trainer timeout, naming the socket and the rank") {
     TestFiles.withTempDir("serve-none") { dir =>
       val in = tars(dir.resolve("in"), Seq(9))
