@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * A trainer that disconnects or dies has its leases revoked; the batches it held go first to the
  * next trainer of its rank, which resumes where the last one stopped.
  *
+ * <p>Ranks served later: a server started with {@link #listen} serves no rank at first; a
+ * producer adds one with {@link #serve(RankFeed, long)} once it knows where the rank starts, for
+ * which it may first wait for the rank's trainer with {@link #awaitTrainer} (the trainer's HELLO
+ * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
+ * finished, waits in its handshake until the rank is served.
+ *
  * <p>Threads: one accept thread and one thread per connection, all named {@code spindle-bridge-*}
  * daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
  * and threads; the feeders stay the caller's (close the server first, then the feeders).
@@ -44,6 +52,7 @@ public final class BridgeServer implements AutoCloseable {
   final AtomicLong delivered = new AtomicLong();
   final AtomicLong revoked = new AtomicLong();
   private final Map<Integer, RankChannel> ranks = new TreeMap<>();
+  private final LateRanks late;
   private final Path socket;
   private final ServerSocketChannel server;
   private final Thread acceptor;
@@ -86,8 +95,10 @@ public final class BridgeServer implements AutoCloseable {
   public record Stats(long trainersConnected, long refused, long batchesDelivered,
       long leasesRevoked) {}
 
-  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds) throws IOException {
+  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait)
+      throws IOException {
     this.worldSize = worldSize;
+    this.late = lateWait == null ? null : new LateRanks(lateWait);
     for (RankFeed f : feeds) {
       if (f.rank() >= worldSize) {
         throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
@@ -130,10 +141,95 @@ public final class BridgeServer implements AutoCloseable {
     if (feeds.isEmpty()) {
       throw new IllegalArgumentException("Invalid feeds: none (serve at least one rank)");
     }
+    return open(socket, worldSize, feeds, null);
+  }
+
+  /**
+   * Binds {@code socket} like {@link #start} but serves no rank yet: ranks come with {@link
+   * #serve(RankFeed, long)}. A trainer of an unserved rank waits up to {@code trainerWait} in
+   * its handshake, then is refused with BAD_RANK.
+   */
+  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait) {
+    if (worldSize < 1) {
+      throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
+    }
+    if (trainerWait == null || trainerWait.isNegative() || trainerWait.isZero()) {
+      throw new IllegalArgumentException("Invalid trainer wait: " + trainerWait + " (must be > 0)");
+    }
+    return open(socket, worldSize, List.of(), trainerWait);
+  }
+
+  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait) {
     try {
-      return new BridgeServer(socket, worldSize, feeds);
+      return new BridgeServer(socket, world, feeds, wait);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot listen on " + socket, e);
+    }
+  }
+
+  /** The world size trainers must state. */
+  public int worldSize() {
+    return worldSize;
+  }
+
+  /**
+   * Serves {@code feed} from now on (servers from {@link #listen} only): batch numbers start at
+   * {@code feed.firstBatch()} with the next batch offered to its feeder (batches the feeder held
+   * from an earlier feed are dropped unseen), and the trainer gets END after batch {@code
+   * endBatch - 1}. Replaces the rank's earlier feed, releasing what it still held, and wakes the
+   * rank's waiting trainer.
+   */
+  public void serve(RankFeed feed, long endBatch) {
+    requireLate();
+    if (feed.rank() >= worldSize || endBatch < feed.firstBatch()) {
+      throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
+          + feed.firstBatch() + ".." + endBatch + " (world size " + worldSize + ")");
+    }
+    late.serve(feed.rank(), new RankChannel(feed.rank(), feed.feeder(),
+        ServedMemory.of(feed.rank(), feed.feeder()), feed.firstBatch(), feed.loaderState(),
+        endBatch, feed.feeder().stats().ring().published()), ranks);
+  }
+
+  /**
+   * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
+   * {@link #listen} only) and returns its resume point: the batches of the current leg its state
+   * says it consumed, or -1 when it stated none.
+   *
+   * @throws TimeoutException if no trainer of the rank came within {@code timeout}
+   */
+  public long awaitTrainer(int rank, Duration timeout)
+      throws TimeoutException, InterruptedException {
+    requireLate();
+    return late.awaitTrainer(rank, timeout, closed);
+  }
+
+  /**
+   * Waits until the rank's current feed has finished: its trainer received END and holds
+   * nothing. True if it finished within {@code timeout}.
+   */
+  public boolean awaitFinished(int rank, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      RankChannel c = late == null ? ranks.get(rank) : late.channel(rank, ranks);
+      if (c != null && c.finished()) {
+        return true;
+      }
+      if (System.nanoTime() >= deadline || closed.get()) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Stops serving {@code rank} (its producer failed); its trainer's next request fails. */
+  public void unserve(int rank) {
+    requireLate();
+    late.unserve(rank, ranks);
+  }
+
+  private void requireLate() {
+    if (late == null) {
+      throw new IllegalStateException("This bridge was started with fixed ranks; use listen()");
     }
   }
 
@@ -147,7 +243,8 @@ public final class BridgeServer implements AutoCloseable {
     return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get());
   }
 
-  RankChannel rankFor(int rank, int world, String device) {
+  RankChannel rankFor(int rank, int world, long resume, String device)
+      throws InterruptedException {
     if (world != worldSize) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Invalid world size: " + world
           + " (this feeder serves world size " + worldSize + ")");
@@ -156,7 +253,8 @@ public final class BridgeServer implements AutoCloseable {
       throw new ProtocolException(BridgeError.BAD_RANK, "Invalid rank: " + rank + " (world size "
           + worldSize + ": must be 0.." + (worldSize - 1) + ")");
     }
-    RankChannel c = ranks.get(rank);
+    RankChannel c = late == null ? ranks.get(rank)
+        : late.awaitServed(rank, resume, ranks, closed);
     if (c == null) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
@@ -209,6 +307,9 @@ public final class BridgeServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    if (late != null) {
+      late.wakeAll();
+    }
     try {
       server.close();
       for (SocketChannel ch : open) {
@@ -223,7 +324,11 @@ public final class BridgeServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    ranks.values().forEach(RankChannel::releaseAll);
+    if (late != null) {
+      late.releaseAll(ranks);
+    } else {
+      ranks.values().forEach(RankChannel::releaseAll);
+    }
     SocketPaths.remove(socket);
     LOG.info("Spindle bridge on {} closed: {}", socket, stats());
   }

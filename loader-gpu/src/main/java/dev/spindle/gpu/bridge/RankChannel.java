@@ -13,7 +13,10 @@ import java.util.concurrent.TimeoutException;
  * One rank's stream of batches through the bridge: its feeder, the trainer that owns it now, and
  * the batches a departed trainer held (revoked from it, delivered first to the next trainer of the
  * rank, so the rank resumes exactly where its last trainer stopped). Batch numbers are absolute
- * positions in the rank's epoch: {@code firstBatch + feeder sequence}.
+ * positions in the rank's epoch: {@code firstBatch + feeder sequence - seqBase}, where {@code
+ * seqBase} is the feeder's sequence when this channel began (a feeder may outlive one channel:
+ * the batches of an earlier one that nobody took are dropped unseen); after {@code endBatch - 1}
+ * the trainer gets END.
  *
  * <p>Threads: the owning session's thread, and the server's close; every method is synchronized.
  */
@@ -23,19 +26,29 @@ final class RankChannel {
   final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
+  private final long endBatch;
+  private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
   private TrainerSession owner;
   private long nextFromFeeder;
   private boolean ended;
+  private boolean retired;
 
   RankChannel(int rank, GpuFeeder feeder, ServedMemory memory, long firstBatch,
       String loaderState) {
+    this(rank, feeder, memory, firstBatch, loaderState, Long.MAX_VALUE, 0);
+  }
+
+  RankChannel(int rank, GpuFeeder feeder, ServedMemory memory, long firstBatch,
+      String loaderState, long endBatch, long seqBase) {
     this.rank = rank;
     this.feeder = feeder;
     this.memory = memory;
     this.firstBatch = firstBatch;
     this.loaderState = loaderState;
     this.nextFromFeeder = firstBatch;
+    this.endBatch = endBatch;
+    this.seqBase = seqBase;
   }
 
   /** Makes {@code s} the owner; the current owner's description if another holds the rank. */
@@ -59,11 +72,8 @@ final class RankChannel {
     }
     while (nextFromFeeder < batch && !ended) {
       try {
-        DeviceBatch b = feeder.next(step);
-        if (b == null) {
-          ended = true;
-        } else {
-          nextFromFeeder = number(b) + 1;
+        DeviceBatch b = pull(step);
+        if (b != null) {
           b.close();
         }
       } catch (TimeoutException e) {
@@ -74,19 +84,45 @@ final class RankChannel {
 
   /** The next batch: a revoked one first, then the feeder's; null at end of input. */
   synchronized DeviceBatch next(Duration timeout) throws TimeoutException, InterruptedException {
+    if (retired) {
+      throw new ProtocolException(BridgeError.FEEDER_FAILED, "Rank " + rank
+          + "'s feed was stopped (its producer failed); restart the feed job");
+    }
     if (!pending.isEmpty()) {
       return pending.pollFirst();
     }
-    if (ended) {
-      return null;
+    return ended ? null : pull(timeout);
+  }
+
+  /** The feeder's next batch of this channel (an earlier channel's are dropped); null at end. */
+  private DeviceBatch pull(Duration timeout) throws TimeoutException, InterruptedException {
+    while (true) {
+      if (nextFromFeeder >= endBatch) {
+        ended = true;
+        return null;
+      }
+      DeviceBatch b = feeder.next(timeout);
+      if (b == null) {
+        ended = true;
+        return null;
+      }
+      if (b.sequence() >= seqBase) {
+        nextFromFeeder = number(b) + 1;
+        return b;
+      }
+      b.close();
     }
-    DeviceBatch b = feeder.next(timeout);
-    if (b == null) {
-      ended = true;
-    } else {
-      nextFromFeeder = number(b) + 1;
-    }
-    return b;
+  }
+
+  /** True once the trainer was told END and no batch of this channel waits for one. */
+  synchronized boolean finished() {
+    return ended && pending.isEmpty();
+  }
+
+  /** Releases what waits for a trainer; later requests fail with FEEDER_FAILED. */
+  synchronized void retire() {
+    retired = true;
+    releaseAll();
   }
 
   /** Ends {@code s}'s ownership; {@code held} (its unreleased batches) wait for the next owner. */
@@ -111,6 +147,6 @@ final class RankChannel {
   }
 
   long number(DeviceBatch b) {
-    return firstBatch + b.sequence();
+    return firstBatch + b.sequence() - seqBase;
   }
 }

@@ -80,7 +80,7 @@ final class TrainerSession implements Runnable {
       throw malformed("HELLO", p);
     }
     checkEnd("HELLO", p);
-    RankChannel c = server.rankFor(r, world, device);
+    RankChannel c = server.rankFor(r, world, resume, device);
     String other = c.claim(this);
     if (other != null) {
       throw new ProtocolException(BridgeError.RANK_TAKEN,

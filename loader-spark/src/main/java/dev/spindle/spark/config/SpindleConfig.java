@@ -61,6 +61,16 @@ public final class SpindleConfig {
       register("spark.spindle.feed.readBatches", "4", "Batches whose encoded samples a feed task reads in one pass over their shards", SpindleConfig::positiveInt);
   public static final ConfigKey<String> FEED_MANIFEST_CHANGED =
       register("spark.spindle.feed.manifestChanged", "fail", "When the shards differ from the cached manifest: fail (naming the changes) or recount (list and count again, rewrite the cache)", SpindleConfig::manifestPolicy);
+  public static final ConfigKey<Boolean> FEED_SERVE =
+      register("spark.spindle.feed.serve", "false", "Serve PyTorch trainers: one task per rank (a barrier stage) streams the rank's batches into a feeder in its executor, which trainers on that node lease through the trainer bridge (--serve)", SpindleConfig::bool);
+  public static final ConfigKey<String> FEED_DEVICE =
+      register("spark.spindle.feed.device", "auto", "Feeder device when serving: auto (the task's GPU from Spark's resources, else GPU 0, if CUDA has it; else host shared memory), cuda, or host (--device)", SpindleConfig::deviceName);
+  public static final ConfigKey<String> FEED_SOCKET =
+      register("spark.spindle.feed.socket", "/tmp/spindle-{user}/bridge.sock", "Absolute path of the executor's trainer-bridge socket when serving; {user} = the executor's user, {rank} = the rank (one socket per rank: needed when several executors share a node). Directory made 0700, socket 0600 (--socket)", SpindleConfig::socketTemplate);
+  public static final ConfigKey<Long> FEED_TRAINER_TIMEOUT =
+      register("spark.spindle.feed.trainerTimeoutSeconds", "600", "When serving, how long a rank task waits for its trainer to say hello, to take a batch, and to finish the rank's batches (--trainer-timeout)", SpindleConfig::positiveLong);
+  public static final ConfigKey<Integer> FEED_SLOTS =
+      register("spark.spindle.feed.slots", "4", "Batches in flight in each serving feeder's ring (pinned host and device memory for this many batches)", SpindleConfig::slotCount);
   public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
       register("spark.spindle.feed.testDelayMs", "0", "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job", SpindleConfig::nonNegativeLong);
 
@@ -200,6 +210,32 @@ public final class SpindleConfig {
     long v = Long.parseLong(s);
     if (v < 0) {
       throw new IllegalArgumentException("must be >= 0");
+    }
+    return v;
+  }
+
+  private static String deviceName(String s) {
+    String v = s.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!v.equals("auto") && !v.equals("cuda") && !v.equals("host")) {
+      throw new IllegalArgumentException("must be auto, cuda or host");
+    }
+    return v;
+  }
+
+  private static String socketTemplate(String s) {
+    if (!s.startsWith("/")) {
+      throw new IllegalArgumentException("must be an absolute path");
+    }
+    if (s.replace("{user}", "u").replace("{rank}", "0").length() > 100) {
+      throw new IllegalArgumentException("must be under 100 bytes: a Unix socket path's limit");
+    }
+    return s;
+  }
+
+  private static int slotCount(String s) {
+    int v = Integer.parseInt(s);
+    if (v < 2) {
+      throw new IllegalArgumentException("must be >= 2");
     }
     return v;
   }

@@ -17,21 +17,30 @@ import org.apache.spark.sql.SparkSession;
  * The {@code feed} command line: {@code --input URI --world-size W [--epochs E] [--seed S]
  * [--batch-size B] [--size 224] [--resume STATE.json] [--report FILE] [--threads N]
  * [--partitions P] [--stop-after-batches K --save-state FILE] [--manifest FILE] [--remainder
- * DROP_LAST|PAD|EXACT] [--master URL] [--conf key=value]...}. Flags that stand for configuration
- * keys are put into the session's configuration. Mistakes in flags throw {@link Args.UsageException}
+ * DROP_LAST|PAD|EXACT] [--serve [--device auto|host|cuda] [--socket PATH] [--trainer-timeout S]]
+ * [--master URL] [--conf key=value]...}. Flags that stand for configuration keys are put into the
+ * session's configuration. With {@code --serve} each rank's batches go to its PyTorch trainer
+ * through the trainer bridge of the executor that serves the rank ({@code RankServeTask}). Mistakes in flags throw {@link Args.UsageException}
  * before any Spark work. Main thread.
  */
 public final class FeedCommand {
   private static final Set<String> VALUE_FLAGS = Set.of("--input", "--world-size", "--epochs",
       "--seed", "--batch-size", "--size", "--resume", "--report", "--threads", "--partitions",
-      "--stop-after-batches", "--save-state", "--manifest", "--remainder", "--master");
+      "--stop-after-batches", "--save-state", "--manifest", "--remainder", "--master",
+      "--device", "--socket", "--trainer-timeout");
+  private static final Set<String> SERVE_FLAGS = Set.of("--device", "--socket",
+      "--trainer-timeout");
   private static final Map<String, String> KEY_FLAGS = Map.of(
       "--seed", "spark.spindle.seed",
       "--batch-size", "spark.spindle.batchSize",
       "--size", "spark.spindle.image.size",
       "--threads", "spark.spindle.threads",
       "--partitions", "spark.spindle.feed.partitions",
-      "--remainder", "spark.spindle.feed.remainder");
+      "--remainder", "spark.spindle.feed.remainder",
+      "--serve", "spark.spindle.feed.serve",
+      "--device", "spark.spindle.feed.device",
+      "--socket", "spark.spindle.feed.socket",
+      "--trainer-timeout", "spark.spindle.feed.trainerTimeoutSeconds");
 
   private FeedCommand() {}
 
@@ -77,7 +86,7 @@ public final class FeedCommand {
   }
 
   static Args parse(String[] argv) {
-    return Args.parse("feed", argv, VALUE_FLAGS, Set.of());
+    return Args.parse("feed", argv, VALUE_FLAGS, Set.of("--serve"));
   }
 
   /** {@code --conf} pairs, then the flags that stand for configuration keys. */
@@ -109,9 +118,26 @@ public final class FeedCommand {
       throw new Args.UsageException(e.getMessage());
     }
     count(flags, "--epochs", 1);
+    checkServe(flags);
     int stop = count(flags, "--stop-after-batches", 0);
     if (stop > 0 && flags.get("--save-state") == null) {
       throw new Args.UsageException("--stop-after-batches needs --save-state FILE to continue from");
+    }
+  }
+
+  /** Serving flags need {@code --serve}; partitions are one per rank while serving. */
+  private static void checkServe(Args flags) {
+    if ("true".equals(flags.get("--serve"))) {
+      if (flags.get("--partitions") != null) {
+        throw new Args.UsageException("--partitions does not apply with --serve: serving runs one"
+            + " task per rank");
+      }
+      return;
+    }
+    for (String f : SERVE_FLAGS) {
+      if (flags.get(f) != null) {
+        throw new Args.UsageException(f + " needs --serve (it configures the trainer bridge)");
+      }
     }
   }
 

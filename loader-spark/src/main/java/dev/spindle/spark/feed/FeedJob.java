@@ -52,9 +52,15 @@ public final class FeedJob {
           + " are complete)");
     }
     int partitions = SpindleConfig.get(conf, SpindleConfig.FEED_PARTITIONS);
+    ServeSettings serve = SpindleConfig.get(conf, SpindleConfig.FEED_SERVE)
+        ? ServeSettings.from(conf) : null;
+    if (serve != null) {
+      ServeStage.announce(jsc, request.worldSize(), serve);
+    }
     Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf),
         new HadoopConf(spark.sparkContext().hadoopConfiguration()),
-        partitions > 0 ? partitions : jsc.defaultParallelism());
+        serve != null ? request.worldSize()
+            : partitions > 0 ? partitions : jsc.defaultParallelism(), serve);
     state = epochs.run(state, request);
     double wall = (System.nanoTime() - startNanos) / 1e9;
     checkBudget(conf, epochs);
@@ -106,6 +112,8 @@ public final class FeedJob {
     private final FeedSettings settings;
     private final HadoopConf conf;
     private final int partitions;
+    private final ServeSettings serve;
+    private final FeederReport feeders = new FeederReport();
     private final String runId = UUID.randomUUID().toString();
     private final List<Map<String, Object>> ranks = new ArrayList<>();
     private final List<QuarantineRecord> quarantined = new ArrayList<>();
@@ -118,8 +126,9 @@ public final class FeedJob {
     private boolean stoppedEarly;
 
     Epochs(JavaSparkContext jsc, Manifest manifest, FeedSettings settings, HadoopConf conf,
-        int partitions) {
+        int partitions, ServeSettings serve) {
       this.jsc = jsc;
+      this.serve = serve;
       this.manifest = manifest;
       this.settings = settings;
       this.conf = conf;
@@ -136,11 +145,11 @@ public final class FeedJob {
         }
         int first = plan.rank(0).firstBatch();
         int stop = (int) Math.min(plan.batchesPerRank(), first + Math.min(left, Integer.MAX_VALUE));
-        runEpoch(plan, stop);
+        int[] starts = runEpoch(plan, stop);
         left -= stop - first;
         int[] consumed = new int[plan.worldSize()];
         for (int r = 0; r < consumed.length; r++) {
-          consumed[r] = Math.max(stop, plan.rank(r).firstBatch());
+          consumed[r] = Math.max(stop, starts[r]);
         }
         state = plan.stateAfter(consumed);
         stoppedEarly = stop < plan.batchesPerRank();
@@ -148,28 +157,52 @@ public final class FeedJob {
       return state;
     }
 
-    private void runEpoch(EpochPlan plan, int stop) {
-      List<List<FeedSlice>> parts = FeedPartitions.split(plan, stop, partitions);
-      FeedLedger ledger = new FeedLedger(plan, stop);
-      if (!parts.isEmpty()) {
+    /** Delivers the epoch up to {@code stop}; returns the batch each rank started from. */
+    private int[] runEpoch(EpochPlan plan, int stop) {
+      int[] starts = new int[plan.worldSize()];
+      for (int r = 0; r < starts.length; r++) {
+        starts[r] = plan.rank(r).firstBatch();
+      }
+      List<TaskOutcome> outcomes = new ArrayList<>();
+      if (stop > plan.rank(0).firstBatch()) {
         Broadcast<FeedInputs> inputs = jsc.broadcast(FeedInputs.of(plan, manifest));
         try {
           FeedTask task = new FeedTask(runId, inputs, settings, conf);
-          for (TaskOutcome o : jsc.parallelize(parts, parts.size()).map(task::run).collect()) {
-            ledger.add(o);
-            account(o);
+          if (serve != null) {
+            outcomes = ServeStage.run(jsc, plan, stop, new RankServeTask(task, serve, runId));
+          } else {
+            List<List<FeedSlice>> parts = FeedPartitions.split(plan, stop, partitions);
+            outcomes = jsc.parallelize(parts, parts.size()).map(task::run).collect();
           }
         } finally {
           inputs.destroy();
         }
       }
+      Map<Integer, ServedRank> served = new java.util.HashMap<>();
+      for (TaskOutcome o : outcomes) {
+        if (o.served() != null) {
+          served.put(o.served().rank(), o.served());
+          starts[o.served().rank()] = o.served().firstBatch();
+          feeders.add(o.served());
+        }
+      }
+      FeedLedger ledger = new FeedLedger(plan, starts, stop);
+      outcomes.forEach(o -> {
+        ledger.add(o);
+        account(o);
+      });
       for (FeedLedger.RankResult r : ledger.results()) {
-        ranks.add(r.toMap());
+        Map<String, Object> entry = r.toMap();
+        if (served.containsKey(r.rank())) {
+          entry.putAll(served.get(r.rank()).toReport());
+        }
+        ranks.add(entry);
         rows += (long) r.batches() * plan.spec().batchSize();
         samples += r.samples();
       }
       quarantined.addAll(ledger.quarantined());
       refused += ledger.refused();
+      return starts;
     }
 
     private void account(TaskOutcome o) {
@@ -205,6 +238,10 @@ public final class FeedJob {
           .put("image_shape", List.of(settings.transform().height(), settings.transform().width(), settings.transform().channels()))
           .put("transforms", settings.transform().spec())
           .put("ranks", ranks)
+          .put("serve", serve == null ? null : Map.of("device", serve.device(),
+              "socket", serve.socketTemplate(), "slots", serve.slots(),
+              "trainer_timeout_s", serve.trainerTimeout().toSeconds()))
+          .put("feeders", feeders.entries())
           .put("images", rows)
           .put("samples", samples)
           .put("samples_read", samplesRead)

@@ -51,14 +51,20 @@ final class FeedLedger {
   }
 
   private final EpochPlan plan;
+  private final int[] fromBatch;
   private final int stopBatch;
   private final Map<BatchKey, BatchRecord> batches = new HashMap<>();
   private final Map<Long, QuarantineRecord> quarantined = new TreeMap<>();
   private long duplicates;
   private long refused;
 
-  FeedLedger(EpochPlan plan, int stopBatch) {
+  /**
+   * @param fromBatch per rank, the first batch it delivers (a served rank may start at its
+   *     trainer's resume point instead of the plan's first batch)
+   */
+  FeedLedger(EpochPlan plan, int[] fromBatch, int stopBatch) {
     this.plan = plan;
+    this.fromBatch = fromBatch.clone();
     this.stopBatch = stopBatch;
   }
 
@@ -92,7 +98,9 @@ final class FeedLedger {
     Digest digest = new Digest();
     long padded = 0;
     long substituted = 0;
-    for (int k = rank.firstBatch(); k < stopBatch; k++) {
+    int from = fromBatch[rank.rank()];
+    int stop = Math.max(from, stopBatch);
+    for (int k = from; k < stop; k++) {
       BatchRecord r = batches.get(rank.batchKey(k));
       if (r == null) {
         throw new IllegalStateException("Batch " + rank.batchKey(k) + " was never delivered");
@@ -101,15 +109,15 @@ final class FeedLedger {
       padded += r.padded();
       substituted += r.substituted();
     }
-    int count = stopBatch - rank.firstBatch();
+    int count = stop - from;
     String hex = digest.hex();
-    String planned = Digest.of(rank.indices(rank.firstBatch(), stopBatch));
+    String planned = Digest.of(rank.indices(from, stop));
     if (!hex.equals(planned)) {
       throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
           + " received " + hex + ", the plan says " + planned);
     }
     long rows = (long) count * rank.batchSize();
-    return new RankResult(rank.rank(), rank.epoch(), rank.leg(), rank.firstBatch(), count,
+    return new RankResult(rank.rank(), rank.epoch(), rank.leg(), from, count,
         rows - padded, padded, substituted, hex);
   }
 

@@ -106,6 +106,6 @@ final class FeedRun {
   }
 
   TaskOutcome outcome(long samplesRead, long bytesIn) {
-    return new TaskOutcome(records, quarantined, samplesRead, bytesIn, firstBatchEpochMs);
+    return new TaskOutcome(records, quarantined, samplesRead, bytesIn, firstBatchEpochMs, null);
   }
 }

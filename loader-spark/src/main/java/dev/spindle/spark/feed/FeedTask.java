@@ -35,7 +35,7 @@ import org.apache.spark.broadcast.Broadcast;
  */
 final class FeedTask implements Serializable {
   private final String runId;
-  private final Broadcast<FeedInputs> inputs;
+  final Broadcast<FeedInputs> inputs;
   private final FeedSettings settings;
   private final HadoopConf conf;
 
@@ -46,7 +46,22 @@ final class FeedTask implements Serializable {
     this.conf = conf;
   }
 
+  FeedSettings settings() {
+    return settings;
+  }
+
   TaskOutcome run(List<FeedSlice> slices) throws IOException, InterruptedException {
+    return run(slices, FeederConsumer.forTask(new VerifyingConsumer(inputs.value().plan())), runId);
+  }
+
+  /**
+   * Produces {@code slices} into {@code consumer}.
+   *
+   * @param scope batches handed over under the same scope in this JVM are not handed over again
+   *     ({@link DeliveryRegistry}): the run id, or a narrower one when a retry must deliver again
+   */
+  TaskOutcome run(List<FeedSlice> slices, BatchConsumer consumer, String scope)
+      throws IOException, InterruptedException {
     FeedInputs in = inputs.value();
     TaskContext ctx = TaskContext.get();
     String owner = "feed-p" + (ctx == null ? 0 : ctx.partitionId())
@@ -57,8 +72,7 @@ final class FeedTask implements Serializable {
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), batchSize)) {
-      FeedRun run = new FeedRun(runId, settings, batch,
-          FeederConsumer.forTask(new VerifyingConsumer(in.plan())));
+      FeedRun run = new FeedRun(scope, settings, batch, consumer);
       try (PipelineIterator<List<Decoded>> it =
           pipeline(source, transform, allocator, owner, batchSize).start()) {
         while (it.hasNext()) {

@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
@@ -8,9 +9,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Hands a feed task's batches to the feeder of their rank in this JVM: the path from the feed job
- * to co-located trainers (the bridge serves those feeders to PyTorch processes). Installed per JVM
- * by whoever owns the feeders ({@code spindle example} runs Spark embedded, so driver and executor
- * share the JVM); while none is installed, feed tasks use {@link VerifyingConsumer} alone.
+ * to co-located trainers (the bridge serves those feeders to PyTorch processes). Either per task,
+ * for {@code feed --serve} ({@link #serving}), or installed per JVM by whoever owns the feeders
+ * ({@code spindle example} runs Spark embedded, so driver and executor share the JVM); otherwise
+ * feed tasks use {@link VerifyingConsumer} alone.
  *
  * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered;
  * {@code offer} blocks while the rank's ring is full, so a slow trainer back-pressures the task.
@@ -46,6 +48,11 @@ public final class FeederConsumer implements BatchConsumer {
   static BatchConsumer forTask(BatchConsumer verify) {
     Map<Integer, GpuFeeder> f = INSTALLED.get();
     return f == null ? verify : new FeederConsumer(verify, f, Duration.ofMinutes(10));
+  }
+
+  /** The consumer of a serving task: checks each batch, then offers it to {@code feeder}. */
+  static BatchConsumer serving(EpochPlan plan, int rank, GpuFeeder feeder, Duration timeout) {
+    return new FeederConsumer(new VerifyingConsumer(plan), Map.of(rank, feeder), timeout);
   }
 
   @Override

@@ -12,11 +12,23 @@ import java.util.List;
  * @param samplesRead encoded samples read from shards (repeats read once)
  * @param bytesIn encoded bytes read
  * @param firstBatchEpochMs wall-clock time its first batch reached the consumer, or 0
+ * @param served how its rank was served ({@code feed --serve}), or null
  */
 record TaskOutcome(
     List<BatchRecord> batches,
     List<QuarantineRecord> quarantined,
     long samplesRead,
     long bytesIn,
-    long firstBatchEpochMs)
-    implements Serializable {}
+    long firstBatchEpochMs,
+    ServedRank served)
+    implements Serializable {
+
+  /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
+  static TaskOutcome empty() {
+    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, null);
+  }
+
+  TaskOutcome withServed(ServedRank s) {
+    return new TaskOutcome(batches, quarantined, samplesRead, bytesIn, firstBatchEpochMs, s);
+  }
+}

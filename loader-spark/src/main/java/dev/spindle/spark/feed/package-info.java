@@ -21,9 +21,10 @@
  *
  * <p><b>What enters:</b> an input URI, a world size, plan settings from {@code spark.spindle.*}
  * keys, optionally a loader state. <b>What leaves:</b> {@link dev.spindle.spark.feed.FeedBatch}es
- * to a {@link dev.spindle.spark.feed.BatchConsumer} on the executors (until the GPU feeder is
- * wired here: {@code VerifyingConsumer}, which checks each batch against the plan and counts),
- * and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
+ * to a {@link dev.spindle.spark.feed.BatchConsumer} on the executors ({@code VerifyingConsumer},
+ * which checks each batch against the plan and counts, then, with {@code --serve}, the rank's
+ * feeder: see {@code RankServeTask}, one barrier task per rank, and {@code ExecutorServing}, the
+ * executor's bridges and feeders), and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
  * {@link dev.spindle.spark.feed.FeedJob}; each Spark task thread runs one task and hands batches
  * to the consumer; reading runs on the pipeline engine's I/O pool and decoding on the executor
  * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}).

@@ -30,6 +30,8 @@ public final class SpindleMain {
           "  feed        --input URI --world-size W [--epochs E] [--seed S] [--batch-size B] [--size 224]",
           "              [--resume STATE.json] [--report FILE] [--threads N] [--partitions P]",
           "              [--stop-after-batches K --save-state FILE] [--manifest FILE] [--master URL]",
+          "              [--serve [--device auto|host|cuda] [--socket PATH] [--trainer-timeout S]]",
+          "              (--serve: each rank's batches go to its PyTorch trainer via the bridge)",
           "  import-fashion-mnist --output URI [--limit N] [--shards 8] [--split train|t10k]",
           "              [--source DIR] [--report FILE]   Debian's Fashion-MNIST -> tar shards",
           "  example     fashion-mnist [--epochs N] [--limit SAMPLES] [--report FILE] [--world-size 2]",

@@ -1,0 +1,175 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.device.GpuAssignment;
+import dev.spindle.gpu.device.NormalizeSpec;
+import dev.spindle.gpu.feed.FeederConfig;
+import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.plan.RankPlan;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+import org.apache.spark.resource.ResourceInformation;
+import scala.collection.Iterator;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * One rank of a served epoch ({@code feed --serve}): task {@code r} of a barrier stage with one
+ * task per rank streams rank {@code r}'s batches, in plan order, into the rank's feeder in this
+ * executor, which the rank's trainer leases through this JVM's trainer bridge.
+ *
+ * <pre>
+ *  bridge (ExecutorServing, per socket path) ─ awaitTrainer(r): the trainer's HELLO, resume k
+ *  feeder (ExecutorServing: the task's GPU, or host shared memory) ─ bridge.serve(r, from k)
+ *  FeedTask pipeline over batches [k, stop) ─► verify ─► feeder.offer (blocks: backpressure)
+ *  bridge.awaitFinished(r): the trainer took every batch and got END ─► TaskOutcome + stats
+ * </pre>
+ *
+ * <p>Why one long task per rank, in a barrier stage: a rank's trainer runs on one node and leases
+ * from one feeder in one order, so all of a rank's batches must go, in plan order, to one
+ * executor's feeder; one task per rank gives that without coordination between tasks, and its
+ * thread is the one that blocks while the trainer is slow, so backpressure reaches the readers.
+ * The barrier stage starts every rank together or none: DDP trainers advance in lockstep, and a
+ * rank whose task waited for a free slot would stall all the others. The task waits for its
+ * trainer's HELLO before it reads anything, so a trainer that resumes from its saved state (after
+ * it, or the feed job, was restarted) is served from its resume point with index-level reads,
+ * without decoding what it already consumed. It ends only when its trainer has taken every batch,
+ * so the job (and the JVM that holds the feeders) outlives the rank's last batch.
+ *
+ * <p>On failure the feeder is failed (its trainer gets FEEDER_FAILED and must reconnect with its
+ * state) and the rank is no longer served; a retried attempt delivers from the trainer's new
+ * resume point. Shipped to executors; {@link #apply} runs on the Spark task thread.
+ */
+final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterator<TaskOutcome>>
+    implements Serializable {
+  private final FeedTask feed;
+  private final ServeSettings serve;
+  private final String runId;
+
+  RankServeTask(FeedTask feed, ServeSettings serve, String runId) {
+    this.feed = feed;
+    this.serve = serve;
+    this.runId = runId;
+  }
+
+  @Override
+  public Iterator<TaskOutcome> apply(Iterator<FeedSlice> slices) {
+    List<TaskOutcome> out = new ArrayList<>();
+    while (slices.hasNext()) {
+      try {
+        out.add(serveRank(slices.next()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while serving", e);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return CollectionConverters.asScala(out.iterator());
+  }
+
+  private TaskOutcome serveRank(FeedSlice planned)
+      throws java.io.IOException, InterruptedException {
+    EpochPlan plan = feed.inputs.value().plan();
+    int rank = planned.rank();
+    Path socket = serve.socketFor(rank);
+    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout());
+    long resume = awaitTrainer(bridge, rank, socket);
+    int start = startBatch(plan.rank(rank), planned, resume);
+    int end = Math.max(start, planned.toBatch());
+    GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
+        config(plan));
+    try {
+      bridge.serve(new BridgeServer.RankFeed(rank, feeder, start,
+          plan.stateAtStart().toJson()), end);
+      TaskOutcome o = start >= end ? TaskOutcome.empty()
+          : feed.run(List.of(new FeedSlice(rank, start, end)),
+              FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
+      if (!bridge.awaitFinished(rank, serve.trainerTimeout())) {
+        throw new IllegalStateException("Trainer of rank " + rank + " on " + socket
+            + " did not take the rank's last batches within " + serve.trainerTimeout().toSeconds()
+            + " s (spark.spindle.feed.trainerTimeoutSeconds)");
+      }
+      return o.withServed(new ServedRank(rank, start, resume, executor(), host(),
+          bridge.socketPath().toString(), feeder.device().description(),
+          feeder.stats().toJson()));
+    } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
+      feeder.fail(e);
+      bridge.unserve(rank);
+      throw e;
+    } finally {
+      ExecutorServing.release(rank);
+    }
+  }
+
+  private long awaitTrainer(BridgeServer bridge, int rank, Path socket)
+      throws InterruptedException {
+    try {
+      return bridge.awaitTrainer(rank, serve.trainerTimeout());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket
+          + " on " + host() + " within " + serve.trainerTimeout().toSeconds() + " s "
+          + "(spark.spindle.feed.trainerTimeoutSeconds): start it there with SpindleLoader('"
+          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ")", e);
+    }
+  }
+
+  /** Where the rank starts: the trainer's resume point if it stated one, else the plan's. */
+  static int startBatch(RankPlan rank, FeedSlice planned, long resume) {
+    if (resume < 0) {
+      return planned.fromBatch();
+    }
+    if (resume > rank.batches()) {
+      throw new IllegalStateException("Trainer of rank " + rank.rank() + " says it consumed "
+          + resume + " batches, but rank " + rank.rank() + " has " + rank.batches()
+          + " in epoch " + rank.epoch() + " (leg " + rank.leg() + "): its state is from another "
+          + "epoch or run; start it without state, or start the feed job from its state");
+    }
+    return (int) resume;
+  }
+
+  private FeederConfig config(EpochPlan plan) {
+    ImageTransform t = feed.settings().transform();
+    return FeederConfig.of(plan.spec().batchSize(),
+            NormalizeSpec.raw(t.height(), t.width(), t.channels()))
+        .withSlots(serve.slots())
+        .withLeaseTimeout(serve.trainerTimeout());
+  }
+
+  /** The task's GPU from Spark's resources (spread by rank over several), else GPU 0. */
+  private static int ordinal(int rank) {
+    TaskContext ctx = TaskContext.get();
+    ResourceInformation gpu = ctx == null ? null : ctx.resourcesJMap().get("gpu");
+    if (gpu == null || gpu.addresses().length == 0) {
+      return 0;
+    }
+    return GpuAssignment.ordinalForTask(Arrays.asList(gpu.addresses()),
+        System.getenv("CUDA_VISIBLE_DEVICES"), rank);
+  }
+
+  private String scope() {
+    TaskContext ctx = TaskContext.get();
+    return runId + "/attempt-" + (ctx == null ? 0 : ctx.taskAttemptId());
+  }
+
+  private static String executor() {
+    SparkEnv env = SparkEnv.get();
+    return env == null ? "?" : env.executorId();
+  }
+
+  private static String host() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "localhost";
+    }
+  }
+}

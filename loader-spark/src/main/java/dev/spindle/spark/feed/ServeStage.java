@@ -1,0 +1,54 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.plan.EpochPlan;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.rdd.RDD;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+/**
+ * The driver side of {@code feed --serve}: per epoch, one barrier stage of {@code world} tasks,
+ * task {@code r} serving rank {@code r} ({@link RankServeTask}). Driver thread.
+ */
+final class ServeStage {
+  private static final Logger LOG = LoggerFactory.getLogger(ServeStage.class);
+  private static final ClassTag<TaskOutcome> OUTCOME = ClassTag$.MODULE$.apply(TaskOutcome.class);
+
+  private ServeStage() {}
+
+  /**
+   * Refuses, before any work, a local master with fewer task slots than ranks (a barrier stage
+   * needs all of them at once; Spark would retry for minutes before failing), and prints where
+   * trainers connect.
+   */
+  static void announce(JavaSparkContext jsc, int world, ServeSettings serve) {
+    if (jsc.sc().isLocal() && jsc.sc().defaultParallelism() < world) {
+      throw new IllegalArgumentException("--serve runs one task per rank at once: world size "
+          + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
+          + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
+    }
+    String line = "spindle feed: serving " + world + " trainer rank(s) on " + serve.device()
+        + " feeders; rank r's trainer connects to " + serve.socketTemplate() + " on the node of"
+        + " the executor that runs rank r (rank 0 here: "
+        + ServeSettings.resolve(serve.socketTemplate(), System.getProperty("user.name"), 0) + ")";
+    System.out.println(line);
+    LOG.info(line);
+  }
+
+  /** Serves every rank's batches {@code [firstBatch, stop)}; returns each rank's outcome. */
+  static List<TaskOutcome> run(JavaSparkContext jsc, EpochPlan plan, int stop,
+      RankServeTask task) {
+    List<FeedSlice> slices = new ArrayList<>();
+    for (int r = 0; r < plan.worldSize(); r++) {
+      slices.add(new FeedSlice(r, plan.rank(r).firstBatch(), stop));
+    }
+    RDD<FeedSlice> ranks = jsc.parallelize(slices, slices.size()).rdd();
+    RDD<TaskOutcome> served = ranks.barrier().mapPartitions(task, false, OUTCOME);
+    return new JavaRDD<>(served, OUTCOME).collect();
+  }
+}

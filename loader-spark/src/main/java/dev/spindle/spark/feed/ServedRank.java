@@ -1,0 +1,32 @@
+package dev.spindle.spark.feed;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where and how one rank was served in one epoch, reported by its task to the driver.
+ *
+ * @param rank the rank
+ * @param firstBatch the batch the task started from (the trainer's resume point, if it stated one)
+ * @param trainerResume the resume point the trainer's HELLO stated, -1 for none
+ * @param executor the Spark executor id
+ * @param host the executor's host
+ * @param socket the bridge socket the trainer connected to
+ * @param device the feeder's device description
+ * @param feederStatsJson the feeder's statistics when the rank finished ({@code FeederStats}
+ *     JSON: cumulative since the feeder was created, which may be an earlier epoch or run)
+ */
+record ServedRank(int rank, int firstBatch, long trainerResume, String executor, String host,
+    String socket, String device, String feederStatsJson) implements Serializable {
+
+  Map<String, Object> toReport() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("executor", executor);
+    m.put("host", host);
+    m.put("socket", socket);
+    m.put("device", device);
+    m.put("trainer_resume", trainerResume);
+    return m;
+  }
+}

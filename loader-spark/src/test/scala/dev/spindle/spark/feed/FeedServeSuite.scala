@@ -1,0 +1,277 @@
+package dev.spindle.spark.feed
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path, Paths}
+import java.security.MessageDigest
+import java.util.HexFormat
+import java.util.concurrent.TimeUnit
+
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.config.SpindleConfig
+import dev.spindle.spark.job.Args
+import dev.spindle.spark.metrics.JobReport
+import dev.spindle.spark.plan.{Digest, EpochPlan}
+import dev.spindle.spark.shard.Manifest
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import org.apache.arrow.memory.RootAllocator
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * `feed --serve` end to end on local Spark: rank tasks feed host shared-memory feeders, Python
+ * trainer processes (loader-gpu/python/tests/trainer_check.py) lease the batches through the
+ * executor's trainer bridge, and what they saw is compared with the epoch plan.
+ */
+class FeedServeSuite extends AnyFunSuite with SparkFixture {
+  import FeedData._
+  import FeedServeSuite._
+
+  private implicit val ec: ExecutionContext = ExecutionContext.global
+  private val Size = 8
+  private val Counts = Seq(13, 7, 21, 9, 15) // 65 samples: world 2 x 8 batches of 4, world 1 x 16
+
+  override protected def afterAll(): Unit = {
+    try {
+      ExecutorServing.closeAll()
+      val pid = ProcessHandle.current().pid()
+      val left = Files.list(Paths.get("/dev/shm")).iterator().asScala
+        .filter(_.getFileName.toString.startsWith(s"spindle-$pid-")).toList
+      assert(left.isEmpty, s"shared-memory segments left behind: $left")
+    } finally super.afterAll()
+  }
+
+  private def args(in: Path, socket: Path, world: Int, timeoutS: Int, extra: String*): Array[String] =
+    (Seq("--input", in.toString, "--size", Size.toString, "--batch-size", "4", "--seed", "3",
+      "--world-size", world.toString, "--serve", "--device", "host", "--socket", socket.toString,
+      "--trainer-timeout", timeoutS.toString) ++ extra).toArray
+
+  private def start(a: Array[String]): Future[JobReport] = Future(FeedCommand.run(spark, a))
+
+  private def awaitSocket(socket: Path, job: Future[_]): Unit = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while (!Files.exists(socket) && !job.isCompleted && System.nanoTime() < deadline) Thread.sleep(20)
+    assert(Files.exists(socket), s"no bridge socket at $socket; job: ${job.value}")
+  }
+
+  /** Checks every batch a trainer saw against the plan: number, indices, keys, labels, bytes. */
+  private def assertPlanned(m: Manifest, plan: EpochPlan, rank: Int, got: Seq[Line],
+      numbers: Seq[Long]): Unit = {
+    assert(got.map(_.batch) == numbers, s"rank $rank")
+    val transform = SpindleConfig.uint8Transform(Map("spark.spindle.image.size" -> Size.toString).asJava)
+    val offsets = m.offsets()
+    for (l <- got) {
+      val planned = plan.rank(rank).batch(l.batch.toInt).toSeq
+      assert(l.indices == planned, s"rank $rank batch ${l.batch}")
+      val named = planned.map { i =>
+        val s = offsets.lastIndexWhere(_ <= i)
+        (s, (i - offsets(s)).toInt)
+      }
+      assert(l.keys == named.map { case (s, j) => f"s${s}_$j%04d" }, s"keys of batch ${l.batch}")
+      assert(l.labels == named.map { case (_, j) => (j % 10).toLong })
+      assert(l.sha256 == sha256(named.zip(planned).map { case ((s, j), i) =>
+        pixels(transform, png(s * 1000 + j), i) }.reduce(_ ++ _)), s"image bytes of batch ${l.batch}")
+      assert(l.shape == s"4x${Size}x${Size}x3")
+    }
+  }
+
+  test("two ranks served through the bridge get disjoint, equal, complete shares with the planned bytes") {
+    TestFiles.withTempDir("serve-two") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 2, 60))
+      awaitSocket(socket, job)
+      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      trainers.foreach(t => assert(t.await() == 0, t.output))
+      val report = Await.result(job, 3.minutes)
+      trainers.zipWithIndex.foreach { case (t, r) => assertPlanned(m, plan, r, t.batches(), 0L until 8L) }
+      val shares = trainers.map(_.batches().flatMap(_.indices))
+      assert(shares.map(_.size) == Seq(32, 32) && shares(0).toSet.intersect(shares(1).toSet).isEmpty)
+      assert(shares.map(s => Digest.of(s.toArray)) == planDigests(m, spec(3, 0, 2, 4)))
+      assert(digests(report, 0) == planDigests(m, spec(3, 0, 2, 4)))
+      assert(ranks(report).forall(r => r("socket") == socket.toString && r("trainer_resume") == -1L))
+      val feeders = report.get("feeders").asInstanceOf[java.util.List[java.util.Map[String, AnyRef]]].asScala
+      assert(feeders.map(_.get("ranks").toString).sorted == Seq("[0]", "[1]"))
+      for (f <- feeders) {
+        val stats = f.get("stats").asInstanceOf[java.util.Map[String, AnyRef]]
+        assert(stats.get("h2d_bytes").asInstanceOf[Number].longValue >= 8L * 4 * Size * Size * 3)
+        Seq("h2d_gbps", "copy_ms", "consumer_wait_ms", "producer_blocked_ms", "slots")
+          .foreach(k => assert(stats.containsKey(k), k))
+      }
+      val lastLine = trainers(0).lines().last
+      assert(lastLine.kind == "END" && lastLine.fields(2).contains("\"batchesConsumed\": [8, 0]"))
+    }
+  }
+
+  test("a trainer killed mid-epoch and restarted from its saved state resumes exactly where it left off") {
+    TestFiles.withTempDir("serve-kill") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 60))
+      awaitSocket(socket, job)
+      val saved = dir.resolve("state.json")
+      val first = new Trainer(socket, 0, 1, dir, Seq("--die-after", "5", "--state-out", saved.toString))
+      assert(first.await() != 0, "the trainer was to kill itself")
+      val second = new Trainer(socket, 0, 1, dir, Seq("--state-in", saved.toString))
+      assert(second.await() == 0, second.output)
+      val report = Await.result(job, 3.minutes)
+      assertPlanned(m, plan, 0, first.batches(), 0L until 5L)
+      assertPlanned(m, plan, 0, second.batches(), 5L until 16L)
+      val all = (first.batches() ++ second.batches()).flatMap(_.indices)
+      assert(Digest.of(all.toArray) == plan.rank(0).digest(), "no loss, no duplicates")
+      assert(digests(report, 0) == Seq(plan.rank(0).digest()))
+    }
+  }
+
+  test("a feed job restarted while its trainer resumes from a saved state starts the rank there") {
+    TestFiles.withTempDir("serve-restart") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val saved = dir.resolve("state.json")
+      val failed = start(args(in, socket, 1, 8))
+      awaitSocket(socket, failed)
+      val first = new Trainer(socket, 0, 1, dir, Seq("--die-after", "3", "--state-out", saved.toString))
+      assert(first.await() != 0)
+      assert(Await.ready(failed, 3.minutes).value.get.isFailure, "the job lost its trainer and must fail")
+
+      val job = start(args(in, socket, 1, 60))
+      val second = new Trainer(socket, 0, 1, dir, Seq("--state-in", saved.toString))
+      assert(second.await() == 0, second.output)
+      val report = Await.result(job, 3.minutes)
+      assertPlanned(m, plan, 0, first.batches(), 0L until 3L)
+      assertPlanned(m, plan, 0, second.batches(), 3L until 16L)
+      val r0 = ranks(report).head
+      assert(r0("first_batch") == 3 && r0("batches") == 13 && r0("trainer_resume") == 3L)
+      assert(r0("digest") == Digest.of(plan.rank(0).indices(3, 16)))
+      assert(report.get("samples_read") == 13L * 4, "the 3 consumed batches were not read again")
+    }
+  }
+
+  test("two epochs: the trainer opens one loader per epoch and gets each epoch's planned share") {
+    TestFiles.withTempDir("serve-epochs") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 60, "--epochs", "2"))
+      awaitSocket(socket, job)
+      val out = dir.resolve("epochs.txt")
+      val code = Seq(
+        "import sys; sys.path.insert(0, sys.argv[1])",
+        "from spindle_bridge import SpindleLoader",
+        "with open(sys.argv[3], 'w') as out:",
+        "    for epoch in range(2):",
+        "        with SpindleLoader(sys.argv[2], 0, 1, timeout_s=60, as_numpy=True) as loader:",
+        "            for images, labels in loader:",
+        "                out.write(','.join(map(str, loader.last.indices)) + '\\n')",
+        "            out.write('END %d\\n' % loader.state_dict()['epoch'])").mkString("\n")
+      val p = new ProcessBuilder(Python, "-c", code, Script.getParent.getParent.toString,
+        socket.toString, out.toString).redirectErrorStream(true).start()
+      val log = new String(p.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
+      assert(p.waitFor() == 0, log)
+      val report = Await.result(job, 3.minutes)
+      val lines = Files.readAllLines(out).asScala.toSeq
+      val ends = lines.zipWithIndex.filter(_._1.startsWith("END")).map(_._2)
+      assert(lines.filter(_.startsWith("END")) == Seq("END 0", "END 1") && ends == Seq(16, 33))
+      for ((epoch, from) <- Seq(0 -> 0, 1 -> 17)) {
+        val got = lines.slice(from, from + 16).flatMap(_.split(',').map(_.toLong))
+        assert(Digest.of(got.toArray) == planDigests(m, spec(3, epoch, 1, 4)).head, s"epoch $epoch")
+        assert(digests(report, epoch) == planDigests(m, spec(3, epoch, 1, 4)))
+      }
+    }
+  }
+
+  test("no trainer: the rank task fails after the trainer timeout, naming the socket and the rank") {
+    TestFiles.withTempDir("serve-none") { dir =>
+      val in = tars(dir.resolve("in"), Seq(9))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val e = intercept[Exception](FeedCommand.run(spark, args(in, socket, 1, 2)))
+      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      assert(msg.contains(s"No trainer of rank 0 connected to $socket") && msg.contains("within 2 s"), msg)
+    }
+  }
+
+  test("serving flags and settings are checked before any work") {
+    def usage(a: String*): String = intercept[Args.UsageException](FeedCommand.run(spark, a.toArray)).getMessage
+    val base = Seq("--input", "/nonexistent", "--world-size", "2")
+    assert(usage(base :+ "--device" :+ "host": _*) == "--device needs --serve (it configures the trainer bridge)")
+    assert(usage(base :+ "--socket" :+ "/tmp/x.sock": _*).startsWith("--socket needs --serve"))
+    assert(usage(base ++ Seq("--serve", "--partitions", "4"): _*).startsWith("--partitions does not apply with --serve"))
+    assert(usage(base ++ Seq("--serve", "--device", "gpu"): _*) ==
+      "Invalid value for spark.spindle.feed.device: 'gpu' (must be auto, cuda or host)")
+    assert(usage(base ++ Seq("--serve", "--socket", "run/bridge.sock"): _*) ==
+      "Invalid value for spark.spindle.feed.socket: 'run/bridge.sock' (must be an absolute path)")
+    assert(usage(base ++ Seq("--serve", "--trainer-timeout", "0"): _*).contains("must be > 0"))
+    assert(usage(base ++ Seq("--serve", "--conf", "spark.spindle.feed.slots=1"): _*).contains("must be >= 2"))
+    TestFiles.withTempDir("serve-slots") { dir =>
+      val in = tars(dir.resolve("in"), Seq(30))
+      val e = intercept[IllegalArgumentException](FeedCommand.run(spark,
+        args(in, dir.resolve("b.sock"), 3, 5)))
+      assert(e.getMessage.contains("world size 3 needs 3 task slots, but master local[2] has 2"), e.getMessage)
+    }
+  }
+}
+
+object FeedServeSuite {
+  val Python: String = sys.env.getOrElse("SPINDLE_PYTHON", "/usr/bin/python3")
+  val Script: Path = Paths.get("..", "loader-gpu", "python", "tests", "trainer_check.py").toAbsolutePath.normalize
+
+  def sha256(b: Array[Byte]): String = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b))
+
+  def pixels(t: dev.spindle.spark.image.ImageTransform, png: Array[Byte], index: Long): Array[Byte] = {
+    val alloc = new RootAllocator()
+    try {
+      val buf = alloc.buffer(t.outputBytes())
+      try {
+        t.apply(png, 0, png.length, index, buf, 0)
+        val out = new Array[Byte](t.outputBytes().toInt)
+        buf.getBytes(0, out)
+        out
+      } finally buf.close()
+    } finally alloc.close()
+  }
+
+  /** A trainer process (numpy views) whose --out file records every batch it saw. */
+  final class Trainer(socket: Path, rank: Int, world: Int, dir: Path, extra: Seq[String]) {
+    val out: Path = Files.createTempFile(dir, s"rank$rank-", ".tsv")
+    private val log = Files.createTempFile(dir, s"rank$rank-", ".log")
+    val process: Process = {
+      val pb = new ProcessBuilder((Seq(Python, Script.toString, "--socket", socket.toString,
+        "--rank", rank.toString, "--world", world.toString, "--out", out.toString, "--numpy") ++ extra).asJava)
+        .redirectErrorStream(true).redirectOutput(log.toFile)
+      pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+      pb.start()
+    }
+
+    def await(): Int = {
+      if (!process.waitFor(180, TimeUnit.SECONDS)) {
+        process.destroyForcibly()
+        throw new AssertionError(s"trainer of rank $rank did not finish: $output")
+      }
+      process.exitValue()
+    }
+
+    def output: String = Files.readString(log)
+
+    def lines(): Seq[Line] =
+      Files.readAllLines(out, StandardCharsets.UTF_8).asScala.toSeq.map(l => Line(l.split("\t", -1).toIndexedSeq))
+
+    def batches(): Seq[Line] = lines().filter(_.kind == "B")
+  }
+
+  final case class Line(fields: IndexedSeq[String]) {
+    def kind: String = fields(0)
+    def batch: Long = fields(1).toLong
+    def sha256: String = fields(2)
+    def labels: Seq[Long] = fields(4).split(',').toSeq.map(_.toLong)
+    def indices: Seq[Long] = fields(5).split(',').toSeq.map(_.toLong)
+    def keys: Seq[String] = fields(6).split('|').toSeq
+    def shape: String = fields(7)
+  }
+}
