@@ -3,6 +3,7 @@ package dev.spindle.spark.image;
 import java.util.EnumMap;
 import java.util.Map;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.opencv.opencv_core.Mat;
 
 /**
  * Per-thread reusable buffers for decoding, resampling and output conversion, so the steady path
@@ -21,14 +22,30 @@ final class DecodeScratch {
     STAGE_A,
     STAGE_B,
     OUTPUT,
-    CONVERTED
+    CONVERTED,
+    /** {@link VectorResample}: horizontal pass output, planar. */
+    PLANAR,
+    /** {@link VectorResample}: an 8-row block of horizontal pass output, transposed. */
+    BLOCK,
+    /** {@link VectorResample}: one output row of the three channels. */
+    ROW
   }
 
   /** What an int buffer is used for. */
   enum IntSlot {
     ROW,
     ROWS,
-    ACCUMULATOR
+    ACCUMULATOR,
+    /** {@link VectorResample}: per output column, its first tap in a transposed block. */
+    COLUMNS,
+    /** {@link VectorResample}: per output column, its weights. */
+    WEIGHTS,
+    /** {@link VectorResample}: the source rows it reads, 4 bytes per int. */
+    WORDS,
+    /** {@link VectorResample}: gather offsets of 8 rows. */
+    GATHER,
+    /** {@link VectorResample}: an 8-row block of source bytes, transposed, one per int. */
+    TRANSPOSED
   }
 
   private static final ThreadLocal<DecodeScratch> CURRENT =
@@ -37,11 +54,23 @@ final class DecodeScratch {
   private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
   private final Map<IntSlot, int[]> ints = new EnumMap<>(IntSlot.class);
   private BytePointer encoded;
+  private Mat decoded;
   private float[] floats = new float[0];
   private short[] shorts = new short[0];
 
   static DecodeScratch current() {
     return CURRENT.get();
+  }
+
+  /** Frees this thread's buffers now (native ones included) rather than when it is collected. */
+  static void discard() {
+    DecodeScratch s = CURRENT.get();
+    s.release();
+    if (s.decoded != null) {
+      s.decoded.close();
+      s.decoded = null;
+    }
+    CURRENT.remove();
   }
 
   /** Native buffer of at least {@code size} bytes for the encoded input. */
@@ -51,6 +80,17 @@ final class DecodeScratch {
       encoded = new BytePointer(Math.max(size, 1 << 20));
     }
     return encoded;
+  }
+
+  /**
+   * The decoder's output image, reused: OpenCV decodes into it again when size and type match,
+   * so a steady stream of same-sized images allocates no pixel memory.
+   */
+  Mat decoded() {
+    if (decoded == null) {
+      decoded = new Mat();
+    }
+    return decoded;
   }
 
   /** A byte array of at least {@code size} for {@code slot}; contents are left over. */
@@ -93,6 +133,10 @@ final class DecodeScratch {
   void trim() {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
       release();
+    }
+    if (decoded != null && decoded.total() * decoded.elemSize() > KEEP_BYTES) {
+      decoded.close();
+      decoded = null;
     }
     bytes.values().removeIf(b -> b.length > KEEP_BYTES);
     ints.values().removeIf(b -> b.length > KEEP_BYTES / 4);

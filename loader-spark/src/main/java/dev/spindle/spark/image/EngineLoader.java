@@ -14,10 +14,12 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The image benchmark on Spindle's executor engine ({@code dev.spindle.spark.pipeline}): epoch
- * positions → pipe "decode+transform" (CPU pool, {@code threads} in flight, input order) into one
- * Arrow buffer per image → aggregate into batches → the consumer copies each batch into one
- * contiguous, reused batch buffer (what the DataLoader's collate does) and frees the images.
- * Queues are bounded in bytes (two batches). One consumer thread; owns its pools and buffers.
+ * positions → pipe "decode+transform" (CPU pool, {@code threads} in flight, input order), each
+ * image written in place into its row of a batch buffer ({@link RowSlots}) → aggregate into
+ * batches of rows → the consumer gets that batch buffer itself, no copy. Only when a sample failed
+ * (quarantined, counted) and so shifted the grouping of the rows after it does the consumer copy
+ * the rows of a batch into its own buffer. Queues are bounded in bytes (one batch each); batch
+ * buffers are pooled. One consumer thread; owns its pools and buffers.
  */
 final class EngineLoader implements BenchLoader {
   private final List<BenchInput.Sample> samples;
@@ -26,8 +28,10 @@ final class EngineLoader implements BenchLoader {
   private final int batchSize;
   private final BufferAllocator allocator;
   private final ExecutorPools pools;
-  private final ArrowBuf batch;
-  private PipelineIterator<List<ImageItem>> running;
+  private final RowSlots slots;
+  private ArrowBuf spare;
+  private PipelineIterator<List<RowSlots.Row>> running;
+  private List<RowSlots.Row> held;
   private long quarantinedBefore;
   private int lastSize;
 
@@ -38,13 +42,8 @@ final class EngineLoader implements BenchLoader {
     this.threads = threads;
     this.batchSize = batchSize;
     this.allocator = allocator;
-    this.batch = allocator.buffer(batchSize * transform.outputBytes());
-    try {
-      this.pools = ExecutorPools.create("spindle-image", threads);
-    } catch (RuntimeException e) {
-      batch.close();
-      throw e;
-    }
+    this.slots = new RowSlots(allocator, batchSize, transform.outputBytes(), 3);
+    this.pools = ExecutorPools.create("spindle-image", threads);
   }
 
   @Override
@@ -53,45 +52,67 @@ final class EngineLoader implements BenchLoader {
     int[] order = shuffled(samples.size(), SampleRandom.of(seed, epoch, -1));
     ImageTransform t = transform.withSeed(seed).forEpoch(epoch);
     long bytes = transform.outputBytes();
+    slots.restart(order.length);
     running = Pipeline.source("positions", IntStream.range(0, order.length).iterator())
         .pools(pools)
-        .pipe("decode+transform", (Integer p) -> decode(t, order[p]), threads, Order.INPUT)
-        .sizedBy(ImageItem::bytes)
+        .pipe("decode+transform", (Integer p) -> decode(t, p, order[p]), inFlight(threads),
+            Order.INPUT)
+        .sizedBy(row -> bytes)
         .aggregate("batch", batchSize, Remainder.KEEP)
-        .sizedBy(items -> items.size() * bytes)
-        .queueBytes(2L * batchSize * bytes)
+        .sizedBy(rows -> rows.size() * bytes)
+        .queueBytes(batchSize * bytes)
         .failureBudget(FailureBudget.count(Long.MAX_VALUE))
         .build().start();
   }
 
-  private ImageItem decode(ImageTransform t, int index) throws Exception {
-    byte[] data = samples.get(index).read();
-    ArrowBuf buf = allocator.buffer(t.outputBytes());
+  /**
+   * Items the decode stage may hold for {@code threads} pool threads: in input order a finished
+   * image waits for every earlier one, and with only one per thread a thread would idle behind a
+   * slower image (head-of-line blocking); more slots let it start the next image meanwhile.
+   */
+  static int inFlight(int threads) {
+    return 4 * threads;
+  }
+
+  /** Decodes sample {@code index} (epoch position {@code position}) into its row. */
+  private RowSlots.Row decode(ImageTransform t, int position, int index) throws Exception {
+    RowSlots.Row row = slots.claim(position);
     try {
-      t.apply(data, 0, data.length, index, buf, 0);
-      return new ImageItem(buf);
-    } catch (Exception e) {
-      buf.close();
+      byte[] data = samples.get(index).read();
+      t.apply(data, 0, data.length, index, row.buffer(), row.offset());
+      return row;
+    } catch (Exception | Error e) {
+      row.close();
       throw e;
     }
   }
 
   @Override
   public ArrowBuf next() {
+    release();
     if (!running.hasNext()) {
       return null;
     }
-    List<ImageItem> items = running.next();
-    long bytes = transform.outputBytes();
+    List<RowSlots.Row> rows = running.next();
+    lastSize = rows.size();
+    ArrowBuf whole = slots.whole(rows);
+    if (whole != null) {
+      held = rows;
+      return whole;
+    }
+    // a quarantined sample shifted this batch's rows: gather them into a buffer of our own
     try {
-      for (int i = 0; i < items.size(); i++) {
-        batch.setBytes(i * bytes, items.get(i).buf, 0, bytes);
+      if (spare == null) {
+        spare = allocator.buffer(batchSize * slots.rowBytes());
+      }
+      for (int i = 0; i < rows.size(); i++) {
+        RowSlots.Row r = rows.get(i);
+        spare.setBytes(i * slots.rowBytes(), r.buffer(), r.offset(), slots.rowBytes());
       }
     } finally {
-      items.forEach(ImageItem::close);
+      rows.forEach(RowSlots.Row::close);
     }
-    lastSize = items.size();
-    return batch;
+    return spare;
   }
 
   @Override
@@ -101,7 +122,10 @@ final class EngineLoader implements BenchLoader {
 
   @Override
   public void release() {
-    // the batch buffer is reused by the next call to next()
+    if (held != null) {
+      held.forEach(RowSlots.Row::close);
+      held = null;
+    }
   }
 
   @Override
@@ -119,9 +143,13 @@ final class EngineLoader implements BenchLoader {
 
   @Override
   public void close() {
+    release();
     stopRunning();
     pools.close();
-    batch.close();
+    slots.close();
+    if (spare != null) {
+      spare.close();
+    }
   }
 
   private static int[] shuffled(int n, SplittableRandom rng) {
@@ -133,27 +161,5 @@ final class EngineLoader implements BenchLoader {
       order[j] = v;
     }
     return order;
-  }
-
-  /** One transformed image in its own Arrow buffer; closing it twice is harmless. */
-  static final class ImageItem implements AutoCloseable {
-    private final ArrowBuf buf;
-    private boolean closed;
-
-    ImageItem(ArrowBuf buf) {
-      this.buf = buf;
-    }
-
-    long bytes() {
-      return buf.capacity();
-    }
-
-    @Override
-    public synchronized void close() {
-      if (!closed) {
-        closed = true;
-        buf.close();
-      }
-    }
   }
 }

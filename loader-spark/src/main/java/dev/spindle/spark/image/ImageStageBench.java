@@ -11,8 +11,9 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * Per-image cost of each step on one thread: {@code --input DIR [--images 300] [--rounds 5]}.
  * Prints, per round, milliseconds per image for decode alone, {@code resize(256),center_crop(224)}
- * as uint8 and with {@code normalize} as float32 (both including decode), and the two resample
- * passes alone on the first image. Rounds after the first are warm. A benchmark: it reports, it
+ * as uint8 and with {@code normalize} as float32 on the scalar path, float32 on the vector path
+ * ({@link VectorResample}; all including decode), and the two scalar resample passes alone on the
+ * first image. Rounds after the first are warm. A benchmark: it reports, it
  * asserts nothing; single-threaded, on the calling thread.
  */
 public final class ImageStageBench {
@@ -31,17 +32,20 @@ public final class ImageStageBench {
         data.add(s.read());
       }
     }
+    ImageTransform.preload();
     ImageTransform u8 = ImageTransform.parse("resize(256),center_crop(224)");
     ImageTransform f32 = ImageTransform.parse("resize(256),center_crop(224),normalize");
     try (BufferAllocator allocator = new RootAllocator(1L << 30);
         ArrowBuf buf = allocator.buffer(f32.outputBytes())) {
       for (int r = 0; r < rounds; r++) {
         double decode = perImage(data, d -> decode(d));
-        double uint8 = perImage(data, d -> u8.apply(d, 0, d.length, 0, buf, 0));
-        double float32 = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0));
+        double uint8 = perImage(data, d -> u8.apply(d, 0, d.length, 0, buf, 0, false));
+        double float32 = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, false));
+        double vector = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, true));
         double[] passes = passes(data.get(0));
-        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f; first image "
-            + "(%s) horizontal pass %.3f, vertical pass %.3f%n", r, decode, uint8, float32,
+        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on the "
+            + "vector path %.3f (%s); first image (%s) scalar horizontal pass %.3f, vertical pass "
+            + "%.3f%n", r, decode, uint8, float32, vector, VectorPath.describe(),
             "resize 256 + crop 224", passes[0], passes[1]);
       }
     }

@@ -167,6 +167,32 @@ public final class ImageTransform implements Serializable {
   public void apply(
       byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset)
       throws ImageException {
+    apply(data, offset, length, sampleIndex, dst, dstOffset, VectorPath.ready());
+  }
+
+  /**
+   * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
+   * image, then has the JIT compile the vector resample (running it on a synthetic image until
+   * it is compiled, about 0.5-1 s of one core, once per JVM). Optional: without it the first
+   * {@link #apply} loads the libraries, and the vector path is compiled on a background thread
+   * while callers take the scalar path (same bytes, slower).
+   */
+  public static void preload() throws InterruptedException {
+    OpenCvDecoder.load();
+    VectorPath.warmUpNow();
+  }
+
+  /** The resample implementation {@link #apply} uses once warm: "vector (...)" or "scalar". */
+  public static String resampleImplementation() {
+    return VectorPath.describe();
+  }
+
+  /**
+   * {@link #apply}, on the vector path when {@code vector} and the JVM supports it (whether or
+   * not it has been compiled yet), else on the scalar path; both give the same bytes.
+   */
+  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
+      boolean vector) throws ImageException {
     long bytes = outputBytes();
     if (dst == null || dstOffset < 0 || dstOffset + bytes > dst.capacity()) {
       throw new IllegalArgumentException("Invalid destination: " + bytes + " bytes at offset "
@@ -180,15 +206,16 @@ public final class ImageTransform implements Serializable {
     }
     DecodeScratch scratch = DecodeScratch.current();
     try {
-      byte[] rgb = run(data, offset, length, info, sampleIndex, scratch);
-      writer.write(rgb, width, height, dst, dstOffset, scratch);
+      run(data, offset, length, info, sampleIndex, scratch, vector && VectorPath.ENABLED, dst,
+          dstOffset);
     } finally {
       scratch.trim();
     }
   }
 
-  private byte[] run(byte[] data, int offset, int length, ImageInfo info, long sampleIndex,
-      DecodeScratch scratch) throws ImageException {
+  /** Decodes and runs the stages; the last one writes the output at {@code dst[dstOffset]}. */
+  private void run(byte[] data, int offset, int length, ImageInfo info, long sampleIndex,
+      DecodeScratch scratch, boolean vector, ArrowBuf dst, long dstOffset) throws ImageException {
     int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
         ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
@@ -197,6 +224,18 @@ public final class ImageTransform implements Serializable {
         swap ? info.width() : info.height(), rng);
     int reduce = settings.reducedDecode && info.format() == ImageFormat.JPEG
         ? ReducedDecode.scale(stages.get(0)) : 1;
+    if (vector && orientation == Orientation.NORMAL && stages.size() == 1
+        && !stages.get(0).pads()) {
+      // the common case: one resample, straight from the decoder's buffer into dst
+      Stage stage = stages.get(0);
+      checkSize(stage);
+      int r = reduce;
+      OpenCvDecoder.decodeWith(data, offset, length, info, reduce, scratch, (rgb, w, h) -> {
+        VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, scratch);
+        return null;
+      });
+      return;
+    }
     DecodedImage image = OpenCvDecoder.decode(data, offset, length, info, reduce, scratch);
     if (orientation != Orientation.NORMAL) {
       image = Orientation.apply(image, orientation,
@@ -204,18 +243,31 @@ public final class ImageTransform implements Serializable {
     }
     for (int i = 0; i < stages.size(); i++) {
       Stage stage = stages.get(i);
-      DecodeScratch.Slot slot = i == stages.size() - 1 ? DecodeScratch.Slot.OUTPUT
-          : (i % 2 == 0 ? DecodeScratch.Slot.STAGE_A : DecodeScratch.Slot.STAGE_B);
       Stage.Rect win = stage.window();
+      boolean last = i == stages.size() - 1;
+      if (last) {
+        checkSize(stage);
+      }
+      if (last && vector && !stage.pads()) {
+        VectorResample.run(stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, scratch);
+        return;
+      }
+      DecodeScratch.Slot slot = last ? DecodeScratch.Slot.OUTPUT
+          : (i % 2 == 0 ? DecodeScratch.Slot.STAGE_A : DecodeScratch.Slot.STAGE_B);
       byte[] out = scratch.bytes(slot, win.width() * win.height() * 3);
       StageRunner.run(stage, image, i == 0 ? reduce : 1, out, scratch);
       image = new DecodedImage(out, win.width(), win.height());
     }
-    if (image.width() != width || image.height() != height) {
-      throw new IllegalStateException("Transform " + spec + " produced " + image.width() + "x"
-          + image.height() + ", expected " + width + "x" + height);
+    writer.write(image.pixels(), width, height, dst, dstOffset, scratch);
+  }
+
+  /** Fails (a bug) when the last stage's output is not this transform's output size. */
+  private void checkSize(Stage last) {
+    Stage.Rect win = last.window();
+    if (win.width() != width || win.height() != height) {
+      throw new IllegalStateException("Transform " + spec + " produced " + win.width() + "x"
+          + win.height() + ", expected " + width + "x" + height);
     }
-    return image.pixels();
   }
 
   /** {@code {height, width}} of the chain's output, or an error when it depends on the input. */

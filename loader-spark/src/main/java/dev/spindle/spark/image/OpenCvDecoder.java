@@ -3,6 +3,7 @@ package dev.spindle.spark.image;
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
 
+import java.nio.ByteBuffer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.opencv.global.opencv_core;
 import org.bytedeco.opencv.global.opencv_imgcodecs;
@@ -40,6 +41,26 @@ final class OpenCvDecoder {
   static DecodedImage decode(
       byte[] data, int offset, int length, ImageInfo info, int reduce, DecodeScratch scratch)
       throws ImageException {
+    return decodeWith(data, offset, length, info, reduce, scratch, (rgb, width, height) -> {
+      byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
+      rgb.get(0, pixels, 0, rgb.capacity());
+      return new DecodedImage(pixels, width, height);
+    });
+  }
+
+  /** What to do with decoded pixels while the decoder's buffer holds them. */
+  @FunctionalInterface
+  interface PixelsUse<T> {
+    /** {@code rgb}: {@code width * height * 3} bytes from position 0; valid only during the call. */
+    T use(ByteBuffer rgb, int width, int height) throws ImageException;
+  }
+
+  /**
+   * Decodes as {@link #decode} into the decoder's own (native, per-thread, reused) buffer and
+   * calls {@code use} on it, without copying the pixels out: the caller reads what it needs.
+   */
+  static <T> T decodeWith(byte[] data, int offset, int length, ImageInfo info, int reduce,
+      DecodeScratch scratch, PixelsUse<T> use) throws ImageException {
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length);
     }
@@ -48,12 +69,26 @@ final class OpenCvDecoder {
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
       Mat image;
       try {
-        image = opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce));
+        image = opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce),
+            scratch.decoded());
       } catch (RuntimeException e) {
         throw new ImageException("Cannot decode " + info.format() + ": " + e.getMessage(), e);
       }
       try (image) {
-        return copyOut(image, info, scratch);
+        if (image == null || image.isNull() || image.empty()) {
+          throw new ImageException(
+              "Cannot decode " + info.format() + ": corrupt or truncated data");
+        }
+        if (image.type() != CV_8UC3 || !image.isContinuous()) {
+          throw new ImageException("Cannot decode " + info.format()
+              + ": unexpected decoder output type " + image.type());
+        }
+        int width = image.cols();
+        int height = image.rows();
+        int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
+        BytePointer pixels = image.data();
+        pixels.position(0).capacity(bytes).limit(bytes);
+        return use.use(pixels.asByteBuffer(), width, height);
       }
     }
   }
@@ -71,23 +106,6 @@ final class OpenCvDecoder {
       case 8 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_8;
       default -> throw new IllegalArgumentException("Invalid reduce: " + reduce + " (1, 2, 4, 8)");
     };
-  }
-
-  private static DecodedImage copyOut(Mat image, ImageInfo info, DecodeScratch scratch)
-      throws ImageException {
-    if (image == null || image.isNull() || image.empty()) {
-      throw new ImageException("Cannot decode " + info.format() + ": corrupt or truncated data");
-    }
-    if (image.type() != CV_8UC3 || !image.isContinuous()) {
-      throw new ImageException(
-          "Cannot decode " + info.format() + ": unexpected decoder output type " + image.type());
-    }
-    int width = image.cols();
-    int height = image.rows();
-    int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
-    byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, bytes);
-    image.data().get(pixels, 0, bytes);
-    return new DecodedImage(pixels, width, height);
   }
 
   /**

@@ -11,14 +11,18 @@ import org.apache.arrow.memory.ArrowBuf;
  * they equal torch's values bit for bit. Immutable; any thread may call it.
  */
 final class OutputWriter implements java.io.Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final OutputMode mode;
   private final float[][] floats;
   private final short[][] halves;
+  private final float[] mean;
+  private final float[] std;
 
   OutputWriter(OutputMode mode, ImageOp.Normalize normalize) {
     this.mode = mode;
+    this.mean = normalize == null ? null : normalize.mean().clone();
+    this.std = normalize == null ? null : normalize.std().clone();
     this.floats = new float[3][256];
     this.halves = new short[3][256];
     for (int c = 0; c < 3; c++) {
@@ -35,6 +39,63 @@ final class OutputWriter implements java.io.Serializable {
 
   OutputMode mode() {
     return mode;
+  }
+
+  /** Normalize's per-channel mean, or null without normalize. Not to be modified. */
+  float[] mean() {
+    return mean;
+  }
+
+  /** Normalize's per-channel std, or null without normalize. Not to be modified. */
+  float[] std() {
+    return std;
+  }
+
+  /**
+   * Writes output row {@code y} of an image of {@code width x height}: channel {@code c}'s
+   * {@code width} values are at {@code planar[c * stride]}.
+   */
+  void writeRow(byte[] planar, int stride, int y, int width, int height, ArrowBuf dst,
+      long offset, DecodeScratch scratch) {
+    long plane = (long) width * height;
+    switch (mode) {
+      case UINT8_HWC -> {
+        byte[] out = scratch.bytes(DecodeScratch.Slot.CONVERTED, width * 3);
+        for (int x = 0, p = 0; x < width; x++, p += 3) {
+          out[p] = planar[x];
+          out[p + 1] = planar[stride + x];
+          out[p + 2] = planar[2 * stride + x];
+        }
+        dst.setBytes(offset + (long) y * width * 3, out, 0, width * 3L);
+      }
+      case UINT8_CHW -> {
+        for (int c = 0; c < 3; c++) {
+          dst.setBytes(offset + c * plane + (long) y * width, planar, c * stride, width);
+        }
+      }
+      case FLOAT32_CHW -> {
+        float[] out = scratch.floats(width);
+        for (int c = 0; c < 3; c++) {
+          float[] t = floats[c];
+          for (int x = 0; x < width; x++) {
+            out[x] = t[planar[c * stride + x] & 0xFF];
+          }
+          view(dst, offset + (c * plane + (long) y * width) * 4, width * 4L).asFloatBuffer()
+              .put(out, 0, width);
+        }
+      }
+      default -> {
+        short[] out = scratch.shorts(width);
+        for (int c = 0; c < 3; c++) {
+          short[] t = halves[c];
+          for (int x = 0; x < width; x++) {
+            out[x] = t[planar[c * stride + x] & 0xFF];
+          }
+          view(dst, offset + (c * plane + (long) y * width) * 2, width * 2L).asShortBuffer()
+              .put(out, 0, width);
+        }
+      }
+    }
   }
 
   /** Writes {@code width * height * 3} pixels from {@code rgb} at {@code dst[offset]}. */

@@ -43,7 +43,8 @@ final class StageRunner {
     blit(inside, insideWidth, cy1 - cy0, out, win, cx0 - win.x(), cy0 - win.y(), stage.flip());
   }
 
-  private static PillowResample.Kernel kernel(
+  /** The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}. */
+  static PillowResample.Kernel kernel(
       Stage stage, int reduce, int sourceSize, boolean horizontal, int first, int count) {
     int offset = horizontal ? stage.view().x() : stage.view().y();
     int size = horizontal ? stage.view().width() : stage.view().height();

@@ -12,13 +12,24 @@
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
  * </pre>
  *
+ * <p><b>Vector path.</b> The common case (one resample stage without padding, upright image) runs
+ * on {@code VectorResample} instead of {@code StageRunner} + {@code OutputWriter}: the same
+ * integer arithmetic eight values at a time with the JDK Vector API (256-bit), reading the
+ * decoder's native buffer directly and writing normalised floats straight into the Arrow buffer.
+ * It is used when the JVM has {@code --add-modules=jdk.incubator.vector} (Spindle's JVM flags add
+ * it) and the CPU has 256-bit vectors, once C2 has compiled it: {@code ImageTransform.preload()}
+ * compiles it up front (about 1 s, once per JVM); without that a background thread does while
+ * callers take the scalar path. Both paths give the same bytes (VectorResampleSuite; the golden
+ * and torchvision suites run both).
+ *
  * <p><b>API.</b> {@link dev.spindle.spark.image.ImageTransform} (a chain parsed from a spec such as
  * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}), {@link
  * dev.spindle.spark.image.ImageConfig} (the {@code spark.spindle.image.*} keys), {@link
  * dev.spindle.spark.image.ImageInfo}, {@link dev.spindle.spark.image.ImageFormat}, {@link
  * dev.spindle.spark.image.OutputMode}, {@link dev.spindle.spark.image.ImageException}, and {@link
  * dev.spindle.spark.image.ImageBench} (the {@code bin/spindle bench images} entry point; it runs
- * on {@code EngineLoader}, the executor engine, or {@code BatchLoader}, a plain pool).
+ * on {@code EngineLoader}, the executor engine, whose workers write each image into its row of a
+ * pooled batch buffer ({@code RowSlots}), or {@code BatchLoader}, a plain pool).
  *
  * <p><b>Threads.</b> Runs on the executor's CPU pool: an {@code ImageTransform} is immutable and
  * called by many threads at once; every buffer it uses is thread-local and reused. OpenCV's own

@@ -97,7 +97,10 @@ final class PreprocessTask implements Serializable {
     return Pipeline.source("read", source)
         .keyedBy(ShardSamples.Located::id)
         .sizedBy(ShardSamples.Located::bytes)
-        .pipe("decode", located -> decode(located, transform, allocator), pools.cpuThreads(), Order.INPUT)
+        // in input order a finished image waits for every earlier one: a few slots per thread
+        // keep a thread from idling behind a slower image (see EngineLoader.inFlight)
+        .pipe("decode", located -> decode(located, transform, allocator),
+            4 * pools.cpuThreads(), Order.INPUT)
         .sizedBy(d -> d.pixels().capacity())
         .aggregate("batch", settings.batchSize(), Remainder.KEEP)
         .failureBudget("decode", settings.budget().toPipelineBudget())

@@ -44,6 +44,16 @@ object ImageTestSupport {
       read(buf, 0L, transform.outputBytes().toInt)
     }
 
+  /** [[applyTo]] on the vector path (when the JVM has it) or on the scalar path, explicitly. */
+  def applyWith(transform: ImageTransform, data: Array[Byte], vector: Boolean): Array[Byte] =
+    withBuffer(transform.outputBytes()) { buf =>
+      transform.apply(data, 0, data.length, 0L, buf, 0L, vector)
+      read(buf, 0L, transform.outputBytes().toInt)
+    }
+
+  /** The resample paths to test: scalar, and vector where this JVM and CPU have it. */
+  def paths: Seq[Boolean] = if (VectorPath.ENABLED) Seq(false, true) else Seq(false)
+
   def withBuffer[T](bytes: Long)(body: ArrowBuf => T): T = {
     val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
     try {

@@ -101,8 +101,8 @@ class TorchvisionComparisonSuite extends AnyFunSuite with BeforeAndAfterAll {
     var sum = 0.0
     var n = 0L
     var worst = 0.0
-    for (photo <- photos) {
-      val ours = floats(applyTo(t, Files.readAllBytes(photo.toPath)))
+    for (photo <- photos; vector <- paths) {
+      val ours = floats(applyWith(t, Files.readAllBytes(photo.toPath), vector))
       val theirs = floats(reference(0, photo))
       assert(ours.length == theirs.length)
       for (i <- ours.indices) {
@@ -111,18 +111,19 @@ class TorchvisionComparisonSuite extends AnyFunSuite with BeforeAndAfterAll {
       }
     }
     report(f"Resize(256)+CenterCrop(224)+Normalize vs torchvision: mean absolute difference " +
-      f"${sum / n}%.6f 8-bit steps, max $worst%.6f, over ${photos.size} photos")
+      f"${sum / n}%.6f 8-bit steps, max $worst%.6f, over ${photos.size} photos " +
+      s"(resample paths: ${paths.map(if (_) "vector" else "scalar").mkString(", ")})")
     assert(worst <= 1.0 + 1e-4)
   }
 
   for (((mode, spec), i) <- cases.zipWithIndex.drop(1)) {
     test(s"$spec as ${mode.specName()} equals torchvision exactly on every photograph") {
       val t = ImageTransform.parse(spec).withOutput(mode)
-      for (photo <- photos) {
-        val ours = applyTo(t, Files.readAllBytes(photo.toPath))
+      for (photo <- photos; vector <- paths) {
+        val ours = applyWith(t, Files.readAllBytes(photo.toPath), vector)
         val theirs = reference(i, photo)
         assert(java.util.Arrays.equals(ours, theirs),
-          s"${photo.getName}: ${firstDifference(ours, theirs)}")
+          s"${photo.getName} (vector $vector): ${firstDifference(ours, theirs)}")
       }
     }
   }

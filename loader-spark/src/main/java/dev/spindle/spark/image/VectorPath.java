@@ -1,0 +1,152 @@
+package dev.spindle.spark.image;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.incubator.vector.IntVector;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * Whether and when {@link ImageTransform} takes the vector path ({@link VectorResample}): whether
+ * this JVM and CPU support it, and its JIT warm-up. Names no vector type outside {@link Probe},
+ * so that it loads in a JVM without {@code jdk.incubator.vector} (then the scalar path runs).
+ * Thread-safe.
+ */
+final class VectorPath {
+  /**
+   * Whether the vector path runs: {@code jdk.incubator.vector} is in the boot layer ({@code
+   * --add-modules=jdk.incubator.vector}, as in Spindle's JVM flags), the CPU's preferred vectors
+   * are at least 256 bits (x86 AVX2; elsewhere the API would emulate them slowly), and the system
+   * property {@code spindle.image.vector} is not {@code false}.
+   */
+  static final boolean ENABLED = detect();
+
+  private static final AtomicBoolean WARMING = new AtomicBoolean();
+  private static final CountDownLatch WARMED = new CountDownLatch(1);
+  private static volatile boolean warm;
+  private static volatile double warmUpSeconds = -1;
+
+  private VectorPath() {}
+
+  /**
+   * Whether callers should take the vector path now: it is {@link #ENABLED} and its code has
+   * been compiled. Vector API code is fast only once C2 has compiled it; before that (interpreted
+   * or C1) one image takes 10-100 times as long as on the scalar path. So the first call starts
+   * {@link #warmUp} on a background thread and callers use the scalar path, which gives the same
+   * bytes, until it is done.
+   */
+  static boolean ready() {
+    if (warm) {
+      return true;
+    }
+    if (ENABLED && WARMING.compareAndSet(false, true)) {
+      Thread t = new Thread(VectorPath::warmUp, "spindle-vector-warmup");
+      t.setDaemon(true);
+      t.setPriority(Thread.MIN_PRIORITY);
+      t.start();
+    }
+    return false;
+  }
+
+  /**
+   * Compiles the vector path now, on the calling thread (or waits for a warm-up already running
+   * elsewhere), so that the next {@link #ready} is true; about 0.5-1 s of one core, once per JVM.
+   * No-op when the path is not {@link #ENABLED}.
+   */
+  static void warmUpNow() throws InterruptedException {
+    if (!ENABLED || warm) {
+      return;
+    }
+    if (WARMING.compareAndSet(false, true)) {
+      warmUp();
+    } else {
+      WARMED.await();
+    }
+  }
+
+  /** Seconds the warm-up took, or -1 while it runs or when it never ran. */
+  static double warmUpSeconds() {
+    return warmUpSeconds;
+  }
+
+  /**
+   * Runs whole transforms (decode, vector resample, output) on a small JPEG bundled with Spindle
+   * ({@code warm-up.jpg}, 160x102, synthetic) until C2 has compiled them: until 30 rounds in a
+   * row each take under 1 ms (interpreted or C1-compiled rounds take several ms), at most 3,000
+   * rounds or 30 s. The chains cover the common 4-tap downscale, a many-tap one, a wider
+   * output, a flip and a uint8 output, so that real images do not meet code paths the compiled
+   * code never saw (which would send it back to the interpreter). Rounds run on a series of
+   * short-lived threads, so that a worker thread's first image (empty per-thread buffers) is a
+   * known path too. About 0.5-1.5 s of one core, once per JVM.
+   */
+  private static void warmUp() {
+    long start = System.nanoTime();
+    try (InputStream in = VectorPath.class.getResourceAsStream("warm-up.jpg");
+        BufferAllocator allocator = new RootAllocator(1L << 22)) {
+      byte[] jpeg = in.readAllBytes();
+      ImageTransform main = ImageTransform.parse("resize(64),center_crop(56),normalize");
+      ImageTransform[] others = {
+          ImageTransform.parse("resize(20),center_crop(16),normalize"),
+          ImageTransform.parse("resize(48),center_crop(40),hflip(1)"),
+          ImageTransform.parse("resize(128),center_crop(120),normalize")};
+      long deadline = start + 30_000_000_000L;
+      int[] fast = {0};
+      try (ArrowBuf out = allocator.buffer(others[2].outputBytes())) {
+        for (int t = 0; t < 60 && fast[0] < 30 && System.nanoTime() < deadline; t++) {
+          Thread worker = new Thread(() -> {
+            try {
+              for (int i = 0; i < 50 && fast[0] < 30 && System.nanoTime() < deadline; i++) {
+                long t0 = System.nanoTime();
+                main.apply(jpeg, 0, jpeg.length, i, out, 0, true);
+                fast[0] = System.nanoTime() - t0 < 1_000_000 ? fast[0] + 1 : 0;
+                others[i % others.length].apply(jpeg, 0, jpeg.length, i, out, 0, true);
+              }
+            } catch (ImageException e) {
+              throw new IllegalStateException(e);
+            } finally {
+              DecodeScratch.discard();
+            }
+          }, "spindle-vector-warmup-" + t);
+          worker.start();
+          worker.join();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // a failed warm-up only costs speed: the vector path still compiles on first real use
+      System.err.println("spindle: vector resample warm-up failed: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      warmUpSeconds = (System.nanoTime() - start) / 1e9;
+      warm = true;
+      WARMED.countDown();
+    }
+  }
+
+  private static boolean detect() {
+    if ("false".equalsIgnoreCase(System.getProperty("spindle.image.vector"))
+        || ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+      return false;
+    }
+    try {
+      return Probe.wide();
+    } catch (LinkageError e) {
+      return false;
+    }
+  }
+
+  /** In its own class so that {@link #detect} links no vector class when the module is absent. */
+  private static final class Probe {
+    static boolean wide() {
+      return IntVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
+    }
+  }
+
+  /** What {@link ImageBench} reports as the resample implementation. */
+  static String describe() {
+    return ENABLED ? "vector (jdk.incubator.vector, 256-bit)" : "scalar";
+  }
+}

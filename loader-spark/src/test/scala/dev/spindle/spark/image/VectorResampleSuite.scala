@@ -1,0 +1,125 @@
+package dev.spindle.spark.image
+
+import java.io.File
+import java.nio.file.Files
+import java.util.SplittableRandom
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ImageTestSupport._
+
+/**
+ * The vector path (VectorResample) against the scalar one (StageRunner + OutputWriter): the same
+ * bytes for every output mode, filter, flip, odd sizes (not multiples of 8), upscales, large
+ * downscales and reduced decode. The scalar path is what GoldenImageSuite and
+ * TorchvisionComparisonSuite pin to Pillow; this suite pins the vector path to it.
+ */
+class VectorResampleSuite extends AnyFunSuite {
+
+  private def both(t: ImageTransform, data: Array[Byte], index: Long = 0L): (Array[Byte], Array[Byte]) =
+    withBuffer(t.outputBytes()) { buf =>
+      val n = t.outputBytes().toInt
+      buf.setZero(0, n)
+      t.apply(data, 0, data.length, index, buf, 0L, false)
+      val scalar = read(buf, 0L, n)
+      buf.setZero(0, n)
+      t.apply(data, 0, data.length, index, buf, 0L, true)
+      (scalar, read(buf, 0L, n))
+    }
+
+  private def noise(w: Int, h: Int, seed: Long): Array[Byte] = {
+    val rng = new SplittableRandom(seed)
+    // smooth gradients plus noise, so every tap weight matters
+    encode("png", w, h)((x, y) =>
+      ((x * 255 / math.max(1, w - 1) + rng.nextInt(40)) & 0xff) << 16 |
+        ((y * 255 / math.max(1, h - 1) + rng.nextInt(40)) & 0xff) << 8 | rng.nextInt(256))
+  }
+
+  /** `spec` as `mode` (normalize only where the output is float). */
+  private def transform(spec: String, mode: OutputMode): ImageTransform =
+    ImageTransform.parse(if (mode.isFloat) spec else spec.replace(",normalize", ""))
+      .withOutput(mode)
+
+  private val modes = Seq(OutputMode.FLOAT32_CHW, OutputMode.FLOAT16_CHW, OutputMode.UINT8_HWC,
+    OutputMode.UINT8_CHW)
+
+  test("the vector path is enabled in the test JVM (--add-modules=jdk.incubator.vector, AVX2)") {
+    // surefire runs with the Spark JVM flags; a CPU without 256-bit vectors would turn it off
+    assume(VectorPath.ENABLED, s"vector path off: ${VectorPath.describe()}")
+    assert(VectorPath.describe().startsWith("vector"))
+  }
+
+  test("same bytes as the scalar path: sizes, filters, flips, output modes") {
+    val specs = Seq(
+      "resize(256),center_crop(224),normalize",
+      "resize(256),center_crop(224)",
+      "resize(37),center_crop(29)",
+      "resize(100,filter=bicubic),center_crop(91)",
+      "resize(64,filter=box),center_crop(61)",
+      "resize(50),center_crop(50),hflip(1)",
+      "crop(3,5,70,90),resize(33,45),hflip(1)",
+      "resize(300),center_crop(299)", // upscale of the smaller inputs
+      "resize(9),center_crop(7)", // large downscale: many taps
+      "center_crop(40,30)", // no resize: identity kernels
+      "random_resized_crop(57),hflip(0.5),normalize")
+    val sizes = Seq((640, 408), (101, 77), (17, 300), (333, 129), (8, 8), (1000, 37))
+    var seed = 1L
+    for ((w, h) <- sizes; png = noise(w, h, { seed += 1; seed }); spec <- specs; mode <- modes) {
+      val t = transform(spec, mode).withSeed(seed)
+      for (index <- 0L until 3L) {
+        val (scalar, vector) = both(t, png, index)
+        assert(java.util.Arrays.equals(scalar, vector),
+          s"$spec $mode on ${w}x$h, sample $index: first difference ${firstDifference(scalar, vector)}")
+      }
+    }
+  }
+
+  test("same bytes on real photographs, with reduced decode and EXIF orientation") {
+    val photos = new File(getClass.getResource("/photos").toURI).listFiles()
+      .filter(_.getName.endsWith(".jpg")).sortBy(_.getName).toSeq
+    assert(photos.nonEmpty)
+    for (photo <- photos; reduced <- Seq(false, true); mode <- modes) {
+      val data = Files.readAllBytes(photo.toPath)
+      val t = transform("resize(160),center_crop(144),normalize", mode).withReducedDecode(reduced)
+      val (scalar, vector) = both(t, data)
+      assert(java.util.Arrays.equals(scalar, vector),
+        s"${photo.getName} $mode reduced=$reduced: ${firstDifference(scalar, vector)}")
+    }
+    for (name <- referenceImages) {
+      val data = resource(name)
+      val t = ImageTransform.parse("resize(40),center_crop(32),normalize")
+      val (scalar, vector) = scala.util.Try(both(t, data)).getOrElse((Array.emptyByteArray,
+        Array.emptyByteArray))
+      assert(java.util.Arrays.equals(scalar, vector), s"$name: ${firstDifference(scalar, vector)}")
+    }
+  }
+
+  test("a JVM without jdk.incubator.vector runs the scalar path and gets the same bytes") {
+    def run(flags: Seq[String]): String = {
+      val java = new File(System.getProperty("java.home"), "bin/java").getPath
+      val cmd = Seq(java) ++ flags ++ Seq("--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "-Djavacpp.platform=" + System.getProperty("javacpp.platform", "linux-x86_64"),
+        "-cp", System.getProperty("java.class.path"), "dev.spindle.spark.image.ScalarFallbackMain")
+      val p = new ProcessBuilder(cmd: _*).redirectErrorStream(true).start()
+      val out = new String(p.getInputStream.readAllBytes())
+      assert(p.waitFor() == 0, out)
+      out.linesIterator.filter(_.startsWith("resample=")).toSeq.last
+    }
+    val without = run(Nil)
+    assert(without.startsWith("resample=scalar "), without)
+    if (VectorPath.ENABLED) {
+      val withModule = run(Seq("--add-modules=jdk.incubator.vector"))
+      assert(withModule.startsWith("resample=vector"), withModule)
+      assert(withModule.split(" ").last == without.split(" ").last, "same output checksum")
+    }
+  }
+
+  test("padding crops fall back to the scalar path and still agree") {
+    val png = noise(50, 40, 7)
+    for (mode <- modes) {
+      val t = transform("resize(32),center_crop(48),normalize", mode)
+      val (scalar, vector) = both(t, png)
+      assert(java.util.Arrays.equals(scalar, vector), s"$mode")
+    }
+  }
+}
