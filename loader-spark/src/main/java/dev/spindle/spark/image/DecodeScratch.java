@@ -1,7 +1,9 @@
 package dev.spindle.spark.image;
 
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.opencv.opencv_core.Mat;
 
@@ -13,6 +15,8 @@ import org.bytedeco.opencv.opencv_core.Mat;
  */
 final class DecodeScratch {
   static final int KEEP_BYTES = 64 << 20;
+  /** Resample kernels kept per thread: a few image sizes and transforms' worth. */
+  static final int KEEP_KERNELS = 16;
 
   /** What a byte buffer is used for; two uses never share one within an image. */
   enum Slot {
@@ -27,6 +31,7 @@ final class DecodeScratch {
     PLANAR,
     /** {@link VectorResample}: an 8-row block of horizontal pass output, transposed. */
     BLOCK,
+
     /** {@link VectorResample}: one output row of the three channels. */
     ROW
   }
@@ -53,6 +58,13 @@ final class DecodeScratch {
 
   private final Map<Slot, byte[]> bytes = new EnumMap<>(Slot.class);
   private final Map<IntSlot, int[]> ints = new EnumMap<>(IntSlot.class);
+  private final Map<Object, PillowResample.Kernel> kernels =
+      new LinkedHashMap<>(2 * KEEP_KERNELS, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Object, PillowResample.Kernel> eldest) {
+          return size() > KEEP_KERNELS;
+        }
+      };
   private BytePointer encoded;
   private Mat decoded;
   private float[] floats = new float[0];
@@ -101,6 +113,20 @@ final class DecodeScratch {
       bytes.put(slot, b);
     }
     return b;
+  }
+
+  /**
+   * The kernel for {@code key} (equal keys, equal kernels): computed by {@code compute} unless one
+   * of the last {@link #KEEP_KERNELS} used on this thread has that key. Images of one size under
+   * a deterministic transform (resize + center crop) then compute their kernels once per thread.
+   */
+  PillowResample.Kernel kernel(Object key, Supplier<PillowResample.Kernel> compute) {
+    PillowResample.Kernel k = kernels.get(key);
+    if (k == null) {
+      k = compute.get();
+      kernels.put(key, k);
+    }
+    return k;
   }
 
   /** An int array of at least {@code size} for {@code slot}; contents are left over. */

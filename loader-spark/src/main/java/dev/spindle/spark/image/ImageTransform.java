@@ -193,6 +193,16 @@ public final class ImageTransform implements Serializable {
    */
   void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
       boolean vector) throws ImageException {
+    apply(data, offset, length, sampleIndex, dst, dstOffset, vector, VectorPath.PERMUTE);
+  }
+
+  /**
+   * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean)}, the vector path
+   * transposing with byte permutations when {@code permute} (see {@link VectorPath#PERMUTE}; for
+   * tests, which compare both ways on one machine).
+   */
+  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
+      boolean vector, boolean permute) throws ImageException {
     long bytes = outputBytes();
     if (dst == null || dstOffset < 0 || dstOffset + bytes > dst.capacity()) {
       throw new IllegalArgumentException("Invalid destination: " + bytes + " bytes at offset "
@@ -206,8 +216,8 @@ public final class ImageTransform implements Serializable {
     }
     DecodeScratch scratch = DecodeScratch.current();
     try {
-      run(data, offset, length, info, sampleIndex, scratch, vector && VectorPath.ENABLED, dst,
-          dstOffset);
+      run(data, offset, length, info, sampleIndex, scratch, vector && VectorPath.ENABLED, permute,
+          dst, dstOffset);
     } finally {
       scratch.trim();
     }
@@ -215,7 +225,8 @@ public final class ImageTransform implements Serializable {
 
   /** Decodes and runs the stages; the last one writes the output at {@code dst[dstOffset]}. */
   private void run(byte[] data, int offset, int length, ImageInfo info, long sampleIndex,
-      DecodeScratch scratch, boolean vector, ArrowBuf dst, long dstOffset) throws ImageException {
+      DecodeScratch scratch, boolean vector, boolean permute, ArrowBuf dst, long dstOffset)
+      throws ImageException {
     int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
         ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
@@ -231,7 +242,7 @@ public final class ImageTransform implements Serializable {
       checkSize(stage);
       int r = reduce;
       OpenCvDecoder.decodeWith(data, offset, length, info, reduce, scratch, (rgb, w, h) -> {
-        VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, scratch);
+        VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
         return null;
       });
       return;
@@ -249,7 +260,8 @@ public final class ImageTransform implements Serializable {
         checkSize(stage);
       }
       if (last && vector && !stage.pads()) {
-        VectorResample.run(stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, scratch);
+        VectorResample.run(stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, permute,
+            scratch);
         return;
       }
       DecodeScratch.Slot slot = last ? DecodeScratch.Slot.OUTPUT

@@ -20,9 +20,39 @@ final class PillowResample {
   /**
    * Fixed-point coefficients of output positions {@code [first, first + count)} of a resample from
    * {@code inSize} to {@code outSize}: for output {@code i}, inputs {@code start[i]} to {@code
-   * start[i] + taps[i] - 1} weighted by {@code k[i * ksize ...]}.
+   * start[i] + taps[i] - 1} weighted by {@code k[i * ksize ...]}. Immutable once built (the arrays
+   * are not to be modified); remembers its last {@link #padded} form.
    */
-  record Kernel(int[] start, int[] taps, int[] k, int ksize) {
+  static final class Kernel {
+    private final int[] start;
+    private final int[] taps;
+    private final int[] k;
+    private final int ksize;
+    private volatile Padded padded;
+
+    Kernel(int[] start, int[] taps, int[] k, int ksize) {
+      this.start = start;
+      this.taps = taps;
+      this.k = k;
+      this.ksize = ksize;
+    }
+
+    int[] start() {
+      return start;
+    }
+
+    int[] taps() {
+      return taps;
+    }
+
+    int[] k() {
+      return k;
+    }
+
+    int ksize() {
+      return ksize;
+    }
+
     int firstInput() {
       return start[0];
     }
@@ -37,6 +67,15 @@ final class PillowResample {
      * the unrolled loop), windows inside {@code [0, limit)}.
      */
     Padded padded(int limit) {
+      Padded p = padded;
+      if (p == null || p.limit() != limit) {
+        p = pad(limit);
+        padded = p;
+      }
+      return p;
+    }
+
+    private Padded pad(int limit) {
       int most = 1;
       for (int t : taps) {
         most = Math.max(most, t);
@@ -55,7 +94,7 @@ final class PillowResample {
         first = Math.min(first, from);
         end = Math.max(end, from + n);
       }
-      return new Padded(s, kk, n, first, end);
+      return new Padded(s, kk, n, first, end, limit);
     }
   }
 
@@ -209,6 +248,6 @@ final class PillowResample {
    * A kernel with the same taps count for every output ({@code taps}), windows moved inside
    * {@code [0, limit)} and zero weights where a window was shorter: the same sums, simpler loops.
    */
-  record Padded(int[] start, int[] k, int taps, int first, int end) {}
+  record Padded(int[] start, int[] k, int taps, int first, int end, int limit) {}
 
 }

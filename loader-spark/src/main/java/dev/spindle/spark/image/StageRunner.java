@@ -26,8 +26,10 @@ final class StageRunner {
     if (insideWidth <= 0 || cy1 <= cy0) {
       return;
     }
-    PillowResample.Kernel kx = kernel(stage, reduce, source.width(), true, cx0, insideWidth);
-    PillowResample.Kernel ky = kernel(stage, reduce, source.height(), false, cy0, cy1 - cy0);
+    PillowResample.Kernel kx =
+        kernel(stage, reduce, source.width(), true, cx0, insideWidth, scratch);
+    PillowResample.Kernel ky =
+        kernel(stage, reduce, source.height(), false, cy0, cy1 - cy0, scratch);
     int y0 = ky.firstInput();
     int y1 = ky.endInput();
     int[] rows = scratch.ints(DecodeScratch.IntSlot.ROWS, (y1 - y0) * insideWidth * 3);
@@ -43,18 +45,31 @@ final class StageRunner {
     blit(inside, insideWidth, cy1 - cy0, out, win, cx0 - win.x(), cy0 - win.y(), stage.flip());
   }
 
-  /** The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}. */
-  static PillowResample.Kernel kernel(
-      Stage stage, int reduce, int sourceSize, boolean horizontal, int first, int count) {
+  /**
+   * The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}; the
+   * thread's cached one when it computed the same kernel recently.
+   */
+  static PillowResample.Kernel kernel(Stage stage, int reduce, int sourceSize, boolean horizontal,
+      int first, int count, DecodeScratch scratch) {
     int offset = horizontal ? stage.view().x() : stage.view().y();
     int size = horizontal ? stage.view().width() : stage.view().height();
     int out = horizontal ? stage.resizedWidth() : stage.resizedHeight();
     if (reduce == 1) {
-      return PillowResample.kernel(stage.filter(), size, 0, size, out, first, count, offset);
+      return kernel(stage.filter(), size, 0, size, out, first, count, offset, scratch);
     }
     double in0 = (double) offset / reduce;
     double in1 = (double) (offset + size) / reduce;
-    return PillowResample.kernel(stage.filter(), sourceSize, in0, in1, out, first, count, 0);
+    return kernel(stage.filter(), sourceSize, in0, in1, out, first, count, 0, scratch);
+  }
+
+  /** {@link PillowResample#kernel}'s arguments, as a cache key. */
+  private record KernelKey(ResampleFilter filter, int inSize, double in0, double in1,
+      int outSize, int first, int count, int offset) {}
+
+  private static PillowResample.Kernel kernel(ResampleFilter filter, int inSize, double in0,
+      double in1, int outSize, int first, int count, int offset, DecodeScratch scratch) {
+    return scratch.kernel(new KernelKey(filter, inSize, in0, in1, outSize, first, count, offset),
+        () -> PillowResample.kernel(filter, inSize, in0, in1, outSize, first, count, offset));
   }
 
   /** Copies the computed part into the window at (x, y), mirroring columns when {@code flip}. */

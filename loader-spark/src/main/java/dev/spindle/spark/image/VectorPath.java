@@ -2,8 +2,11 @@ package dev.spindle.spark.image;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.IntVector;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -23,6 +26,16 @@ final class VectorPath {
    * property {@code spindle.image.vector} is not {@code false}.
    */
   static final boolean ENABLED = detect();
+
+  /**
+   * Whether {@link VectorResample} transposes its 8x8 byte tiles with one 512-bit byte
+   * permutation each (x86 AVX-512 VBMI's {@code vpermb}, e.g. AMD Zen 4, Intel Ice Lake and
+   * later) rather than with scalar shifts and masks: the vector path is {@link #ENABLED}, the JVM
+   * uses 512-bit vectors, {@code /proc/cpuinfo} lists {@code avx512_vbmi} (without it the JIT
+   * would emulate the permutation, slowly), and the system property {@code
+   * spindle.image.vectorPermute} is not {@code false}. Same bytes either way.
+   */
+  static final boolean PERMUTE = ENABLED && detectPermute();
 
   private static final AtomicBoolean WARMING = new AtomicBoolean();
   private static final CountDownLatch WARMED = new CountDownLatch(1);
@@ -138,15 +151,38 @@ final class VectorPath {
     }
   }
 
+  private static boolean detectPermute() {
+    if ("false".equalsIgnoreCase(System.getProperty("spindle.image.vectorPermute"))
+        || !Probe.bytes512()) {
+      return false;
+    }
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("flags")) {
+          return (line + " ").contains(" avx512_vbmi ");
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or no access: keep the scalar transposes
+    }
+    return false;
+  }
+
   /** In its own class so that {@link #detect} links no vector class when the module is absent. */
   private static final class Probe {
     static boolean wide() {
       return IntVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
     }
+
+    static boolean bytes512() {
+      return ByteVector.SPECIES_MAX.vectorBitSize() >= 512;
+    }
   }
 
   /** What {@link ImageBench} reports as the resample implementation. */
   static String describe() {
-    return ENABLED ? "vector (jdk.incubator.vector, 256-bit)" : "scalar";
+    return !ENABLED ? "scalar" : PERMUTE
+        ? "vector (jdk.incubator.vector, 256-bit, 512-bit byte permutes)"
+        : "vector (jdk.incubator.vector, 256-bit)";
   }
 }

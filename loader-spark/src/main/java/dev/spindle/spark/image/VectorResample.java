@@ -4,10 +4,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 import org.apache.arrow.memory.ArrowBuf;
 
@@ -23,9 +25,14 @@ import org.apache.arrow.memory.ArrowBuf;
  *   <li>Horizontal pass, 8 source rows at a time: the rows' bytes are transposed (8x8 blocks of
  *       bytes in longs) and widened, so that one vector holds one (column, channel) of 8 rows;
  *       every output column is then a few multiply-adds of such vectors by a broadcast
- *       coefficient. The results (bytes) are transposed back into planar rows: channel, row,
- *       column.
- *   <li>Vertical pass, 8 output columns at a time from the planar rows, fused with the output
+ *       coefficient. The results (bytes) are transposed back, tile by tile, into {@code planar}:
+ *       8x8 tiles of bytes in long rows, per channel {@code c} and group {@code g} of 8
+ *       columns, row {@code r} (relative to the first row read) of columns {@code 8g .. 8g + 7}
+ *       at {@code ((c * groups + g) * paddedRows + r) * 8}. A tile's transpose is one 512-bit
+ *       byte permutation where the CPU has one ({@link VectorPath#PERMUTE}), else shifts and
+ *       masks on longs.
+ *   <li>Vertical pass, 8 output columns at a time from {@code planar}, where an output's taps
+ *       are consecutive 8-byte rows of one column group, fused with the output
  *       conversion: float32 CHW is {@code (v / 255f - mean) / std} in float32 vector arithmetic
  *       (the same IEEE operations as torch's and {@link OutputWriter}'s), stored straight into the
  *       Arrow buffer; other modes go through {@link OutputWriter#writeRow}.
@@ -47,6 +54,13 @@ final class VectorResample {
   /** Flips the top bit of 8 bytes: {@code v ^ 0x80} is {@code v - 128} as a signed byte. */
   private static final long SIGNS = 0x8080808080808080L;
 
+  /** 8 rows of 8 bytes, for {@link VectorPath#PERMUTE}'s transposes. */
+  private static final VectorSpecies<Byte> TILE = ByteVector.SPECIES_512;
+  private static final int TILE_BYTES = LANES * LANES;
+  /** Byte {@code r * 8 + j} of a tile to {@code j * 8 + r}. */
+  private static final VectorShuffle<Byte> TRANSPOSE =
+      VectorShuffle.fromOp(TILE, i -> i % LANES * LANES + i / LANES);
+
   private VectorResample() {}
 
   /**
@@ -54,9 +68,9 @@ final class VectorResample {
    * window.width() x window.height()}, through {@code writer} at {@code dst[dstOffset]}.
    */
   static void run(Stage stage, DecodedImage source, int reduce, OutputWriter writer, ArrowBuf dst,
-      long dstOffset, DecodeScratch scratch) {
+      long dstOffset, boolean permute, DecodeScratch scratch) {
     run(stage, ByteBuffer.wrap(source.pixels()), source.width(), source.height(), reduce, writer,
-        dst, dstOffset, scratch);
+        dst, dstOffset, permute, scratch);
   }
 
   /**
@@ -64,38 +78,40 @@ final class VectorResample {
    * position 0; for example the decoder's native buffer, read only where the stage needs it).
    */
   static void run(Stage stage, ByteBuffer rgb, int width, int height, int reduce,
-      OutputWriter writer, ArrowBuf dst, long dstOffset, DecodeScratch scratch) {
+      OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch) {
     Stage.Rect win = stage.window();
     ByteBuffer floats = writer.mode() != OutputMode.FLOAT32_CHW ? null
         : dst.nioBuffer(dstOffset, win.width() * win.height() * 3 * 4)
             .order(ByteOrder.LITTLE_ENDIAN);
-    run(stage, rgb, width, height, reduce, writer, floats, dst, dstOffset, scratch);
+    run(stage, rgb, width, height, reduce, writer, floats, dst, dstOffset, permute, scratch);
   }
 
   /** {@link #run}; float32 output goes to {@code floats} (from 0), other modes to {@code dst}. */
   private static void run(Stage stage, ByteBuffer rgb, int srcWidth, int srcHeight, int reduce,
-      OutputWriter writer, ByteBuffer floats, ArrowBuf dst, long dstOffset,
+      OutputWriter writer, ByteBuffer floats, ArrowBuf dst, long dstOffset, boolean permute,
       DecodeScratch scratch) {
     Stage.Rect win = stage.window();
     int w = win.width();
     int h = win.height();
-    PillowResample.Kernel kx = StageRunner.kernel(stage, reduce, srcWidth, true, win.x(), w);
-    PillowResample.Kernel ky = StageRunner.kernel(stage, reduce, srcHeight, false, win.y(), h);
+    PillowResample.Kernel kx =
+        StageRunner.kernel(stage, reduce, srcWidth, true, win.x(), w, scratch);
+    PillowResample.Kernel ky =
+        StageRunner.kernel(stage, reduce, srcHeight, false, win.y(), h, scratch);
     int y0 = ky.firstInput();
     int rows = ky.endInput() - y0;
     int width = (w + LANES - 1) / LANES * LANES;
     int paddedRows = (rows + LANES - 1) / LANES * LANES;
     byte[] planar = scratch.bytes(DecodeScratch.Slot.PLANAR, 3 * paddedRows * width);
-    horizontal(rgb, srcWidth, y0, rows, kx, stage.flip(), width, paddedRows, planar, scratch);
+    horizontal(rgb, srcWidth, y0, rows, kx, stage.flip(), width, paddedRows, planar, permute,
+        scratch);
     vertical(planar, y0, width, paddedRows, ky, w, h, writer, floats, dst, dstOffset, scratch);
   }
 
   /**
-   * Horizontal pass of rows {@code [y0, y0 + rows)} into {@code planar}: channel {@code c}, row
-   * {@code r} (relative to {@code y0}), column {@code x} at {@code (c * paddedRows + r) * width +
-   * x}, stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte, which widens to an
-   * int without a mask). Columns past the window's width and rows past {@code rows} hold junk
-   * nobody reads.
+   * Horizontal pass of rows {@code [y0, y0 + rows)} into {@code planar} (see {@link #run} for
+   * its layout), values stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte,
+   * which widens to an int without a mask). Columns past the window's width and rows past
+   * {@code rows} hold junk nobody reads.
    *
    * <p>The source rows are copied as little-endian ints, one row every {@code stride} ints (whole
    * rows when a row is a whole number of ints, else just the span the pass reads); a gather of one
@@ -105,7 +121,7 @@ final class VectorResample {
    */
   private static void horizontal(ByteBuffer rgb, int srcWidth, int y0, int rows,
       PillowResample.Kernel kx, boolean flip, int width, int paddedRows, byte[] planar,
-      DecodeScratch scratch) {
+      boolean permute, DecodeScratch scratch) {
     PillowResample.Padded pad = kx.padded(srcWidth);
     int n = pad.start().length;
     int taps = pad.taps();
@@ -120,7 +136,7 @@ final class VectorResample {
         System.arraycopy(pad.k(), sx * taps, k, x * taps, taps);
       } else {
         at[x] = 0;
-        java.util.Arrays.fill(k, x * taps, (x + 1) * taps, 0);
+        Arrays.fill(k, x * taps, (x + 1) * taps, 0);
       }
     }
     int spanBytes = (pad.end() - first) * 3;
@@ -157,7 +173,7 @@ final class VectorResample {
     }
     int[] wide = scratch.ints(DecodeScratch.IntSlot.TRANSPOSED, perRow * 4 * LANES);
     byte[] block = scratch.bytes(DecodeScratch.Slot.BLOCK, 3 * width * LANES);
-    long[] row = new long[LANES];
+    long[] tile = new long[LANES];
     for (int yb = 0; yb < rows; yb += LANES) {
       for (int i = 0, base = yb * stride + column, q = 0; i < perRow; i++, q += 4 * LANES) {
         IntVector g = IntVector.fromArray(INTS, words, base + i, map, 0);
@@ -166,20 +182,8 @@ final class VectorResample {
         g.lanewise(VectorOperators.LSHR, 16).and(0xFF).intoArray(wide, q + 2 * LANES);
         g.lanewise(VectorOperators.LSHR, 24).intoArray(wide, q + 3 * LANES);
       }
-      if (taps == 4) {
-        columns4(wide, at, k, width, block);
-      } else {
-        columns(wide, at, k, taps, width, block);
-      }
-      for (int c = 0; c < 3; c++) {
-        for (int x = 0; x < width; x += LANES) {
-          int u = (c * width + x) * LANES;
-          for (int i = 0; i < LANES; i++) {
-            row[i] = (long) LONGS.get(block, u + i * LANES) ^ SIGNS;
-          }
-          transpose(row, planar, (c * paddedRows + yb) * width + x, width);
-        }
-      }
+      columns(wide, at, k, taps, width, block, planar, yb * LANES, paddedRows * LANES, permute,
+          tile);
     }
   }
 
@@ -199,31 +203,49 @@ final class VectorResample {
     }
   }
 
-  /** Output columns of one 8-row block with exactly 4 taps (the common downscale), unrolled. */
-  private static void columns4(int[] wide, int[] at, int[] k, int width, byte[] block) {
-    IntVector half = IntVector.broadcast(INTS, HALF);
-    for (int x = 0; x < width; x++) {
-      int kb = x * 4;
-      int c0 = k[kb];
-      int c1 = k[kb + 1];
-      int c2 = k[kb + 2];
-      int c3 = k[kb + 3];
-      for (int c = 0; c < 3; c++) {
-        int q = at[x] + c * LANES;
-        IntVector s = half.add(IntVector.fromArray(INTS, wide, q).mul(c0))
-            .add(IntVector.fromArray(INTS, wide, q + 3 * LANES).mul(c1))
-            .add(IntVector.fromArray(INTS, wide, q + 6 * LANES).mul(c2))
-            .add(IntVector.fromArray(INTS, wide, q + 9 * LANES).mul(c3));
-        ((ByteVector) s.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255)
-            .convertShape(VectorOperators.I2B, BYTES, 0)).intoArray(block, (c * width + x) * LANES);
-      }
+  /**
+   * The {@code tiles} 8x8 tiles of {@code block} (64 bytes each, column-major) transposed into
+   * {@code planar} from {@code at}, one every {@code stride} bytes, as {@code v ^ 0x80}: one byte
+   * permutation each (AVX-512 VBMI's {@code vpermb}).
+   */
+  private static void transposeTiles(byte[] block, int tiles, byte[] planar, int at, int stride) {
+    for (int tile = 0, u = 0, to = at; tile < tiles; tile++, u += TILE_BYTES, to += stride) {
+      ByteVector.fromByteArray(TILE, block, u, ByteOrder.LITTLE_ENDIAN).rearrange(TRANSPOSE)
+          .lanewise(VectorOperators.XOR, (byte) 0x80)
+          .intoByteArray(planar, to, ByteOrder.LITTLE_ENDIAN);
     }
   }
 
-  /** Output columns of one 8-row block, any taps count. */
-  private static void columns(int[] wide, int[] at, int[] k, int taps, int width, byte[] block) {
+  /**
+   * Output columns of one 8-row block into {@code planar}: first into {@code block}, where {@code
+   * block[(c * width + x) * 8 + r]} is channel {@code c} of output column {@code x} in row {@code
+   * r} of the block (the loop unrolled for exactly 4 taps, the common downscale), then each 8x8
+   * tile transposed to {@code planar[at0 + tile * stride]}. In one method on purpose: its bytecode
+   * is then larger than C2's {@code FreqInlineSize}, so C2 compiles it on its own rather than
+   * into {@link #horizontal}, whose compilation would otherwise reach {@code
+   * NodeCountInliningCutoff} and leave vector operations uncompiled (boxed: several times slower).
+   */
+  private static void columns(int[] wide, int[] at, int[] k, int taps, int width,
+      byte[] block, byte[] planar, int at0, int stride, boolean permute, long[] tile) {
     IntVector half = IntVector.broadcast(INTS, HALF);
-    for (int x = 0; x < width; x++) {
+    if (taps == 4) {
+      for (int x = 0; x < width; x++) {
+        int kb = x * 4;
+        int c0 = k[kb];
+        int c1 = k[kb + 1];
+        int c2 = k[kb + 2];
+        int c3 = k[kb + 3];
+        for (int c = 0; c < 3; c++) {
+          int q = at[x] + c * LANES;
+          IntVector s = half.add(IntVector.fromArray(INTS, wide, q).mul(c0))
+              .add(IntVector.fromArray(INTS, wide, q + 3 * LANES).mul(c1))
+              .add(IntVector.fromArray(INTS, wide, q + 6 * LANES).mul(c2))
+              .add(IntVector.fromArray(INTS, wide, q + 9 * LANES).mul(c3));
+          narrow(s).intoArray(block, (c * width + x) * LANES);
+        }
+      }
+    }
+    for (int x = 0; taps != 4 && x < width; x++) {
       int kb = x * taps;
       for (int c = 0; c < 3; c++) {
         int q = at[x] + c * LANES;
@@ -231,10 +253,32 @@ final class VectorResample {
         for (int t = 0; t < taps; t++, q += 3 * LANES) {
           s = s.add(IntVector.fromArray(INTS, wide, q).mul(k[kb + t]));
         }
-        ((ByteVector) s.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255)
-            .convertShape(VectorOperators.I2B, BYTES, 0)).intoArray(block, (c * width + x) * LANES);
+        narrow(s).intoArray(block, (c * width + x) * LANES);
       }
     }
+    int tiles = 3 * width / LANES;
+    if (permute) {
+      transposeTiles(block, tiles, planar, at0, stride);
+    } else {
+      for (int i = 0, u = 0; i < tiles; i++, u += TILE_BYTES) {
+        for (int r = 0; r < LANES; r++) {
+          tile[r] = (long) LONGS.get(block, u + r * LANES) ^ SIGNS;
+        }
+        transpose(tile, planar, at0 + i * stride, LANES);
+      }
+    }
+  }
+
+  /** A fixed-point sum as the byte Pillow stores: shifted down, clipped to 0..255. */
+  private static ByteVector narrow(IntVector sum) {
+    return (ByteVector) sum.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255)
+        .convertShape(VectorOperators.I2B, BYTES, 0);
+  }
+
+  /** 8 signed bytes at {@code a[at]} as ints. */
+  private static IntVector widen(byte[] a, int at) {
+    return (IntVector) ByteVector.fromArray(BYTES, a, at)
+        .convertShape(VectorOperators.B2I, INTS, 0);
   }
 
   /**
@@ -253,9 +297,10 @@ final class VectorResample {
     float[] std = writer.std();
     float[] tail = floats ? scratch.floats(LANES) : null;
     byte[] rgb = scratch.bytes(DecodeScratch.Slot.ROW, 3 * width);
+    int group = paddedRows * LANES;
     for (int y = 0; y < h; y++) {
       for (int c = 0; c < 3; c++) {
-        int base = (c * paddedRows + start[y] - y0) * width;
+        int base = (c * width / LANES * paddedRows + start[y] - y0) * LANES;
         int n = taps[y];
         int kb = y * ksize;
         // planar holds v - 128: sum(v * k) = sum((v - 128) * k) + 128 * sum(k), exactly
@@ -269,24 +314,17 @@ final class VectorResample {
         int c3 = n == 4 ? k[kb + 3] : 0;
         float m = mean == null ? 0f : mean[c];
         float d = std == null ? 1f : std[c];
-        for (int x = 0; x < width; x += LANES) {
+        for (int x = 0, p = base; x < width; x += LANES, p += group) {
           IntVector s = IntVector.broadcast(INTS, bias);
-          int p = base + x;
           if (n == 4) {
             // the common downscale, unrolled
-            s = s.add(((IntVector) ByteVector.fromArray(BYTES, planar, p)
-                    .convertShape(VectorOperators.B2I, INTS, 0)).mul(c0))
-                .add(((IntVector) ByteVector.fromArray(BYTES, planar, p + width)
-                    .convertShape(VectorOperators.B2I, INTS, 0)).mul(c1))
-                .add(((IntVector) ByteVector.fromArray(BYTES, planar, p + 2 * width)
-                    .convertShape(VectorOperators.B2I, INTS, 0)).mul(c2))
-                .add(((IntVector) ByteVector.fromArray(BYTES, planar, p + 3 * width)
-                    .convertShape(VectorOperators.B2I, INTS, 0)).mul(c3));
+            s = s.add(widen(planar, p).mul(c0))
+                .add(widen(planar, p + LANES).mul(c1))
+                .add(widen(planar, p + 2 * LANES).mul(c2))
+                .add(widen(planar, p + 3 * LANES).mul(c3));
           } else {
-            for (int t = 0; t < n; t++, p += width) {
-              IntVector v = (IntVector) ByteVector.fromArray(BYTES, planar, p)
-                  .convertShape(VectorOperators.B2I, INTS, 0);
-              s = s.add(v.mul(k[kb + t]));
+            for (int t = 0, q = p; t < n; t++, q += LANES) {
+              s = s.add(widen(planar, q).mul(k[kb + t]));
             }
           }
           IntVector v = s.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255);

@@ -4,6 +4,10 @@ import java.io.File
 import java.nio.file.Files
 import java.util.SplittableRandom
 
+import scala.concurrent.{Await, Future}
+import scala.concurrent.ExecutionContext.Implicits.global
+import scala.concurrent.duration._
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import ImageTestSupport._
@@ -112,6 +116,61 @@ class VectorResampleSuite extends AnyFunSuite {
       assert(withModule.startsWith("resample=vector"), withModule)
       assert(withModule.split(" ").last == without.split(" ").last, "same output checksum")
     }
+  }
+
+  test("tile transposes by byte permutation and by shifts and masks give the same bytes") {
+    // the machine picks one (VectorPath.PERMUTE); both run here, the permutation emulated by the
+    // JIT where the CPU lacks AVX-512 VBMI (slow, so fewer cases than above)
+    def run(t: ImageTransform, data: Array[Byte], permute: Boolean): Array[Byte] =
+      withBuffer(t.outputBytes()) { buf =>
+        buf.setZero(0, t.outputBytes())
+        t.apply(data, 0, data.length, 0L, buf, 0L, true, permute)
+        read(buf, 0L, t.outputBytes().toInt)
+      }
+    val specs = Seq("resize(256),center_crop(224),normalize", "resize(37),center_crop(29)",
+      "resize(9),center_crop(7)", "crop(3,5,70,90),resize(33,45),hflip(1)")
+    for ((w, h) <- Seq((640, 408), (101, 77), (17, 300)); spec <- specs) {
+      val png = noise(w, h, w * 31L + h)
+      val t = transform(spec, OutputMode.UINT8_CHW)
+      val (scalar, _) = both(t, png)
+      val permuted = run(t, png, permute = true)
+      val shifted = run(t, png, permute = false)
+      assert(java.util.Arrays.equals(scalar, permuted), s"$spec on ${w}x$h, permute: " +
+        firstDifference(scalar, permuted))
+      assert(java.util.Arrays.equals(scalar, shifted), s"$spec on ${w}x$h, shifts: " +
+        firstDifference(scalar, shifted))
+    }
+  }
+
+  test("cached resample kernels equal freshly computed ones, across sizes, crops and scales") {
+    // one thread's cache sees many kernels in turn (more than it keeps); each must equal the
+    // kernel a thread with an empty cache computes for the same stage
+    val warm = DecodeScratch.current()
+    val specs = Seq("resize(256),center_crop(224)", "resize(37),center_crop(29)",
+      "random_resized_crop(57)", "resize(100,filter=bicubic),center_crop(91)")
+    var checked = 0
+    for (round <- 0 until 2; (w, h) <- Seq((640, 408), (408, 640), (101, 77), (640, 407));
+         spec <- specs; index <- 0L until 3L) {
+      val rng = SampleRandom.of(7L, round.toLong, index)
+      val stage = StagePlanner.plan(TransformSpec.parse(spec), w, h, rng).get(0)
+      val win = stage.window()
+      for (reduce <- Seq(1, 2); horizontal <- Seq(true, false)) {
+        val (size, first, count) =
+          if (horizontal) ((w + reduce - 1) / reduce, win.x(), win.width())
+          else ((h + reduce - 1) / reduce, win.y(), win.height())
+        val cached = StageRunner.kernel(stage, reduce, size, horizontal, first, count, warm)
+        val fresh = Await.result(Future {
+          DecodeScratch.discard() // an empty cache
+          StageRunner.kernel(stage, reduce, size, horizontal, first, count, DecodeScratch.current())
+        }, 10.seconds)
+        val what = s"$spec on ${w}x$h sample $index reduce $reduce horizontal $horizontal"
+        assert(cached.start().toSeq == fresh.start().toSeq, what)
+        assert(cached.taps().toSeq == fresh.taps().toSeq, what)
+        assert(cached.k().toSeq == fresh.k().toSeq && cached.ksize() == fresh.ksize(), what)
+        checked += 1
+      }
+    }
+    assert(checked == 2 * 4 * 4 * 3 * 4)
   }
 
   test("padding crops fall back to the scalar path and still agree") {
