@@ -31,7 +31,6 @@ final class DecodeScratch {
     PLANAR,
     /** {@link VectorResample}: an 8-row block of horizontal pass output, transposed. */
     BLOCK,
-
     /** {@link VectorResample}: one output row of the three channels. */
     ROW
   }

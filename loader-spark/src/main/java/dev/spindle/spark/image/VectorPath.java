@@ -31,7 +31,7 @@ final class VectorPath {
    * Whether {@link VectorResample} transposes its 8x8 byte tiles with one 512-bit byte
    * permutation each (x86 AVX-512 VBMI's {@code vpermb}, e.g. AMD Zen 4, Intel Ice Lake and
    * later) rather than with scalar shifts and masks: the vector path is {@link #ENABLED}, the JVM
-   * uses 512-bit vectors, {@code /proc/cpuinfo} lists {@code avx512_vbmi} (without it the JIT
+   * uses 512-bit vectors, {@code /proc/cpuinfo} lists {@code avx512vbmi} (without it the JIT
    * would emulate the permutation, slowly), and the system property {@code
    * spindle.image.vectorPermute} is not {@code false}. Same bytes either way.
    */
@@ -159,7 +159,7 @@ final class VectorPath {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
         if (line.startsWith("flags")) {
-          return (line + " ").contains(" avx512_vbmi ");
+          return (line + " ").contains(" avx512vbmi ");
         }
       }
     } catch (IOException | RuntimeException e) {
