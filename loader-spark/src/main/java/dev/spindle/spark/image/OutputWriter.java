@@ -11,13 +11,14 @@ import org.apache.arrow.memory.ArrowBuf;
  * they equal torch's values bit for bit. Immutable; any thread may call it.
  */
 final class OutputWriter implements java.io.Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   private final OutputMode mode;
   private final float[][] floats;
   private final short[][] halves;
   private final float[] mean;
   private final float[] std;
+  private final boolean divisionFree;
 
   OutputWriter(OutputMode mode, ImageOp.Normalize normalize) {
     this.mode = mode;
@@ -35,6 +36,46 @@ final class OutputWriter implements java.io.Serializable {
         halves[c][v] = Half.fromFloat(x);
       }
     }
+    this.divisionFree = divisionFree(floats, mean, std);
+  }
+
+  /**
+   * {@code a / b} as a multiplication by {@code r = 1 / b} and one correction step with fused
+   * multiply-adds ({@code q = a * r}, then {@code q + (a - q * b) * r}): correctly rounded in most
+   * cases (Markstein's theorem), so {@link #divisionFree} checks every value it is used for. Three
+   * multiply-adds cost a fraction of one vector division.
+   */
+  static float divide(float a, float b, float r) {
+    float q = a * r;
+    return Math.fma(Math.fma(-q, b, a), r, q);
+  }
+
+  /**
+   * Whether {@link #divide} gives every table value bit for bit: {@code v / 255f} and, with
+   * normalize, {@code (x - mean) / std}, for all 256 values of each channel.
+   */
+  private static boolean divisionFree(float[][] floats, float[] mean, float[] std) {
+    for (int c = 0; c < 3; c++) {
+      for (int v = 0; v < 256; v++) {
+        float x = divide(v, 255f, 1f / 255f);
+        if (mean != null) {
+          x = divide(x - mean[c], std[c], 1f / std[c]);
+        }
+        if (Float.floatToRawIntBits(x) != Float.floatToRawIntBits(floats[c][v])) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether float32 output may use {@link #divide} instead of divisions: checked, when this
+   * writer was built, to give the same bits for every value of every channel (true for
+   * ImageNet's mean and std).
+   */
+  boolean divisionFree() {
+    return divisionFree;
   }
 
   OutputMode mode() {

@@ -34,8 +34,10 @@ import org.apache.arrow.memory.ArrowBuf;
  *   <li>Vertical pass, 8 output columns at a time from {@code planar}, where an output's taps
  *       are consecutive 8-byte rows of one column group, fused with the output
  *       conversion: float32 CHW is {@code (v / 255f - mean) / std} in float32 vector arithmetic
- *       (the same IEEE operations as torch's and {@link OutputWriter}'s), stored straight into the
- *       Arrow buffer; other modes go through {@link OutputWriter#writeRow}.
+ *       (the same IEEE results as torch's and {@link OutputWriter}'s; each division is a
+ *       multiplication with an FMA correction where {@link OutputWriter#divisionFree} has checked
+ *       that this gives the same bits for all 256 values), stored straight into the Arrow
+ *       buffer; other modes go through {@link OutputWriter#writeRow}.
  * </ul>
  *
  * <p>Used only when the module is present and the CPU has 256-bit vectors ({@link VectorPath});
@@ -53,6 +55,8 @@ final class VectorResample {
   private static final int HALF = 1 << (SHIFT - 1);
   /** Flips the top bit of 8 bytes: {@code v ^ 0x80} is {@code v - 128} as a signed byte. */
   private static final long SIGNS = 0x8080808080808080L;
+  private static final FloatVector INVERSE_255 = FloatVector.broadcast(FLOATS, 1f / 255f);
+  private static final FloatVector MINUS_255 = FloatVector.broadcast(FLOATS, -255f);
 
   /** 8 rows of 8 bytes, for {@link VectorPath#PERMUTE}'s transposes. */
   private static final VectorSpecies<Byte> TILE = ByteVector.SPECIES_512;
@@ -295,6 +299,7 @@ final class VectorResample {
     boolean floats = out != null;
     float[] mean = writer.mean();
     float[] std = writer.std();
+    boolean divisionFree = writer.divisionFree();
     float[] tail = floats ? scratch.floats(LANES) : null;
     byte[] rgb = scratch.bytes(DecodeScratch.Slot.ROW, 3 * width);
     int group = paddedRows * LANES;
@@ -314,6 +319,8 @@ final class VectorResample {
         int c3 = n == 4 ? k[kb + 3] : 0;
         float m = mean == null ? 0f : mean[c];
         float d = std == null ? 1f : std[c];
+        FloatVector r = FloatVector.broadcast(FLOATS, 1f / d);
+        FloatVector minusStd = FloatVector.broadcast(FLOATS, -d);
         for (int x = 0, p = base; x < width; x += LANES, p += group) {
           IntVector s = IntVector.broadcast(INTS, bias);
           if (n == 4) {
@@ -333,9 +340,21 @@ final class VectorResample {
                 .intoArray(rgb, c * width + x);
             continue;
           }
-          FloatVector f = ((FloatVector) v.convert(VectorOperators.I2F, 0)).div(255f);
-          if (mean != null) {
-            f = f.sub(m).div(d);
+          FloatVector f = (FloatVector) v.convert(VectorOperators.I2F, 0);
+          if (divisionFree) {
+            // OutputWriter.divide, 8 lanes at a time: the same bits without vector divisions
+            FloatVector q = f.mul(INVERSE_255);
+            f = q.fma(MINUS_255, f).fma(INVERSE_255, q);
+            if (mean != null) {
+              FloatVector a = f.sub(m);
+              q = a.mul(r);
+              f = q.fma(minusStd, a).fma(r, q);
+            }
+          } else {
+            f = f.div(255f);
+            if (mean != null) {
+              f = f.sub(m).div(d);
+            }
           }
           int at = ((c * h + y) * w + x) * 4;
           if (x + LANES <= w) {

@@ -173,6 +173,31 @@ class VectorResampleSuite extends AnyFunSuite {
     assert(checked == 2 * 4 * 4 * 3 * 4)
   }
 
+  test("float32 output without divisions where that is exact, with divisions elsewhere") {
+    // OutputWriter.divisionFree decides per normalize; either way the bytes equal the scalar path
+    assert(new OutputWriter(OutputMode.FLOAT32_CHW, TransformSpec.parse("normalize").get(0)
+      .asInstanceOf[ImageOp.Normalize]).divisionFree())
+    val rng = new SplittableRandom(11)
+    val png = noise(120, 90, 5)
+    val kinds = for (_ <- 0 until 40) yield {
+      def three(lo: Double, hi: Double) =
+        Seq.fill(3)(f"${lo + rng.nextDouble() * (hi - lo)}%.5f").mkString(":")
+      val spec = s"resize(64),center_crop(56),normalize(mean=${three(-1, 1)},std=${three(0.01, 3)})"
+      val t = ImageTransform.parse(spec)
+      val (scalar, vector) = both(t, png)
+      assert(java.util.Arrays.equals(scalar, vector), s"$spec: ${firstDifference(scalar, vector)}")
+      new OutputWriter(OutputMode.FLOAT32_CHW, TransformSpec.parse(spec).get(2)
+        .asInstanceOf[ImageOp.Normalize]).divisionFree()
+    }
+    assert(kinds.forall(identity), "FMA-corrected division is exact for ordinary normalizations")
+    // a std whose reciprocal overflows: divisions, and still the scalar path's bytes
+    val tiny = "resize(64),center_crop(56),normalize(mean=0.5:0.5:0.5,std=1e-39:0.5:2)"
+    assert(!new OutputWriter(OutputMode.FLOAT32_CHW, TransformSpec.parse(tiny).get(2)
+      .asInstanceOf[ImageOp.Normalize]).divisionFree())
+    val (scalar, vector) = both(ImageTransform.parse(tiny), png)
+    assert(java.util.Arrays.equals(scalar, vector), firstDifference(scalar, vector))
+  }
+
   test("padding crops fall back to the scalar path and still agree") {
     val png = noise(50, 40, 7)
     for (mode <- modes) {
