@@ -112,8 +112,8 @@ final class VectorResample {
   }
 
   /**
-   * Horizontal pass of rows {@code [y0, y0 + rows)} into {@code planar} (see {@link #run} for
-   * its layout), values stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte,
+   * Horizontal pass of rows {@code [y0, y0 + rows)} into {@code planar} (8x8 tiles, see the class
+   * comment), values stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte,
    * which widens to an int without a mask). Columns past the window's width and rows past
    * {@code rows} hold junk nobody reads.
    *
