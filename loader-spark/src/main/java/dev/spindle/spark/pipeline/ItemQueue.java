@@ -9,7 +9,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * The bounded queue between two stages, bounded in items and in bytes. Never blocks: {@link
  * #offer} refuses an entry when full and {@link #poll} returns null when empty; the side that was
  * refused is woken (its {@code Runnable} runs on the other side's thread, outside the lock) once
- * the state it waits for changes. An entry larger than the byte bound is admitted into an empty
+ * the state it waits for changes: the consumer on the next offer, the producer once the queue is
+ * down to half its bounds or empty (so a producer on its own thread, such as the source, is
+ * woken once per half queue rather than once per item). An entry larger than the byte bound is admitted into an empty
  * queue, so one huge item cannot wedge the pipeline.
  *
  * <p>One producer and one consumer stage at a time, from any threads. Also measures occupancy (the
@@ -79,7 +81,10 @@ final class ItemQueue {
     return true;
   }
 
-  /** Removes the oldest entry, or returns null (and the consumer is woken on the next offer). */
+  /**
+   * Removes the oldest entry, or returns null (and the consumer is woken on the next offer). Wakes
+   * a refused producer once the queue is down to half its bounds or empty.
+   */
   Entry poll() {
     Entry e;
     boolean wake;
@@ -94,8 +99,13 @@ final class ItemQueue {
       if (entries.isEmpty()) {
         nonEmptyNanos += System.nanoTime() - nonEmptySince;
       }
-      wake = producerWaiting;
-      producerWaiting = false;
+      // a refused producer is woken once the queue is down to half its bounds (or empty), not on
+      // the first poll: one wake-up per half queue rather than per item
+      wake = producerWaiting && (entries.isEmpty()
+          || entries.size() <= maxItems / 2 && bytes <= maxBytes / 2);
+      if (wake) {
+        producerWaiting = false;
+      }
     } finally {
       lock.unlock();
     }

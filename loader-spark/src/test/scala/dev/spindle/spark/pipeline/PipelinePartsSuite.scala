@@ -27,6 +27,33 @@ class PipelinePartsSuite extends AnyFunSuite {
     assert(q.peakItems == 3 && q.peakBytes == 100)
   }
 
+  test("a refused producer is woken once the queue is down to half its bounds, not per item") {
+    val producerWakes = new AtomicInteger
+    val q = new ItemQueue(8, 1000)
+    q.wire(() => producerWakes.incrementAndGet(), () => ())
+    (0 until 8).foreach(i => assert(q.offer(entry(10, i))))
+    assert(!q.offer(entry(10, 8)))
+    (0 until 3).foreach { _ => q.poll() }
+    assert(producerWakes.get == 0, "5 of 8 items still held")
+    q.poll()
+    assert(producerWakes.get == 1, "4 of 8 items: half")
+    q.poll()
+    assert(producerWakes.get == 1, "woken once per refusal")
+    // the byte bound too: 2 items of 400 bytes are under half the items but over half the bytes
+    val bytesQ = new ItemQueue(8, 1000)
+    bytesQ.wire(() => producerWakes.incrementAndGet(), () => ())
+    (0 until 2).foreach(i => assert(bytesQ.offer(entry(400, i))))
+    assert(!bytesQ.offer(entry(400, 2)))
+    bytesQ.poll()
+    assert(producerWakes.get == 2, "400 of 1000 bytes: half")
+    assert(bytesQ.offer(entry(400, 2)) && bytesQ.offer(entry(200, 3)))
+    assert(!bytesQ.offer(entry(1, 4)), "1000 bytes held")
+    bytesQ.poll()
+    assert(producerWakes.get == 2, "2 of 8 items, but 600 of 1000 bytes still held")
+    bytesQ.poll()
+    assert(producerWakes.get == 3, "200 of 1000 bytes")
+  }
+
   test("an entry larger than the byte bound passes alone, so it cannot wedge the pipeline") {
     val q = new ItemQueue(10, 100)
     assert(q.offer(entry(1000)))
