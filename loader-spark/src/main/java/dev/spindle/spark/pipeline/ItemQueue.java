@@ -11,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * refused is woken (its {@code Runnable} runs on the other side's thread, outside the lock) once
  * the state it waits for changes: the consumer on the next offer, the producer once the queue is
  * down to half its bounds or empty (so a producer on its own thread, such as the source, is
- * woken once per half queue rather than once per item). An entry larger than the byte bound is admitted into an empty
- * queue, so one huge item cannot wedge the pipeline.
+ * woken once per half queue rather than once per item). An entry larger than the byte bound is
+ * admitted into an empty queue, so one huge item cannot wedge the pipeline.
  *
  * <p>One producer and one consumer stage at a time, from any threads. Also measures occupancy (the
  * fraction of time it is non-empty) and its peak items and bytes.
