@@ -20,16 +20,19 @@ import ImageTestSupport._
  */
 class VectorResampleSuite extends AnyFunSuite {
 
-  private def both(t: ImageTransform, data: Array[Byte], index: Long = 0L): (Array[Byte], Array[Byte]) =
+  /** `t`'s output for `data` on the scalar or the vector path (tile transposes as `permute`). */
+  private def render(t: ImageTransform, data: Array[Byte], index: Long, vector: Boolean,
+      permute: Boolean = VectorPath.PERMUTE): Array[Byte] =
     withBuffer(t.outputBytes()) { buf =>
       val n = t.outputBytes().toInt
       buf.setZero(0, n)
-      t.apply(data, 0, data.length, index, buf, 0L, false)
-      val scalar = read(buf, 0L, n)
-      buf.setZero(0, n)
-      t.apply(data, 0, data.length, index, buf, 0L, true)
-      (scalar, read(buf, 0L, n))
+      t.apply(data, 0, data.length, index, buf, 0L, vector, permute)
+      read(buf, 0L, n)
     }
+
+  /** The scalar path's and the vector path's output. */
+  private def both(t: ImageTransform, data: Array[Byte], index: Long = 0L): (Array[Byte], Array[Byte]) =
+    (render(t, data, index, vector = false), render(t, data, index, vector = true))
 
   private def noise(w: Int, h: Int, seed: Long): Array[Byte] = {
     val rng = new SplittableRandom(seed)
@@ -121,20 +124,14 @@ class VectorResampleSuite extends AnyFunSuite {
   test("tile transposes by byte permutation and by shifts and masks give the same bytes") {
     // the machine picks one (VectorPath.PERMUTE); both run here, the permutation emulated by the
     // JIT where the CPU lacks AVX-512 VBMI (slow, so fewer cases than above)
-    def run(t: ImageTransform, data: Array[Byte], permute: Boolean): Array[Byte] =
-      withBuffer(t.outputBytes()) { buf =>
-        buf.setZero(0, t.outputBytes())
-        t.apply(data, 0, data.length, 0L, buf, 0L, true, permute)
-        read(buf, 0L, t.outputBytes().toInt)
-      }
     val specs = Seq("resize(256),center_crop(224),normalize", "resize(37),center_crop(29)",
       "resize(9),center_crop(7)", "crop(3,5,70,90),resize(33,45),hflip(1)")
     for ((w, h) <- Seq((640, 408), (101, 77), (17, 300)); spec <- specs) {
       val png = noise(w, h, w * 31L + h)
       val t = transform(spec, OutputMode.UINT8_CHW)
       val (scalar, _) = both(t, png)
-      val permuted = run(t, png, permute = true)
-      val shifted = run(t, png, permute = false)
+      val permuted = render(t, png, 0L, vector = true, permute = true)
+      val shifted = render(t, png, 0L, vector = true, permute = false)
       assert(java.util.Arrays.equals(scalar, permuted), s"$spec on ${w}x$h, permute: " +
         firstDifference(scalar, permuted))
       assert(java.util.Arrays.equals(scalar, shifted), s"$spec on ${w}x$h, shifts: " +
