@@ -1,5 +1,6 @@
 package dev.spindle.spark.image;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -20,15 +21,20 @@ final class BenchInput {
 
   /** One encoded image: {@code length} bytes at {@code offset} of {@code file}. */
   record Sample(Path file, long offset, int length, String key) {
+    /**
+     * The sample's bytes: one open, seek and read of the listed length, for a whole file as for a
+     * tar member (no size lookup per read); a file that shrank since listing fails with an
+     * {@link EOFException} naming the sample.
+     */
     byte[] read() throws IOException {
-      if (offset == 0 && length == Files.size(file)) {
-        return Files.readAllBytes(file);
-      }
       try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
         byte[] b = new byte[length];
         f.seek(offset);
         f.readFully(b);
         return b;
+      } catch (EOFException e) {
+        throw new EOFException("Invalid sample " + key + ": " + file + " ends before byte "
+            + (offset + length) + " (changed since it was listed?)");
       }
     }
   }

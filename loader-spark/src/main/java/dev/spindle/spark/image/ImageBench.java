@@ -24,7 +24,9 @@ import org.apache.arrow.memory.RootAllocator;
  * decode alone with the same threads. Prints and optionally writes a JSON report: {@code
  * images_per_s} (steady state: epochs after the first), {@code time_to_first_batch_s} (from
  * creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole process, up to the end of
- * the epochs), {@code decode_only_images_per_s}. A benchmark: it reports, it asserts nothing.
+ * the epochs), {@code decode_only_images_per_s}, and {@code jit_compile_s_in_steady_epochs} (JIT
+ * compiler time spent during the steady epochs: how far the JVM still was from steady state).
+ * A benchmark: it reports, it asserts nothing.
  * Runs on the calling thread plus the loader's pool.
  */
 public final class ImageBench {
@@ -95,8 +97,10 @@ public final class ImageBench {
     try (BenchLoader loader = engine.equals("pool")
         ? new BatchLoader(samples, transform, threads, batchSize, RING_BATCHES, allocator)
         : new EngineLoader(samples, transform, threads, batchSize, allocator)) {
+      long steadyJitMs = 0;
       for (int e = 0; e < epochs; e++) {
         long start = System.nanoTime();
+        long jitStart = jitMillis();
         loader.startEpoch(seed, e);
         long images = 0;
         for (ArrowBuf batch = loader.next(); batch != null; batch = loader.next()) {
@@ -114,9 +118,11 @@ public final class ImageBench {
         if (e > 0 || epochs == 1) {
           steadyImages += images;
           steadyNanos += nanos;
+          steadyJitMs += jitMillis() - jitStart;
         }
       }
       report.put("quarantined", loader.quarantined());
+      report.put("jit_compile_s_in_steady_epochs", steadyJitMs / 1e3);
     }
     report.put("images_per_s", steadyImages / (steadyNanos / 1e9));
     report.put("epoch_images_per_s", epochRates);
@@ -160,6 +166,11 @@ public final class ImageBench {
     }
     done.await();
     return samples.size() / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** Milliseconds this JVM's JIT compilers have spent so far (summed over compiler threads). */
+  private static long jitMillis() {
+    return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
   }
 
   private static double processCpuSeconds() {
