@@ -76,7 +76,7 @@ final class ItemQueue {
       lock.unlock();
     }
     if (wake) {
-      wakeConsumer.run();
+      Stage.wake(wakeConsumer);
     }
     return true;
   }
@@ -110,7 +110,7 @@ final class ItemQueue {
       lock.unlock();
     }
     if (wake) {
-      wakeProducer.run();
+      Stage.wake(wakeProducer);
     }
     return e;
   }
@@ -123,7 +123,7 @@ final class ItemQueue {
     } finally {
       lock.unlock();
     }
-    wakeConsumer.run();
+    Stage.wake(wakeConsumer);
   }
 
   /** Whether the producer ended and every entry was taken. */

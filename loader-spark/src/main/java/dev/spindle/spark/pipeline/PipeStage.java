@@ -115,7 +115,7 @@ final class PipeStage extends Stage {
       } else {
         done.add(result);
       }
-      drain();
+      wake(this);
     } finally {
       run.exit();
     }

@@ -66,12 +66,11 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   }
 
   private void wire() {
-    Runnable wakeSource = source::wake;
-    Runnable producer = wakeSource;
+    Runnable producer = source::wake;
     for (int i = 0; i < stages.size(); i++) {
       Stage s = stages.get(i);
-      queues.get(i).wire(producer, s::drain);
-      producer = s::drain;
+      queues.get(i).wire(producer, s);
+      producer = s;
     }
     last.wire(producer, this::wakeConsumer);
   }

@@ -10,7 +10,7 @@ import java.util.function.ToLongFunction;
  * a finished op, the stop) calls it, and one thread at a time runs {@link #step()} for everyone. A
  * drain moves items and submits work; it never blocks and never runs an op itself.
  */
-abstract class Stage {
+abstract class Stage implements Runnable {
   final StageMeter meter;
   final ItemQueue in;
   final ItemQueue out;
@@ -32,6 +32,26 @@ abstract class Stage {
     this.sizeFn = spec.outputSize();
     this.seqLabel = spec.seqLabel();
     meter.output(out);
+  }
+
+  /** {@link #drain}, as the target of a {@link #wake}. */
+  @Override
+  public final void run() {
+    drain();
+  }
+
+  /**
+   * Runs a wake-up: a stage's {@link #run}, or the source's or the sink's. Every wake-up in the
+   * engine (queues waking their producer or consumer, a finished op waking its stage) goes
+   * through this one call site on purpose: it sees every stage class and both wake-up lambdas, so
+   * C2 compiles it as a virtual call rather than inlining the woken stage's drain, and through
+   * its queues the next stage's, into each caller. Inlined, that chain made the engine's hottest
+   * methods (the queue's offer, the pool task that runs an op) take C2 hundreds of milliseconds
+   * each to compile, on the cores doing the work, during a loader's first epochs; a virtual call
+   * costs nanoseconds per item.
+   */
+  static void wake(Runnable target) {
+    target.run();
   }
 
   /** Makes progress or, once stopped, releases what the stage holds. Safe from any thread. */
