@@ -172,8 +172,9 @@ public final class ImageTransform implements Serializable {
 
   /**
    * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
-   * image, then has the JIT compile the vector resample (running it on a synthetic image until
-   * it is compiled, about 0.5-1 s of one core, once per JVM). Optional: without it the first
+   * image, then has the JIT compile the vector resample and the per-image code around it
+   * (running whole transforms on two small synthetic images until they are compiled, about
+   * 0.7-1.8 s of one core, once per JVM). Optional: without it the first
    * {@link #apply} loads the libraries, and the vector path is compiled on a background thread
    * while callers take the scalar path (same bytes, slower).
    */

@@ -56,6 +56,18 @@ class VectorResampleSuite extends AnyFunSuite {
     assert(VectorPath.describe().startsWith("vector"))
   }
 
+  test("the warm-up's bundled images decode, and the vector path gives the scalar path's bytes") {
+    for ((name, spec) <- Seq("warm-up.jpg" -> "resize(64),center_crop(56),normalize",
+        VectorPath.SMALL_IMAGE -> "resize(16),center_crop(16),normalize")) {
+      val in = classOf[VectorPath].getResourceAsStream(name)
+      assert(in != null, name)
+      val data = try in.readAllBytes() finally in.close()
+      val (scalar, vector) = both(ImageTransform.parse(spec), data)
+      assert(scalar.exists(_ != 0), name)
+      assert(vector.sameElements(scalar), name)
+    }
+  }
+
   test("same bytes as the scalar path: sizes, filters, flips, output modes") {
     val specs = Seq(
       "resize(256),center_crop(224),normalize",
