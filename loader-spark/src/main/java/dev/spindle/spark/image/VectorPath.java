@@ -105,9 +105,8 @@ final class VectorPath {
    */
   private static void warmUp() {
     long start = System.nanoTime();
-    try (InputStream in = VectorPath.class.getResourceAsStream("warm-up.jpg");
-        BufferAllocator allocator = new RootAllocator(1L << 22)) {
-      byte[] jpeg = in.readAllBytes();
+    try (BufferAllocator allocator = new RootAllocator(1L << 22)) {
+      byte[] jpeg = resource("warm-up.jpg");
       ImageTransform main = ImageTransform.parse("resize(64),center_crop(56),normalize");
       ImageTransform[] others = {
           ImageTransform.parse("resize(20),center_crop(16),normalize"),
@@ -139,10 +138,13 @@ final class VectorPath {
         // or third epoch, on the cores doing the work. A tiny image takes it there now, cheaply.
         byte[] small = resource(SMALL_IMAGE);
         ImageTransform tiny = ImageTransform.parse("resize(16),center_crop(16),normalize");
-        for (int i = 0; i < PER_IMAGE_ROUNDS && System.nanoTime() < deadline; i++) {
-          tiny.apply(small, 0, small.length, i, out, 0, true);
+        try {
+          for (int i = 0; i < PER_IMAGE_ROUNDS && System.nanoTime() < deadline; i++) {
+            tiny.apply(small, 0, small.length, i, out, 0, true);
+          }
+        } finally {
+          DecodeScratch.discard();
         }
-        DecodeScratch.discard();
       }
     } catch (IOException | ImageException | RuntimeException e) {
       // a failed warm-up only costs speed: the vector path still compiles on first real use
