@@ -31,6 +31,8 @@ final class DecodeScratch {
     PLANAR,
     /** {@link VectorResample}: an 8-row block of horizontal pass output, transposed. */
     BLOCK,
+    /** {@link VectorResample}: an 8-row block of source bytes, transposed. */
+    TRANSPOSED,
     /** {@link VectorResample}: one output row of the three channels. */
     ROW
   }
@@ -47,9 +49,7 @@ final class DecodeScratch {
     /** {@link VectorResample}: the source rows it reads, 4 bytes per int. */
     WORDS,
     /** {@link VectorResample}: gather offsets of 8 rows. */
-    GATHER,
-    /** {@link VectorResample}: an 8-row block of source bytes, transposed, one per int. */
-    TRANSPOSED
+    GATHER
   }
 
   private static final ThreadLocal<DecodeScratch> CURRENT =
@@ -68,6 +68,7 @@ final class DecodeScratch {
   private Mat decoded;
   private float[] floats = new float[0];
   private short[] shorts = new short[0];
+  private long[] longs = new long[0];
 
   static DecodeScratch current() {
     return CURRENT.get();
@@ -146,6 +147,14 @@ final class DecodeScratch {
     return floats;
   }
 
+  /** {@link VectorResample}'s source rows, 8 bytes per long: at least {@code size} long. */
+  long[] longs(int size) {
+    if (longs.length < size) {
+      longs = new long[size];
+    }
+    return longs;
+  }
+
   /** The half-precision output buffer, at least {@code size} long. */
   short[] shorts(int size) {
     if (shorts.length < size) {
@@ -170,6 +179,9 @@ final class DecodeScratch {
     }
     if (shorts.length > KEEP_BYTES / 2) {
       shorts = new short[0];
+    }
+    if (longs.length > KEEP_BYTES / 8) {
+      longs = new long[0];
     }
   }
 

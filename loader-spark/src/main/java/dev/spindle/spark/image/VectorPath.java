@@ -30,7 +30,8 @@ final class VectorPath {
   /**
    * Whether {@link VectorResample} transposes its 8x8 byte tiles with one 512-bit byte
    * permutation each (x86 AVX-512 VBMI's {@code vpermb}, e.g. AMD Zen 4, Intel Ice Lake and
-   * later) rather than with scalar shifts and masks: the vector path is {@link #ENABLED}, the JVM
+   * later) rather than with scalar shifts and masks, and gathers its source rows 8 bytes at a
+   * time (512-bit gathers) rather than 4: the vector path is {@link #ENABLED}, the JVM
    * uses 512-bit vectors, {@code /proc/cpuinfo} lists {@code avx512vbmi} (without it the JIT
    * would emulate the permutation, slowly), and the system property {@code
    * spindle.image.vectorPermute} is not {@code false}. Same bytes either way.

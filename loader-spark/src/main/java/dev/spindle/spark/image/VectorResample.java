@@ -8,6 +8,7 @@ import java.util.Arrays;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -22,10 +23,10 @@ import org.apache.arrow.memory.ArrowBuf;
  * value is {@code HALF + sum(input * coefficient)} over its own taps, clipped to 0..255 after each
  * pass; only the lanes differ.
  * <ul>
- *   <li>Horizontal pass, 8 source rows at a time: the rows' bytes are transposed (8x8 blocks of
- *       bytes in longs) and widened, so that one vector holds one (column, channel) of 8 rows;
- *       every output column is then a few multiply-adds of such vectors by a broadcast
- *       coefficient. The results (bytes) are transposed back, tile by tile, into {@code planar}:
+ *   <li>Horizontal pass, 8 source rows at a time: the rows' bytes are transposed (a gather of
+ *       one word per row, then a byte permutation) and widened, so that one vector holds one
+ *       (column, channel) of 8 rows; every output column is then a few multiply-adds of such
+ *       vectors by a broadcast coefficient. The results (bytes) are transposed back, tile by tile, into {@code planar}:
  *       8x8 tiles of bytes in long rows, per channel {@code c} and group {@code g} of 8
  *       columns, row {@code r} (relative to the first row read) of columns {@code 8g .. 8g + 7}
  *       at {@code ((c * groups + g) * paddedRows + r) * 8}. A tile's transpose is one 512-bit
@@ -64,6 +65,11 @@ final class VectorResample {
   /** Byte {@code r * 8 + j} of a tile to {@code j * 8 + r}. */
   private static final VectorShuffle<Byte> TRANSPOSE =
       VectorShuffle.fromOp(TILE, i -> i % LANES * LANES + i / LANES);
+  /** One 8-byte word of each of 8 rows, gathered for {@link #TRANSPOSE}. */
+  private static final VectorSpecies<Long> WORDS = LongVector.SPECIES_512;
+  /** Byte {@code r * 4 + j} of 8 rows of 4 bytes to {@code j * 8 + r}. */
+  private static final VectorShuffle<Byte> TRANSPOSE_WORDS =
+      VectorShuffle.fromOp(ByteVector.SPECIES_256, i -> i % LANES * 4 + i / LANES);
 
   private VectorResample() {}
 
@@ -117,11 +123,12 @@ final class VectorResample {
    * which widens to an int without a mask). Columns past the window's width and rows past
    * {@code rows} hold junk nobody reads.
    *
-   * <p>The source rows are copied as little-endian ints, one row every {@code stride} ints (whole
-   * rows when a row is a whole number of ints, else just the span the pass reads); a gather of one
-   * int from 8 rows then gives 4 bytes of 8 rows, which shifts and masks turn into the transposed
-   * block {@code wide}: byte {@code j} from the span's first int, row {@code r} of the block, at
-   * {@code wide[j * 8 + r]}.
+   * <p>The source rows are first copied as little-endian words, one row every {@code stride}
+   * words (whole rows when a row is a whole number of words, else just the span the pass reads):
+   * 8-byte words when {@code permute}, else 4-byte ones. Then, 8 rows at a time, a gather of one
+   * word from each row and one byte permutation give the transposed block {@code wide}: byte
+   * {@code j} from the span's first word, row {@code r} of the block, at {@code wide[j * 8 + r]},
+   * again as {@code v ^ 0x80}.
    */
   private static void horizontal(ByteBuffer rgb, int srcWidth, int y0, int rows,
       PillowResample.Kernel kx, boolean flip, int width, int paddedRows, byte[] planar,
@@ -144,28 +151,33 @@ final class VectorResample {
       }
     }
     int spanBytes = (pad.end() - first) * 3;
-    // the rows as ints: whole rows in one copy when rows are whole ints, else the span row by row
-    int stride;
-    int column;
-    int skew;
-    int[] words;
-    if (srcWidth * 3 % 4 == 0) {
-      stride = srcWidth * 3 / 4;
-      column = first * 3 / 4;
-      skew = first * 3 % 4;
-      words = scratch.ints(DecodeScratch.IntSlot.WORDS, paddedRows * stride);
-      rgb.slice(y0 * srcWidth * 3, rows * srcWidth * 3).order(ByteOrder.LITTLE_ENDIAN)
-          .asIntBuffer().get(words, 0, rows * stride);
+    int unit = permute ? 8 : 4;
+    boolean whole = srcWidth * 3 % unit == 0;
+    int stride = whole ? srcWidth * 3 / unit : (spanBytes + unit - 1) / unit;
+    int column = whole ? first * 3 / unit : 0;
+    int skew = whole ? first * 3 % unit : 0;
+    long[] longs = permute ? scratch.longs(paddedRows * stride) : null;
+    int[] ints = permute ? null : scratch.ints(DecodeScratch.IntSlot.WORDS, paddedRows * stride);
+    if (whole) {
+      ByteBuffer all = rgb.slice(y0 * srcWidth * 3, rows * srcWidth * 3)
+          .order(ByteOrder.LITTLE_ENDIAN);
+      if (permute) {
+        all.asLongBuffer().get(longs, 0, rows * stride);
+      } else {
+        all.asIntBuffer().get(ints, 0, rows * stride);
+      }
     } else {
-      stride = (spanBytes + 3) / 4;
-      column = 0;
-      skew = 0;
-      words = scratch.ints(DecodeScratch.IntSlot.WORDS, paddedRows * stride);
       for (int r = 0; r < rows; r++) {
-        copyRow(rgb, ((y0 + r) * srcWidth + first) * 3, spanBytes, words, r * stride);
+        ByteBuffer span = rgb.slice(((y0 + r) * srcWidth + first) * 3, spanBytes)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        if (permute) {
+          copyRow(span, longs, r * stride);
+        } else {
+          copyRow(span, ints, r * stride);
+        }
       }
     }
-    int perRow = (skew + spanBytes + 3) / 4;
+    int perRow = (skew + spanBytes + unit - 1) / unit;
     if (skew != 0) {
       for (int x = 0; x < width; x++) {
         at[x] += skew * LANES;
@@ -175,16 +187,14 @@ final class VectorResample {
     for (int r = 0; r < LANES; r++) {
       map[r] = r * stride;
     }
-    int[] wide = scratch.ints(DecodeScratch.IntSlot.TRANSPOSED, perRow * 4 * LANES);
+    byte[] wide = scratch.bytes(DecodeScratch.Slot.TRANSPOSED, perRow * unit * LANES);
     byte[] block = scratch.bytes(DecodeScratch.Slot.BLOCK, 3 * width * LANES);
     long[] tile = new long[LANES];
     for (int yb = 0; yb < rows; yb += LANES) {
-      for (int i = 0, base = yb * stride + column, q = 0; i < perRow; i++, q += 4 * LANES) {
-        IntVector g = IntVector.fromArray(INTS, words, base + i, map, 0);
-        g.and(0xFF).intoArray(wide, q);
-        g.lanewise(VectorOperators.LSHR, 8).and(0xFF).intoArray(wide, q + LANES);
-        g.lanewise(VectorOperators.LSHR, 16).and(0xFF).intoArray(wide, q + 2 * LANES);
-        g.lanewise(VectorOperators.LSHR, 24).intoArray(wide, q + 3 * LANES);
+      if (permute) {
+        transposeRows(longs, yb * stride + column, map, perRow, wide);
+      } else {
+        transposeRows(ints, yb * stride + column, map, perRow, wide);
       }
       columns(wide, at, k, taps, width, block, planar, yb * LANES, paddedRows * LANES, permute,
           tile);
@@ -192,16 +202,51 @@ final class VectorResample {
   }
 
   /**
-   * Copies {@code length} bytes at {@code rgb[from]} into {@code words} at {@code at}, four
-   * bytes per int, little-endian; the last int is zero-padded.
+   * {@code count} 8-byte words of 8 rows, from {@code words[base]} (rows {@code map} apart), into
+   * {@code wide} byte by byte with the rows interleaved, as {@code v ^ 0x80}: a 512-bit gather
+   * and a byte permutation per word.
    */
-  private static void copyRow(ByteBuffer rgb, int from, int length, int[] words, int at) {
-    int whole = length / 4;
-    rgb.slice(from, whole * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(words, at, whole);
-    if (whole * 4 < length) {
+  private static void transposeRows(long[] words, int base, int[] map, int count, byte[] wide) {
+    for (int i = 0, q = 0; i < count; i++, q += TILE_BYTES) {
+      LongVector.fromArray(WORDS, words, base + i, map, 0).reinterpretAsBytes()
+          .rearrange(TRANSPOSE).lanewise(VectorOperators.XOR, (byte) 0x80)
+          .intoByteArray(wide, q, ByteOrder.LITTLE_ENDIAN);
+    }
+  }
+
+  /** {@link #transposeRows(long[], int, int[], int, byte[])} for 4-byte words, 256 bits wide. */
+  private static void transposeRows(int[] words, int base, int[] map, int count, byte[] wide) {
+    for (int i = 0, q = 0; i < count; i++, q += 4 * LANES) {
+      IntVector.fromArray(INTS, words, base + i, map, 0).reinterpretAsBytes()
+          .rearrange(TRANSPOSE_WORDS).lanewise(VectorOperators.XOR, (byte) 0x80)
+          .intoByteArray(wide, q, ByteOrder.LITTLE_ENDIAN);
+    }
+  }
+
+  /**
+   * Copies {@code span} (from 0, little-endian) into {@code words} from {@code at}, eight bytes
+   * per long; the last long is zero-padded.
+   */
+  private static void copyRow(ByteBuffer span, long[] words, int at) {
+    int whole = span.capacity() / 8;
+    span.asLongBuffer().get(words, at, whole);
+    if (whole * 8 < span.capacity()) {
+      long v = 0;
+      for (int i = whole * 8; i < span.capacity(); i++) {
+        v |= (span.get(i) & 0xFFL) << (8 * (i - whole * 8));
+      }
+      words[at + whole] = v;
+    }
+  }
+
+  /** {@link #copyRow(ByteBuffer, long[], int)}, four bytes per int. */
+  private static void copyRow(ByteBuffer span, int[] words, int at) {
+    int whole = span.capacity() / 4;
+    span.asIntBuffer().get(words, at, whole);
+    if (whole * 4 < span.capacity()) {
       int v = 0;
-      for (int i = whole * 4; i < length; i++) {
-        v |= (rgb.get(from + i) & 0xFF) << (8 * (i - whole * 4));
+      for (int i = whole * 4; i < span.capacity(); i++) {
+        v |= (span.get(i) & 0xFF) << (8 * (i - whole * 4));
       }
       words[at + whole] = v;
     }
@@ -223,15 +268,16 @@ final class VectorResample {
   /**
    * Output columns of one 8-row block into {@code planar}: first into {@code block}, where {@code
    * block[(c * width + x) * 8 + r]} is channel {@code c} of output column {@code x} in row {@code
-   * r} of the block (the loop unrolled for exactly 4 taps, the common downscale), then each 8x8
-   * tile transposed to {@code planar[at0 + tile * stride]}. In one method on purpose: its bytecode
-   * is then larger than C2's {@code FreqInlineSize}, so C2 compiles it on its own rather than
-   * into {@link #horizontal}, whose compilation would otherwise reach {@code
-   * NodeCountInliningCutoff} and leave vector operations uncompiled (boxed: several times slower).
+   * r} of the block (the loop unrolled for exactly 4 taps, the common downscale; other counts in
+   * {@link #anyTaps}), then each 8x8 tile transposed to {@code planar[at0 + tile * stride]}. In
+   * one method on purpose: its bytecode (328 bytes) is then larger than C2's {@code
+   * FreqInlineSize} (325), so C2 compiles it on its own rather than into {@link #horizontal},
+   * whose compilation would otherwise reach {@code NodeCountInliningCutoff} and leave vector
+   * operations uncompiled (boxed: several times slower).
    */
-  private static void columns(int[] wide, int[] at, int[] k, int taps, int width,
+  private static void columns(byte[] wide, int[] at, int[] k, int taps, int width,
       byte[] block, byte[] planar, int at0, int stride, boolean permute, long[] tile) {
-    IntVector half = IntVector.broadcast(INTS, HALF);
+    // wide holds v - 128: sum(v * k) = sum((v - 128) * k) + 128 * sum(k), exactly
     if (taps == 4) {
       for (int x = 0; x < width; x++) {
         int kb = x * 4;
@@ -239,26 +285,19 @@ final class VectorResample {
         int c1 = k[kb + 1];
         int c2 = k[kb + 2];
         int c3 = k[kb + 3];
+        IntVector bias = IntVector.broadcast(INTS, HALF + 128 * (c0 + c1 + c2 + c3));
         for (int c = 0; c < 3; c++) {
           int q = at[x] + c * LANES;
-          IntVector s = half.add(IntVector.fromArray(INTS, wide, q).mul(c0))
-              .add(IntVector.fromArray(INTS, wide, q + 3 * LANES).mul(c1))
-              .add(IntVector.fromArray(INTS, wide, q + 6 * LANES).mul(c2))
-              .add(IntVector.fromArray(INTS, wide, q + 9 * LANES).mul(c3));
+          IntVector s = bias.add(widen(wide, q).mul(c0))
+              .add(widen(wide, q + 3 * LANES).mul(c1))
+              .add(widen(wide, q + 6 * LANES).mul(c2))
+              .add(widen(wide, q + 9 * LANES).mul(c3));
           narrow(s).intoArray(block, (c * width + x) * LANES);
         }
       }
     }
-    for (int x = 0; taps != 4 && x < width; x++) {
-      int kb = x * taps;
-      for (int c = 0; c < 3; c++) {
-        int q = at[x] + c * LANES;
-        IntVector s = half;
-        for (int t = 0; t < taps; t++, q += 3 * LANES) {
-          s = s.add(IntVector.fromArray(INTS, wide, q).mul(k[kb + t]));
-        }
-        narrow(s).intoArray(block, (c * width + x) * LANES);
-      }
+    if (taps != 4) {
+      anyTaps(wide, at, k, taps, width, block);
     }
     int tiles = 3 * width / LANES;
     if (permute) {
@@ -269,6 +308,26 @@ final class VectorResample {
           tile[r] = (long) LONGS.get(block, u + r * LANES) ^ SIGNS;
         }
         transpose(tile, planar, at0 + i * stride, LANES);
+      }
+    }
+  }
+
+  /**
+   * {@link #columns}' sums for any number of taps; in its own method so that its profile does
+   * not shape the compiled 4-tap loop (measured: the warm-up's other kernels made that 10 %
+   * slower).
+   */
+  private static void anyTaps(byte[] wide, int[] at, int[] k, int taps, int width,
+      byte[] block) {
+    for (int x = 0; x < width; x++) {
+      int kb = x * taps;
+      IntVector bias = IntVector.broadcast(INTS, bias(k, kb, taps));
+      for (int c = 0; c < 3; c++) {
+        IntVector s = bias;
+        for (int t = 0, q = at[x] + c * LANES; t < taps; t++, q += 3 * LANES) {
+          s = s.add(widen(wide, q).mul(k[kb + t]));
+        }
+        narrow(s).intoArray(block, (c * width + x) * LANES);
       }
     }
   }
@@ -287,60 +346,50 @@ final class VectorResample {
 
   /**
    * Vertical pass from {@code planar} and output conversion: {@code h} rows of {@code w} values
-   * per channel.
+   * per channel. Float32 output and the other modes run in separate methods, so that C2 compiles
+   * each with only its own branches: one method for both, once the warm-up (or a mix of
+   * transforms) has taken both, measured 15-20 % slower for float32.
    */
   private static void vertical(byte[] planar, int y0, int width, int paddedRows,
       PillowResample.Kernel ky, int w, int h, OutputWriter writer, ByteBuffer out, ArrowBuf dst,
       long dstOffset, DecodeScratch scratch) {
+    if (out != null) {
+      verticalFloats(planar, y0, width, paddedRows, ky, w, h, writer, out, scratch);
+    } else {
+      verticalBytes(planar, y0, width, paddedRows, ky, w, h, writer, dst, dstOffset, scratch);
+    }
+  }
+
+  /** {@link #vertical} to float32 CHW in {@code out} (from 0). */
+  private static void verticalFloats(byte[] planar, int y0, int width, int paddedRows,
+      PillowResample.Kernel ky, int w, int h, OutputWriter writer, ByteBuffer out,
+      DecodeScratch scratch) {
     int[] start = ky.start();
     int[] taps = ky.taps();
     int[] k = ky.k();
     int ksize = ky.ksize();
-    boolean floats = out != null;
     float[] mean = writer.mean();
     float[] std = writer.std();
     boolean divisionFree = writer.divisionFree();
-    float[] tail = floats ? scratch.floats(LANES) : null;
-    byte[] rgb = scratch.bytes(DecodeScratch.Slot.ROW, 3 * width);
+    float[] tail = scratch.floats(LANES);
     int group = paddedRows * LANES;
     for (int y = 0; y < h; y++) {
+      int n = taps[y];
+      int kb = y * ksize;
+      IntVector bias = IntVector.broadcast(INTS, bias(k, kb, n));
+      int c0 = n == 4 ? k[kb] : 0;
+      int c1 = n == 4 ? k[kb + 1] : 0;
+      int c2 = n == 4 ? k[kb + 2] : 0;
+      int c3 = n == 4 ? k[kb + 3] : 0;
       for (int c = 0; c < 3; c++) {
         int base = (c * width / LANES * paddedRows + start[y] - y0) * LANES;
-        int n = taps[y];
-        int kb = y * ksize;
-        // planar holds v - 128: sum(v * k) = sum((v - 128) * k) + 128 * sum(k), exactly
-        int bias = HALF;
-        for (int t = 0; t < n; t++) {
-          bias += 128 * k[kb + t];
-        }
-        int c0 = n == 4 ? k[kb] : 0;
-        int c1 = n == 4 ? k[kb + 1] : 0;
-        int c2 = n == 4 ? k[kb + 2] : 0;
-        int c3 = n == 4 ? k[kb + 3] : 0;
         float m = mean == null ? 0f : mean[c];
         float d = std == null ? 1f : std[c];
         FloatVector r = FloatVector.broadcast(FLOATS, 1f / d);
         FloatVector minusStd = FloatVector.broadcast(FLOATS, -d);
         for (int x = 0, p = base; x < width; x += LANES, p += group) {
-          IntVector s = IntVector.broadcast(INTS, bias);
-          if (n == 4) {
-            // the common downscale, unrolled
-            s = s.add(widen(planar, p).mul(c0))
-                .add(widen(planar, p + LANES).mul(c1))
-                .add(widen(planar, p + 2 * LANES).mul(c2))
-                .add(widen(planar, p + 3 * LANES).mul(c3));
-          } else {
-            for (int t = 0, q = p; t < n; t++, q += LANES) {
-              s = s.add(widen(planar, q).mul(k[kb + t]));
-            }
-          }
-          IntVector v = s.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255);
-          if (!floats) {
-            ((ByteVector) v.convertShape(VectorOperators.I2B, BYTES, 0))
-                .intoArray(rgb, c * width + x);
-            continue;
-          }
-          FloatVector f = (FloatVector) v.convert(VectorOperators.I2F, 0);
+          FloatVector f = (FloatVector) sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
+              .convert(VectorOperators.I2F, 0);
           if (divisionFree) {
             // OutputWriter.divide, 8 lanes at a time: the same bits without vector divisions
             FloatVector q = f.mul(INVERSE_255);
@@ -367,10 +416,69 @@ final class VectorResample {
           }
         }
       }
-      if (!floats) {
-        writer.writeRow(rgb, width, y, w, h, dst, dstOffset, scratch);
+    }
+  }
+
+  /** {@link #vertical} to the other modes: rows of bytes through {@link OutputWriter#writeRow}. */
+  private static void verticalBytes(byte[] planar, int y0, int width, int paddedRows,
+      PillowResample.Kernel ky, int w, int h, OutputWriter writer, ArrowBuf dst, long dstOffset,
+      DecodeScratch scratch) {
+    int[] start = ky.start();
+    int[] taps = ky.taps();
+    int[] k = ky.k();
+    int ksize = ky.ksize();
+    byte[] rgb = scratch.bytes(DecodeScratch.Slot.ROW, 3 * width);
+    int group = paddedRows * LANES;
+    for (int y = 0; y < h; y++) {
+      int n = taps[y];
+      int kb = y * ksize;
+      IntVector bias = IntVector.broadcast(INTS, bias(k, kb, n));
+      int c0 = n == 4 ? k[kb] : 0;
+      int c1 = n == 4 ? k[kb + 1] : 0;
+      int c2 = n == 4 ? k[kb + 2] : 0;
+      int c3 = n == 4 ? k[kb + 3] : 0;
+      for (int c = 0; c < 3; c++) {
+        int base = (c * width / LANES * paddedRows + start[y] - y0) * LANES;
+        for (int x = 0, p = base; x < width; x += LANES, p += group) {
+          ((ByteVector) sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
+              .convertShape(VectorOperators.I2B, BYTES, 0)).intoArray(rgb, c * width + x);
+        }
+      }
+      writer.writeRow(rgb, width, y, w, h, dst, dstOffset, scratch);
+    }
+  }
+
+  /**
+   * {@code HALF + 128 * sum(k[kb .. kb + n))}: what {@link #sum} starts from, as its taps are
+   * stored {@code v - 128} (and {@code sum(v * k) = sum((v - 128) * k) + 128 * sum(k)}, exactly).
+   */
+  private static int bias(int[] k, int kb, int n) {
+    int bias = HALF;
+    for (int t = 0; t < n; t++) {
+      bias += 128 * k[kb + t];
+    }
+    return bias;
+  }
+
+  /**
+   * One vertical output of 8 columns, as 0..255: {@code bias} plus {@code n} taps, consecutive
+   * 8-byte rows from {@code planar[p]}, weighted {@code c0 .. c3} when {@code n} is 4 (the common
+   * downscale, unrolled), else {@code k[kb ..]}.
+   */
+  private static IntVector sum(byte[] planar, int p, IntVector bias, int n, int c0, int c1,
+      int c2, int c3, int[] k, int kb) {
+    IntVector s = bias;
+    if (n == 4) {
+      s = s.add(widen(planar, p).mul(c0))
+          .add(widen(planar, p + LANES).mul(c1))
+          .add(widen(planar, p + 2 * LANES).mul(c2))
+          .add(widen(planar, p + 3 * LANES).mul(c3));
+    } else {
+      for (int t = 0, q = p; t < n; t++, q += LANES) {
+        s = s.add(widen(planar, q).mul(k[kb + t]));
       }
     }
+    return s.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255);
   }
 
   /**

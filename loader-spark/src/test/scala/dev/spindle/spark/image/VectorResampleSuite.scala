@@ -133,9 +133,10 @@ class VectorResampleSuite extends AnyFunSuite {
     }
   }
 
-  test("tile transposes by byte permutation and by shifts and masks give the same bytes") {
-    // the machine picks one (VectorPath.PERMUTE); both run here, the permutation emulated by the
-    // JIT where the CPU lacks AVX-512 VBMI (slow, so fewer cases than above)
+  test("512-bit transposes (8-byte gathers, byte permutations) and 256-bit ones give the same bytes") {
+    // the machine picks one (VectorPath.PERMUTE): 8-byte source words and tiles by byte
+    // permutation, or 4-byte words and tiles by shifts and masks; both run here, the 512-bit
+    // permutations emulated by the JIT where the CPU lacks AVX-512 VBMI (slow, so fewer cases)
     val specs = Seq("resize(256),center_crop(224),normalize", "resize(37),center_crop(29)",
       "resize(9),center_crop(7)", "crop(3,5,70,90),resize(33,45),hflip(1)")
     for ((w, h) <- Seq((640, 408), (101, 77), (17, 300)); spec <- specs) {
