@@ -48,8 +48,9 @@ public final class ImageStageBench {
         double resample = vectorResample(data.get(0), buf);
         System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on the "
             + "vector path %.3f (%s); first image (%s) scalar horizontal pass %.3f, vertical pass "
-            + "%.3f, vector resample and normalize alone %.3f%n", r, decode, uint8, float32, vector,
-            VectorPath.describe(), "resize 256 + crop 224", passes[0], passes[1], resample);
+            + "%.3f, vector resample and normalize alone %.3f%n", r, decode, uint8, float32,
+            vector, VectorPath.describe(), "resize 256 + crop 224", passes[0], passes[1],
+            resample);
       }
     }
   }

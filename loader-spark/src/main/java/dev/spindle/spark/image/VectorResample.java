@@ -26,12 +26,12 @@ import org.apache.arrow.memory.ArrowBuf;
  *   <li>Horizontal pass, 8 source rows at a time: the rows' bytes are transposed (a gather of
  *       one word per row, then a byte permutation) and widened, so that one vector holds one
  *       (column, channel) of 8 rows; every output column is then a few multiply-adds of such
- *       vectors by a broadcast coefficient. The results (bytes) are transposed back, tile by tile, into {@code planar}:
- *       8x8 tiles of bytes in long rows, per channel {@code c} and group {@code g} of 8
- *       columns, row {@code r} (relative to the first row read) of columns {@code 8g .. 8g + 7}
- *       at {@code ((c * groups + g) * paddedRows + r) * 8}. A tile's transpose is one 512-bit
- *       byte permutation where the CPU has one ({@link VectorPath#PERMUTE}), else shifts and
- *       masks on longs.
+ *       vectors by a broadcast coefficient. The results (bytes) are transposed back, tile by
+ *       tile, into {@code planar}: 8x8 tiles of bytes in long rows, per channel {@code c} and
+ *       group {@code g} of 8 columns, row {@code r} (relative to the first row read) of columns
+ *       {@code 8g .. 8g + 7} at {@code ((c * groups + g) * paddedRows + r) * 8}. A tile's
+ *       transpose is one 512-bit byte permutation where the CPU has one ({@link
+ *       VectorPath#PERMUTE}), else shifts and masks on longs.
  *   <li>Vertical pass, 8 output columns at a time from {@code planar}, where an output's taps
  *       are consecutive 8-byte rows of one column group, fused with the output
  *       conversion: float32 CHW is {@code (v / 255f - mean) / std} in float32 vector arithmetic
