@@ -89,7 +89,7 @@ public final class Pipeline<T> {
    * items to their end on two CPU threads of its own, and waits for them. Otherwise the engine's
    * code compiles during a job's first items, and its end-of-pipeline paths, rare in the
    * profile, send the compiled code back to the interpreter at the end of each of the first
-   * pipelines, to be compiled again during the next (measured with {@code ImageBench}: 0.25-0.40
+   * pipelines, to be compiled again during the next (measured with {@code ImageBench}: 0.24-0.42
    * s of compiler time in its second and third epochs without this, 0.08-0.23 s with it, on two
    * cores that the workers need). About 0.1-0.3 s; once per JVM.
    *

@@ -133,7 +133,7 @@ class VectorResampleSuite extends AnyFunSuite {
     }
   }
 
-  test("512-bit transposes (8-byte gathers, byte permutations) and 256-bit ones give the same bytes") {
+  test("512-bit transposes (8-byte gathers, byte permutations) and 256-bit ones agree") {
     // the machine picks one (VectorPath.PERMUTE): 8-byte source words and tiles by byte
     // permutation, or 4-byte words and tiles by shifts and masks; both run here, the 512-bit
     // permutations emulated by the JIT where the CPU lacks AVX-512 VBMI (slow, so fewer cases)

@@ -185,7 +185,8 @@ class PipelineLifecycleSuite extends AnyFunSuite {
     assert(first == 10 * 4001, "the first call in this JVM delivers every item of its 10 runs")
     assert(Pipeline.warmUp() == 0, "a second call runs nothing")
     // its private pools are closed: their threads end
-    def left = Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("spindle-warm-up"))
+    def left =
+      Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("spindle-warm-up"))
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (left > 0 && System.nanoTime() < deadline) Thread.sleep(20)
     assert(left == 0, "no spindle-warm-up thread is left")
