@@ -4,6 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
+import dev.spindle.spark.testkit.TestFiles
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -81,21 +82,11 @@ class BatchLoaderSuite extends AnyFunSuite {
   }
 
   test("benchmark input reads whole files and tar members byte for byte, and names a shrunk file") {
-    val dir = Files.createTempDirectory("spindle-bench-input")
-    try {
+    TestFiles.withTempDir("bench-input") { dir =>
       val a = resource("noise_rgb.jpg")
       val b = referenceImages.filter(_.endsWith(".jpg")).map(resource).find(_.length != a.length).get
       Files.write(dir.resolve("a.jpg"), a)
-      // a two-member ustar archive: 512-byte header (name, octal size, type '0'), data padded to 512
-      def member(name: String, data: Array[Byte]): Array[Byte] = {
-        val header = new Array[Byte](512)
-        name.getBytes("US-ASCII").copyToArray(header, 0)
-        f"${data.length}%011o".getBytes("US-ASCII").copyToArray(header, 124)
-        header(156) = '0'.toByte
-        header ++ data ++ new Array[Byte]((512 - data.length % 512) % 512)
-      }
-      Files.write(dir.resolve("shard.tar"),
-        member("one.jpg", b) ++ member("two.jpg", a) ++ new Array[Byte](1024))
+      TestFiles.writeTar(dir.resolve("shard.tar"), Seq("one.jpg" -> b, "two.jpg" -> a))
       val samples = BenchInput.list(dir).asScala.map(s => s.key -> s).toMap
       assert(samples.keySet == Set("a.jpg", "shard.tar/one.jpg", "shard.tar/two.jpg"))
       assert(samples("a.jpg").read().sameElements(a))
@@ -104,9 +95,6 @@ class BatchLoaderSuite extends AnyFunSuite {
       Files.write(dir.resolve("a.jpg"), a.take(10))
       val e = intercept[java.io.EOFException](samples("a.jpg").read())
       assert(e.getMessage.contains("a.jpg") && e.getMessage.contains(s"byte ${a.length}"))
-    } finally {
-      Files.list(dir).forEach(p => Files.delete(p))
-      Files.delete(dir)
     }
   }
 }
