@@ -13,9 +13,11 @@ import org.apache.arrow.memory.RootAllocator;
  * Per-image cost of each step on one thread: {@code --input DIR [--images 300] [--rounds 5]}.
  * Prints, per round, milliseconds per image for decode alone, {@code resize(256),center_crop(224)}
  * as uint8 and with {@code normalize} as float32 on the scalar path, float32 on the vector path
- * ({@link VectorResample}; all including decode), and on the first image the two scalar resample
- * passes alone and the vector resample with its float32 output alone (into one buffer, which stays
- * in cache). Rounds after the first are warm. A benchmark: it reports, it
+ * ({@link VectorResample}; all including decode), decode into the decoder's own buffer (no copy
+ * out, as {@code bench images}' decode-only pass) and how much longer the vector path takes than
+ * that, and on the first image the two scalar resample passes alone and the vector resample with
+ * its float32 output alone (its source and destination stay in cache: less than its cost after a
+ * decode, which has pushed much of the decoded image out of the core's cache). Rounds after the first are warm. A benchmark: it reports, it
  * asserts nothing; single-threaded, on the calling thread.
  */
 public final class ImageStageBench {
@@ -41,16 +43,18 @@ public final class ImageStageBench {
         ArrowBuf buf = allocator.buffer(f32.outputBytes())) {
       for (int r = 0; r < rounds; r++) {
         double decode = perImage(data, d -> decode(d));
+        double inPlace = perImage(data, d -> decodeInPlace(d));
         double uint8 = perImage(data, d -> u8.apply(d, 0, d.length, 0, buf, 0, false));
         double float32 = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, false));
         double vector = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, true));
         double[] passes = passes(data.get(0));
         double resample = vectorResample(data.get(0), buf);
         System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on the "
-            + "vector path %.3f (%s); first image (%s) scalar horizontal pass %.3f, vertical pass "
+            + "vector path %.3f (%s), decode in the decoder's buffer %.3f and the vector path "
+            + "%.3f beyond it; first image (%s) scalar horizontal pass %.3f, vertical pass "
             + "%.3f, vector resample and normalize alone %.3f%n", r, decode, uint8, float32,
-            vector, VectorPath.describe(), "resize 256 + crop 224", passes[0], passes[1],
-            resample);
+            vector, VectorPath.describe(), inPlace, vector - inPlace, "resize 256 + crop 224",
+            passes[0], passes[1], resample);
       }
     }
   }
@@ -70,6 +74,15 @@ public final class ImageStageBench {
   private static void decode(byte[] d) throws ImageException {
     OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
         DecodeScratch.current());
+  }
+
+  /**
+   * Decodes into the decoder's own buffer without copying the pixels out, as {@code bench
+   * images}' decode-only pass does: the floor the vector path's figure is compared with.
+   */
+  private static void decodeInPlace(byte[] d) throws ImageException {
+    OpenCvDecoder.decodeWith(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
+        DecodeScratch.current(), (rgb, w, h) -> null);
   }
 
   /**
