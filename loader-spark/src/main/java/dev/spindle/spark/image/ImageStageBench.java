@@ -17,8 +17,9 @@ import org.apache.arrow.memory.RootAllocator;
  * out, as {@code bench images}' decode-only pass) and how much longer the vector path takes than
  * that, and on the first image the two scalar resample passes alone and the vector resample with
  * its float32 output alone (its source and destination stay in cache: less than its cost after a
- * decode, which has pushed much of the decoded image out of the core's cache). Rounds after the first are warm. A benchmark: it reports, it
- * asserts nothing; single-threaded, on the calling thread.
+ * decode, which has pushed much of the decoded image out of the core's cache). Rounds after the
+ * first are warm. A benchmark: it reports, it asserts nothing; single-threaded, on the calling
+ * thread.
  */
 public final class ImageStageBench {
   private ImageStageBench() {}
@@ -49,8 +50,8 @@ public final class ImageStageBench {
         double vector = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, true));
         double[] passes = passes(data.get(0));
         double resample = vectorResample(data.get(0), buf);
-        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on the "
-            + "vector path %.3f (%s), decode in the decoder's buffer %.3f and the vector path "
+        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on "
+            + "the vector path %.3f (%s), decode in the decoder's buffer %.3f and the vector path "
             + "%.3f beyond it; first image (%s) scalar horizontal pass %.3f, vertical pass "
             + "%.3f, vector resample and normalize alone %.3f%n", r, decode, uint8, float32,
             vector, VectorPath.describe(), inPlace, vector - inPlace, "resize 256 + crop 224",
