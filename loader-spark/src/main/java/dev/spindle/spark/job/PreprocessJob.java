@@ -3,9 +3,10 @@ package dev.spindle.spark.job;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.JobReport;
-import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.Shard;
@@ -13,6 +14,7 @@ import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +42,11 @@ public final class PreprocessJob {
     }
   }
 
+  /**
+   * Runs the job. The output is checked and locked before any Spark task runs; on every failure
+   * path (a failed task, the failure budget, a killed stage) the job's temporary files are removed
+   * and the output keeps what it held.
+   */
   public static JobReport run(
       SparkSession spark, String input, String output, boolean overwrite, Map<String, String> conf)
       throws IOException {
@@ -50,30 +57,53 @@ public final class PreprocessJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     HadoopConf shipped = new HadoopConf(hadoop);
 
-    Manifest manifest =
-        new ShardCatalog(hadoop, settings.folderShardFiles())
-            .list(input, new ClusterTarCounter(jsc));
-    if (manifest.totalSamples() == 0) {
-      throw new IOException("No samples in " + input + " (" + manifest.shards().size() + " empty shards)");
+    try (OutputCommitter committer = new OutputCommitter(output, hadoop,
+        "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
+      OutputCommitter.Recovery recovery = committer.setup();
+      try {
+        Manifest manifest =
+            new ShardCatalog(hadoop, settings.folderShardFiles())
+                .list(input, new ClusterTarCounter(jsc));
+        if (manifest.totalSamples() == 0) {
+          throw new IOException("No samples in " + input + " (" + manifest.shards().size()
+              + " empty shards)");
+        }
+        List<PreprocessTask.Spec> specs = partition(manifest, settings.partitionBytes());
+        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
+        List<TaskResult> results = jsc.parallelize(specs, specs.size()).map(task::run).collect();
+        Outcome outcome = Outcome.of(results);
+        checkBudget(outcome, settings);
+        List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
+        committer.commit(files, manifestJson(manifest, settings, files, outcome, committer));
+        double wall = (System.nanoTime() - startNanos) / 1e9;
+        JobReport report = report(input, hadoop, output, manifest, specs.size(), settings,
+            outcome, wall, startMs);
+        return report.put("master", spark.sparkContext().master())
+            .put("recovered", recoveryReport(recovery));
+      } catch (Throwable t) {
+        committer.abortAfter(t);
+        throw t;
+      }
     }
-    List<PreprocessTask.Spec> specs = partition(manifest, settings.partitionBytes());
+  }
 
-    OutputCommitter committer = new OutputCommitter(output, hadoop, overwrite);
-    committer.setup();
-    try {
-      PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
-      List<TaskResult> results = jsc.parallelize(specs, specs.size()).map(task::run).collect();
-      Outcome outcome = Outcome.of(results);
-      checkBudget(outcome, settings);
-      List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
-      committer.commit(files, manifestJson(manifest, settings, files, outcome));
-      double wall = (System.nanoTime() - startNanos) / 1e9;
-      return report(input, hadoop, output, manifest, specs.size(), settings, outcome, wall, startMs)
-          .put("master", spark.sparkContext().master());
-    } catch (RuntimeException | IOException e) {
-      committer.abort();
-      throw e;
+  private static OutputCommitter.Settings committerSettings(
+      Map<String, String> conf, boolean overwrite) {
+    return new OutputCommitter.Settings(overwrite,
+        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
+        SpindleConfig.get(conf, SpindleConfig.OUTPUT_TEST_COMMIT_DELAY_MS));
+  }
+
+  /** What the job found left by dead jobs and removed, or null when nothing. */
+  private static Map<String, Object> recoveryReport(OutputCommitter.Recovery r) {
+    if (r.staleLock() == null && r.removed().isEmpty()) {
+      return null;
     }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("stale_lock", r.staleLock() == null ? null : r.staleLock().describe());
+    m.put("stale_lock_reason", r.staleReason());
+    m.put("removed", r.removed());
+    return m;
   }
 
   /** Consecutive shards grouped into partitions of at most {@code maxBytes} (one shard at least). */
@@ -106,13 +136,13 @@ public final class PreprocessJob {
 
   /** The results of all tasks, summed. */
   private record Outcome(
-      long samples, long rows, long quarantined, List<QuarantineRecord> first, long bytesIn,
+      long samples, long rows, long quarantined, QuarantineList listed, long bytesIn,
       long firstBatchEpochMs, PipelineStats stats, boolean budgetExceeded) {
     static Outcome of(List<TaskResult> results) {
       long samples = 0, rows = 0, quarantined = 0, bytesIn = 0;
       long first = Long.MAX_VALUE;
       boolean exceeded = false;
-      List<QuarantineRecord> listed = new ArrayList<>();
+      QuarantineList listed = new QuarantineList();
       for (TaskResult r : results) {
         samples += r.samples();
         rows += r.file().rows();
@@ -122,11 +152,7 @@ public final class PreprocessJob {
         if (r.firstBatchEpochMs() > 0) {
           first = Math.min(first, r.firstBatchEpochMs());
         }
-        for (QuarantineRecord q : r.firstQuarantined()) {
-          if (listed.size() < PreprocessTask.MAX_LISTED) {
-            listed.add(q);
-          }
-        }
+        listed.addAll(r.quarantinedSamples());
       }
       PipelineStats stats = StatsMerge.merge("preprocess", results.stream().map(TaskResult::stats).toList());
       return new Outcome(samples, rows, quarantined, listed, bytesIn,
@@ -143,20 +169,21 @@ public final class PreprocessJob {
         "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
             + " Nothing was committed. First causes:",
         o.quarantined(), o.samples(), settings.budget().describe()));
-    o.first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
+    o.listed().first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new JobFailure(msg.toString());
   }
 
-  private static String manifestJson(
-      Manifest manifest, PreprocessSettings s, List<CommittedFile> files, Outcome o)
-      throws IOException {
+  private static String manifestJson(Manifest manifest, PreprocessSettings s,
+      List<CommittedFile> files, Outcome o, OutputCommitter committer) throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("format", "arrow-ipc-file");
     m.put("spindle_manifest_version", 1);
     List<Map<String, Object>> fileList = new ArrayList<>();
     for (CommittedFile f : files) {
-      fileList.add(Map.of("path", f.finalName(), "rows", f.rows(), "bytes", f.bytes()));
+      fileList.add(Map.of("path", committer.finalName(f.partition()), "rows", f.rows(),
+          "bytes", f.bytes()));
     }
+    m.put("job", committer.jobId());
     m.put("files", fileList);
     m.put("rows", o.rows());
     List<Map<String, Object>> fields = new ArrayList<>();
@@ -185,10 +212,6 @@ public final class PreprocessJob {
   private static JobReport report(
       String input, Configuration hadoop, String output, Manifest manifest, int partitions,
       PreprocessSettings s, Outcome o, double wall, long startMs) {
-    List<Map<String, Object>> quarantine = new ArrayList<>();
-    for (QuarantineRecord q : o.first()) {
-      quarantine.add(q.toReport());
-    }
     String qualified = new org.apache.hadoop.fs.Path(output).toString();
     try {
       org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(output);
@@ -196,7 +219,7 @@ public final class PreprocessJob {
     } catch (IOException e) {
       // keep the path as given
     }
-    return new JobReport("preprocess")
+    JobReport report = new JobReport("preprocess")
         .put("input", input)
         .put("output", qualified)
         .put("images", o.rows())
@@ -206,8 +229,8 @@ public final class PreprocessJob {
         .put("images_per_s", o.rows() / wall)
         .put("mb_per_s", o.bytesIn() / 1e6 / wall)
         .put("time_to_first_batch_s", o.firstBatchEpochMs() == 0 ? null : (o.firstBatchEpochMs() - startMs) / 1000.0)
-        .put("failures", o.quarantined())
-        .put("quarantine", quarantine)
+        .put("failures", o.quarantined());
+    return o.listed().putInto(report)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
         .put("image_shape", List.of(s.transform().height(), s.transform().width(), s.transform().channels()))

@@ -41,8 +41,6 @@ import org.apache.spark.TaskContext;
  * instance per job, shipped to executors; {@link #run} is called on a Spark task thread.
  */
 final class PreprocessTask implements Serializable {
-  static final int MAX_LISTED = 100;
-
   /** One partition's work: shards in order, with the dataset index of each shard's first sample. */
   record Spec(int partition, List<Shard> shards, long[] offsets) implements Serializable {}
 
@@ -83,8 +81,7 @@ final class PreprocessTask implements Serializable {
       outcome.quarantine.forEach(q -> quarantined.add(SampleId.record(q.key(), q.reason())));
       return new TaskResult(
           new CommittedFile(spec.partition(), file.toString(), sink.rows(), bytes),
-          source.samples(), quarantined.size(),
-          List.copyOf(quarantined.subList(0, Math.min(MAX_LISTED, quarantined.size()))),
+          source.samples(), quarantined.size(), List.copyOf(quarantined),
           source.bytesRead(), outcome.firstBatchEpochMs, outcome.stats, outcome.budgetExceeded);
     } finally {
       source.close();

@@ -1,6 +1,7 @@
 package dev.spindle.spark.job;
 
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.sink.OutputWriteException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -175,9 +176,11 @@ public final class SpindleMain {
     }
   }
 
-  private static String rootMessage(Throwable e) {
+  /** The message to print for a failed command: the deepest cause that says what and where. */
+  static String rootMessage(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t && !(t instanceof PreprocessJob.JobFailure)) {
+    while (t.getCause() != null && t.getCause() != t && !(t instanceof PreprocessJob.JobFailure)
+        && !(t instanceof OutputWriteException)) {
       if (t.getMessage() != null && t.getMessage().contains("Failed reading shard")) {
         break;
       }

@@ -12,7 +12,7 @@ import java.util.List;
  * @param file the file it wrote under the job's temporary folder
  * @param samples samples it read (delivered + quarantined)
  * @param quarantined how many it quarantined
- * @param firstQuarantined the first of them, at most {@link PreprocessTask#MAX_LISTED} per task
+ * @param quarantinedSamples every one of them (bounded by the task's share of the failure budget)
  * @param bytesIn encoded bytes read
  * @param firstBatchEpochMs wall-clock time its first batch was written, or 0
  * @param stats its pipeline's statistics at the end
@@ -22,7 +22,7 @@ record TaskResult(
     CommittedFile file,
     long samples,
     long quarantined,
-    List<QuarantineRecord> firstQuarantined,
+    List<QuarantineRecord> quarantinedSamples,
     long bytesIn,
     long firstBatchEpochMs,
     PipelineStats stats,

@@ -17,6 +17,7 @@ public final class JobReport {
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final Map<String, Object> fields = new LinkedHashMap<>();
+  private QuarantineList quarantine;
 
   public JobReport(String command) {
     fields.put("command", command);
@@ -24,6 +25,12 @@ public final class JobReport {
 
   public JobReport put(String key, Object value) {
     fields.put(key, value);
+    return this;
+  }
+
+  /** The job's full quarantine list, written next to the report by {@link #write}. */
+  JobReport attach(QuarantineList list) {
+    this.quarantine = list;
     return this;
   }
 
@@ -43,13 +50,28 @@ public final class JobReport {
     }
   }
 
-  /** Writes the report; parent folders are created. */
+  /**
+   * Writes the report; parent folders are created. When samples were quarantined, every one of
+   * them is listed in {@code REPORT.quarantine.jsonl} beside it (named in {@code
+   * quarantine_file}); the report itself lists the first {@link QuarantineList#REPORTED}.
+   */
   public void write(Path file) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
+    if (quarantine != null) {
+      Path list = quarantineFile(file);
+      fields.put("quarantine_file", quarantine.writeTo(list) ? list.toString() : null);
+    }
     Files.writeString(file, toJson() + "\n");
+  }
+
+  /** Where {@link #write} lists every quarantined sample: {@code r.json} → {@code r.quarantine.jsonl}. */
+  public static Path quarantineFile(Path report) {
+    String name = report.getFileName().toString();
+    String stem = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+    return report.resolveSibling(stem + ".quarantine.jsonl");
   }
 
   /** Reads a report written by {@link #write}. */

@@ -26,11 +26,18 @@ public final class ArrowFileSink implements AutoCloseable {
   public ArrowFileSink(Path path, Configuration conf, VectorSchemaRoot root) throws IOException {
     this.path = path;
     FileSystem fs = path.getFileSystem(conf);
-    this.out = fs.create(path, false);
+    try {
+      this.out = fs.create(path, false);
+    } catch (IOException e) {
+      throw failed(e);
+    }
     try {
       this.writer = new ArrowFileWriter(root, null, Channels.newChannel(out));
       writer.start();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      out.close();
+      throw failed(e);
+    } catch (RuntimeException e) {
       out.close();
       throw e;
     }
@@ -38,7 +45,11 @@ public final class ArrowFileSink implements AutoCloseable {
 
   /** Appends the root's current rows as one record batch. */
   public void write(VectorSchemaRoot root) throws IOException {
-    writer.writeBatch();
+    try {
+      writer.writeBatch();
+    } catch (IOException e) {
+      throw failed(e);
+    }
     rows += root.getRowCount();
     batches++;
   }
@@ -64,6 +75,13 @@ public final class ArrowFileSink implements AutoCloseable {
     try (OutputStream o = out) {
       writer.end();
       writer.close();
+    } catch (IOException e) {
+      throw failed(e);
     }
+  }
+
+  /** Names the file: "No space left on device" alone does not say where. */
+  private IOException failed(IOException e) {
+    return e instanceof OutputWriteException ? e : new OutputWriteException("Cannot write " + path, e);
   }
 }

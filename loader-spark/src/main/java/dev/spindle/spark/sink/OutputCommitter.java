@@ -1,53 +1,121 @@
 package dev.spindle.spark.sink;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Driver-side commit protocol for a job's output folder. Tasks write under {@code
- * OUTPUT/_temporary/<job>/} with a name unique to their attempt; only the attempt whose result the
- * driver received is renamed to its final name, after the whole job succeeded and passed its
- * failure budget; then {@code _manifest.json} is written last (via a temporary name), so a reader
- * that sees the manifest sees complete output. A failed or aborted job deletes its temporary
- * folder and leaves no committed file. Runs on the driver, one thread.
+ * Driver-side commit protocol for a job's output folder. The manifest is the truth: a reader
+ * trusts {@code _manifest.json} and the files it lists, nothing else.
+ *
+ * <pre>
+ *  setup()   before any task: output writable? take {@link OutputLock}; remove what dead jobs
+ *            left (_temporary/, part files no manifest lists); refuse committed output unless
+ *            overwrite; create _temporary/&lt;job&gt;/
+ *  tasks     write _temporary/&lt;job&gt;/part-NNNNN.attempt-&lt;id&gt;.arrow
+ *  commit()  rename the one received attempt per partition to part-NNNNN-&lt;job tag&gt;.arrow
+ *            (new names: the old output's files stay untouched) → replace _manifest.json in
+ *            one atomic step → delete the old output's files → delete _temporary/&lt;job&gt;/
+ *  abort()   delete _temporary/&lt;job&gt;/ (on every failure path)
+ *  close()   release the lock
+ * </pre>
+ *
+ * At every instant the manifest lists a complete output, the old one until the switch and the
+ * new one after it, whether the driver dies or not; what an interrupted job leaves behind is
+ * unlisted and removed by the next job on that output. Runs on the driver, one thread.
  */
-public final class OutputCommitter {
+public final class OutputCommitter implements AutoCloseable {
   public static final String MANIFEST = "_manifest.json";
-  private static final String TEMPORARY = "_temporary";
+  static final String TEMPORARY = "_temporary";
+  private static final Logger LOG = LoggerFactory.getLogger(OutputCommitter.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern OWN_PART = Pattern.compile("part-\\d{5}-[0-9a-f]{8}\\.arrow");
+  private static final Pattern OWN_TEMP =
+      Pattern.compile("\\.(" + Pattern.quote(MANIFEST) + "|" + Pattern.quote(OutputLock.FILE)
+          + ")\\.[0-9a-f-]{36}");
+
+  /**
+   * How to commit.
+   *
+   * @param overwrite replace committed output (else refuse it)
+   * @param staleLock after how long without refresh another host's lock counts as stale
+   * @param testStepDelayMs test only: pause before each commit step, so a test can kill the
+   *     driver mid-commit
+   */
+  public record Settings(boolean overwrite, Duration staleLock, long testStepDelayMs) {}
+
+  /**
+   * What {@link #setup()} found and removed.
+   *
+   * @param staleLock the dead job whose lock was taken over, or null
+   * @param staleReason why it was judged dead, or null
+   * @param removed files and folders left by dead jobs, removed
+   */
+  public record Recovery(OutputLock.Holder staleLock, String staleReason, List<String> removed) {}
 
   private final Path output;
   private final FileSystem fs;
   private final String jobId;
-  private final boolean overwrite;
+  private final String tag;
+  private final String description;
+  private final Settings settings;
+  private OutputLock lock;
 
-  public OutputCommitter(String output, Configuration conf, boolean overwrite) throws IOException {
+  public OutputCommitter(String output, Configuration conf, String description, Settings settings)
+      throws IOException {
     this.output = new Path(output);
     this.fs = this.output.getFileSystem(conf);
     this.jobId = UUID.randomUUID().toString();
-    this.overwrite = overwrite;
+    this.tag = jobId.replace("-", "").substring(0, 8);
+    this.description = description;
+    this.settings = settings;
   }
 
-  /** Checks the output folder can be written and creates the job's temporary folder. */
-  public void setup() throws IOException {
-    if (fs.exists(output)) {
-      FileStatus status = fs.getFileStatus(output);
-      if (status.isFile()) {
-        throw new IOException("Output " + output + " is a file, not a folder");
-      }
-      if (!overwrite && !committedFiles().isEmpty()) {
+  /**
+   * Before any task: checks the output can be written, takes its lock, removes what dead jobs
+   * left, refuses committed output unless overwriting, and creates the job's temporary folder.
+   *
+   * @throws OutputLock.LockedException when another live job holds the output
+   */
+  public Recovery setup() throws IOException {
+    ensureFolder();
+    try {
+      lock = OutputLock.acquire(fs, output, jobId, description, settings.staleLock());
+    } catch (OutputLock.LockedException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new OutputWriteException("Output " + output + " is not writable", e);
+    }
+    try {
+      List<String> removed = removeLeftovers();
+      if (!settings.overwrite() && holdsOutput()) {
         throw new IOException(
             "Output " + output + " already holds committed output; pass --overwrite to replace it");
       }
+      if (!fs.mkdirs(jobTemporary())) {
+        throw new IOException("Could not create " + jobTemporary());
+      }
+      return new Recovery(lock.replacedStale().orElse(null), lock.staleReason(), removed);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
     }
-    fs.mkdirs(jobTemporary());
   }
 
   /** The folder a task attempt writes into; it names its file {@link #attemptFile}. */
@@ -60,45 +128,149 @@ public final class OutputCommitter {
     return new Path(jobTemporaryUri, String.format("part-%05d.attempt-%d.arrow", partition, attemptId));
   }
 
+  /** The committed name of a partition's file: {@code part-00007-1a2b3c4d.arrow}. */
+  public String finalName(int partition) {
+    return String.format("part-%05d-%s.arrow", partition, tag);
+  }
+
+  /** This job's identity, as its lock names it. */
+  public String jobId() {
+    return jobId;
+  }
+
   /**
-   * Makes the given files visible under their final names, writes the manifest, and removes the
-   * temporary folder (with any files of failed or speculative attempts).
+   * Makes the given files visible under their final names, switches the manifest to the new
+   * output in one step, then deletes the old output's files and the job's temporary folder.
+   * Nothing of the old output is touched before the switch.
    */
   public List<String> commit(List<CommittedFile> files, String manifestJson) throws IOException {
-    if (overwrite) {
-      for (Path old : committedFiles()) {
-        fs.delete(old, false);
-      }
-    }
+    lock.verifyHeld();
+    Set<String> old = listedFiles();
     List<String> committed = new ArrayList<>();
     for (CommittedFile file : files) {
-      Path target = new Path(output, file.finalName());
+      pause();
+      Path target = new Path(output, finalName(file.partition()));
       if (!fs.rename(new Path(file.tempPath()), target)) {
         throw new IOException("Could not commit " + file.tempPath() + " to " + target);
       }
-      committed.add(file.finalName());
+      committed.add(target.getName());
     }
-    Path manifestTemp = new Path(jobTemporary(), MANIFEST);
-    try (OutputStream out = fs.create(manifestTemp, true)) {
-      out.write(manifestJson.getBytes(StandardCharsets.UTF_8));
+    pause();
+    lock.verifyHeld();
+    Path manifest = new Path(output, MANIFEST);
+    try {
+      AtomicFiles.replace(fs, manifest, manifestJson.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new OutputWriteException("Cannot write " + manifest, e);
     }
-    if (!fs.rename(manifestTemp, new Path(output, MANIFEST))) {
-      throw new IOException("Could not write " + new Path(output, MANIFEST));
+    pause();
+    for (String name : old) {
+      if (!committed.contains(name)) {
+        AtomicFiles.delete(fs, new Path(output, name));
+      }
     }
-    cleanup();
+    deleteTemporary();
     return committed;
   }
 
-  /** Deletes everything this job wrote; committed output of earlier jobs stays. Idempotent. */
+  /** Deletes everything this job wrote; committed output stays. Idempotent. */
   public void abort() throws IOException {
-    cleanup();
+    deleteTemporary();
   }
 
-  private void cleanup() throws IOException {
+  /** {@link #abort()} while already failing with {@code failure}: its own error is attached. */
+  public void abortAfter(Throwable failure) {
+    try {
+      abort();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Releases the output's lock. Idempotent. */
+  @Override
+  public void close() {
+    if (lock != null) {
+      lock.close();
+    }
+  }
+
+  private void ensureFolder() throws IOException {
+    try {
+      if (fs.exists(output) && fs.getFileStatus(output).isFile()) {
+        throw new IOException("Output " + output + " is a file, not a folder");
+      }
+      if (!fs.mkdirs(output)) {
+        throw new IOException("mkdirs failed");
+      }
+    } catch (org.apache.hadoop.security.AccessControlException e) {
+      throw new OutputWriteException("Output " + output + " is not writable", e);
+    }
+  }
+
+  /**
+   * Under the lock, so every job that wrote here is gone: its attempts under {@code _temporary},
+   * part files no manifest lists (a commit cut short before its switch, or the old files after
+   * it) and the temporary copies of an interrupted manifest or lock write are removed.
+   */
+  private List<String> removeLeftovers() throws IOException {
+    List<String> removed = new ArrayList<>();
+    Path temporary = new Path(output, TEMPORARY);
+    if (fs.exists(temporary)) {
+      for (FileStatus f : fs.listStatus(temporary)) {
+        removed.add(TEMPORARY + "/" + f.getPath().getName());
+      }
+      fs.delete(temporary, true);
+    }
+    Set<String> listed = listedFiles();
+    for (FileStatus f : fs.listStatus(output)) {
+      String name = f.getPath().getName();
+      boolean orphan = OWN_PART.matcher(name).matches() && !listed.contains(name);
+      if (orphan || OWN_TEMP.matcher(name).matches()) {
+        AtomicFiles.delete(fs, f.getPath());
+        removed.add(name);
+      }
+    }
+    if (!removed.isEmpty()) {
+      LOG.warn("Removed what interrupted jobs left in {}: {}", output, removed);
+    }
+    return removed;
+  }
+
+  private boolean holdsOutput() throws IOException {
+    for (FileStatus f : fs.listStatus(output)) {
+      String name = f.getPath().getName();
+      if (name.equals(MANIFEST) || (name.startsWith("part-") && name.endsWith(".arrow"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The files the current manifest lists (empty when there is none). */
+  private Set<String> listedFiles() throws IOException {
+    Set<String> names = new HashSet<>();
+    Path manifest = new Path(output, MANIFEST);
+    Map<?, ?> json;
+    try (InputStream in = fs.open(manifest)) {
+      json = JSON.readValue(in, Map.class);
+    } catch (FileNotFoundException e) {
+      return names;
+    }
+    if (json.get("files") instanceof List<?> files) {
+      for (Object f : files) {
+        if (f instanceof Map<?, ?> m && m.get("path") != null) {
+          names.add(String.valueOf(m.get("path")));
+        }
+      }
+    }
+    return names;
+  }
+
+  private void deleteTemporary() throws IOException {
     fs.delete(jobTemporary(), true);
     Path temporary = new Path(output, TEMPORARY);
-    FileStatus[] left = fs.exists(temporary) ? fs.listStatus(temporary) : new FileStatus[0];
-    if (left.length == 0) {
+    if (fs.exists(temporary) && fs.listStatus(temporary).length == 0) {
       fs.delete(temporary, true);
     }
   }
@@ -107,17 +279,13 @@ public final class OutputCommitter {
     return new Path(new Path(output, TEMPORARY), jobId);
   }
 
-  private List<Path> committedFiles() throws IOException {
-    List<Path> found = new ArrayList<>();
-    if (!fs.exists(output)) {
-      return found;
-    }
-    for (FileStatus f : fs.listStatus(output)) {
-      String name = f.getPath().getName();
-      if (name.equals(MANIFEST) || (name.startsWith("part-") && name.endsWith(".arrow"))) {
-        found.add(f.getPath());
+  private void pause() {
+    if (settings.testStepDelayMs() > 0) {
+      try {
+        Thread.sleep(settings.testStepDelayMs());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
-    return found;
   }
 }

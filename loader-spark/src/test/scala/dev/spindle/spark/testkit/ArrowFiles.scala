@@ -19,8 +19,12 @@ final case class Row(index: Long, key: String, label: Int, image: Seq[Byte])
 object ArrowFiles {
   FixedShapeTensorType.register()
 
-  def partFiles(dir: Path): Seq[Path] =
-    Files.list(dir).iterator().asScala.filter(_.getFileName.toString.matches("part-\\d{5}\\.arrow")).toSeq.sorted
+  /** The files the output's `_manifest.json` lists, in its order: a reader trusts nothing else. */
+  def partFiles(dir: Path): Seq[Path] = {
+    val manifest = dev.spindle.spark.metrics.JobReport.read(dir.resolve("_manifest.json"))
+    manifest.get("files").asInstanceOf[java.util.List[java.util.Map[String, AnyRef]]].asScala
+      .map(f => dir.resolve(f.get("path").toString)).toSeq
+  }
 
   def read(file: Path): (Schema, Seq[Row]) = {
     val allocator = new RootAllocator(Long.MaxValue)

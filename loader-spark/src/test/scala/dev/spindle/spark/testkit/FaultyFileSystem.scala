@@ -1,0 +1,93 @@
+package dev.spindle.spark.testkit
+
+import java.io.{FilterOutputStream, IOException, OutputStream}
+import java.net.URI
+import java.util.concurrent.atomic.AtomicLong
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FSDataOutputStream, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.permission.FsPermission
+import org.apache.hadoop.security.AccessControlException
+import org.apache.hadoop.util.Progressable
+
+/**
+ * The local file system under the scheme `faulty:` (`faulty:///tmp/x` is `/tmp/x`), failing the
+ * way real storage fails: once [[FaultyFileSystem.diskFull]] bytes have been written to `.arrow`
+ * files, further writes fail with ENOSPC's bare message "No space left on device"; in
+ * [[FaultyFileSystem.readOnly]] mode every create, mkdirs, rename and delete is refused with
+ * "Permission denied". Driver and local-mode executors share the JVM, hence the global switch.
+ */
+class FaultyFileSystem extends RawLocalFileSystem {
+  override def getUri: URI = URI.create("faulty:///")
+  override def getScheme: String = "faulty"
+
+  override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int,
+      replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream = {
+    refuseIfReadOnly("create", f)
+    wrap(f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress))
+  }
+
+  override def create(f: Path, overwrite: Boolean, bufferSize: Int, replication: Short,
+      blockSize: Long, progress: Progressable): FSDataOutputStream = {
+    refuseIfReadOnly("create", f)
+    wrap(f, super.create(f, overwrite, bufferSize, replication, blockSize, progress))
+  }
+
+  override def mkdirs(f: Path, permission: FsPermission): Boolean = {
+    refuseIfReadOnly("mkdirs", f)
+    super.mkdirs(f, permission)
+  }
+
+  override def mkdirs(f: Path): Boolean = {
+    refuseIfReadOnly("mkdirs", f)
+    super.mkdirs(f)
+  }
+
+  override def rename(src: Path, dst: Path): Boolean = {
+    refuseIfReadOnly("rename", src)
+    super.rename(src, dst)
+  }
+
+  override def delete(p: Path, recursive: Boolean): Boolean = {
+    refuseIfReadOnly("delete", p)
+    super.delete(p, recursive)
+  }
+
+  private def refuseIfReadOnly(op: String, f: Path): Unit =
+    if (FaultyFileSystem.readOnlyNow) throw new AccessControlException(s"Permission denied: $op $f")
+
+  private def wrap(f: Path, out: FSDataOutputStream): FSDataOutputStream =
+    if (!f.getName.endsWith(".arrow")) out
+    else new FSDataOutputStream(new FilterOutputStream(out) {
+      override def write(b: Int): Unit = { take(1); out.write(b) }
+      override def write(b: Array[Byte], off: Int, len: Int): Unit = { take(len); out.write(b, off, len) }
+    }, null)
+
+  private def take(n: Long): Unit =
+    if (FaultyFileSystem.left.addAndGet(-n) < 0) throw new IOException("No space left on device")
+}
+
+object FaultyFileSystem {
+  private val left = new AtomicLong(Long.MaxValue)
+  @volatile private var readOnlyNow = false
+
+  /** Registers the scheme in `conf` (instances uncached, so each job sees the current mode). */
+  def register(conf: Configuration): Unit = {
+    conf.set("fs.faulty.impl", classOf[FaultyFileSystem].getName)
+    conf.setBoolean("fs.faulty.impl.disable.cache", true)
+  }
+
+  def uri(p: java.nio.file.Path): String = "faulty://" + p.toAbsolutePath.toString
+
+  /** Runs `body` with only `capacity` more bytes of `.arrow` files writable. */
+  def diskFull[T](capacity: Long)(body: => T): T = {
+    left.set(capacity)
+    try body finally left.set(Long.MaxValue)
+  }
+
+  /** Runs `body` with every change refused. */
+  def readOnly[T](body: => T): T = {
+    readOnlyNow = true
+    try body finally readOnlyNow = false
+  }
+}
