@@ -76,6 +76,7 @@ public final class OutputCommitter implements AutoCloseable {
   private final String description;
   private final Settings settings;
   private OutputLock lock;
+  private java.util.function.Consumer<String> stepHook = step -> {};
 
   public OutputCommitter(String output, Configuration conf, String description, Settings settings)
       throws IOException {
@@ -148,14 +149,14 @@ public final class OutputCommitter implements AutoCloseable {
     Set<String> old = listedFiles();
     List<String> committed = new ArrayList<>();
     for (CommittedFile file : files) {
-      pause();
+      step("rename " + file.tempPath());
       Path target = new Path(output, finalName(file.partition()));
       if (!fs.rename(new Path(file.tempPath()), target)) {
         throw new IOException("Could not commit " + file.tempPath() + " to " + target);
       }
       committed.add(target.getName());
     }
-    pause();
+    step("switch manifest");
     lock.verifyHeld();
     Path manifest = new Path(output, MANIFEST);
     try {
@@ -163,7 +164,7 @@ public final class OutputCommitter implements AutoCloseable {
     } catch (IOException e) {
       throw new OutputWriteException("Cannot write " + manifest, e);
     }
-    pause();
+    step("delete old files");
     for (String name : old) {
       if (!committed.contains(name)) {
         AtomicFiles.delete(fs, new Path(output, name));
@@ -279,7 +280,18 @@ public final class OutputCommitter implements AutoCloseable {
     return new Path(new Path(output, TEMPORARY), jobId);
   }
 
-  private void pause() {
+  /** Test only: {@code hook} runs before each commit step (a test crashes the commit there). */
+  void onStep(java.util.function.Consumer<String> hook) {
+    this.stepHook = hook;
+  }
+
+  /** Test only: the lock, to abandon it as a killed driver would. */
+  OutputLock lock() {
+    return lock;
+  }
+
+  private void step(String name) {
+    stepHook.accept(name);
     if (settings.testStepDelayMs() > 0) {
       try {
         Thread.sleep(settings.testStepDelayMs());

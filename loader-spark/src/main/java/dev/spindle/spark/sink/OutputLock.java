@@ -162,6 +162,13 @@ public final class OutputLock implements AutoCloseable {
     }
   }
 
+  /** Test only: stops refreshing and leaves the lock file, as a killed driver does. */
+  void abandon() throws InterruptedException {
+    closed.set(true);
+    refresher.interrupt();
+    refresher.join(5000);
+  }
+
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
