@@ -3,6 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.plan.FileFacts;
 import dev.spindle.spark.plan.ManifestCheck;
 import dev.spindle.spark.plan.ManifestCodec;
+import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.shard.ShardFormat;
@@ -15,9 +16,7 @@ import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,12 +126,9 @@ final class ManifestCache {
       out.add(facts(status));
       return out;
     }
-    String rootPath = status.getPath().toUri().getPath();
-    RemoteIterator<LocatedFileStatus> files = fs.listFiles(status.getPath(), true);
-    while (files.hasNext()) {
-      LocatedFileStatus f = files.next();
+    for (FileStatus f : InputListing.list(fs, status.getPath()).files()) {
       String name = f.getPath().getName().toLowerCase(Locale.ROOT);
-      if (!hidden(rootPath, f.getPath()) && (tars ? name.endsWith(".tar") : isImage(name))) {
+      if (tars ? name.endsWith(".tar") : isImage(name)) {
         out.add(facts(f));
       }
     }
@@ -141,17 +137,6 @@ final class ManifestCache {
 
   private static FileFacts facts(FileStatus f) {
     return new FileFacts(f.getPath().toString(), f.getLen(), f.getModificationTime());
-  }
-
-  private static boolean hidden(String rootPath, Path file) {
-    String path = file.toUri().getPath();
-    String rel = path.startsWith(rootPath) ? path.substring(rootPath.length()) : path;
-    for (String part : rel.split("/")) {
-      if (part.startsWith("_") || part.startsWith(".")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static boolean isImage(String name) {

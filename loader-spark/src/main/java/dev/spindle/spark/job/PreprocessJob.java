@@ -61,9 +61,8 @@ public final class PreprocessJob {
         "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
       OutputCommitter.Recovery recovery = committer.setup();
       try {
-        Manifest manifest =
-            new ShardCatalog(hadoop, settings.folderShardFiles())
-                .list(input, new ClusterTarCounter(jsc));
+        ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles());
+        Manifest manifest = catalog.list(input, new ClusterTarCounter(jsc));
         if (manifest.totalSamples() == 0) {
           throw new IOException("No samples in " + input + " (" + manifest.shards().size()
               + " empty shards)");
@@ -79,6 +78,8 @@ public final class PreprocessJob {
         JobReport report = report(input, hadoop, output, manifest, specs.size(), settings,
             outcome, wall, startMs);
         return report.put("master", spark.sparkContext().master())
+            .put("input_skipped", catalog.skipped().stream()
+                .map(k -> Map.of("path", k.path(), "reason", k.reason())).toList())
             .put("recovered", recoveryReport(recovery));
       } catch (Throwable t) {
         committer.abortAfter(t);

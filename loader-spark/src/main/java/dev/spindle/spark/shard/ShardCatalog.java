@@ -11,9 +11,7 @@ import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * Lists the shards under an input URI through the Hadoop FileSystem API and builds the {@link
@@ -31,6 +29,7 @@ public final class ShardCatalog {
 
   private final Configuration conf;
   private final int folderShardFiles;
+  private List<InputListing.Skipped> skipped = List.of();
 
   /**
    * @param folderShardFiles how many files of an image-folder tree make one shard
@@ -42,6 +41,11 @@ public final class ShardCatalog {
     }
     this.conf = conf;
     this.folderShardFiles = folderShardFiles;
+  }
+
+  /** What the last {@link #list} passed over under its input (links followed twice, broken). */
+  public List<InputListing.Skipped> skipped() {
+    return skipped;
   }
 
   /** Lists and counts the shards under {@code input}. */
@@ -63,13 +67,9 @@ public final class ShardCatalog {
     }
     List<FileStatus> tars = new ArrayList<>();
     List<FileStatus> images = new ArrayList<>();
-    RemoteIterator<LocatedFileStatus> files = fs.listFiles(status.getPath(), true);
-    while (files.hasNext()) {
-      LocatedFileStatus file = files.next();
-      String relative = relative(status.getPath(), file.getPath());
-      if (hidden(relative)) {
-        continue;
-      }
+    InputListing.Listing listing = InputListing.list(fs, status.getPath());
+    skipped = listing.skipped();
+    for (FileStatus file : listing.files()) {
       if (isTar(file.getPath().getName())) {
         tars.add(file);
       } else if (WebDatasetKeys.isImageFile(file.getPath().getName())) {
@@ -157,15 +157,6 @@ public final class ShardCatalog {
     String f = file.toUri().getPath();
     String rel = f.startsWith(r) ? f.substring(r.length()) : f;
     return rel.startsWith("/") ? rel.substring(1) : rel;
-  }
-
-  private static boolean hidden(String relative) {
-    for (String part : relative.split("/")) {
-      if (part.startsWith("_") || part.startsWith(".")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static boolean isTar(String name) {

@@ -92,4 +92,56 @@ class ShardCatalogSuite extends AnyFunSuite {
       assert(samples(1).problem.startsWith("cannot read file"))
     }
   }
+
+  private def shardNames(m: Manifest): Seq[String] =
+    m.shards.asScala.map(s => s.uri.substring(s.uri.indexOf("/in/") + 4)).toSeq
+
+  test("a link loop is followed once: each shard is listed once and the loop is reported") {
+    TestFiles.withTempDir("loop") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("a.tar"), Seq("x.jpg" -> Array[Byte](1), "x.cls" -> ascii("0")))
+      Files.createDirectories(in.resolve("sub"))
+      TestFiles.writeTar(in.resolve("sub/b.tar"), Seq("y.jpg" -> Array[Byte](1), "y.cls" -> ascii("0")))
+      Files.createSymbolicLink(in.resolve("loop"), Path.of("."))
+      Files.createSymbolicLink(in.resolve("sub/up"), Path.of(".."))
+      val c = catalog()
+      val m = c.list(in.toString, localCounter)
+      assert(shardNames(m) == Seq("a.tar", "sub/b.tar"))
+      assert(c.skipped.asScala.map(k => k.path.substring(k.path.indexOf("/in/") + 4) -> k.reason).toMap ==
+        Map("loop" -> s"a link to a folder already listed ($in)",
+          "sub/up" -> s"a link to a folder already listed ($in)"))
+    }
+  }
+
+  test("links to the same shard or folder are taken once; broken links are reported") {
+    TestFiles.withTempDir("links") { dir =>
+      val elsewhere = Files.createDirectories(dir.resolve("elsewhere"))
+      TestFiles.writeTar(elsewhere.resolve("e.tar"), Seq("z.jpg" -> Array[Byte](1), "z.cls" -> ascii("0")))
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("a.tar"), Seq("x.jpg" -> Array[Byte](1), "x.cls" -> ascii("0")))
+      Files.createSymbolicLink(in.resolve("again.tar"), in.resolve("a.tar"))
+      Files.createSymbolicLink(in.resolve("ext"), elsewhere)
+      Files.createSymbolicLink(in.resolve("ext2"), elsewhere)
+      Files.createSymbolicLink(in.resolve("gone.tar"), dir.resolve("missing.tar"))
+      val c = catalog()
+      val m = c.list(in.toString, localCounter)
+      assert(shardNames(m) == Seq("a.tar", "ext/e.tar"))
+      val reasons = c.skipped.asScala.map(k => k.path.substring(k.path.indexOf("/in/") + 4) -> k.reason).toMap
+      assert(reasons == Map(
+        "again.tar" -> s"the same file as $in/a.tar",
+        "ext2" -> s"a link to a folder already listed ($in/ext)",
+        "gone.tar" -> s"a broken link (to ${dir.resolve("missing.tar")})"))
+    }
+  }
+
+  test("two link loops side by side are listed in bounded time") {
+    TestFiles.withTempDir("loops") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("a.tar"), Seq("x.jpg" -> Array[Byte](1), "x.cls" -> ascii("0")))
+      Files.createSymbolicLink(in.resolve("l1"), Path.of("."))
+      Files.createSymbolicLink(in.resolve("l2"), Path.of("."))
+      val m = catalog().list(in.toString, localCounter)
+      assert(shardNames(m) == Seq("a.tar"))
+    }
+  }
 }

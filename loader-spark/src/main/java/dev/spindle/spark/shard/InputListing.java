@@ -1,0 +1,129 @@
+package dev.spindle.spark.shard;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data files under an input folder, each once. Names starting with {@code _} or {@code .}
+ * are not data (committed-output side files, caches, hidden files) and are passed over silently.
+ *
+ * <p>On the local file system, symbolic links are followed, but no folder and no file is taken
+ * twice: a link back to a folder already listed (a loop such as {@code loop -> .}) or to a file
+ * already taken is skipped, and so is a broken link; each skip is reported with its reason. Other
+ * file systems (HDFS, object stores) have no links to follow and are listed as they are. Runs on
+ * the driver; stateless.
+ */
+public final class InputListing {
+  private static final Logger LOG = LoggerFactory.getLogger(InputListing.class);
+
+  /** Something under the input that was not taken, and why. */
+  public record Skipped(String path, String reason) {}
+
+  /** The files taken, in no particular order, and what was skipped. */
+  public record Listing(List<FileStatus> files, List<Skipped> skipped) {}
+
+  private InputListing() {}
+
+  /** Lists the data files under the folder {@code root}. */
+  public static Listing list(FileSystem fs, Path root) throws IOException {
+    Listing listing = "file".equals(fs.getUri().getScheme())
+        ? new LocalWalk(fs).walk(root)
+        : remote(fs, root);
+    for (Skipped s : listing.skipped()) {
+      LOG.warn("Input {}: skipped {}: {}", root, s.path(), s.reason());
+    }
+    return listing;
+  }
+
+  /** True for a path relative to the input root that has a part named {@code _…} or {@code .…}. */
+  private static boolean hidden(String relative) {
+    for (String part : relative.split("/")) {
+      if (part.startsWith("_") || part.startsWith(".")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Listing remote(FileSystem fs, Path root) throws IOException {
+    List<FileStatus> files = new ArrayList<>();
+    String rootPath = root.toUri().getPath();
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(root, true);
+    while (it.hasNext()) {
+      LocatedFileStatus f = it.next();
+      String path = f.getPath().toUri().getPath();
+      String rel = path.startsWith(rootPath) ? path.substring(rootPath.length()) : path;
+      if (!hidden(rel.startsWith("/") ? rel.substring(1) : rel)) {
+        files.add(f);
+      }
+    }
+    return new Listing(files, List.of());
+  }
+
+  /** A depth-first walk of a local tree that remembers the real path of everything it took. */
+  private static final class LocalWalk {
+    private final FileSystem fs;
+    private final Map<java.nio.file.Path, String> folders = new HashMap<>();
+    private final Map<java.nio.file.Path, String> files = new HashMap<>();
+    private final List<FileStatus> taken = new ArrayList<>();
+    private final List<Skipped> skipped = new ArrayList<>();
+
+    LocalWalk(FileSystem fs) {
+      this.fs = fs;
+    }
+
+    Listing walk(Path root) throws IOException {
+      java.nio.file.Path dir = java.nio.file.Path.of(root.toUri().getPath());
+      folder(dir, dir.toString());
+      return new Listing(taken, skipped);
+    }
+
+    private void folder(java.nio.file.Path dir, String shown) throws IOException {
+      String first = folders.putIfAbsent(dir.toRealPath(), shown);
+      if (first != null) {
+        skipped.add(new Skipped(shown, "a link to a folder already listed (" + first + ")"));
+        return;
+      }
+      List<java.nio.file.Path> children;
+      try (Stream<java.nio.file.Path> s = Files.list(dir)) {
+        children = s.sorted().toList();
+      }
+      for (java.nio.file.Path child : children) {
+        String name = child.getFileName().toString();
+        if (name.startsWith("_") || name.startsWith(".")) {
+          continue;
+        }
+        entry(child, shown + "/" + name);
+      }
+    }
+
+    private void entry(java.nio.file.Path child, String shown) throws IOException {
+      if (!Files.exists(child)) { // exists() follows links: only a broken link gets here
+        skipped.add(new Skipped(shown, "a broken link (to " + Files.readSymbolicLink(child) + ")"));
+      } else if (Files.isDirectory(child)) {
+        folder(child, shown);
+      } else if (Files.isRegularFile(child)) {
+        String first = files.putIfAbsent(child.toRealPath(), shown);
+        if (first != null) {
+          skipped.add(new Skipped(shown, "the same file as " + first));
+        } else {
+          taken.add(fs.getFileStatus(new Path(child.toUri())));
+        }
+      } else {
+        skipped.add(new Skipped(shown, "not a regular file"));
+      }
+    }
+  }
+}
