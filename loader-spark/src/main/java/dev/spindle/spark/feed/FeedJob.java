@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.JobReport;
-import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.PlanSpec;
@@ -95,13 +95,13 @@ public final class FeedJob {
     FailureBudget budget = FailureBudget.parse(
         SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
         SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES));
-    if (!budget.exceeded(epochs.quarantined.size(), epochs.samples)) {
+    if (!budget.exceeded(epochs.quarantined.total(), epochs.samples)) {
       return;
     }
     StringBuilder msg = new StringBuilder(String.format(
         "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows"
-            + " %s). First causes:", epochs.quarantined.size(), epochs.samples, budget.describe()));
-    epochs.quarantined.stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
+            + " %s). First causes:", epochs.quarantined.total(), epochs.samples, budget.describe()));
+    epochs.quarantined.first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new IllegalStateException(msg.toString());
   }
 
@@ -116,7 +116,7 @@ public final class FeedJob {
     private final FeederReport feeders = new FeederReport();
     private final String runId = UUID.randomUUID().toString();
     private final List<Map<String, Object>> ranks = new ArrayList<>();
-    private final List<QuarantineRecord> quarantined = new ArrayList<>();
+    private final QuarantineList quarantined = new QuarantineList();
     private long rows;
     private long samples;
     private long samplesRead;
@@ -220,12 +220,8 @@ public final class FeedJob {
       manifestInfo.put("status", loaded.status());
       manifestInfo.put("shards", manifest.shards().size());
       manifestInfo.put("samples", manifest.totalSamples());
-      List<Map<String, Object>> quarantine = new ArrayList<>();
-      for (QuarantineRecord q : quarantined) {
-        quarantine.add(q.toReport());
-      }
       PlanSpec spec = state.spec();
-      return new JobReport("feed")
+      JobReport report = new JobReport("feed")
           .put("input", request.input())
           .put("manifest", manifestInfo)
           .put("world_size", request.worldSize())
@@ -246,8 +242,8 @@ public final class FeedJob {
           .put("samples", samples)
           .put("samples_read", samplesRead)
           .put("bytes_in", bytesIn)
-          .put("failures", (long) quarantined.size())
-          .put("quarantine", quarantine)
+          .put("failures", quarantined.total());
+      return quarantined.putInto(report)
           .put("repeats_not_redelivered", refused)
           .put("stopped_early", stoppedEarly)
           .put("state", JSON.readValue(state.toJson(), Map.class))

@@ -50,6 +50,10 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       assert(q.forall(_("reason").toString.startsWith("cannot decode")))
       assert(q.head("shard").toString.endsWith("shard-001.tar"))
       assert(r.get("failures") == 2L)
+      assert(r.get("quarantine_total") == 2L && r.get("quarantine_truncated") == false)
+      val reportFile = dir.resolve("feed.json")
+      r.write(reportFile)
+      assert(java.nio.file.Files.readAllLines(dir.resolve("feed.quarantine.jsonl")).size == 2)
 
       val e = intercept[IllegalStateException](feed(in, "--world-size", "2", "--batch-size", "4",
         "--conf", "spark.spindle.maxFailures=1"))

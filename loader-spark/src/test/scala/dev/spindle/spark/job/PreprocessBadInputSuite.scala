@@ -95,4 +95,32 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       assert(e.getMessage == "Invalid value for spark.spindle.batchSize: '-3' (must be > 0)")
     }
   }
+
+  test("past 100 quarantined samples the report says how many and lists all of them beside it") {
+    TestFiles.withTempDir("many") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      val entries = (0 until 140).flatMap { i =>
+        val label = if (i % 10 == 9) ascii("1") else ascii("not-a-number")
+        Seq(f"s$i%03d.jpg" -> good(i % 3), f"s$i%03d.cls" -> label)
+      }
+      TestFiles.writeTar(in.resolve("many.tar"), entries)
+      val report = run(in, dir.resolve("out"), budget = "200")
+      assert(report.get("failures") == 126L)
+      assert(report.get("quarantine_total") == 126L)
+      assert(report.get("quarantine_truncated") == true)
+      val listed = report.get("quarantine").asInstanceOf[java.util.List[_]]
+      assert(listed.size == 100)
+      val file = dir.resolve("report.json")
+      report.write(file)
+      val written = dev.spindle.spark.metrics.JobReport.read(file)
+      assert(written.get("quarantine_file") == dir.resolve("report.quarantine.jsonl").toString)
+      val lines = Files.readAllLines(dir.resolve("report.quarantine.jsonl")).asScala
+      assert(lines.size == 126)
+      val mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+      val indices = lines.map(l => mapper.readTree(l).get("index").asLong)
+      assert(lines.forall(_.contains("not-a-number")))
+      val delivered = ArrowFiles.readAll(dir.resolve("out")).map(_.index)
+      assert((indices ++ delivered).sorted == (0L until 140L))
+    }
+  }
 }
