@@ -48,8 +48,6 @@ public final class SpindleConfig {
       register("spark.spindle.threads", "0", "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> OUTPUT_STALE_LOCK_SECONDS =
       register("spark.spindle.output.staleLockSeconds", "120", "A job's lock on its output (_spindle_lock.json, refreshed by its driver) counts as stale after this long without refresh when the driver is on another host; on the same host a lock is stale as soon as its driver's process is gone", SpindleConfig::positiveLong);
-  public static final ConfigKey<Long> OUTPUT_TEST_COMMIT_DELAY_MS =
-      register("spark.spindle.output.testCommitDelayMs", "0", "Test only: the driver pauses this long before each step of the output commit, so fault tests can kill it mid-commit", SpindleConfig::nonNegativeLong);
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 

@@ -30,6 +30,12 @@ import org.apache.spark.sql.SparkSession;
  * commits the output only if the job succeeded within its failure budget. Runs on the driver.
  */
 public final class PreprocessJob {
+  /**
+   * Test only, a JVM system property: the driver pauses this many milliseconds before each step
+   * of the output commit, so a fault test can kill it mid-commit. Not a Spark setting on purpose:
+   * no user configuration can slow a commit down.
+   */
+  public static final String COMMIT_STEP_DELAY_PROPERTY = "spindle.test.commitStepDelayMs";
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -92,7 +98,7 @@ public final class PreprocessJob {
       Map<String, String> conf, boolean overwrite) {
     return new OutputCommitter.Settings(overwrite,
         Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
-        SpindleConfig.get(conf, SpindleConfig.OUTPUT_TEST_COMMIT_DELAY_MS));
+        Long.getLong(COMMIT_STEP_DELAY_PROPERTY, 0L));
   }
 
   /** What the job found left by dead jobs and removed, or null when nothing. */

@@ -2,6 +2,7 @@ package dev.spindle.spark.sink;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
@@ -75,6 +76,7 @@ final class AtomicFiles {
         Files.deleteIfExists(local.resolveSibling("." + local.getFileName() + ".crc"));
         Files.move(temp, local, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
+        syncFolder(local.getParent());
       } finally {
         Files.deleteIfExists(temp);
       }
@@ -94,6 +96,16 @@ final class AtomicFiles {
       renameOver(fs, temp, path);
     } finally {
       fs.delete(temp, false);
+    }
+  }
+
+  /**
+   * Makes a rename in {@code folder} durable: callers delete what the replaced file referred to
+   * right after, which must not outlive the new file after a power loss.
+   */
+  private static void syncFolder(java.nio.file.Path folder) throws IOException {
+    try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
+      dir.force(true);
     }
   }
 

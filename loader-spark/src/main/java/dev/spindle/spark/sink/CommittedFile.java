@@ -5,16 +5,11 @@ import java.io.Serializable;
 /**
  * A file a task attempt wrote under the job's temporary folder, to be made visible at commit.
  *
- * @param partition the Spark partition that wrote it (decides the final name)
+ * @param partition the Spark partition that wrote it (its final name is {@link
+ *     OutputCommitter#finalName})
  * @param tempPath where the attempt wrote it
  * @param rows rows in the file
  * @param bytes the file's size
  */
 public record CommittedFile(int partition, String tempPath, long rows, long bytes)
-    implements Serializable {
-
-  /** The final, visible name: {@code part-00007.arrow}. */
-  public String finalName() {
-    return String.format("part-%05d.arrow", partition);
-  }
-}
+    implements Serializable {}

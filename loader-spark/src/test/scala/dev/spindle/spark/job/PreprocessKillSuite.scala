@@ -32,9 +32,10 @@ class PreprocessKillSuite extends AnyFunSuite with SparkFixture {
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
     val cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-    val args = Seq(java) ++ flags ++ Seq("-cp", cp, "dev.spindle.spark.job.SpindleMain",
+    val args = Seq(java) ++ flags ++ Seq(s"-D${PreprocessJob.COMMIT_STEP_DELAY_PROPERTY}=3000",
+      "-cp", cp, "dev.spindle.spark.job.SpindleMain",
       "preprocess", "--input", in.toString, "--output", out.toString, "--overwrite",
-      "--master", "local[2]", "--conf", "spark.spindle.output.testCommitDelayMs=3000") ++
+      "--master", "local[2]") ++
       conf.toSeq.flatMap { case (k, v) => Seq("--conf", s"$k=$v") }
     new ProcessBuilder(args: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
   }
