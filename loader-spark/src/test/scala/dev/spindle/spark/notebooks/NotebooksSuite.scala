@@ -75,6 +75,9 @@ class NotebooksSuite extends AnyFunSuite {
       assert(!c.get("execution_count").isNull, s"$name: a cell did not run:\n${source(c)}")
       assert(!outputs(c).exists(_.get("output_type").asText == "error"), s"$name: error in\n${source(c)}")
     }
+    val cleanup = outputs(code.last).flatMap(o => Option(o.get("text"))).map(_.toString).mkString
+    assert(cleanup.matches("(?s).*removed \\S+: true.*"),
+      s"$name: the last cell should remove the notebook's working folder, printed: $cleanup")
     nb
   }
 
