@@ -3,6 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.plan.ReadPlan;
 import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardReader;
 import java.io.IOException;
@@ -17,9 +18,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per
  * group of {@code readBatches} batches it reads only the planned samples, passing over the others
- * at the index level ({@link ShardReader#open(Shard, Configuration, int, int[])}); a planned
- * sample the shard does not yield becomes a row with a problem, quarantined downstream. Pulled by
- * one thread at a time (the pipeline's source thread); the counters may be read by any thread.
+ * at the index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a
+ * planned sample the shard does not yield becomes a row with a problem, quarantined downstream.
+ * Pulled by one thread at a time (the pipeline's source thread); the counters may be read by any
+ * thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -27,7 +29,7 @@ final class RowSource implements Iterator<Row> {
   private final FeedInputs in;
   private final List<FeedSlice> slices;
   private final int readBatches;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final Configuration conf;
   private int slice = -1;
   private RankPlan rank;
@@ -42,7 +44,7 @@ final class RowSource implements Iterator<Row> {
     this.in = in;
     this.slices = slices;
     this.readBatches = settings.readBatches();
-    this.maxSampleBytes = settings.maxSampleBytes();
+    this.limits = settings.limits();
     this.conf = conf;
   }
 
@@ -108,7 +110,7 @@ final class RowSource implements Iterator<Row> {
   private void readShard(Shard shard, ReadPlan.ShardRead r, Sample[] out) {
     int[] positions = r.positions();
     int i = 0;
-    try (ShardReader reader = ShardReader.open(shard, conf, maxSampleBytes, positions)) {
+    try (ShardReader reader = ShardReader.open(shard, conf, limits, positions)) {
       while (reader.hasNext()) {
         Sample s = reader.next();
         for (; i < positions.length && positions[i] < s.position(); i++) {

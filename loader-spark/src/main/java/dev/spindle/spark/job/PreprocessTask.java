@@ -69,7 +69,7 @@ final class PreprocessTask implements Serializable {
     ImageTransform transform = settings.transform();
     String owner = "preprocess-p" + spec.partition() + "-a" + attempt;
     ShardSamples source =
-        new ShardSamples(spec.shards(), spec.offsets(), conf.get(), settings.maxSampleBytes());
+        new ShardSamples(spec.shards(), spec.offsets(), conf.get(), settings.limits());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), settings.batchSize());

@@ -2,6 +2,7 @@ package dev.spindle.spark.job;
 
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardReader;
 import java.io.IOException;
@@ -35,18 +36,18 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
   private final List<Shard> shards;
   private final long[] offsets;
   private final Configuration conf;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final Queue<QuarantineRecord> damaged = new ConcurrentLinkedQueue<>();
   private int current = -1;
   private ShardReader reader;
   private volatile long bytesRead;
   private volatile long samples;
 
-  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, int maxSampleBytes) {
+  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
     this.shards = shards;
     this.offsets = offsets;
     this.conf = conf;
-    this.maxSampleBytes = maxSampleBytes;
+    this.limits = limits;
   }
 
   @Override
@@ -89,7 +90,7 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
       return false;
     }
     current++;
-    reader = ShardReader.open(shards.get(current), conf, maxSampleBytes);
+    reader = ShardReader.open(shards.get(current), conf, limits);
     return true;
   }
 

@@ -5,15 +5,17 @@ final class SampleBuilder {
   private final String shard;
   private final String key;
   private final long position;
+  private final SampleLimits limits;
   private byte[] image;
   private String imageName;
   private Integer label;
   private String problem;
 
-  SampleBuilder(String shard, String key, long position) {
+  SampleBuilder(String shard, String key, long position, SampleLimits limits) {
     this.shard = shard;
     this.key = key;
     this.position = position;
+    this.limits = limits;
   }
 
   SampleBuilder image(byte[] bytes, String name) {
@@ -24,18 +26,26 @@ final class SampleBuilder {
     return this;
   }
 
-  SampleBuilder label(int value) {
-    label = value;
+  /** A label known as a number, e.g. an image folder's class index ({@code what} names it). */
+  SampleBuilder label(long value, String what) {
+    String wrong = LabelRule.problem(value, limits);
+    if (wrong != null) {
+      problem(what + " " + wrong);
+    } else {
+      label = (int) value;
+    }
     return this;
   }
 
-  SampleBuilder labelText(String text, String entryName) {
-    try {
-      label = Integer.parseInt(text);
-    } catch (NumberFormatException e) {
-      problem("label '" + abbreviate(text) + "' in " + entryName + " is not an integer");
+  /** A label entry's bytes, by {@link LabelRule}. */
+  SampleBuilder labelText(byte[] text, String entryName) {
+    String value = LabelRule.text(text);
+    if (value.isEmpty()) {
+      return problem("label entry " + entryName + " is empty");
     }
-    return this;
+    String what = "label '" + LabelRule.abbreviate(value) + "' in " + entryName;
+    long number = LabelRule.parse(value);
+    return number < 0 ? problem(what + " " + LabelRule.NOT_PLAIN) : label(number, what);
   }
 
   SampleBuilder problem(String reason) {
@@ -53,9 +63,5 @@ final class SampleBuilder {
       problem = "no label entry (.cls) for key " + key;
     }
     return new Sample(shard, key, position, image, imageName, label, problem);
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
   }
 }

@@ -25,12 +25,13 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   /**
    * Opens a reader for the shard.
    *
-   * @param maxSampleBytes an encoded image larger than this is a corrupt sample, not an allocation
+   * @param limits what one sample may be: an image over its size limit or a label outside its
+   *     range makes a quarantined sample, not an allocation or a wrong label
    */
-  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
+  static ShardReader open(Shard shard, Configuration conf, SampleLimits limits) throws IOException {
     return switch (shard.format()) {
-      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes);
-      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes);
+      case TAR -> TarShardReader.open(shard, conf, limits, null);
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, null);
     };
   }
 
@@ -41,7 +42,7 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    * files. The reader stops after the last wanted position; if the shard ends before it, the
    * missing samples are simply not returned (the caller sees which positions came back).
    */
-  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+  static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     for (int i = 1; i < positions.length; i++) {
       if (positions[i] <= positions[i - 1]) {
@@ -50,8 +51,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       }
     }
     return switch (shard.format()) {
-      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes, positions.clone());
-      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes, positions.clone());
+      case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
     };
   }
 }

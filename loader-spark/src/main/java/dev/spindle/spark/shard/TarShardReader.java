@@ -4,21 +4,20 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
  * Reads a WebDataset tar shard: consecutive entries sharing a key form one sample; {@code .jpg},
- * {@code .jpeg} or {@code .png} is its image, {@code .cls} (or {@code .label}) its integer label.
- * Other entries ({@code .json}, {@code .txt}, …) are ignored.
+ * {@code .jpeg} or {@code .png} is its image, {@code .cls} (or {@code .label}) its label ({@link
+ * LabelRule}). Other entries ({@code .json}, {@code .txt}, …) are ignored.
  */
 final class TarShardReader implements ShardReader {
   private final InputStream in;
   private final TarEntryReader entries;
   private final String shard;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final int[] wanted; // positions to read, strictly increasing; null = every sample
   private int nextWanted;
   private boolean entryPending;
@@ -27,36 +26,26 @@ final class TarShardReader implements ShardReader {
   private Sample next;
   private String damage;
 
-  private TarShardReader(InputStream in, String shard, int maxSampleBytes, int[] wanted) {
+  private TarShardReader(InputStream in, String shard, SampleLimits limits, int[] wanted) {
     this.in = in;
     this.shard = shard;
     this.entries = new TarEntryReader(in, shard);
-    this.maxSampleBytes = maxSampleBytes;
+    this.limits = limits;
     this.wanted = wanted;
   }
 
-  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes)
-      throws IOException {
-    return open(shard, conf, maxSampleBytes, null);
-  }
-
   /** A reader of only the samples at {@code positions} (strictly increasing), or all if null. */
-  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+  static TarShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
     return new TarShardReader(
-        new BufferedInputStream(raw, 1 << 20), shard.uri(), maxSampleBytes, positions);
+        new BufferedInputStream(raw, 1 << 20), shard.uri(), limits, positions);
   }
 
-  /** Reads a tar shard from any stream (tests, counting). */
-  static TarShardReader of(InputStream in, String shard, int maxSampleBytes) {
-    return new TarShardReader(in, shard, maxSampleBytes, null);
-  }
-
-  /** Reads only the samples at {@code positions} (strictly increasing) of a tar stream. */
-  static TarShardReader of(InputStream in, String shard, int maxSampleBytes, int[] positions) {
-    return new TarShardReader(in, shard, maxSampleBytes, positions);
+  /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */
+  static TarShardReader of(InputStream in, String shard, SampleLimits limits, int[] positions) {
+    return new TarShardReader(in, shard, limits, positions);
   }
 
   /** Counts the samples of a tar stream, reading headers only (content is skipped). */
@@ -117,7 +106,7 @@ final class TarShardReader implements ShardReader {
       return null;
     }
     String key = WebDatasetKeys.key(entries.name());
-    SampleBuilder sample = new SampleBuilder(shard, key, position++);
+    SampleBuilder sample = new SampleBuilder(shard, key, position++, limits);
     do {
       try {
         collect(sample);
@@ -172,17 +161,16 @@ final class TarShardReader implements ShardReader {
   private void collect(SampleBuilder sample) throws IOException {
     String ext = WebDatasetKeys.extension(entries.name());
     if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext)) {
-      if (entries.size() > maxSampleBytes) {
+      if (entries.size() > limits.maxSampleBytes()) {
         sample.problem(
             String.format(
                 "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d",
-                entries.name(), entries.size(), maxSampleBytes));
+                entries.name(), entries.size(), limits.maxSampleBytes()));
       } else {
-        sample.image(entries.readContent(maxSampleBytes), entries.name());
+        sample.image(entries.readContent(limits.maxSampleBytes()), entries.name());
       }
     } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext)) {
-      String text = new String(entries.readContent(4096), StandardCharsets.UTF_8).trim();
-      sample.labelText(text, entries.name());
+      sample.labelText(entries.readContent(4096), entries.name());
     }
   }
 

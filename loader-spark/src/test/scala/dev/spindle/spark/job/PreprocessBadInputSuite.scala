@@ -123,4 +123,22 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       assert((indices ++ delivered).sorted == (0L until 140L))
     }
   }
+
+  test("labels outside the rule or not below spark.spindle.numClasses are quarantined with the value") {
+    TestFiles.withTempDir("labels") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("l.tar"), Seq("ok.jpg" -> good(0), "ok.cls" -> ascii("9\n"),
+        "ten.jpg" -> good(1), "ten.cls" -> ascii("10"), "neg.jpg" -> good(2), "neg.cls" -> ascii("-1")))
+      val report = PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false, Map(
+        "spark.spindle.image.size" -> "16", "spark.spindle.maxFailures" -> "2",
+        "spark.spindle.numClasses" -> "10").asJava)
+      val q = report.get("quarantine").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(q.map(_.get("key")) == Seq("ten", "neg"))
+      assert(q(0).get("reason").toString.endsWith(
+        "label '10' in ten.cls is not below spark.spindle.numClasses=10"))
+      assert(q(1).get("reason").toString.endsWith(
+        "label '-1' in neg.cls is not a plain decimal number (ASCII digits 0-9 only, no sign)"))
+      assert(ArrowFiles.readAll(dir.resolve("out")).map(r => r.key -> r.label) == Seq("ok" -> 9))
+    }
+  }
 }

@@ -11,10 +11,13 @@ import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
 
 class TarShardReaderSuite extends AnyFunSuite {
-  private def read(bytes: Array[Byte], max: Int = 1 << 20): (Seq[Sample], TarShardReader) = {
-    val r = TarShardReader.of(new ByteArrayInputStream(bytes), "mem.tar", max)
+  private def read(bytes: Array[Byte], max: Int = 1 << 20, classes: Int = 0)
+      : (Seq[Sample], TarShardReader) = {
+    val r = TarShardReader.of(new ByteArrayInputStream(bytes), "mem.tar", new SampleLimits(max, classes), null)
     (r.asScala.toSeq, r)
   }
+
+  private def image(i: Int) = Array[Byte](1, i.toByte)
 
   test("groups consecutive entries by key into samples with image and label") {
     val bytes = TestFiles.tarBytes(Seq(
@@ -37,7 +40,7 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(samples.map(_.key) == Seq("k1", "k2", "k3"))
     assert(samples(0).problem.contains("no label entry (.cls) for key k1"))
     assert(samples(1).problem.contains("no image entry"))
-    assert(samples(2).problem.contains("label 'x' in k3.cls is not an integer"))
+    assert(samples(2).problem.contains("label 'x' in k3.cls is not a plain decimal number"))
   }
 
   test("an image over the size limit is refused without reading it") {
@@ -88,5 +91,36 @@ class TarShardReaderSuite extends AnyFunSuite {
         assert(samples(1).label.intValue == 4, format)
       }
     }
+  }
+
+  test("a label is plain ASCII decimal digits within int32; anything else is quarantined") {
+    val labels = Seq(" 7\n", "-1", "+5", "\u0663", "2147483647", "2147483648", " \n", "0x1",
+      "1 2", "007", "9" * 60)
+    val bytes = TestFiles.tarBytes(labels.zipWithIndex.flatMap { case (l, i) =>
+      Seq(s"k$i.jpg" -> image(i), s"k$i.cls" -> l.getBytes("UTF-8"))
+    })
+    val (samples, _) = read(bytes)
+    assert(samples.map(s => Option(s.label).map(_.intValue)) == Seq(Some(7), None, None, None,
+      Some(Int.MaxValue), None, None, None, None, Some(7), None))
+    def notPlain(v: String, i: Int) =
+      s"label '$v' in k$i.cls is not a plain decimal number (ASCII digits 0-9 only, no sign)"
+    assert(samples.map(s => Option(s.problem)) == Seq(None, Some(notPlain("-1", 1)),
+      Some(notPlain("+5", 2)), Some(notPlain("\u0663", 3)), None,
+      Some("label '2147483648' in k5.cls is over 2147483647, the largest int32 label"),
+      Some("label entry k6.cls is empty"), Some(notPlain("0x1", 7)), Some(notPlain("1 2", 8)), None,
+      Some(s"label '${"9" * 40}…' in k10.cls is over 2147483647, the largest int32 label")))
+  }
+
+
+  test("with spark.spindle.numClasses set, a label must be below it") {
+    val bytes = TestFiles.tarBytes(Seq("a.jpg" -> image(0), "a.cls" -> ascii("9"),
+      "b.jpg" -> image(1), "b.cls" -> ascii("10"), "c.jpg" -> image(2), "c.cls" -> ascii("2147483647")))
+    val (samples, _) = read(bytes, classes = 10)
+    assert(samples.map(s => Option(s.label).map(_.intValue)) == Seq(Some(9), None, None))
+    assert(samples(1).problem == "label '10' in b.cls is not below spark.spindle.numClasses=10")
+    assert(samples(2).problem ==
+      "label '2147483647' in c.cls is not below spark.spindle.numClasses=10")
+    val e = intercept[IllegalArgumentException](new SampleLimits(1 << 20, -2))
+    assert(e.getMessage == "Invalid numClasses: -2 (must be >= 0; 0 = unknown)")
   }
 }
