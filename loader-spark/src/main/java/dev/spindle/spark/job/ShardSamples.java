@@ -1,6 +1,5 @@
 package dev.spindle.spark.job;
 
-import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
@@ -10,15 +9,13 @@ import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.hadoop.conf.Configuration;
 
 /**
  * The samples of a partition's shards, in order, each with its dataset index: the pipeline's
- * source. Runs on one I/O pool thread. A shard that cannot be opened or read fails the iteration
- * with an error naming it (the task fails and Spark retries it); a shard that ends damaged after
- * good samples is recorded in {@link #damaged()} and the next shard follows.
+ * source. Runs on one I/O pool thread. A damaged tar's damage is one of its samples, with a
+ * problem, quarantined downstream; a shard whose storage fails fails the iteration with an error
+ * naming it (the task fails and Spark retries it).
  */
 final class ShardSamples implements Iterator<ShardSamples.Located> {
 
@@ -37,7 +34,6 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
   private final long[] offsets;
   private final Configuration conf;
   private final SampleLimits limits;
-  private final Queue<QuarantineRecord> damaged = new ConcurrentLinkedQueue<>();
   private int current = -1;
   private ShardReader reader;
   private volatile long bytesRead;
@@ -78,11 +74,6 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
 
   private boolean advance() throws IOException {
     if (reader != null) {
-      String damage = reader.damage();
-      if (damage != null) {
-        damaged.add(new QuarantineRecord(shards.get(current).displayName(), "(rest of shard)", -1,
-            "shard damaged, remaining samples unreadable: " + damage));
-      }
       reader.close();
       reader = null;
     }
@@ -100,11 +91,6 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
       reader.close();
       reader = null;
     }
-  }
-
-  /** Shards that ended damaged after good samples. */
-  List<QuarantineRecord> damaged() {
-    return List.copyOf(damaged);
   }
 
   long bytesRead() {

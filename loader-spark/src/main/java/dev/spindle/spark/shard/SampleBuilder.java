@@ -1,6 +1,10 @@
 package dev.spindle.spark.shard;
 
-/** Collects the parts of one sample and names what is missing or wrong. */
+/**
+ * Collects the parts of one sample and names what is missing or wrong; the first problem found is
+ * the one reported. The first image entry is the image (other image extensions are further views,
+ * not read), the first label entry the label. One thread.
+ */
 final class SampleBuilder {
   private final String shard;
   private final String key;
@@ -18,11 +22,19 @@ final class SampleBuilder {
     this.limits = limits;
   }
 
+  /** True while the sample has no image and no problem: an image entry is worth reading. */
+  boolean wantsImage() {
+    return image == null && problem == null;
+  }
+
+  /** True while the sample has no label and no problem: a label entry is worth reading. */
+  boolean wantsLabel() {
+    return label == null && problem == null;
+  }
+
   SampleBuilder image(byte[] bytes, String name) {
-    if (image == null) { // the first image entry of a sample wins; others are extra views
-      image = bytes;
-      imageName = name;
-    }
+    image = bytes;
+    imageName = name;
     return this;
   }
 

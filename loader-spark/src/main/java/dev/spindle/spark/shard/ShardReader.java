@@ -6,8 +6,10 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * Iterates the samples of one shard in their stored order. One thread; close() releases the
- * underlying streams and is safe to call twice. I/O errors surface from {@code hasNext()/next()}
- * as {@link java.io.UncheckedIOException} naming the shard.
+ * underlying streams and is safe to call twice. A damaged tar is not an error: its damage is its
+ * last sample ({@code (rest of shard)}, with a problem). Storage errors surface from {@code
+ * hasNext()/next()} as {@link java.io.UncheckedIOException} naming the shard (the task fails and
+ * Spark retries it).
  */
 public interface ShardReader extends Iterator<Sample>, AutoCloseable {
 
@@ -15,8 +17,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   void close() throws IOException;
 
   /**
-   * Why the shard ended early although its samples so far were fine (a damaged archive after
-   * them), or null. Valid once {@code hasNext()} returned false.
+   * Why the shard could not be read to its end (the problem of its {@code (rest of shard)} sample),
+   * or null. Valid once {@code hasNext()} returned false.
    */
   default String damage() {
     return null;
@@ -40,7 +42,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    * with its own position. Skipped samples are passed over at the index level: a tar reader skips
    * their entries by header without reading the content, a folder reader never opens their
    * files. The reader stops after the last wanted position; if the shard ends before it, the
-   * missing samples are simply not returned (the caller sees which positions came back).
+   * missing samples are simply not returned (the caller sees which positions came back and lists
+   * the others, {@link Sample#unread}).
    */
   static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {

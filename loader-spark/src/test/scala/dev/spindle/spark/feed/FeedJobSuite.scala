@@ -5,7 +5,8 @@ import java.nio.file.attribute.FileTime
 
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.plan.Remainder
-import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{SparkFixture, TarBlocks, TestFiles}
+import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The feed job in local mode: determinism, quarantine, manifest caching. */
@@ -89,6 +90,30 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       val elsewhere = dir.resolve("elsewhere/m.json")
       val r = feed(in, (args ++ Seq("--manifest", elsewhere.toString)): _*)
       assert(status(r) == "created" && Files.exists(elsewhere))
+    }
+  }
+
+  private def keysAndIndices(q: Seq[Map[String, AnyRef]]): Seq[(String, Long)] =
+    q.map(e => (e("key").toString, e("index").asInstanceOf[Number].longValue))
+
+  test("a shard with a negative size field: its damage is one quarantined sample, not a failure") {
+    TestFiles.withTempDir("feed-damaged") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7))
+      val before = (0 until 3).flatMap(j => Seq(TarBlocks.file(f"s1_$j%04d.png", png(1000 + j)),
+        TarBlocks.file(f"s1_$j%04d.cls", ascii("1"))))
+      val bad = TarBlocks.base256Size(TarBlocks.header(ascii("s1_0003.png"), 0), -1)
+      Files.write(in.resolve("shard-001.tar"),
+        TarBlocks.tar(before ++ Seq(bad, TarBlocks.file("s1_0004.png", png(1004))): _*))
+      val m = manifest(in)
+      assert(m.totalSamples == 17L) // 13 + 3 + the damage
+      val r = feed(in, "--world-size", "2", "--batch-size", "4", "--remainder", "PAD",
+        "--conf", "spark.spindle.maxFailures=3")
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 4, Remainder.PAD)))
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 17L)
+      val q = quarantine(r)
+      assert(keysAndIndices(q) == Seq(("(rest of shard)", 16L)))
+      assert(q.head("reason").toString.contains("entry 's1_0003.png': size field is negative"))
+      assert(r.get("failures") == 1L)
     }
   }
 }

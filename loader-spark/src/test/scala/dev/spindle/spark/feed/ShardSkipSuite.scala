@@ -5,8 +5,8 @@ import java.nio.file.Files
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.shard.{Sample, SampleLimits, ShardReader}
-import dev.spindle.spark.testkit.{BadImages, TestFiles}
+import dev.spindle.spark.shard.{Sample, SampleLimits, Shard, ShardFormat, ShardReader}
+import dev.spindle.spark.testkit.{BadImages, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileSystem
@@ -75,6 +75,23 @@ class ShardSkipSuite extends AnyFunSuite {
       val got = readAll(ShardReader.open(shard, new Configuration(), limits, Array(0, 3, 5)))
       assert(got.map(_.key) == Seq("a/0.png", "b/0.png", "b/2.png"))
       assert(got.map(_.label.intValue) == Seq(0, 1, 1))
+    }
+  }
+
+  test("a damaged shard read at positions yields those before the damage, then the damage") {
+    TestFiles.withTempDir("skipbad") { dir =>
+      val before = (0 until 3).flatMap(i => Seq(TarBlocks.file(s"k$i.png", FeedData.png(i)),
+        TarBlocks.file(s"k$i.cls", ascii("1"))))
+      val bad = TarBlocks.base256Size(TarBlocks.header(ascii("k3.png"), 0), -7)
+      val tar = Files.write(dir.resolve("a.tar"),
+        TarBlocks.tar(before ++ Seq(bad, TarBlocks.file("k4.png", FeedData.png(4))): _*))
+      val shard = new Shard(tar.toUri.toString, ShardFormat.TAR, Files.size(tar), 0L, 6L,
+        java.util.List.of())
+      val reader = ShardReader.open(shard, new Configuration(), limits, Array(1, 3, 4))
+      val got = readAll(reader)
+      assert(got.map(s => (s.position, s.key)) == Seq((1L, "k1"), (3L, "(rest of shard)")))
+      assert(got(1).problem.contains("entry 'k3.png': size field is negative"))
+      assert(reader.damage().startsWith("entry 'k3.png': size field is negative"))
     }
   }
 }

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -139,6 +139,35 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       assert(q(1).get("reason").toString.endsWith(
         "label '-1' in neg.cls is not a plain decimal number (ASCII digits 0-9 only, no sign)"))
       assert(ArrowFiles.readAll(dir.resolve("out")).map(r => r.key -> r.label) == Seq("ok" -> 9))
+    }
+  }
+
+  /** Three good samples, then a header whose size field is negative, then two more samples. */
+  private def negativeSizeTar(file: Path): Path = {
+    val before = (0 until 3).flatMap(i => Seq(TarBlocks.file(s"n$i.jpg", good(i)),
+      TarBlocks.file(s"n$i.cls", ascii("1"))))
+    val bad = TarBlocks.base256Size(TarBlocks.header(ascii("n3.jpg"), 0), -1)
+    val after = (4 until 6).flatMap(i => Seq(TarBlocks.file(s"n$i.jpg", good(i)),
+      TarBlocks.file(s"n$i.cls", ascii("1"))))
+    Files.write(file, TarBlocks.tar(before ++ Seq(bad) ++ after: _*))
+  }
+
+  test("a negative size field is the shard's damage: the job goes on and lists what it lost") {
+    TestFiles.withTempDir("negative") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("a.tar"), (0 until 4).flatMap(i =>
+        Seq(s"a$i.jpg" -> good(i), s"a$i.cls" -> ascii("0"))))
+      negativeSizeTar(in.resolve("b.tar"))
+      val report = run(in, dir.resolve("out"), budget = "2")
+      assert(report.get("images") == 7L)
+      assert(report.get("samples") == 8L)
+      val q = report.get("quarantine").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(q.map(e => (e.get("key"), e.get("index"))) == Seq(("(rest of shard)", 7L)))
+      assert(q.head.get("shard").toString.endsWith("b.tar"))
+      assert(q.head.get("reason").toString.contains("entry 'n3.jpg': size field is negative"))
+      val rows = ArrowFiles.readAll(dir.resolve("out"))
+      assert((rows.map(_.index) ++ q.map(_.get("index").asInstanceOf[Number].longValue)).sorted ==
+        (0L until 8L))
     }
   }
 }
