@@ -1,15 +1,24 @@
 package dev.spindle.spark.shard;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * Collects the parts of one sample and names what is missing or wrong; the first problem found is
  * the one reported. The first image entry is the image (other image extensions are further views,
  * not read), the first label entry the label. One thread.
  */
 final class SampleBuilder {
+  private static final int LISTED_ENTRIES = 5;
+
   private final String shard;
   private final String key;
   private final long position;
   private final SampleLimits limits;
+  private final List<String> entryNames = new ArrayList<>();
+  private final Map<String, String> byExtension = new LinkedHashMap<>();
   private byte[] image;
   private String imageName;
   private Integer label;
@@ -20,6 +29,17 @@ final class SampleBuilder {
     this.key = key;
     this.position = position;
     this.limits = limits;
+  }
+
+  /** Notes one entry of the sample (tar): a second entry with the same extension is a problem. */
+  SampleBuilder entry(String name, String extension) {
+    entryNames.add(name);
+    String first = byExtension.putIfAbsent(extension, name);
+    if (first != null) {
+      problem(String.format("two entries with extension '%s' in sample '%s': %s and %s",
+          extension, key, first, name));
+    }
+    return this;
   }
 
   /** True while the sample has no image and no problem: an image entry is worth reading. */
@@ -69,11 +89,30 @@ final class SampleBuilder {
 
   Sample build() {
     if (problem == null && image == null) {
-      problem = "no image entry (.jpg, .jpeg or .png) for key " + key;
+      problem = "no image entry (.jpg, .jpeg or .png) for key '" + key + "'" + entriesNote();
     }
     if (problem == null && label == null) {
-      problem = "no label entry (.cls) for key " + key;
+      problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
     return new Sample(shard, key, position, image, imageName, label, problem);
+  }
+
+  /** The sample's entries and the rule that grouped them, for a sample that lacks a part. */
+  private String entriesNote() {
+    if (entryNames.isEmpty()) {
+      return "";
+    }
+    int n = entryNames.size();
+    String listed = String.join(", ", entryNames.subList(0, Math.min(LISTED_ENTRIES, n)));
+    String more = n > LISTED_ENTRIES ? ", … (" + n + " in all)" : "";
+    String example = "";
+    for (Map.Entry<String, String> e : byExtension.entrySet()) {
+      if (e.getKey().contains(".")) {
+        example = ": " + e.getValue() + " is key '" + key + "' with extension '" + e.getKey() + "'";
+        break;
+      }
+    }
+    return "; its entries: " + listed + more + " (the key is the file name up to its first dot"
+        + example + ")";
   }
 }

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The one parser of a WebDataset tar shard's samples. Counting (the manifest's per-shard sample
@@ -11,8 +13,9 @@ import java.util.Arrays;
  * for any bytes they see the same samples at the same positions. One thread; not thread-safe.
  *
  * <p>The rules: consecutive regular-file entries with the same key ({@link WebDatasetKeys},
- * compared as raw name bytes) form one sample; samples are numbered from 0. When the archive
- * cannot be parsed past some point ({@link TarFormatException}, or any
+ * compared as raw name bytes) form one sample; samples are numbered from 0. A key that an earlier
+ * sample of the shard already had starts a sample that carries a problem naming that sample's
+ * position. When the archive cannot be parsed past some point ({@link TarFormatException}, or any
  * runtime failure of the parser), the sample being collected ends there and one last sample, key
  * {@value #DAMAGE_KEY}, carries the damage as its problem: what the shard holds after it cannot be
  * known, so neither counting nor reading guesses.
@@ -27,6 +30,7 @@ final class TarSampleCursor {
   private enum State { BEFORE, SAMPLE, DAMAGE, END }
 
   private final TarEntryReader entries;
+  private final Map<String, Long> firstPositions = new HashMap<>();
   private State state = State.BEFORE;
   private boolean staged; // the entry reader stands on an entry no sample has taken yet
   private boolean exhausted; // no entry follows: the archive ended or is damaged
@@ -107,7 +111,7 @@ final class TarSampleCursor {
     return key;
   }
 
-  /** Why the current sample is unusable whatever its entries (the damage), or null. */
+  /** Why the current sample is unusable whatever its entries (repeated key, damage), or null. */
   String problem() {
     return problem;
   }
@@ -135,7 +139,9 @@ final class TarSampleCursor {
     state = State.SAMPLE;
     rawKey = stagedKey;
     key = EscapedUtf8.text(rawKey);
-    problem = null;
+    Long first = firstPositions.putIfAbsent(key, position);
+    problem = first == null ? null : "key '" + key + "' is already the key of sample #" + first
+        + " of this shard (a sample's entries must be consecutive; keys are unique within a shard)";
   }
 
   private void advance() throws IOException {

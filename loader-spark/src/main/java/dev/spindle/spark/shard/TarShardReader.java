@@ -117,6 +117,7 @@ final class TarShardReader implements ShardReader {
   private void collect(SampleBuilder sample) throws IOException {
     String name = cursor.entryName();
     String ext = cursor.entryExtension();
+    sample.entry(name, ext);
     if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
       byte[] bytes = content(sample, name, limits.maxSampleBytes(),
           "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d");

@@ -44,7 +44,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       val byKey = q.map(e => e.get("key").toString -> e.get("reason").toString).toMap
       assert(byKey.keySet == Set("garbage", "truncated", "huge", "nolabel"))
       assert(q.forall(_.get("shard").toString.endsWith("mixed.tar")))
-      assert(byKey("nolabel").contains("no label entry (.cls)"))
+      assert(byKey("nolabel").contains("no label entry (.cls or .label)"))
       assert(byKey("huge").contains("huge.png"))
       assert(byKey("huge").toLowerCase.contains("pixel"))
       assert(byKey("garbage").contains("cannot decode garbage.jpg"))

@@ -42,8 +42,9 @@ class TarShardReaderSuite extends AnyFunSuite {
       "k1.jpg" -> Array[Byte](1), "k2.cls" -> ascii("1"), "k3.jpg" -> Array[Byte](1), "k3.cls" -> ascii("x")))
     val (samples, _) = read(bytes)
     assert(samples.map(_.key) == Seq("k1", "k2", "k3"))
-    assert(samples(0).problem.contains("no label entry (.cls) for key k1"))
-    assert(samples(1).problem.contains("no image entry"))
+    assert(samples(0).problem == "no label entry (.cls or .label) for key 'k1'; its entries: k1.jpg"
+      + " (the key is the file name up to its first dot)")
+    assert(samples(1).problem.startsWith("no image entry (.jpg, .jpeg or .png) for key 'k2'"))
     assert(samples(2).problem.contains("label 'x' in k3.cls is not a plain decimal number"))
   }
 
@@ -166,6 +167,40 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(samples.map(_.imageName) == Seq("\\xff.jpg", "\\xfe.jpg", "café\\xe9.jpg"))
     assert(samples.forall(_.usable))
     assert(count(bytes) == 3)
+  }
+
+  test("a key that comes back after another sample is quarantined, naming its first position") {
+    val bytes = TestFiles.tarBytes(Seq(
+      "a.jpg" -> image(0), "a.cls" -> ascii("1"), "b.jpg" -> image(1), "b.cls" -> ascii("2"),
+      "a.png" -> image(2), "a.cls" -> ascii("3"), "c.jpg" -> image(3), "c.cls" -> ascii("4")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("a", "b", "a", "c"))
+    assert(samples.map(_.usable) == Seq(true, true, false, true))
+    assert(samples(2).problem == "key 'a' is already the key of sample #0 of this shard"
+      + " (a sample's entries must be consecutive; keys are unique within a shard)")
+    assert(count(bytes) == 4)
+  }
+
+  test("a second entry with the same extension in one sample is reported") {
+    val bytes = TestFiles.tarBytes(Seq(
+      "d.jpg" -> image(0), "d.jpg" -> image(1), "d.cls" -> ascii("1"),
+      "e.cls" -> ascii("1"), "e.jpg" -> image(2), "e.CLS" -> ascii("2"),
+      "f.jpg" -> image(3), "f.png" -> image(4), "f.cls" -> ascii("3")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("d", "e", "f"))
+    assert(samples(0).problem == "two entries with extension 'jpg' in sample 'd': d.jpg and d.jpg")
+    assert(samples(1).problem == "two entries with extension 'cls' in sample 'e': e.cls and e.CLS")
+    assert(samples(2).usable && samples(2).image.toSeq == image(3).toSeq) // a .png is another view
+    assert(count(bytes) == 3)
+  }
+
+  test("a sample without an image names its entries and the first-dot rule") {
+    val bytes = TestFiles.tarBytes(Seq("a.b.jpg" -> image(0), "a.cls" -> ascii("1")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("a"))
+    assert(samples.head.problem == "no image entry (.jpg, .jpeg or .png) for key 'a'; its entries:"
+      + " a.b.jpg, a.cls (the key is the file name up to its first dot: a.b.jpg is key 'a' with"
+      + " extension 'b.jpg')")
   }
 
   test("a negative, huge or non-octal size is the shard's damage: earlier samples, then the damage") {
