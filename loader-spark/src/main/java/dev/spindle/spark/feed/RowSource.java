@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per
  * group of {@code readBatches} batches it reads only the planned samples, passing over the others
  * at the index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a
- * planned sample the shard does not yield becomes a row with a problem, quarantined downstream.
- * Pulled by one thread at a time (the pipeline's source thread); the counters may be read by any
- * thread.
+ * planned sample the shard does not yield becomes a row with a problem ({@link Sample#unread}),
+ * quarantined downstream (a damaged tar's damage is a sample with a problem too). A storage error
+ * fails the task, naming the shard, so Spark retries it. Pulled by one thread at a time (the
+ * pipeline's source thread); the counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -114,7 +115,7 @@ final class RowSource implements Iterator<Row> {
       while (reader.hasNext()) {
         Sample s = reader.next();
         for (; i < positions.length && positions[i] < s.position(); i++) {
-          out[r.slots()[i]] = missing(shard, positions[i], null);
+          out[r.slots()[i]] = Sample.unread(shard, positions[i], null);
         }
         if (i < positions.length && positions[i] == s.position()) {
           out[r.slots()[i++]] = s;
@@ -123,21 +124,12 @@ final class RowSource implements Iterator<Row> {
         }
       }
       for (; i < positions.length; i++) {
-        out[r.slots()[i]] = missing(shard, positions[i], reader.damage());
+        out[r.slots()[i]] = Sample.unread(shard, positions[i], reader.damage());
       }
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
       throw new UncheckedIOException(new IOException(
           "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
     }
-  }
-
-  /** A planned sample the shard did not yield: it is quarantined, not silently dropped. */
-  private static Sample missing(Shard shard, int position, String damage) {
-    String reason = damage != null
-        ? "shard damaged before this sample: " + damage
-        : "the shard ended before sample " + position + " (the manifest counted "
-            + shard.samples() + "); did it change since the manifest was written?";
-    return new Sample(shard.uri(), "#" + position, position, null, null, null, reason);
   }
 }

@@ -116,4 +116,30 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       assert(r.get("failures") == 1L)
     }
   }
+
+  test("a shard damaged after it was counted: each planned sample it no longer yields is listed") {
+    TestFiles.withTempDir("feed-changed") { dir =>
+      val in = tars(dir.resolve("in"), Seq(8, 8))
+      val m = manifest(in)
+      val args = Seq("--world-size", "2", "--batch-size", "2", "--conf", "spark.spindle.maxFailures=10")
+      feed(in, args: _*) // caches the manifest: 8 samples in shard-001
+      val shard = in.resolve("shard-001.tar")
+      val mtime = Files.getLastModifiedTime(shard)
+      val bytes = Files.readAllBytes(shard)
+      bytes(bytes.indexOfSlice(ascii("s1_0003.png"))) = 'X'.toByte // its header's checksum fails
+      Files.write(shard, bytes)
+      Files.setLastModifiedTime(shard, mtime)
+      val r = feed(in, args: _*)
+      assert(r.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("status") == "reused")
+      val q = quarantine(r)
+      assert(keysAndIndices(q) ==
+        Seq(("(rest of shard)", 11L)) ++ (4 until 8).map(p => (s"(unread #$p)", 8L + p)))
+      assert(q.forall(_("shard").toString.endsWith("shard-001.tar")))
+      assert(q(1)("reason").toString.startsWith("not read: the shard is damaged before it: "))
+      assert(q(1)("reason").toString.contains("checksum"))
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 16L)
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 2)))
+      assert(r.get("failures") == 5L)
+    }
+  }
 }

@@ -4,8 +4,10 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
+import dev.spindle.spark.shard.{SampleLimits, Shard, ShardFormat}
 import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
+import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
@@ -168,6 +170,29 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       val rows = ArrowFiles.readAll(dir.resolve("out"))
       assert((rows.map(_.index) ++ q.map(_.get("index").asInstanceOf[Number].longValue)).sorted ==
         (0L until 8L))
+    }
+  }
+
+  test("every planned sample a shard does not yield is listed on its own, by position") {
+    TestFiles.withTempDir("unread") { dir =>
+      val shrunk = TestFiles.writeTar(dir.resolve("shrunk.tar"), (0 until 3).flatMap(i =>
+        Seq(s"s$i.jpg" -> good(i), s"s$i.cls" -> ascii("0"))))
+      val damaged = negativeSizeTar(dir.resolve("damaged.tar"))
+      // counted when each shard held 5 samples; since then one lost two, the other was damaged
+      def planned(p: Path) = new Shard(p.toUri.toString, ShardFormat.TAR, Files.size(p), 0L, 5L,
+        java.util.List.of())
+      val source = new ShardSamples(java.util.List.of(planned(shrunk), planned(damaged)),
+        Array(0L, 5L), new Configuration(), new SampleLimits(1 << 20, 0))
+      val got = source.asScala.toSeq
+      source.close()
+      assert(got.map(l => (l.sample.key, l.index)) == Seq(("s0", 0L), ("s1", 1L), ("s2", 2L),
+        ("(unread #3)", 3L), ("(unread #4)", 4L), ("n0", 5L), ("n1", 6L), ("n2", 7L),
+        ("(rest of shard)", 8L), ("(unread #4)", 9L)))
+      assert(got(3).sample.problem == "the shard ended before sample 3 (the manifest counted 5);"
+        + " did it change since it was counted?")
+      assert(got(9).sample.problem.startsWith(
+        "not read: the shard is damaged before it: entry 'n3.jpg': size field is negative"))
+      assert(source.samples == 10L)
     }
   }
 }
