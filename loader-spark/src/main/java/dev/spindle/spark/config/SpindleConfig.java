@@ -3,6 +3,7 @@ package dev.spindle.spark.config;
 import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
+import dev.spindle.spark.shard.SampleLimits;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -40,6 +41,8 @@ public final class SpindleConfig {
       register("spark.spindle.maxFailures.minSamples", "100", "A fractional budget is applied to at least this many samples", SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> MAX_SAMPLE_BYTES =
       register("spark.spindle.maxSampleBytes", "67108864", "An encoded sample larger than this is quarantined, not read", SpindleConfig::positiveInt);
+  public static final ConfigKey<Integer> NUM_CLASSES =
+      register("spark.spindle.numClasses", "0", "Number of classes when known: a sample whose label is not below it is quarantined (tar labels and image-folder class indices); 0 = unknown: any label from 0 to 2147483647", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Integer> FOLDER_SHARD_FILES =
       register("spark.spindle.folderShardFiles", "1000", "Files of an image-folder tree per shard", SpindleConfig::positiveInt);
   public static final ConfigKey<Long> PARTITION_BYTES =
@@ -119,6 +122,16 @@ public final class SpindleConfig {
               + " belongs on the device or in bench images)");
     }
     return t;
+  }
+
+  /**
+   * What a shard reader accepts in one sample: {@code spark.spindle.maxSampleBytes} and {@code
+   * spark.spindle.numClasses}.
+   *
+   * @throws IllegalArgumentException naming the key when a value is invalid
+   */
+  public static SampleLimits sampleLimits(Map<String, String> settings) {
+    return new SampleLimits(get(settings, MAX_SAMPLE_BYTES), get(settings, NUM_CLASSES));
   }
 
   /** The known key closest to {@code key} by edit distance, for typo warnings. */

@@ -2,13 +2,14 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.shard.SampleLimits;
 import java.io.Serializable;
 import java.util.Map;
 
 /** What every feed task needs to know, read once on the driver from the configuration. */
 record FeedSettings(
     ImageTransform transform,
-    int maxSampleBytes,
+    SampleLimits limits,
     int threads,
     long arrowLimit,
     int readBatches,
@@ -18,7 +19,7 @@ record FeedSettings(
   static FeedSettings from(Map<String, String> conf) {
     return new FeedSettings(
         SpindleConfig.uint8Transform(conf),
-        SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
+        SpindleConfig.sampleLimits(conf),
         SpindleConfig.get(conf, SpindleConfig.THREADS),
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),

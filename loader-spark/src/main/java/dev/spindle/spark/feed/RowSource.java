@@ -3,6 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.plan.ReadPlan;
 import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardReader;
 import java.io.IOException;
@@ -17,9 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per
  * group of {@code readBatches} batches it reads only the planned samples, passing over the others
- * at the index level ({@link ShardReader#open(Shard, Configuration, int, int[])}); a planned
- * sample the shard does not yield becomes a row with a problem, quarantined downstream. Pulled by
- * one thread at a time (the pipeline's source thread); the counters may be read by any thread.
+ * at the index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a
+ * planned sample the shard does not yield becomes a row with a problem ({@link Sample#unread}),
+ * quarantined downstream (a damaged tar's damage is a sample with a problem too). A storage error
+ * fails the task, naming the shard, so Spark retries it. Pulled by one thread at a time (the
+ * pipeline's source thread); the counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -27,7 +30,7 @@ final class RowSource implements Iterator<Row> {
   private final FeedInputs in;
   private final List<FeedSlice> slices;
   private final int readBatches;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final Configuration conf;
   private int slice = -1;
   private RankPlan rank;
@@ -42,7 +45,7 @@ final class RowSource implements Iterator<Row> {
     this.in = in;
     this.slices = slices;
     this.readBatches = settings.readBatches();
-    this.maxSampleBytes = settings.maxSampleBytes();
+    this.limits = settings.limits();
     this.conf = conf;
   }
 
@@ -108,11 +111,11 @@ final class RowSource implements Iterator<Row> {
   private void readShard(Shard shard, ReadPlan.ShardRead r, Sample[] out) {
     int[] positions = r.positions();
     int i = 0;
-    try (ShardReader reader = ShardReader.open(shard, conf, maxSampleBytes, positions)) {
+    try (ShardReader reader = ShardReader.open(shard, conf, limits, positions)) {
       while (reader.hasNext()) {
         Sample s = reader.next();
         for (; i < positions.length && positions[i] < s.position(); i++) {
-          out[r.slots()[i]] = missing(shard, positions[i], null);
+          out[r.slots()[i]] = Sample.unread(shard, positions[i], null);
         }
         if (i < positions.length && positions[i] == s.position()) {
           out[r.slots()[i++]] = s;
@@ -121,21 +124,12 @@ final class RowSource implements Iterator<Row> {
         }
       }
       for (; i < positions.length; i++) {
-        out[r.slots()[i]] = missing(shard, positions[i], reader.damage());
+        out[r.slots()[i]] = Sample.unread(shard, positions[i], reader.damage());
       }
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
       throw new UncheckedIOException(new IOException(
           "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
     }
-  }
-
-  /** A planned sample the shard did not yield: it is quarantined, not silently dropped. */
-  private static Sample missing(Shard shard, int position, String damage) {
-    String reason = damage != null
-        ? "shard damaged before this sample: " + damage
-        : "the shard ended before sample " + position + " (the manifest counted "
-            + shard.samples() + "); did it change since the manifest was written?";
-    return new Sample(shard.uri(), "#" + position, position, null, null, null, reason);
   }
 }

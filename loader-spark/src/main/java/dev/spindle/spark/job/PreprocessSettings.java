@@ -3,6 +3,7 @@ package dev.spindle.spark.job;
 import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.shard.SampleLimits;
 import java.io.Serializable;
 import java.util.Map;
 
@@ -10,7 +11,7 @@ import java.util.Map;
 record PreprocessSettings(
     ImageTransform transform,
     int batchSize,
-    int maxSampleBytes,
+    SampleLimits limits,
     int threads,
     long arrowLimit,
     long partitionBytes,
@@ -22,7 +23,7 @@ record PreprocessSettings(
     return new PreprocessSettings(
         SpindleConfig.uint8Transform(conf),
         SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
-        SpindleConfig.get(conf, SpindleConfig.MAX_SAMPLE_BYTES),
+        SpindleConfig.sampleLimits(conf),
         SpindleConfig.get(conf, SpindleConfig.THREADS),
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),

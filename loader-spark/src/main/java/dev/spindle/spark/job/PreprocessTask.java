@@ -20,7 +20,6 @@ import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
 import java.io.IOException;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -69,7 +68,7 @@ final class PreprocessTask implements Serializable {
     ImageTransform transform = settings.transform();
     String owner = "preprocess-p" + spec.partition() + "-a" + attempt;
     ShardSamples source =
-        new ShardSamples(spec.shards(), spec.offsets(), conf.get(), settings.maxSampleBytes());
+        new ShardSamples(spec.shards(), spec.offsets(), conf.get(), settings.limits());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), settings.batchSize());
@@ -77,11 +76,11 @@ final class PreprocessTask implements Serializable {
       Outcome outcome = pump(pipeline(source, transform, allocator, owner), batch, sink);
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
-      List<QuarantineRecord> quarantined = new ArrayList<>(source.damaged());
-      outcome.quarantine.forEach(q -> quarantined.add(SampleId.record(q.key(), q.reason())));
+      List<QuarantineRecord> quarantined = outcome.quarantine.stream()
+          .map(q -> SampleId.record(q.key(), q.reason())).toList();
       return new TaskResult(
           new CommittedFile(spec.partition(), file.toString(), sink.rows(), bytes),
-          source.samples(), quarantined.size(), List.copyOf(quarantined),
+          source.samples(), quarantined.size(), quarantined,
           source.bytesRead(), outcome.firstBatchEpochMs, outcome.stats, outcome.budgetExceeded);
     } finally {
       source.close();

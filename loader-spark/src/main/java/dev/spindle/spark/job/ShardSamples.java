@@ -1,7 +1,7 @@
 package dev.spindle.spark.job;
 
-import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardReader;
 import java.io.IOException;
@@ -9,17 +9,21 @@ import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The samples of a partition's shards, in order, each with its dataset index: the pipeline's
- * source. Runs on one I/O pool thread. A shard that cannot be opened or read fails the iteration
- * with an error naming it (the task fails and Spark retries it); a shard that ends damaged after
- * good samples is recorded in {@link #damaged()} and the next shard follows.
+ * The planned samples of a partition's shards, in order, each with its dataset index: the
+ * pipeline's source. Runs on one I/O pool thread; the counters may be read by any thread. A shard
+ * yields exactly the number of samples the manifest planned for it: a planned sample it does not
+ * yield (the shard changed since it was counted: it is shorter now, or damaged before that sample)
+ * becomes a sample with a problem ({@link Sample#unread}), quarantined downstream like any bad
+ * sample; samples past the planned count are not read. A shard whose storage fails fails the
+ * iteration with an error naming it (the task fails and Spark retries it).
  */
 final class ShardSamples implements Iterator<ShardSamples.Located> {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardSamples.class);
 
   /** A sample with its dataset index. */
   record Located(Sample sample, long index) {
@@ -35,32 +39,31 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
   private final List<Shard> shards;
   private final long[] offsets;
   private final Configuration conf;
-  private final int maxSampleBytes;
-  private final Queue<QuarantineRecord> damaged = new ConcurrentLinkedQueue<>();
+  private final SampleLimits limits;
   private int current = -1;
   private ShardReader reader;
+  private long position; // the next planned position in the current shard
   private volatile long bytesRead;
   private volatile long samples;
 
-  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, int maxSampleBytes) {
+  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
     this.shards = shards;
     this.offsets = offsets;
     this.conf = conf;
-    this.maxSampleBytes = maxSampleBytes;
+    this.limits = limits;
   }
 
   @Override
   public boolean hasNext() {
     try {
-      while (reader == null || !reader.hasNext()) {
+      while (reader == null || position == shards.get(current).samples()) {
         if (!advance()) {
           return false;
         }
       }
       return true;
     } catch (IOException | UncheckedIOException e) {
-      throw new UncheckedIOException(
-          new IOException("Failed reading shard " + shards.get(current).displayName() + ": " + e.getMessage(), e));
+      throw failed(e);
     }
   }
 
@@ -69,7 +72,14 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    Sample s = reader.next();
+    Shard shard = shards.get(current);
+    Sample s;
+    try {
+      s = reader.hasNext() ? reader.next() : Sample.unread(shard, position, reader.damage());
+    } catch (UncheckedIOException e) {
+      throw failed(e);
+    }
+    position++;
     bytesRead += s.image() == null ? 0 : s.image().length;
     samples++;
     return new Located(s, offsets[current] + s.position());
@@ -77,10 +87,10 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
 
   private boolean advance() throws IOException {
     if (reader != null) {
-      String damage = reader.damage();
-      if (damage != null) {
-        damaged.add(new QuarantineRecord(shards.get(current).displayName(), "(rest of shard)", -1,
-            "shard damaged, remaining samples unreadable: " + damage));
+      if (reader.hasNext()) {
+        LOG.warn("Shard {} holds more samples than the {} counted; it changed since it was"
+            + " counted, and the rest of it is not read", shards.get(current).displayName(),
+            shards.get(current).samples());
       }
       reader.close();
       reader = null;
@@ -89,8 +99,14 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
       return false;
     }
     current++;
-    reader = ShardReader.open(shards.get(current), conf, maxSampleBytes);
+    position = 0;
+    reader = ShardReader.open(shards.get(current), conf, limits);
     return true;
+  }
+
+  private UncheckedIOException failed(Exception e) {
+    return new UncheckedIOException(new IOException("Failed reading shard "
+        + shards.get(current).displayName() + ": " + e.getMessage(), e));
   }
 
   /** Closes the open reader; safe to call twice. */
@@ -101,15 +117,11 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
     }
   }
 
-  /** Shards that ended damaged after good samples. */
-  List<QuarantineRecord> damaged() {
-    return List.copyOf(damaged);
-  }
-
   long bytesRead() {
     return bytesRead;
   }
 
+  /** Samples handed out: delivered or quarantined, each planned sample once. */
   long samples() {
     return samples;
   }

@@ -10,29 +10,27 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Reads the files of an image-folder shard ({@code ROOT/<class>/<file>}) in manifest order; the
- * label is the class folder's index in the manifest's sorted class names. A file that cannot be
- * read becomes a sample with a problem, so one bad file does not stop the shard.
+ * label is the class folder's index in the manifest's sorted class names, held to the same {@link
+ * LabelRule} as a tar's labels (below {@code spark.spindle.numClasses} when that is set). A file
+ * that cannot be read or is too large becomes a sample with a problem, so one bad file does not
+ * stop the shard.
  */
 final class ImageFolderReader implements ShardReader {
   private final Shard shard;
   private final FileSystem fs;
   private final Path root;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final int[] wanted; // positions to read, strictly increasing; null = every file
   private int nextWanted;
   private int position;
 
-  ImageFolderReader(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
-    this(shard, conf, maxSampleBytes, null);
-  }
-
-  /** A reader of only the files at {@code positions}; the others are never opened. */
-  ImageFolderReader(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+  /** A reader of only the files at {@code positions} (null = all); the others are never opened. */
+  ImageFolderReader(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     this.shard = shard;
     this.root = new Path(shard.uri());
     this.fs = root.getFileSystem(conf);
-    this.maxSampleBytes = maxSampleBytes;
+    this.limits = limits;
     this.wanted = positions;
   }
 
@@ -54,15 +52,15 @@ final class ImageFolderReader implements ShardReader {
     }
     nextWanted++;
     FolderEntry entry = shard.entries().get(position);
-    SampleBuilder sample = new SampleBuilder(shard.uri(), entry.path(), position++);
-    sample.label(entry.label());
+    SampleBuilder sample = new SampleBuilder(shard.uri(), entry.path(), position++, limits);
+    String classFolder = entry.path().substring(0, entry.path().indexOf('/'));
+    sample.label(entry.label(), "label " + entry.label() + " (class folder '" + classFolder + "')");
     try {
       Path file = new Path(root, entry.path());
       long length = fs.getFileStatus(file).getLen();
-      if (length > maxSampleBytes) {
-        sample.problem(
-            String.format(
-                "file is %d bytes, over spark.spindle.maxSampleBytes=%d", length, maxSampleBytes));
+      if (length > limits.maxSampleBytes()) {
+        sample.problem(String.format("file is %d bytes, over spark.spindle.maxSampleBytes=%d",
+            length, limits.maxSampleBytes()));
       } else {
         try (InputStream in = fs.open(file)) {
           sample.image(in.readNBytes((int) length), entry.path());

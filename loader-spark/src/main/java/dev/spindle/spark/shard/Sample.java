@@ -6,12 +6,14 @@ package dev.spindle.spark.shard;
  *
  * @param shard the shard it came from (for messages and quarantine records)
  * @param key the sample's key inside its shard (tar: the entry name up to the first dot of the file
- *     name; folders: {@code <class>/<file>})
+ *     name, invalid UTF-8 bytes as {@code \xHH}; folders: {@code <class>/<file>}; {@code (rest of
+ *     shard)} for a tar's damage, {@code (unread #N)} for a planned sample that was not read)
  * @param position the sample's position inside its shard, counting every sample
  * @param image the encoded image bytes, or null when the sample has none
  * @param imageName the entry or file that held the image (its extension names the format)
  * @param label the class label, or null when the sample has none
- * @param problem why this sample cannot be used (no image, no label, unparsable label), or null
+ * @param problem why this sample cannot be used (no image, no label, a label outside the rule, too
+ *     large, a repeated key, the shard's damage), or null
  */
 public record Sample(
     String shard,
@@ -25,5 +27,20 @@ public record Sample(
   /** True when the sample can go on to decoding. */
   public boolean usable() {
     return problem == null;
+  }
+
+  /**
+   * A planned sample its shard did not yield (the shard is shorter or damaged before it): listed
+   * as quarantined, never dropped. Its key is unknown: {@code (unread #POSITION)}.
+   *
+   * @param damage the shard's {@link ShardReader#damage()}, or null when it simply ended
+   */
+  public static Sample unread(Shard shard, long position, String damage) {
+    String reason = damage != null
+        ? "not read: the shard is damaged before it: " + damage
+        : "the shard ended before sample " + position + " (the manifest counted "
+            + shard.samples() + "); did it change since it was counted?";
+    String key = "(unread #" + position + ")";
+    return new Sample(shard.uri(), key, position, null, null, null, reason);
   }
 }

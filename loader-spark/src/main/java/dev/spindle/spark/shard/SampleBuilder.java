@@ -1,41 +1,83 @@
 package dev.spindle.spark.shard;
 
-/** Collects the parts of one sample and names what is missing or wrong. */
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Collects the parts of one sample and names what is missing or wrong; the first problem found is
+ * the one reported. The first image entry is the image (other image extensions are further views,
+ * not read), the first label entry the label. One thread.
+ */
 final class SampleBuilder {
+  private static final int LISTED_ENTRIES = 5;
+
   private final String shard;
   private final String key;
   private final long position;
+  private final SampleLimits limits;
+  private final List<String> entryNames = new ArrayList<>();
+  private final Map<String, String> byExtension = new LinkedHashMap<>();
   private byte[] image;
   private String imageName;
   private Integer label;
   private String problem;
 
-  SampleBuilder(String shard, String key, long position) {
+  SampleBuilder(String shard, String key, long position, SampleLimits limits) {
     this.shard = shard;
     this.key = key;
     this.position = position;
+    this.limits = limits;
+  }
+
+  /** Notes one entry of the sample (tar): a second entry with the same extension is a problem. */
+  SampleBuilder entry(String name, String extension) {
+    entryNames.add(name);
+    String first = byExtension.putIfAbsent(extension, name);
+    if (first != null) {
+      problem(String.format("two entries with extension '%s' in sample '%s': %s and %s",
+          extension, key, first, name));
+    }
+    return this;
+  }
+
+  /** True while the sample has no image and no problem: an image entry is worth reading. */
+  boolean wantsImage() {
+    return image == null && problem == null;
+  }
+
+  /** True while the sample has no label and no problem: a label entry is worth reading. */
+  boolean wantsLabel() {
+    return label == null && problem == null;
   }
 
   SampleBuilder image(byte[] bytes, String name) {
-    if (image == null) { // the first image entry of a sample wins; others are extra views
-      image = bytes;
-      imageName = name;
+    image = bytes;
+    imageName = name;
+    return this;
+  }
+
+  /** A label known as a number, e.g. an image folder's class index ({@code what} names it). */
+  SampleBuilder label(long value, String what) {
+    String wrong = LabelRule.problem(value, limits);
+    if (wrong != null) {
+      problem(what + " " + wrong);
+    } else {
+      label = (int) value;
     }
     return this;
   }
 
-  SampleBuilder label(int value) {
-    label = value;
-    return this;
-  }
-
-  SampleBuilder labelText(String text, String entryName) {
-    try {
-      label = Integer.parseInt(text);
-    } catch (NumberFormatException e) {
-      problem("label '" + abbreviate(text) + "' in " + entryName + " is not an integer");
+  /** A label entry's bytes, by {@link LabelRule}. */
+  SampleBuilder labelText(byte[] text, String entryName) {
+    String value = LabelRule.text(text);
+    if (value.isEmpty()) {
+      return problem("label entry " + entryName + " is empty");
     }
-    return this;
+    String what = "label '" + LabelRule.abbreviate(value) + "' in " + entryName;
+    long number = LabelRule.parse(value);
+    return number < 0 ? problem(what + " " + LabelRule.NOT_PLAIN) : label(number, what);
   }
 
   SampleBuilder problem(String reason) {
@@ -47,15 +89,30 @@ final class SampleBuilder {
 
   Sample build() {
     if (problem == null && image == null) {
-      problem = "no image entry (.jpg, .jpeg or .png) for key " + key;
+      problem = "no image entry (.jpg, .jpeg or .png) for key '" + key + "'" + entriesNote();
     }
     if (problem == null && label == null) {
-      problem = "no label entry (.cls) for key " + key;
+      problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
     return new Sample(shard, key, position, image, imageName, label, problem);
   }
 
-  private static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
+  /** The sample's entries and the rule that grouped them, for a sample that lacks a part. */
+  private String entriesNote() {
+    if (entryNames.isEmpty()) {
+      return "";
+    }
+    int n = entryNames.size();
+    String listed = String.join(", ", entryNames.subList(0, Math.min(LISTED_ENTRIES, n)));
+    String more = n > LISTED_ENTRIES ? ", … (" + n + " in all)" : "";
+    String example = "";
+    for (Map.Entry<String, String> e : byExtension.entrySet()) {
+      if (e.getKey().contains(".")) {
+        example = ": " + e.getValue() + " is key '" + key + "' with extension '" + e.getKey() + "'";
+        break;
+      }
+    }
+    return "; its entries: " + listed + more + " (the key is the file name up to its first dot"
+        + example + ")";
   }
 }

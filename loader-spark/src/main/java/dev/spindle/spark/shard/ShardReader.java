@@ -6,8 +6,10 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * Iterates the samples of one shard in their stored order. One thread; close() releases the
- * underlying streams and is safe to call twice. I/O errors surface from {@code hasNext()/next()}
- * as {@link java.io.UncheckedIOException} naming the shard.
+ * underlying streams and is safe to call twice. A damaged tar is not an error: its damage is its
+ * last sample ({@code (rest of shard)}, with a problem). Storage errors surface from {@code
+ * hasNext()/next()} as {@link java.io.UncheckedIOException} naming the shard (the task fails and
+ * Spark retries it).
  */
 public interface ShardReader extends Iterator<Sample>, AutoCloseable {
 
@@ -15,8 +17,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   void close() throws IOException;
 
   /**
-   * Why the shard ended early although its samples so far were fine (a damaged archive after
-   * them), or null. Valid once {@code hasNext()} returned false.
+   * Why the shard could not be read to its end (the problem of its {@code (rest of shard)} sample),
+   * or null. Valid once {@code hasNext()} returned false.
    */
   default String damage() {
     return null;
@@ -25,12 +27,13 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   /**
    * Opens a reader for the shard.
    *
-   * @param maxSampleBytes an encoded image larger than this is a corrupt sample, not an allocation
+   * @param limits what one sample may be: an image over its size limit or a label outside its
+   *     range makes a quarantined sample, not an allocation or a wrong label
    */
-  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes) throws IOException {
+  static ShardReader open(Shard shard, Configuration conf, SampleLimits limits) throws IOException {
     return switch (shard.format()) {
-      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes);
-      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes);
+      case TAR -> TarShardReader.open(shard, conf, limits, null);
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, null);
     };
   }
 
@@ -39,9 +42,10 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    * with its own position. Skipped samples are passed over at the index level: a tar reader skips
    * their entries by header without reading the content, a folder reader never opens their
    * files. The reader stops after the last wanted position; if the shard ends before it, the
-   * missing samples are simply not returned (the caller sees which positions came back).
+   * missing samples are simply not returned (the caller sees which positions came back and lists
+   * the others, {@link Sample#unread}).
    */
-  static ShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+  static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     for (int i = 1; i < positions.length; i++) {
       if (positions[i] <= positions[i - 1]) {
@@ -50,8 +54,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       }
     }
     return switch (shard.format()) {
-      case TAR -> TarShardReader.open(shard, conf, maxSampleBytes, positions.clone());
-      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, maxSampleBytes, positions.clone());
+      case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
     };
   }
 }

@@ -1,25 +1,37 @@
 package dev.spindle.spark.shard;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * Streams the regular-file entries of a POSIX tar archive (ustar, GNU long names, pax path
- * headers). One thread; not thread-safe. Does not close the stream it reads.
+ * Streams the regular-file entries of a POSIX tar archive (ustar, GNU long names, pax path and size
+ * records). One thread; not thread-safe. Does not close the stream it reads.
  *
- * <p>Call {@link #next()} to move to the next regular file, then either {@link #readContent(int)}
- * or nothing (the content is skipped on the following {@code next()}).
+ * <p>Call {@link #next()} to move to the next regular file, then either {@link #readContent()} or
+ * nothing (the content is skipped on the following {@code next()}). Every header field used is
+ * checked: a wrong checksum, a number that is not octal, negative or over {@link
+ * #MAX_ENTRY_BYTES}, a malformed pax record, or an archive that ends inside a header or an entry
+ * throws {@link TarFormatException} naming the entry, the header's byte offset and the shard; the
+ * reader must not be used after that. A skip is checked by reading its last byte, so a truncation
+ * is found at the same entry whether or not the content was read (a FileInputStream skips past the
+ * end without saying so).
  */
 final class TarEntryReader {
+  /** Larger sizes are a corrupt header: no shard member is 1 TiB, and offsets cannot overflow. */
+  static final long MAX_ENTRY_BYTES = 1L << 40;
+
   private static final int BLOCK = 512;
+  private static final int MAX_META_BYTES = 1 << 20;
 
   private final InputStream in;
   private final String shard;
   private final byte[] header = new byte[BLOCK];
+  private long offset; // bytes consumed from the stream
+  private long headerOffset; // where the header being handled starts
+  private byte[] headerName = new byte[0]; // the name of the header being handled, for messages
   private long pendingSkip;
-  private String name;
+  private byte[] name;
   private long size;
   private boolean contentRead;
 
@@ -30,58 +42,64 @@ final class TarEntryReader {
 
   /** Moves to the next regular file; returns false at the end of the archive. */
   boolean next() throws IOException {
-    skipPending();
-    String longName = null;
-    while (true) {
-      if (!readHeader()) {
-        return false;
-      }
-      char type = (char) header[156];
-      long entrySize = parseOctal(124, 12);
-      String headerName = headerName();
+    skip(pendingSkip);
+    pendingSkip = 0;
+    byte[] longName = null;
+    long paxSize = -1;
+    while (readHeader()) {
+      byte type = header[156];
+      long headerSize = sizeField();
       if (type == 'L') { // GNU long name: the content is the next entry's name
-        longName = cString(readBody(entrySize));
-      } else if (type == 'x') { // pax extended header: look for a path record
-        String path = paxPath(readBody(entrySize));
-        longName = path != null ? path : longName;
-      } else if (type == 'g' || type == '5' || type == '1' || type == '2' || type == 'K') {
-        pendingSkip = padded(entrySize); // global pax, directory, links: no sample content
-      } else if (type == '0' || type == '\0' || type == '7') {
-        name = longName != null ? longName : headerName;
-        size = entrySize;
-        contentRead = false;
-        pendingSkip = padded(entrySize);
-        return true;
+        longName = cString(readMeta(headerSize, "GNU long name"), 0, (int) headerSize);
+      } else if (type == 'x') { // pax extended header: path and size of the next entry
+        PaxHeader pax = pax(readMeta(headerSize, "pax header"));
+        longName = pax.path() != null ? pax.path() : longName;
+        paxSize = pax.size() >= 0 ? pax.size() : paxSize;
+      } else if (type == 'K') { // GNU long link name: of no use here
+        skip(padded(headerSize));
       } else {
-        pendingSkip = padded(entrySize);
+        long dataSize = paxSize >= 0 ? paxSize : headerSize;
+        if (type == '0' || type == '\0' || type == '7') {
+          name = longName != null ? longName : headerName;
+          headerName = name;
+          size = dataSize;
+          contentRead = false;
+          pendingSkip = padded(size);
+          return true;
+        }
+        skip(padded(dataSize)); // directories, links, global pax headers: no sample content
+        longName = null;
+        paxSize = -1;
       }
-      skipPending();
     }
+    return false;
   }
 
-  /** The current entry's path inside the archive. */
-  String name() {
+  /** The current entry's path inside the archive, as stored. */
+  byte[] rawName() {
     return name;
   }
 
-  /** The current entry's size in bytes. */
+  /** The current entry's path, readable ({@link EscapedUtf8}). */
+  String name() {
+    return EscapedUtf8.text(name);
+  }
+
+  /** The current entry's size in bytes, at most {@link #MAX_ENTRY_BYTES}. */
   long size() {
     return size;
   }
 
   /**
-   * Reads the current entry's content.
+   * Reads the current entry's content; the caller checks {@link #size()} against its limit first.
    *
-   * @param maxBytes entries larger than this are refused (a lie in a header must not allocate GBs)
+   * @throws TarFormatException when the archive ends inside the content
    */
-  byte[] readContent(int maxBytes) throws IOException {
-    if (contentRead) {
-      throw new IllegalStateException("Content of " + name + " already read");
-    }
-    if (size > maxBytes) {
-      throw new IOException(
-          String.format(
-              "Tar entry %s in %s is %d bytes, over the limit of %d bytes", name, shard, size, maxBytes));
+  byte[] readContent() throws IOException {
+    if (contentRead || size > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException(
+          "Cannot read entry " + name() + " of " + shard + " (" + size + " bytes, read before: "
+              + contentRead + ")");
     }
     byte[] content = readFully((int) size);
     pendingSkip -= size;
@@ -90,17 +108,21 @@ final class TarEntryReader {
   }
 
   private boolean readHeader() throws IOException {
+    headerOffset = offset;
+    headerName = new byte[0];
     int n = in.readNBytes(header, 0, BLOCK);
+    offset += n;
     if (n == 0) {
       return false; // archives without end-of-archive blocks exist in the wild
     }
     if (n < BLOCK) {
-      throw new EOFException("Truncated tar header in " + shard + " (" + n + " of 512 bytes)");
+      throw damage("the archive ends inside a header (" + n + " of 512 bytes)");
     }
     if (isZeroBlock()) {
       return false;
     }
     verifyChecksum();
+    headerName = headerNameField();
     return true;
   }
 
@@ -113,113 +135,154 @@ final class TarEntryReader {
     return true;
   }
 
-  private void verifyChecksum() throws IOException {
-    long stored = parseOctal(148, 8);
-    long sum = 0;
+  /** The stored sum counts bytes unsigned (POSIX) or signed (old writers); GNU tar takes both. */
+  private void verifyChecksum() throws TarFormatException {
+    long stored = number(148, 8, "checksum field");
+    long unsigned = 0;
+    long signed = 0;
     for (int i = 0; i < BLOCK; i++) {
-      sum += (i >= 148 && i < 156) ? ' ' : (header[i] & 0xff);
+      byte b = (i >= 148 && i < 156) ? (byte) ' ' : header[i];
+      unsigned += b & 0xff;
+      signed += b;
     }
-    if (sum != stored) {
-      throw new IOException(
-          "Corrupt tar header in " + shard + " (checksum " + stored + " != " + sum + ")");
+    if (stored != unsigned && stored != signed) {
+      throw damage("checksum " + stored + " != " + unsigned + " (a corrupt header, or not a tar)");
     }
   }
 
-  private String headerName() {
-    String base = cString(header, 0, 100);
-    boolean ustar = new String(header, 257, 5, StandardCharsets.US_ASCII).equals("ustar");
-    String prefix = ustar ? cString(header, 345, 155) : "";
-    return prefix.isEmpty() ? base : prefix + "/" + base;
+  private byte[] headerNameField() {
+    byte[] base = cString(header, 0, 100);
+    boolean ustar = header[257] == 'u' && header[258] == 's' && header[259] == 't'
+        && header[260] == 'a' && header[261] == 'r';
+    byte[] prefix = ustar ? cString(header, 345, 155) : new byte[0];
+    if (prefix.length == 0) {
+      return base;
+    }
+    byte[] full = Arrays.copyOf(prefix, prefix.length + 1 + base.length);
+    full[prefix.length] = '/';
+    System.arraycopy(base, 0, full, prefix.length + 1, base.length);
+    return full;
   }
 
-  private long parseOctal(int offset, int length) throws IOException {
-    if ((header[offset] & 0x80) != 0) { // GNU base-256 for sizes >= 8 GiB
-      long value = header[offset] & 0x7f;
-      for (int i = 1; i < length; i++) {
-        value = (value << 8) | (header[offset + i] & 0xff);
-      }
-      return value;
-    }
-    long value = 0;
-    for (int i = offset; i < offset + length; i++) {
-      byte b = header[i];
-      if (b == 0 || b == ' ') {
-        if (value > 0 || i > offset + length - 3) {
-          break;
-        }
-        continue;
-      }
-      if (b < '0' || b > '7') {
-        throw new IOException("Corrupt tar header in " + shard + ": non-octal numeric field");
-      }
-      value = value * 8 + (b - '0');
+  private long sizeField() throws TarFormatException {
+    long value = number(124, 12, "size field");
+    if (value > MAX_ENTRY_BYTES) {
+      throw damage("size field is " + value + " bytes, over the limit of " + MAX_ENTRY_BYTES
+          + " bytes for a tar member");
     }
     return value;
   }
 
-  private byte[] readBody(long entrySize) throws IOException {
-    if (entrySize > 1 << 20) {
-      throw new IOException("Tar metadata entry of " + entrySize + " bytes in " + shard);
+  /** A numeric field: octal ASCII (NUL- or space-terminated), or GNU base-256 (lead 0x80). */
+  private long number(int at, int length, String field) throws TarFormatException {
+    int lead = header[at] & 0xff;
+    if (lead >= 0x80) {
+      return base256(at, length, field);
     }
-    byte[] body = readFully((int) entrySize);
-    skipBytes(padded(entrySize) - entrySize);
+    int end = at;
+    while (end < at + length && header[end] != 0) {
+      end++;
+    }
+    int from = at;
+    while (from < end && header[from] == ' ') {
+      from++;
+    }
+    while (end > from && header[end - 1] == ' ') {
+      end--;
+    }
+    long value = 0;
+    for (int i = from; i < end; i++) {
+      if (header[i] < '0' || header[i] > '7') {
+        throw damage(field + " is not an octal number: '" + EscapedUtf8.text(header, from, end)
+            + "'");
+      }
+      value = value * 8 + (header[i] - '0');
+    }
+    return value;
+  }
+
+  /** Two's complement after the marker bit: bit 6 of the lead byte is the sign. */
+  private long base256(int at, int length, String field) throws TarFormatException {
+    int lead = header[at] & 0xff;
+    if ((lead & 0x40) != 0) {
+      throw damage(field + " is negative (base-256)");
+    }
+    long value = lead & 0x3f;
+    for (int i = at + 1; i < at + length; i++) {
+      if (value > (Long.MAX_VALUE >>> 8)) {
+        throw damage(field + " is over 2^63 (base-256)");
+      }
+      value = (value << 8) | (header[i] & 0xff);
+    }
+    return value;
+  }
+
+  private byte[] readMeta(long length, String what) throws IOException {
+    if (length > MAX_META_BYTES) {
+      throw damage(what + " of " + length + " bytes, over the limit of " + MAX_META_BYTES);
+    }
+    byte[] body = readFully((int) length);
+    skip(padded(length) - length);
     return body;
+  }
+
+  private PaxHeader pax(byte[] body) throws TarFormatException {
+    try {
+      return PaxHeader.parse(body, MAX_ENTRY_BYTES);
+    } catch (IllegalArgumentException e) {
+      throw damage(e.getMessage());
+    }
   }
 
   private byte[] readFully(int n) throws IOException {
     byte[] bytes = in.readNBytes(n);
+    offset += bytes.length;
     if (bytes.length < n) {
-      throw new EOFException(
-          String.format(
-              "Truncated tar entry %s in %s (%d of %d bytes)", name, shard, bytes.length, n));
+      throw truncated();
     }
     return bytes;
   }
 
-  private void skipPending() throws IOException {
-    skipBytes(pendingSkip);
-    pendingSkip = 0;
-  }
-
-  private void skipBytes(long n) throws IOException {
-    long left = n;
+  private void skip(long n) throws IOException {
+    if (n <= 0) {
+      return;
+    }
+    long left = n - 1;
     while (left > 0) {
       long skipped = in.skip(left);
       if (skipped <= 0) {
         if (in.read() < 0) {
-          throw new EOFException("Truncated tar archive " + shard + " (entry " + name + ")");
+          throw truncated();
         }
         skipped = 1;
       }
       left -= skipped;
     }
+    if (in.read() < 0) { // the last byte proves every skipped byte was there
+      throw truncated();
+    }
+    offset += n;
+  }
+
+  private TarFormatException truncated() {
+    return damage("the archive ends inside this entry's content");
+  }
+
+  private TarFormatException damage(String what) {
+    String entry = headerName.length == 0 ? "" : "entry '" + EscapedUtf8.text(headerName) + "': ";
+    return new TarFormatException(
+        entry + what + " (tar header at byte " + headerOffset + " of " + shard + ")");
   }
 
   private static long padded(long size) {
     return (size + BLOCK - 1) / BLOCK * BLOCK;
   }
 
-  private static String paxPath(byte[] body) {
-    String text = new String(body, StandardCharsets.UTF_8);
-    for (String record : text.split("\n")) {
-      int space = record.indexOf(' ');
-      int eq = record.indexOf('=');
-      if (space > 0 && eq > space && record.substring(space + 1, eq).equals("path")) {
-        return record.substring(eq + 1);
-      }
-    }
-    return null;
-  }
-
-  private static String cString(byte[] bytes) {
-    return cString(bytes, 0, bytes.length);
-  }
-
-  private static String cString(byte[] bytes, int offset, int length) {
+  private static byte[] cString(byte[] bytes, int offset, int length) {
     int end = offset;
     while (end < offset + length && bytes[end] != 0) {
       end++;
     }
-    return new String(bytes, offset, end - offset, StandardCharsets.UTF_8);
+    return Arrays.copyOfRange(bytes, offset, end);
   }
 }

@@ -4,76 +4,63 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Reads a WebDataset tar shard: consecutive entries sharing a key form one sample; {@code .jpg},
- * {@code .jpeg} or {@code .png} is its image, {@code .cls} (or {@code .label}) its integer label.
- * Other entries ({@code .json}, {@code .txt}, …) are ignored.
+ * Reads a WebDataset tar shard, sample by sample, through {@link TarSampleCursor} (the grouping
+ * rules and damage handling are there, shared with {@link #countSamples}): {@code .jpg}, {@code
+ * .jpeg} or {@code .png} is a sample's image, {@code .cls} (or {@code .label}) its label ({@link
+ * LabelRule}); other entries are ignored. An entry over its limit is the sample's problem and is
+ * never read. One thread.
  */
 final class TarShardReader implements ShardReader {
+  /** A label entry over this size is refused unread: a label is a few digits. */
+  static final int MAX_LABEL_BYTES = 4096;
+
   private final InputStream in;
-  private final TarEntryReader entries;
+  private final TarSampleCursor cursor;
   private final String shard;
-  private final int maxSampleBytes;
+  private final SampleLimits limits;
   private final int[] wanted; // positions to read, strictly increasing; null = every sample
   private int nextWanted;
-  private boolean entryPending;
   private boolean exhausted;
-  private long position;
   private Sample next;
-  private String damage;
 
-  private TarShardReader(InputStream in, String shard, int maxSampleBytes, int[] wanted) {
+  private TarShardReader(InputStream in, String shard, SampleLimits limits, int[] wanted) {
     this.in = in;
     this.shard = shard;
-    this.entries = new TarEntryReader(in, shard);
-    this.maxSampleBytes = maxSampleBytes;
+    this.cursor = new TarSampleCursor(in, shard);
+    this.limits = limits;
     this.wanted = wanted;
   }
 
-  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes)
-      throws IOException {
-    return open(shard, conf, maxSampleBytes, null);
-  }
-
   /** A reader of only the samples at {@code positions} (strictly increasing), or all if null. */
-  static TarShardReader open(Shard shard, Configuration conf, int maxSampleBytes, int[] positions)
+  static TarShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
     return new TarShardReader(
-        new BufferedInputStream(raw, 1 << 20), shard.uri(), maxSampleBytes, positions);
+        new BufferedInputStream(raw, 1 << 20), shard.uri(), limits, positions);
   }
 
-  /** Reads a tar shard from any stream (tests, counting). */
-  static TarShardReader of(InputStream in, String shard, int maxSampleBytes) {
-    return new TarShardReader(in, shard, maxSampleBytes, null);
+  /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */
+  static TarShardReader of(InputStream in, String shard, SampleLimits limits, int[] positions) {
+    return new TarShardReader(in, shard, limits, positions);
   }
 
-  /** Reads only the samples at {@code positions} (strictly increasing) of a tar stream. */
-  static TarShardReader of(InputStream in, String shard, int maxSampleBytes, int[] positions) {
-    return new TarShardReader(in, shard, maxSampleBytes, positions);
-  }
-
-  /** Counts the samples of a tar stream, reading headers only (content is skipped). */
-  static long countSamples(InputStream in, String shard) {
-    TarEntryReader reader = new TarEntryReader(in, shard);
+  /**
+   * Counts the samples of a tar stream as a reader yields them (damage included), reading
+   * headers only: the content of every entry is skipped.
+   *
+   * @throws IOException only when the stream itself fails
+   */
+  static long countSamples(InputStream in, String shard) throws IOException {
+    TarSampleCursor cursor = new TarSampleCursor(in, shard);
     long count = 0;
-    String lastKey = null;
-    try {
-      while (reader.next()) {
-        String key = WebDatasetKeys.key(reader.name());
-        if (!key.equals(lastKey)) {
-          count++;
-          lastKey = key;
-        }
-      }
-    } catch (IOException e) {
-      // Same stopping point as the reader: the samples counted so far are the ones it yields.
+    while (cursor.nextSample()) {
+      count++;
     }
     return count;
   }
@@ -84,8 +71,10 @@ final class TarShardReader implements ShardReader {
       try {
         next = readSample();
       } catch (IOException e) {
-        throw new UncheckedIOException("Failed reading tar shard " + shard + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "Failed reading tar shard " + shard + ": " + e.getMessage(), e);
       }
+      exhausted = next == null;
     }
     return next != null;
   }
@@ -100,95 +89,71 @@ final class TarShardReader implements ShardReader {
     return sample;
   }
 
+  /** The next wanted sample; unwanted ones are passed over by their headers, never read. */
   private Sample readSample() throws IOException {
-    if (!entryPending) {
-      try {
-        if (!entries.next()) {
-          exhausted = true;
-          return null;
-        }
-      } catch (IOException e) {
-        exhausted = true;
-        damage = e.getMessage();
+    while (wanted == null || nextWanted < wanted.length) {
+      if (!cursor.nextSample()) {
         return null;
       }
-    }
-    if (wanted != null && !skipToWanted()) {
-      return null;
-    }
-    String key = WebDatasetKeys.key(entries.name());
-    SampleBuilder sample = new SampleBuilder(shard, key, position++);
-    do {
-      try {
-        collect(sample);
-      } catch (IOException e) {
-        // Counted from its header but its content is unreadable: report it, end the shard here.
-        exhausted = true;
-        entryPending = false;
-        return sample.problem("shard damaged while reading this sample: " + e.getMessage()).build();
+      if (wanted == null || cursor.position() == wanted[nextWanted]) {
+        nextWanted++;
+        return build();
       }
-      try {
-        entryPending = entries.next();
-      } catch (IOException e) {
-        exhausted = true; // this sample is complete; what follows cannot be read
-        entryPending = false;
-        damage = e.getMessage();
-      }
-    } while (entryPending && WebDatasetKeys.key(entries.name()).equals(key));
+    }
+    return null; // past the last wanted position: the rest of the archive is not read
+  }
+
+  private Sample build() throws IOException {
+    SampleBuilder sample = new SampleBuilder(shard, cursor.key(), cursor.position(), limits);
+    if (cursor.problem() != null) {
+      return sample.problem(cursor.problem()).build();
+    }
+    while (cursor.nextEntry()) {
+      collect(sample);
+    }
     return sample.build();
   }
 
-  /**
-   * Moves past unwanted samples by their headers alone: {@link TarEntryReader#next()} skips the
-   * content of an entry that was not read, so their image bytes are never read. Returns false
-   * when no wanted sample is left (the rest of the archive is not read) or the archive ended.
-   */
-  private boolean skipToWanted() throws IOException {
-    if (nextWanted >= wanted.length) {
-      exhausted = true;
-      entryPending = false;
-      return false;
+  private void collect(SampleBuilder sample) throws IOException {
+    String name = cursor.entryName();
+    String ext = cursor.entryExtension();
+    sample.entry(name, ext);
+    if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
+      byte[] bytes = content(sample, name, limits.maxSampleBytes(),
+          "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d");
+      if (bytes != null) {
+        sample.image(bytes, name);
+      }
+    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext) && sample.wantsLabel()) {
+      byte[] bytes = content(sample, name, MAX_LABEL_BYTES,
+          "label entry %s is %d bytes, over the limit of %d bytes for a label");
+      if (bytes != null) {
+        sample.labelText(bytes, name);
+      }
     }
-    int target = wanted[nextWanted++];
-    while (position < target) {
-      String key = WebDatasetKeys.key(entries.name());
-      do {
-        try {
-          entryPending = entries.next();
-        } catch (IOException e) {
-          entryPending = false;
-          damage = e.getMessage();
-        }
-        if (!entryPending) {
-          exhausted = true;
-          return false;
-        }
-      } while (WebDatasetKeys.key(entries.name()).equals(key));
-      position++;
-    }
-    return true;
   }
 
-  private void collect(SampleBuilder sample) throws IOException {
-    String ext = WebDatasetKeys.extension(entries.name());
-    if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext)) {
-      if (entries.size() > maxSampleBytes) {
-        sample.problem(
-            String.format(
-                "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d",
-                entries.name(), entries.size(), maxSampleBytes));
-      } else {
-        sample.image(entries.readContent(maxSampleBytes), entries.name());
-      }
-    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext)) {
-      String text = new String(entries.readContent(4096), StandardCharsets.UTF_8).trim();
-      sample.labelText(text, entries.name());
+  /**
+   * The entry's content, or null when it is over {@code limit} (not read) or the archive ends
+   * inside it; the sample's problem says which.
+   */
+  private byte[] content(SampleBuilder sample, String name, int limit, String overLimit)
+      throws IOException {
+    if (cursor.entrySize() > limit) {
+      sample.problem(String.format(overLimit, name, cursor.entrySize(), limit));
+      return null;
+    }
+    try {
+      return cursor.readContent();
+    } catch (TarFormatException e) {
+      sample.problem("shard damaged while reading entry " + name + ": " + e.getMessage());
+      return null;
     }
   }
 
   @Override
   public String damage() {
-    return damage;
+    return cursor.damage();
   }
 
   @Override

@@ -5,7 +5,8 @@ import java.nio.file.attribute.FileTime
 
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.plan.Remainder
-import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{SparkFixture, TarBlocks, TestFiles}
+import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The feed job in local mode: determinism, quarantine, manifest caching. */
@@ -89,6 +90,56 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       val elsewhere = dir.resolve("elsewhere/m.json")
       val r = feed(in, (args ++ Seq("--manifest", elsewhere.toString)): _*)
       assert(status(r) == "created" && Files.exists(elsewhere))
+    }
+  }
+
+  private def keysAndIndices(q: Seq[Map[String, AnyRef]]): Seq[(String, Long)] =
+    q.map(e => (e("key").toString, e("index").asInstanceOf[Number].longValue))
+
+  test("a shard with a negative size field: its damage is one quarantined sample, not a failure") {
+    TestFiles.withTempDir("feed-damaged") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7))
+      val before = (0 until 3).flatMap(j => Seq(TarBlocks.file(f"s1_$j%04d.png", png(1000 + j)),
+        TarBlocks.file(f"s1_$j%04d.cls", ascii("1"))))
+      val bad = TarBlocks.base256Size(TarBlocks.header(ascii("s1_0003.png"), 0), -1)
+      Files.write(in.resolve("shard-001.tar"),
+        TarBlocks.tar(before ++ Seq(bad, TarBlocks.file("s1_0004.png", png(1004))): _*))
+      val m = manifest(in)
+      assert(m.totalSamples == 17L) // 13 + 3 + the damage
+      val r = feed(in, "--world-size", "2", "--batch-size", "4", "--remainder", "PAD",
+        "--conf", "spark.spindle.maxFailures=3")
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 4, Remainder.PAD)))
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 17L)
+      val q = quarantine(r)
+      assert(keysAndIndices(q) == Seq(("(rest of shard)", 16L)))
+      assert(q.head("reason").toString.contains("entry 's1_0003.png': size field is negative"))
+      assert(r.get("failures") == 1L)
+    }
+  }
+
+  test("a shard damaged after it was counted: each planned sample it no longer yields is listed") {
+    TestFiles.withTempDir("feed-changed") { dir =>
+      val in = tars(dir.resolve("in"), Seq(8, 8))
+      val m = manifest(in)
+      val args = Seq("--world-size", "2", "--batch-size", "2", "--conf", "spark.spindle.maxFailures=10")
+      feed(in, args: _*) // caches the manifest: 8 samples in shard-001
+      val shard = in.resolve("shard-001.tar")
+      val mtime = Files.getLastModifiedTime(shard)
+      val bytes = Files.readAllBytes(shard)
+      bytes(bytes.indexOfSlice(ascii("s1_0003.png"))) = 'X'.toByte // its header's checksum fails
+      Files.write(shard, bytes)
+      Files.setLastModifiedTime(shard, mtime)
+      val r = feed(in, args: _*)
+      assert(r.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("status") == "reused")
+      val q = quarantine(r)
+      assert(keysAndIndices(q) ==
+        Seq(("(rest of shard)", 11L)) ++ (4 until 8).map(p => (s"(unread #$p)", 8L + p)))
+      assert(q.forall(_("shard").toString.endsWith("shard-001.tar")))
+      assert(q(1)("reason").toString.startsWith("not read: the shard is damaged before it: "))
+      assert(q(1)("reason").toString.contains("checksum"))
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 16L)
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 2)))
+      assert(r.get("failures") == 5L)
     }
   }
 }

@@ -5,8 +5,8 @@ import java.nio.file.Files
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.shard.{Sample, ShardReader}
-import dev.spindle.spark.testkit.{BadImages, TestFiles}
+import dev.spindle.spark.shard.{Sample, SampleLimits, Shard, ShardFormat, ShardReader}
+import dev.spindle.spark.testkit.{BadImages, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileSystem
@@ -14,6 +14,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** Reading given positions of a shard: only those samples come back, the rest are not read. */
 class ShardSkipSuite extends AnyFunSuite {
+  private val limits = new SampleLimits(1 << 20, 0)
+
   private def readAll(r: ShardReader): Seq[Sample] =
     try { val b = ArrayBuffer[Sample](); while (r.hasNext) b += r.next(); b.toSeq } finally r.close()
 
@@ -29,7 +31,8 @@ class ShardSkipSuite extends AnyFunSuite {
       val conf = new Configuration()
       def bytesRead = FileSystem.getAllStatistics.asScala.filter(_.getScheme == "file").map(_.getBytesRead).sum
       val before = bytesRead
-      val got = readAll(ShardReader.open(m.shards().get(0), conf, 64 << 20, Array(1, 4)))
+      val big64 = new SampleLimits(64 << 20, 0)
+      val got = readAll(ShardReader.open(m.shards().get(0), conf, big64, Array(1, 4)))
       val read = bytesRead - before
       assert(got.map(_.position) == Seq(1L, 4L))
       assert(got.map(_.key) == Seq("k1", "k4"))
@@ -40,7 +43,7 @@ class ShardSkipSuite extends AnyFunSuite {
       assert(read < skipped / 2, s"read $read bytes of a ${Files.size(dir.resolve("a.tar"))}-byte shard")
       // the whole shard, for comparison, reads the skipped images too: the counter works
       val beforeAll = bytesRead
-      val all = readAll(ShardReader.open(m.shards().get(0), conf, 64 << 20))
+      val all = readAll(ShardReader.open(m.shards().get(0), conf, big64))
       assert(all.map(_.position) == (0L until 6L))
       assert(bytesRead - beforeAll >= skipped)
     }
@@ -51,9 +54,9 @@ class ShardSkipSuite extends AnyFunSuite {
       FeedData.tars(dir, Seq(3))
       val shard = FeedData.manifest(dir).shards().get(0)
       val conf = new Configuration()
-      assert(readAll(ShardReader.open(shard, conf, 1 << 20, Array(2, 7))).map(_.position) == Seq(2L))
-      assert(readAll(ShardReader.open(shard, conf, 1 << 20, Array[Int]())).isEmpty)
-      val e = intercept[IllegalArgumentException](ShardReader.open(shard, conf, 1 << 20, Array(2, 2)))
+      assert(readAll(ShardReader.open(shard, conf, limits, Array(2, 7))).map(_.position) == Seq(2L))
+      assert(readAll(ShardReader.open(shard, conf, limits, Array[Int]())).isEmpty)
+      val e = intercept[IllegalArgumentException](ShardReader.open(shard, conf, limits, Array(2, 2)))
       assert(e.getMessage.contains("2 then 2 (must be strictly increasing)"))
     }
   }
@@ -69,9 +72,26 @@ class ShardSkipSuite extends AnyFunSuite {
       Files.write(dir.resolve("b/0.png"), FeedData.png(9))
       val m = FeedData.manifest(dir)
       val shard = m.shards().get(0)
-      val got = readAll(ShardReader.open(shard, new Configuration(), 1 << 20, Array(0, 3, 5)))
+      val got = readAll(ShardReader.open(shard, new Configuration(), limits, Array(0, 3, 5)))
       assert(got.map(_.key) == Seq("a/0.png", "b/0.png", "b/2.png"))
       assert(got.map(_.label.intValue) == Seq(0, 1, 1))
+    }
+  }
+
+  test("a damaged shard read at positions yields those before the damage, then the damage") {
+    TestFiles.withTempDir("skipbad") { dir =>
+      val before = (0 until 3).flatMap(i => Seq(TarBlocks.file(s"k$i.png", FeedData.png(i)),
+        TarBlocks.file(s"k$i.cls", ascii("1"))))
+      val bad = TarBlocks.base256Size(TarBlocks.header(ascii("k3.png"), 0), -7)
+      val tar = Files.write(dir.resolve("a.tar"),
+        TarBlocks.tar(before ++ Seq(bad, TarBlocks.file("k4.png", FeedData.png(4))): _*))
+      val shard = new Shard(tar.toUri.toString, ShardFormat.TAR, Files.size(tar), 0L, 6L,
+        java.util.List.of())
+      val reader = ShardReader.open(shard, new Configuration(), limits, Array(1, 3, 4))
+      val got = readAll(reader)
+      assert(got.map(s => (s.position, s.key)) == Seq((1L, "k1"), (3L, "(rest of shard)")))
+      assert(got(1).problem.contains("entry 'k3.png': size field is negative"))
+      assert(reader.damage().startsWith("entry 'k3.png': size field is negative"))
     }
   }
 }

@@ -4,8 +4,10 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TestFiles}
+import dev.spindle.spark.shard.{SampleLimits, Shard, ShardFormat}
+import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
+import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
@@ -44,7 +46,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       val byKey = q.map(e => e.get("key").toString -> e.get("reason").toString).toMap
       assert(byKey.keySet == Set("garbage", "truncated", "huge", "nolabel"))
       assert(q.forall(_.get("shard").toString.endsWith("mixed.tar")))
-      assert(byKey("nolabel").contains("no label entry (.cls)"))
+      assert(byKey("nolabel").contains("no label entry (.cls or .label)"))
       assert(byKey("huge").contains("huge.png"))
       assert(byKey("huge").toLowerCase.contains("pixel"))
       assert(byKey("garbage").contains("cannot decode garbage.jpg"))
@@ -121,6 +123,76 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       assert(lines.forall(_.contains("not-a-number")))
       val delivered = ArrowFiles.readAll(dir.resolve("out")).map(_.index)
       assert((indices ++ delivered).sorted == (0L until 140L))
+    }
+  }
+
+  test("labels outside the rule or not below spark.spindle.numClasses are quarantined with the value") {
+    TestFiles.withTempDir("labels") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("l.tar"), Seq("ok.jpg" -> good(0), "ok.cls" -> ascii("9\n"),
+        "ten.jpg" -> good(1), "ten.cls" -> ascii("10"), "neg.jpg" -> good(2), "neg.cls" -> ascii("-1")))
+      val report = PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false, Map(
+        "spark.spindle.image.size" -> "16", "spark.spindle.maxFailures" -> "2",
+        "spark.spindle.numClasses" -> "10").asJava)
+      val q = report.get("quarantine").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(q.map(_.get("key")) == Seq("ten", "neg"))
+      assert(q(0).get("reason").toString.endsWith(
+        "label '10' in ten.cls is not below spark.spindle.numClasses=10"))
+      assert(q(1).get("reason").toString.endsWith(
+        "label '-1' in neg.cls is not a plain decimal number (ASCII digits 0-9 only, no sign)"))
+      assert(ArrowFiles.readAll(dir.resolve("out")).map(r => r.key -> r.label) == Seq("ok" -> 9))
+    }
+  }
+
+  /** Three good samples, then a header whose size field is negative, then two more samples. */
+  private def negativeSizeTar(file: Path): Path = {
+    val before = (0 until 3).flatMap(i => Seq(TarBlocks.file(s"n$i.jpg", good(i)),
+      TarBlocks.file(s"n$i.cls", ascii("1"))))
+    val bad = TarBlocks.base256Size(TarBlocks.header(ascii("n3.jpg"), 0), -1)
+    val after = (4 until 6).flatMap(i => Seq(TarBlocks.file(s"n$i.jpg", good(i)),
+      TarBlocks.file(s"n$i.cls", ascii("1"))))
+    Files.write(file, TarBlocks.tar(before ++ Seq(bad) ++ after: _*))
+  }
+
+  test("a negative size field is the shard's damage: the job goes on and lists what it lost") {
+    TestFiles.withTempDir("negative") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("a.tar"), (0 until 4).flatMap(i =>
+        Seq(s"a$i.jpg" -> good(i), s"a$i.cls" -> ascii("0"))))
+      negativeSizeTar(in.resolve("b.tar"))
+      val report = run(in, dir.resolve("out"), budget = "2")
+      assert(report.get("images") == 7L)
+      assert(report.get("samples") == 8L)
+      val q = report.get("quarantine").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(q.map(e => (e.get("key"), e.get("index"))) == Seq(("(rest of shard)", 7L)))
+      assert(q.head.get("shard").toString.endsWith("b.tar"))
+      assert(q.head.get("reason").toString.contains("entry 'n3.jpg': size field is negative"))
+      val rows = ArrowFiles.readAll(dir.resolve("out"))
+      assert((rows.map(_.index) ++ q.map(_.get("index").asInstanceOf[Number].longValue)).sorted ==
+        (0L until 8L))
+    }
+  }
+
+  test("every planned sample a shard does not yield is listed on its own, by position") {
+    TestFiles.withTempDir("unread") { dir =>
+      val shrunk = TestFiles.writeTar(dir.resolve("shrunk.tar"), (0 until 3).flatMap(i =>
+        Seq(s"s$i.jpg" -> good(i), s"s$i.cls" -> ascii("0"))))
+      val damaged = negativeSizeTar(dir.resolve("damaged.tar"))
+      // counted when each shard held 5 samples; since then one lost two, the other was damaged
+      def planned(p: Path) = new Shard(p.toUri.toString, ShardFormat.TAR, Files.size(p), 0L, 5L,
+        java.util.List.of())
+      val source = new ShardSamples(java.util.List.of(planned(shrunk), planned(damaged)),
+        Array(0L, 5L), new Configuration(), new SampleLimits(1 << 20, 0))
+      val got = source.asScala.toSeq
+      source.close()
+      assert(got.map(l => (l.sample.key, l.index)) == Seq(("s0", 0L), ("s1", 1L), ("s2", 2L),
+        ("(unread #3)", 3L), ("(unread #4)", 4L), ("n0", 5L), ("n1", 6L), ("n2", 7L),
+        ("(rest of shard)", 8L), ("(unread #4)", 9L)))
+      assert(got(3).sample.problem == "the shard ended before sample 3 (the manifest counted 5);"
+        + " did it change since it was counted?")
+      assert(got(9).sample.problem.startsWith(
+        "not read: the shard is damaged before it: entry 'n3.jpg': size field is negative"))
+      assert(source.samples == 10L)
     }
   }
 }

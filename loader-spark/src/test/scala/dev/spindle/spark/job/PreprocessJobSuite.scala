@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import dev.spindle.spark.batch.FixedShapeTensorType
 import dev.spindle.spark.image.ImageTransform
 import dev.spindle.spark.metrics.JobReport
-import dev.spindle.spark.shard.{Shard, ShardFormat, ShardReader}
+import dev.spindle.spark.shard.{SampleLimits, Shard, ShardFormat, ShardReader}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.apache.hadoop.conf.Configuration
@@ -70,7 +70,7 @@ class PreprocessJobSuite extends AnyFunSuite with SparkFixture {
       val sources = (0 until 3).flatMap { s =>
         val tar = in.resolve(f"shard-$s%05d.tar")
         val shard = new Shard(tar.toUri.toString, ShardFormat.TAR, Files.size(tar), 0L, 10L, java.util.List.of())
-        val reader = ShardReader.open(shard, new Configuration(), 1 << 20)
+        val reader = ShardReader.open(shard, new Configuration(), new SampleLimits(1 << 20, 0))
         try reader.asScala.map(_.image).toList finally reader.close()
       }
       rows.zip(sources).foreach { case (row, encoded) =>

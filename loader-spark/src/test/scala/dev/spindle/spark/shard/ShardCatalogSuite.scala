@@ -84,12 +84,23 @@ class ShardCatalogSuite extends AnyFunSuite {
       Seq("c/1.jpg", "c/2.jpg").foreach(image(dir, _))
       val m = catalog().list(dir.toString, localCounter)
       Files.delete(dir.resolve("c/2.jpg"))
-      val reader = ShardReader.open(m.shards.get(0), conf, 1 << 20)
+      val reader = ShardReader.open(m.shards.get(0), conf, new SampleLimits(1 << 20, 0))
       val samples = reader.asScala.toSeq
       reader.close()
       assert(samples.map(_.key) == Seq("c/1.jpg", "c/2.jpg"))
       assert(samples(0).usable && samples(0).label == 0)
       assert(samples(1).problem.startsWith("cannot read file"))
+    }
+  }
+
+  test("the folder reader holds class indices to spark.spindle.numClasses when it is set") {
+    TestFiles.withTempDir("classes") { dir =>
+      Seq("a/1.jpg", "b/1.jpg", "c/1.jpg").foreach(image(dir, _))
+      val m = catalog().list(dir.toString, localCounter)
+      val reader = ShardReader.open(m.shards.get(0), conf, new SampleLimits(1 << 20, 2))
+      val samples = try reader.asScala.toSeq finally reader.close()
+      assert(samples.map(s => Option(s.label).map(_.intValue)) == Seq(Some(0), Some(1), None))
+      assert(samples(2).problem == "label 2 (class folder 'c') is not below spark.spindle.numClasses=2")
     }
   }
 
