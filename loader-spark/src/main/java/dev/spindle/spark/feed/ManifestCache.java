@@ -59,7 +59,13 @@ final class ManifestCache {
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
     if (cache != null && fs.exists(cache)) {
-      Manifest cached = read(fs, cache);
+      Manifest cached;
+      try {
+        cached = read(fs, cache);
+      } catch (ManifestCodec.OutdatedException e) {
+        LOG.warn("{} ({}); counting again", e.getMessage(), cache);
+        return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+      }
       ManifestCheck check = ManifestCheck.compare(cached, listing(cached));
       if (check.unchanged()) {
         return new Loaded(cached, cache.toString(), "reused");
@@ -87,6 +93,8 @@ final class ManifestCache {
   private static Manifest read(FileSystem fs, Path cache) throws IOException {
     try (InputStream in = fs.open(cache)) {
       return ManifestCodec.read(in);
+    } catch (ManifestCodec.OutdatedException e) {
+      throw e;
     } catch (IllegalArgumentException e) {
       throw new IOException("Cannot use the cached manifest " + cache + ": " + e.getMessage()
           + " (delete it to count again)", e);

@@ -22,12 +22,26 @@ import java.util.List;
  * are not closed.
  */
 public final class ManifestCodec {
-  static final String FORMAT = "spindle-manifest/1";
+  static final String FORMAT = "spindle-manifest/2";
+  /** Counted by the tar reader before counting and reading shared one parser (see below). */
+  private static final String OUTDATED = "spindle-manifest/1";
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
       .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
 
   private ManifestCodec() {}
+
+  /**
+   * A manifest of an earlier format: valid once, but its sample counts may differ from what
+   * today's readers yield (format 1 counted tar samples with a parser of its own), so it must be
+   * counted again rather than trusted.
+   */
+  public static final class OutdatedException extends IllegalArgumentException {
+    OutdatedException(String format) {
+      super("Outdated manifest: format \"" + format + "\" counted tar shards with an earlier"
+          + " parser (expected \"" + FORMAT + "\")");
+    }
+  }
 
   private record EntryJson(String path, int label) {}
 
@@ -52,7 +66,11 @@ public final class ManifestCodec {
         .writeValue(out, toDto(manifest));
   }
 
-  /** Parses a document written by {@link #toJson}; refuses others with the reason. */
+  /**
+   * Parses a document written by {@link #toJson}; refuses others with the reason.
+   *
+   * @throws OutdatedException for a document of an earlier format, to be counted again
+   */
   public static Manifest fromJson(String json) {
     try {
       return fromDto(MAPPER.readValue(json, ManifestJson.class));
@@ -61,7 +79,11 @@ public final class ManifestCodec {
     }
   }
 
-  /** Reads a manifest from {@code in}; refuses malformed documents with the reason. */
+  /**
+   * Reads a manifest from {@code in}; refuses malformed documents with the reason.
+   *
+   * @throws OutdatedException for a document of an earlier format, to be counted again
+   */
   public static Manifest read(InputStream in) throws IOException {
     try {
       return fromDto(MAPPER.reader()
@@ -86,6 +108,9 @@ public final class ManifestCodec {
   }
 
   private static Manifest fromDto(ManifestJson dto) {
+    if (dto != null && OUTDATED.equals(dto.format())) {
+      throw new OutdatedException(dto.format());
+    }
     if (dto == null || !FORMAT.equals(dto.format())) {
       throw new IllegalArgumentException("Invalid manifest: format \""
           + (dto == null ? null : dto.format()) + "\" (expected \"" + FORMAT + "\")");

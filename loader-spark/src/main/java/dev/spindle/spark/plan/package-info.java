@@ -107,15 +107,19 @@
  * per entry its path and int32 label; int32 class-name count and each name. A string is its
  * int32 UTF-8 length followed by the bytes.
  *
- * <h3>Manifest JSON ({@code spindle-manifest/1})</h3>
+ * <h3>Manifest JSON ({@code spindle-manifest/2})</h3>
  *
  * <pre>
- * { "format": "spindle-manifest/1", "input": "file:/data/imagenet", "classNames": [],
+ * { "format": "spindle-manifest/2", "input": "file:/data/imagenet", "classNames": [],
  *   "shards": [ { "uri": "file:/data/imagenet/train-000.tar", "format": "TAR", "bytes": 1048576,
  *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
  * </pre>
  *
- * Folder shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}.
+ * Folder shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. A tar
+ * shard's {@code samples} is what its reader yields, counted by the same parser: good and
+ * quarantined samples, and a damaged shard's final {@code (rest of shard)} sample. Format 1
+ * (identical fields) was counted by a parser of its own that could disagree with the reader on
+ * damaged shards or names that are not UTF-8; a cached format-1 manifest is counted again.
  *
  * <h3>Digest</h3>
  *

@@ -39,7 +39,7 @@ class ManifestCodecSuite extends AnyFunSuite {
 
   test("the JSON document carries its format tag and the documented field names") {
     val json = ManifestCodec.toJson(folder)
-    for (field <- Seq("\"format\":\"spindle-manifest/1\"", "\"input\"", "\"classNames\"", "\"shards\"",
+    for (field <- Seq("\"format\":\"spindle-manifest/2\"", "\"input\"", "\"classNames\"", "\"shards\"",
       "\"uri\"", "\"bytes\"", "\"modificationTime\"", "\"samples\"", "\"entries\"", "\"path\"", "\"label\"",
       "\"IMAGE_FOLDER\"")) {
       assert(json.contains(field), field)
@@ -50,11 +50,17 @@ class ManifestCodecSuite extends AnyFunSuite {
     def refused(json: String) = intercept[IllegalArgumentException](ManifestCodec.fromJson(json)).getMessage
     assert(refused("""{"format":"spindle-manifest/0","input":"x","classNames":[],"shards":[]}""")
       .contains("format \"spindle-manifest/0\""))
-    assert(refused("""{"format":"spindle-manifest/1","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
-    assert(refused("""{"format":"spindle-manifest/1","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/2","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
+    assert(refused("""{"format":"spindle-manifest/2","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
       .contains("ZIP"))
-    assert(refused("""{"format":"spindle-manifest/1","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/2","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
       .contains("a.tar"))
     assert(refused("{").startsWith("Invalid manifest"))
+  }
+
+  test("a manifest of format 1 is refused as outdated, so a cache of it is counted again") {
+    val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/2", "spindle-manifest/1")
+    val e = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v1))
+    assert(e.getMessage.contains("\"spindle-manifest/1\" counted tar shards with an earlier parser"))
   }
 }
