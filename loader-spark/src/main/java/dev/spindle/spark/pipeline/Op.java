@@ -9,7 +9,8 @@ package dev.spindle.spark.pipeline;
  * the pipeline closes an {@link AutoCloseable} input, so {@code close()} must be idempotent.
  *
  * <p>Throwing an {@link Exception} rejects the item: it is dropped, counted and quarantined
- * against the stage's {@link FailureBudget}. Throwing an {@link Error} stops the pipeline at once.
+ * against the stage's {@link FailureBudget}, with the message of a checked exception as the
+ * reason (a {@link RuntimeException}'s reason also names its class: it is more likely a bug). Throwing an {@link Error} stops the pipeline at once.
  * Returning {@code null} is an item failure ("op returned null"): an op that wants to reject an
  * item throws.
  *

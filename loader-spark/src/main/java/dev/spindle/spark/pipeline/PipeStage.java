@@ -158,9 +158,17 @@ final class PipeStage extends Stage {
       return DROPPED;
     }
     String reason =
-        t == null ? "op returned null (an op rejects an item by throwing)" : t.toString();
+        t == null ? "op returned null (an op rejects an item by throwing)" : reason(t);
     run.itemFailed(meter, budget, key, reason, t);
     return DROPPED;
+  }
+
+  /**
+   * A checked exception is an op's verdict on the item: its message is the reason. A runtime
+   * exception is more likely a bug than a verdict, so its class stays in the reason.
+   */
+  private static String reason(Throwable t) {
+    return t instanceof RuntimeException || t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
   private Object release(Entry e) {

@@ -49,7 +49,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       assert(byKey("nolabel").contains("no label entry (.cls or .label)"))
       assert(byKey("huge").contains("huge.png"))
       assert(byKey("huge").toLowerCase.contains("pixel"))
-      assert(byKey("garbage").contains("cannot decode garbage.jpg"))
+      assert(byKey("garbage").startsWith("cannot decode garbage.jpg"), byKey("garbage"))
       assert(byKey("truncated").contains("truncated.jpg"))
       val rows = ArrowFiles.readAll(dir.resolve("out"))
       assert(rows.map(_.key) == Seq("g0", "g1", "g2", "g3", "g4", "g5"))

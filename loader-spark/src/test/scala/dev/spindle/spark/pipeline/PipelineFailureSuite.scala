@@ -24,9 +24,22 @@ class PipelineFailureSuite extends AnyFunSuite {
     assert(out == (0 until 100).filter(_ % 10 != 0))
     val q = it.quarantine().asScala
     assert(q.map(_.key).toSet == (0 until 100 by 10).map(i => s"shard-0/$i").toSet)
-    assert(q.forall(e => e.stage == "decode" && e.reason.contains("IOException: corrupt sample")))
+    assert(q.forall(e => e.stage == "decode" && e.reason == "corrupt sample " + e.key.drop(8)))
     val decode = it.stats().stage("decode")
     assert(decode.items == 90 && decode.failures == 10)
+  }
+
+  test("a checked exception's message is the reason; a runtime exception's reason names its class") {
+    val mixed = op[Integer, Integer] { i =>
+      if (i == 1) throw new IOException("unreadable")
+      if (i == 2) throw new IllegalStateException("a bug")
+      i
+    }
+    val it = Pipeline.source("read", ints(4)).keyedBy((i: Integer) => s"k$i")
+      .pipe("decode", mixed, 1, Order.INPUT).failureBudget(FailureBudget.count(5)).build().start()
+    drain(it)
+    assert(it.quarantine().asScala.map(e => e.key -> e.reason).toMap ==
+      Map("k1" -> "unreadable", "k2" -> "java.lang.IllegalStateException: a bug"))
   }
 
   test("the failure after a count budget stops the pipeline with one PipelineFailure") {
