@@ -2,6 +2,7 @@ package dev.spindle.spark.image
 
 import java.awt.image.BufferedImage
 import java.io.ByteArrayOutputStream
+import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
 import javax.imageio.{IIOImage, ImageIO, ImageWriteParam}
 import javax.imageio.stream.MemoryCacheImageOutputStream
@@ -18,8 +19,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import ImageTestSupport._
 
 /**
- * Images whose headers lie about their size are refused before they cost memory; honest images
- * over spark.spindle.image.maxDecodeBytes are refused naming it; and no valid image is refused.
+ * Images whose headers lie about their size or whose data ends early are refused before they
+ * cost memory or reach the output as grey; honest images over spark.spindle.image.maxDecodeBytes
+ * are refused naming it; and no valid image is refused.
  */
 class DecodeSafetySuite extends AnyFunSuite {
   private val t16 = ImageTransform.resizeCenterCrop(16)
@@ -158,6 +160,56 @@ class DecodeSafetySuite extends AnyFunSuite {
     assert(needs(t16, turned) - needs(t16.withExifOrientation(false), turned) >= 60 * 40 * 3)
   }
 
+  test("a JPEG cut short, an end-of-image marker appended, is refused, not decoded as grey") {
+    val gray = new BufferedImage(333, 221, BufferedImage.TYPE_BYTE_GRAY)
+    gray.createGraphics().drawImage(photo, 0, 0, null)
+    // 4:2:0 MCUs of 16 x 16 pixels; a gray image's MCUs are its 8 x 8 blocks
+    val cases = Seq(imageIo(photo, 0.9f, false) -> 294, imageIo(gray, 0.9f, false) -> 1176)
+    for ((data, mcus) <- cases;
+         fraction <- Seq(0.3, 0.6, 0.9)) {
+      assert(refused(t16, BadImages.jpegCut(data, fraction))
+        .matches(s"Corrupt JPEG: premature end of data in scan 1 at MCU \\d+ of $mcus"))
+    }
+  }
+
+  test("a real 64x48 JPEG whose header claims 80x64 is refused: its data ends 8 MCUs early") {
+    assert(refused(t16, BadImages.jpegDeclaring(small, 80, 64)) ==
+      "Corrupt JPEG: premature end of data in scan 1 at MCU 12 of 20")
+  }
+
+  test("a JPEG cut at a restart marker, or a progressive one cut in its first scan, is refused") {
+    val rgb = new Array[Byte](333 * 221 * 3)
+    new scala.util.Random(3).nextBytes(rgb)
+    val restarts = openCv(rgb, 333, 221, 3, IMWRITE_JPEG_QUALITY, 80, IMWRITE_JPEG_RST_INTERVAL, 4)
+    val markers = restarts.indices.dropRight(1).filter(i => restarts(i) == 0xff.toByte
+      && (restarts(i + 1) & 0xf8) == 0xd0)
+    assert(markers.size == 294 / 4)
+    // cut just before the 11th restart marker: the image ends in grey, the marker is missing
+    val cut = restarts.take(markers(10)) ++ Array(0xff, 0xd9).map(_.toByte)
+    assert(refused(t16, cut) == "Corrupt JPEG: restart marker RST2 missing in scan 1 before MCU"
+      + " 44 of 294")
+    // without the 11th marker and the interval after it, the 12th (RST3) comes early
+    val lost = restarts.take(markers(10)) ++ restarts.drop(markers(11))
+    assert(JpegScanCheck.problem(lost, 0, lost.length) == "restart marker RST2 missing in scan 1"
+      + " before MCU 44 of 294")
+    val progressive = imageIo(photo, 0.9f, progressive = true)
+    val sos = progressive.indexOfSlice(Seq(0xff, 0xda).map(_.toByte))
+    val second = progressive.indexOfSlice(Seq(0xff, 0xda).map(_.toByte), sos + 2)
+    val dcCut = BadImages.jpegCut(progressive, (sos + second) / 2.0 / progressive.length)
+    assert(refused(t16, dcCut).matches("Corrupt JPEG: premature end of data in scan 1 at MCU"
+      + " \\d+ of 294"))
+  }
+
+  test("a valid JPEG that ends in flat mid-grey decodes: its scans are read and found complete") {
+    val img = imageIo(image(64, 48)((x, y) => if (x >= 40 && y >= 24) 0x808080 else texture(x, y)),
+      0.9f, progressive = false)
+    val decoded = OpenCvDecoder.decode(img, 0, img.length, ImageInfo.probe(img, 0, img.length), 1,
+      DecodeScratch.current())
+    assert(GreyTail.suspect(ByteBuffer.wrap(decoded.pixels()), 64, 48, 1, 3))
+    assert(JpegScanCheck.problem(img, 0, img.length) == null)
+    assert(applyTo(t16, img).length == 768)
+  }
+
   /** The real photographs of Debian's mate-backgrounds, when installed. */
   private def photos: Seq[(String, Array[Byte])] = {
     val dir = Path.of("/usr/share/backgrounds/mate")
@@ -219,6 +271,7 @@ class DecodeSafetySuite extends AnyFunSuite {
       withClue(name + ": ") {
         assert(applyTo(t16, data).length == 768)
         if (ImageInfo.probe(data, 0, data.length).format() == ImageFormat.JPEG) {
+          assert(JpegScanCheck.problem(data, 0, data.length) == null)
           tightest = math.min(tightest, slack(data))
         }
       }

@@ -42,6 +42,10 @@ object BadImages {
     copy
   }
 
+  /** The first `fraction` of `jpeg` and an end-of-image marker: truncated, but ending as a JPEG. */
+  def jpegCut(jpeg: Array[Byte], fraction: Double): Array[Byte] =
+    jpeg.take((jpeg.length * fraction).toInt) ++ Array(0xff, 0xd9).map(_.toByte)
+
   /** `png` with its IHDR declaring `width` x `height` (CRC updated); image data unchanged. */
   def pngDeclaring(png: Array[Byte], width: Int, height: Int): Array[Byte] = {
     val copy = png.clone()
