@@ -221,7 +221,8 @@ class DecodeSafetySuite extends AnyFunSuite {
   /**
    * JPEGs from OpenCV's libjpeg-turbo: sizes from 1x1 to 1000x1, flat, noisy and gray content,
    * qualities 1 to 100, every chroma subsampling, baseline and progressive, standard and
-   * optimised Huffman tables, restart intervals; and javax.imageio's baseline and progressive.
+   * optimised Huffman tables, restart intervals, large flat images (the fewest bits a block);
+   * and javax.imageio's baseline and progressive.
    */
   private def generated: Iterator[(String, Array[Byte])] = {
     val rnd = new scala.util.Random(1)
@@ -244,6 +245,16 @@ class DecodeSafetySuite extends AnyFunSuite {
       openCv(pixels, w, h, channels, IMWRITE_JPEG_QUALITY, quality,
         IMWRITE_JPEG_SAMPLING_FACTOR, sampling, IMWRITE_JPEG_PROGRESSIVE, progressive,
         IMWRITE_JPEG_OPTIMIZE, optimize, IMWRITE_JPEG_RST_INTERVAL, restart)
+    val flat = Array.fill[Byte](3001 * 2003 * 3)(77)
+    val large = for {
+      quality <- Iterator(1, 100)
+      sampling <- Seq(IMWRITE_JPEG_SAMPLING_FACTOR_420, IMWRITE_JPEG_SAMPLING_FACTOR_444)
+      progressive <- 0 to 1
+      restart <- Seq(0, 7)
+    } yield s"3001x2003 flat q$quality s$sampling p$progressive r$restart" ->
+      openCv(flat, 3001, 2003, 3, IMWRITE_JPEG_QUALITY, quality, IMWRITE_JPEG_SAMPLING_FACTOR,
+        sampling, IMWRITE_JPEG_PROGRESSIVE, progressive, IMWRITE_JPEG_OPTIMIZE, 1,
+        IMWRITE_JPEG_RST_INTERVAL, restart)
     val rgb = Array.tabulate[Byte](333 * 221 * 3)(i => texture(i / 3 % 333, i / 999).toByte)
     val qualities = (1 to 100).iterator.map(q => s"333x221 photo q$q" ->
       openCv(rgb, 333, 221, 3, IMWRITE_JPEG_QUALITY, q, IMWRITE_JPEG_OPTIMIZE, q % 2))
@@ -252,7 +263,7 @@ class DecodeSafetySuite extends AnyFunSuite {
       progressive <- Iterator(false, true)
       quality <- Iterator(0.01f, 0.5f, 1f)
     } yield s"imageio $name p$progressive q$quality" -> imageIo(img, quality, progressive)
-    matrix ++ qualities ++ imageIoSet
+    matrix ++ large ++ qualities ++ imageIoSet
   }
 
   /** Entropy-coded bits after the first scan header over the fewest a valid file has there. */
