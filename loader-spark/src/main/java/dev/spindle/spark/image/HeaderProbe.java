@@ -36,6 +36,16 @@ final class HeaderProbe {
   }
 
   /**
+   * Offset of the frame header's body (its sample precision byte; the marker code is 3 bytes
+   * before it) of a JPEG whose header {@link #probe} accepted.
+   */
+  static int jpegFrameHeader(byte[] data, int offset, int length) throws ImageException {
+    int[] sof = new int[1];
+    walkJpeg(data, offset, length, sof, false);
+    return sof[0];
+  }
+
+  /**
    * The EXIF orientation (1..8) of a JPEG whose header {@link #probe} accepted: from the first
    * APP1 "Exif" segment before the frame header; 1 when there is none.
    */

@@ -14,6 +14,7 @@ public final class ImageConfig {
   public static final String TRANSFORMS = "spark.spindle.image.transforms";
   public static final String OUTPUT = "spark.spindle.image.output";
   public static final String MAX_PIXELS = "spark.spindle.image.maxPixels";
+  public static final String MAX_DECODE_BYTES = "spark.spindle.image.maxDecodeBytes";
   public static final String EXIF_ORIENTATION = "spark.spindle.image.exifOrientation";
   public static final String REDUCED_DECODE = "spark.spindle.image.reducedDecode";
   public static final String SEED = "spark.spindle.image.seed";
@@ -34,6 +35,10 @@ public final class ImageConfig {
             + "ends with normalize, else uint8-hwc.");
     add(MAX_PIXELS, Long.toString(ImageTransform.DEFAULT_MAX_PIXELS), "--max-pixels",
         "Images declaring more pixels are quarantined from their header, before decoding.");
+    add(MAX_DECODE_BYTES, Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
+        "--max-decode-bytes", "Images whose decode would allocate more bytes (pixels at the"
+            + " decode scale, decoder buffers, copies, resample buffers) are quarantined from"
+            + " their headers, before any allocation.");
     add(EXIF_ORIENTATION, "true", "--exif-orientation",
         "Turn JPEGs upright by their EXIF orientation (as ImageOps.exif_transpose) first.");
     add(REDUCED_DECODE, "false", "--reduced-decode",
@@ -68,12 +73,13 @@ public final class ImageConfig {
         t = t.withOutput(OutputMode.parse(output));
       }
       return t.withMaxPixels(Long.parseLong(value(conf, MAX_PIXELS).trim()))
+          .withMaxDecodeBytes(Long.parseLong(value(conf, MAX_DECODE_BYTES).trim()))
           .withExifOrientation(bool(conf, EXIF_ORIENTATION))
           .withReducedDecode(bool(conf, REDUCED_DECODE))
           .withSeed(Long.parseLong(value(conf, SEED).trim()));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Invalid number in " + MAX_PIXELS + " or " + SEED + ": "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException("Invalid number in " + MAX_PIXELS + ", "
+          + MAX_DECODE_BYTES + " or " + SEED + ": " + e.getMessage(), e);
     }
   }
 

@@ -16,13 +16,22 @@ import org.apache.arrow.memory.ArrowBuf;
  * caller owns {@code dst}; {@link #apply} only writes {@link #outputBytes()} bytes into it.
  */
 public final class ImageTransform implements Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   /**
    * Default for {@link #withMaxPixels}: Pillow's decompression-bomb limit ({@code 2 *
    * Image.MAX_IMAGE_PIXELS}), so whatever torchvision users can open, Spindle opens too.
    */
   public static final long DEFAULT_MAX_PIXELS = 2L * 89_478_485L;
+
+  /**
+   * Default for {@link #withMaxDecodeBytes}: 512 MiB. A resize and crop takes about 6.5 bytes a
+   * pixel of an upright baseline JPEG (decoded RGB, one copy, the encoded bytes), so this admits
+   * about 80 megapixels; about 55 for a progressive 4:2:0 JPEG (3 more bytes a pixel of libjpeg's
+   * coefficients), about 40 when EXIF turns the image (two more copies). 16 decode threads then
+   * hold at most 8 GiB, whatever sizes their inputs declare.
+   */
+  public static final long DEFAULT_MAX_DECODE_BYTES = 512L << 20;
 
   private final String spec;
   private final List<ImageOp> ops;
@@ -33,7 +42,7 @@ public final class ImageTransform implements Serializable {
 
   /** Non-geometric settings; {@code with...} methods copy them with one change. */
   private record Settings(long maxPixels, long seed, long epoch, boolean exifOrientation,
-      boolean reducedDecode) implements Serializable {}
+      boolean reducedDecode, long maxDecodeBytes) implements Serializable {}
 
   private ImageTransform(String spec, List<ImageOp> ops, OutputMode mode, Settings settings) {
     ImageOp last = ops.isEmpty() ? null : ops.get(ops.size() - 1);
@@ -76,7 +85,7 @@ public final class ImageTransform implements Serializable {
   }
 
   private static Settings defaults() {
-    return new Settings(DEFAULT_MAX_PIXELS, 0L, 0L, true, false);
+    return new Settings(DEFAULT_MAX_PIXELS, 0L, 0L, true, false, DEFAULT_MAX_DECODE_BYTES);
   }
 
   /**
@@ -88,19 +97,19 @@ public final class ImageTransform implements Serializable {
       throw new IllegalArgumentException("Invalid maxPixels: " + maxPixels + " (must be > 0)");
     }
     return with(new Settings(maxPixels, settings.seed, settings.epoch, settings.exifOrientation,
-        settings.reducedDecode));
+        settings.reducedDecode, settings.maxDecodeBytes));
   }
 
   /** Seed of the random operations (random crops, flips). */
   public ImageTransform withSeed(long seed) {
     return with(new Settings(settings.maxPixels, seed, settings.epoch, settings.exifOrientation,
-        settings.reducedDecode));
+        settings.reducedDecode, settings.maxDecodeBytes));
   }
 
   /** The same transform for another epoch: random choices change with the epoch. */
   public ImageTransform forEpoch(long epoch) {
     return with(new Settings(settings.maxPixels, settings.seed, epoch, settings.exifOrientation,
-        settings.reducedDecode));
+        settings.reducedDecode, settings.maxDecodeBytes));
   }
 
   /**
@@ -109,7 +118,7 @@ public final class ImageTransform implements Serializable {
    */
   public ImageTransform withExifOrientation(boolean honour) {
     return with(new Settings(settings.maxPixels, settings.seed, settings.epoch, honour,
-        settings.reducedDecode));
+        settings.reducedDecode, settings.maxDecodeBytes));
   }
 
   /**
@@ -120,7 +129,22 @@ public final class ImageTransform implements Serializable {
    */
   public ImageTransform withReducedDecode(boolean enabled) {
     return with(new Settings(settings.maxPixels, settings.seed, settings.epoch,
-        settings.exifOrientation, enabled));
+        settings.exifOrientation, enabled, settings.maxDecodeBytes));
+  }
+
+  /**
+   * Images whose decode would allocate more than {@code maxDecodeBytes} (decoded pixels at the
+   * scale the decoder uses, the decoder's own buffers, Spindle's copies and resample buffers;
+   * see {@link DecodeCost}) are refused with an {@link ImageException} from their headers,
+   * before anything is allocated.
+   */
+  public ImageTransform withMaxDecodeBytes(long maxDecodeBytes) {
+    if (maxDecodeBytes <= 0) {
+      throw new IllegalArgumentException(
+          "Invalid maxDecodeBytes: " + maxDecodeBytes + " (must be > 0)");
+    }
+    return with(new Settings(settings.maxPixels, settings.seed, settings.epoch,
+        settings.exifOrientation, settings.reducedDecode, maxDecodeBytes));
   }
 
   /** The same operations written as {@code mode}. */
@@ -134,6 +158,10 @@ public final class ImageTransform implements Serializable {
 
   public long maxPixels() {
     return settings.maxPixels;
+  }
+
+  public long maxDecodeBytes() {
+    return settings.maxDecodeBytes;
   }
 
   public OutputMode outputMode() {
@@ -215,19 +243,20 @@ public final class ImageTransform implements Serializable {
           "Image too large: %dx%d = %d pixels (maxPixels %d)",
           info.width(), info.height(), info.pixels(), settings.maxPixels));
     }
+    DecodeCost cost = DecodeCost.of(info, data, offset, length);
     DecodeScratch scratch = DecodeScratch.current();
     try {
-      run(data, offset, length, info, sampleIndex, scratch, vector && VectorPath.ENABLED, permute,
-          dst, dstOffset);
+      run(data, offset, length, info, cost, sampleIndex, scratch, vector && VectorPath.ENABLED,
+          permute, dst, dstOffset);
     } finally {
       scratch.trim();
     }
   }
 
   /** Decodes and runs the stages; the last one writes the output at {@code dst[dstOffset]}. */
-  private void run(byte[] data, int offset, int length, ImageInfo info, long sampleIndex,
-      DecodeScratch scratch, boolean vector, boolean permute, ArrowBuf dst, long dstOffset)
-      throws ImageException {
+  private void run(byte[] data, int offset, int length, ImageInfo info, DecodeCost cost,
+      long sampleIndex, DecodeScratch scratch, boolean vector, boolean permute, ArrowBuf dst,
+      long dstOffset) throws ImageException {
     int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
         ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
@@ -236,8 +265,10 @@ public final class ImageTransform implements Serializable {
         swap ? info.width() : info.height(), rng);
     int reduce = settings.reducedDecode && info.format() == ImageFormat.JPEG
         ? ReducedDecode.scale(stages.get(0)) : 1;
-    if (vector && orientation == Orientation.NORMAL && stages.size() == 1
-        && !stages.get(0).pads()) {
+    boolean direct = vector && orientation == Orientation.NORMAL && stages.size() == 1
+        && !stages.get(0).pads();
+    checkDecodeBytes(info, reduce, cost.bytes(reduce, stages, direct, orientation, vector));
+    if (direct) {
       // the common case: one resample, straight from the decoder's buffer into dst
       Stage stage = stages.get(0);
       checkSize(stage);
@@ -272,6 +303,15 @@ public final class ImageTransform implements Serializable {
       image = new DecodedImage(out, win.width(), win.height());
     }
     writer.write(image.pixels(), width, height, dst, dstOffset, scratch);
+  }
+
+  private void checkDecodeBytes(ImageInfo info, int reduce, long bytes) throws ImageException {
+    if (bytes > settings.maxDecodeBytes) {
+      throw new ImageException(String.format("Image too large to decode: %dx%d %s needs %d bytes"
+          + "%s (%s %d)", info.width(), info.height(), info.format(), bytes,
+          reduce > 1 ? " at 1/" + reduce + " scale" : "", ImageConfig.MAX_DECODE_BYTES,
+          settings.maxDecodeBytes));
+    }
   }
 
   /** Fails (a bug) when the last stage's output is not this transform's output size. */
@@ -317,7 +357,8 @@ public final class ImageTransform implements Serializable {
   @Override
   public String toString() {
     return "ImageTransform[" + spec + " -> " + writer.mode().specName() + " " + height + "x" + width
-        + ", maxPixels=" + settings.maxPixels + ", seed=" + settings.seed + ", epoch="
+        + ", maxPixels=" + settings.maxPixels + ", maxDecodeBytes=" + settings.maxDecodeBytes
+        + ", seed=" + settings.seed + ", epoch="
         + settings.epoch + ", exifOrientation=" + settings.exifOrientation + ", reducedDecode="
         + settings.reducedDecode + "]";
   }

@@ -88,7 +88,12 @@ final class OpenCvDecoder {
         int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
         BytePointer pixels = image.data();
         pixels.position(0).capacity(bytes).limit(bytes);
-        return use.use(pixels.asByteBuffer(), width, height);
+        ByteBuffer rgb = pixels.asByteBuffer();
+        if (info.format() == ImageFormat.JPEG
+            && GreyTail.suspect(rgb, width, height, reduce, info.channels())) {
+          requireCompleteScans(data, offset, length);
+        }
+        return use.use(rgb, width, height);
       }
     }
   }
@@ -106,6 +111,18 @@ final class OpenCvDecoder {
       case 8 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_8;
       default -> throw new IllegalArgumentException("Invalid reduce: " + reduce + " (1, 2, 4, 8)");
     };
+  }
+
+  /**
+   * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning
+   * that OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
+   */
+  private static void requireCompleteScans(byte[] data, int offset, int length)
+      throws ImageException {
+    String problem = JpegScanCheck.problem(data, offset, length);
+    if (problem != null) {
+      throw new ImageException("Corrupt JPEG: " + problem);
+    }
   }
 
   /**

@@ -3,10 +3,14 @@
  * HWC/CHW, or normalised float32/float16 CHW), written straight into a batch's Arrow buffer.
  *
  * <pre>
- *  encoded bytes ─► ImageInfo.probe ─► maxPixels ─► StagePlanner ─► ReducedDecode ─► OpenCvDecoder
- *                   (header only;      (refused     (ops → stages;   (1/2,1/4,1/8     (imdecode RGB;
- *                    EXIF orientation)  before any    random ops:     for JPEGs a      per-thread
- *                                       pixel memory) SampleRandom)   resize shrinks)  DecodeScratch)
+ *  encoded bytes ─► ImageInfo.probe ─► maxPixels ─► DecodeCost.of ─► StagePlanner
+ *                   (header only;      (refused     (can the data   (ops → stages;
+ *                    EXIF orientation)  before any    hold what the   random ops:
+ *                                       pixel memory) header says?)   SampleRandom)
+ *        ─► ReducedDecode ─► maxDecodeBytes ─► OpenCvDecoder ─► GreyTail ─► JpegScanCheck
+ *           (1/2,1/4,1/8     (DecodeCost.bytes  (imdecode RGB;   (last block  (only then: read
+ *            for JPEGs a      of the plan)       per-thread       mid-grey?)   the scans, refuse
+ *            resize shrinks)                     DecodeScratch)                missing data)
  *        ─► Orientation ─► StageRunner × stages (PillowResample: horizontal, then vertical pass,
  *                                                 crop window only; zero padding; flip)
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
@@ -38,7 +42,16 @@
  *
  * <p><b>Failures.</b> A sample that cannot be decoded (unknown format, truncated or garbled data,
  * too many pixels) raises {@link dev.spindle.spark.image.ImageException} with a user-facing reason;
- * the caller quarantines it with its shard and key. Bugs stay unchecked exceptions.
+ * the caller quarantines it with its shard and key. Bugs stay unchecked exceptions. Before any
+ * allocation, headers are checked against the data (a JPEG's first scan must have at least 2
+ * bits a block, 1 if progressive; a PNG's data at least 1/1032 of its filtered image) and the
+ * decode's bytes against {@code maxDecodeBytes}. libjpeg-turbo decodes missing data as grey with
+ * a warning OpenCV drops: an image whose last block is mid-grey has its scans read ({@code
+ * JpegScanCheck}), and missing data is refused. Still decoded without complaint: data missing
+ * from a progressive JPEG's AC scans, from the final blocks only (the last block is not all grey)
+ * or before a restart marker libjpeg resynchronises on; data cut or garbled so that every block
+ * still decodes; arithmetic-coded JPEGs. Telling those apart needs libjpeg's warnings, from a
+ * decoder of Spindle's own.
  *
  * <p><b>Exactness.</b> Decode is libjpeg-turbo's (bit-identical); resampling is Pillow's
  * fixed-point {@code ImagingResample} (bilinear, bicubic, box); sizes, crop offsets, padding and

@@ -10,6 +10,7 @@ class ImageConfigSuite extends AnyFunSuite {
     assert(t.spec() == "resize(256),center_crop(224)")
     assert(t.outputMode() == OutputMode.UINT8_HWC && t.outputBytes() == 224L * 224 * 3)
     assert(t.maxPixels() == ImageTransform.DEFAULT_MAX_PIXELS)
+    assert(t.maxDecodeBytes() == ImageTransform.DEFAULT_MAX_DECODE_BYTES)
     assert(t.toString.contains("exifOrientation=true, reducedDecode=false"))
   }
 
@@ -18,18 +19,19 @@ class ImageConfigSuite extends AnyFunSuite {
       ImageConfig.TRANSFORMS -> "random_resized_crop(64),hflip,normalize",
       ImageConfig.OUTPUT -> "float16-chw",
       ImageConfig.MAX_PIXELS -> "1000",
+      ImageConfig.MAX_DECODE_BYTES -> "5000",
       ImageConfig.EXIF_ORIENTATION -> "false",
       ImageConfig.REDUCED_DECODE -> "TRUE",
       ImageConfig.SEED -> "99"))
     assert(t.outputMode() == OutputMode.FLOAT16_CHW && t.height() == 64)
-    assert(t.maxPixels() == 1000L)
+    assert(t.maxPixels() == 1000L && t.maxDecodeBytes() == 5000L)
     assert(t.toString.contains("seed=99") && t.toString.contains("exifOrientation=false"))
     assert(t.toString.contains("reducedDecode=true"))
   }
 
   test("keys are documented with defaults and flags") {
     val keys = ImageConfig.keys()
-    assert(keys.size() == 6)
+    assert(keys.size() == 7)
     keys.values().forEach { k =>
       assert(k.name().startsWith("spark.spindle.image.") && k.flag().startsWith("--"))
       assert(k.doc().nonEmpty && k.defaultValue().nonEmpty)
@@ -43,5 +45,7 @@ class ImageConfigSuite extends AnyFunSuite {
       .getMessage.contains("Invalid image output: 'rgb'"))
     assert(intercept[IllegalArgumentException](from(Map(ImageConfig.MAX_PIXELS -> "lots")))
       .getMessage.contains(ImageConfig.MAX_PIXELS))
+    assert(intercept[IllegalArgumentException](from(Map(ImageConfig.MAX_DECODE_BYTES -> "1 GB")))
+      .getMessage.contains(ImageConfig.MAX_DECODE_BYTES))
   }
 }

@@ -127,15 +127,19 @@ class ImageTransformSuite extends AnyFunSuite {
     assert(intercept[IllegalArgumentException](
       ImageTransform.resizeCenterCrop(8).withMaxPixels(-1)).getMessage ==
       "Invalid maxPixels: -1 (must be > 0)")
+    assert(intercept[IllegalArgumentException](
+      ImageTransform.resizeCenterCrop(8).withMaxDecodeBytes(0)).getMessage ==
+      "Invalid maxDecodeBytes: 0 (must be > 0)")
   }
 
   test("the transform survives Java serialization with its settings") {
-    val t = ImageTransform.resizeCenterCrop(20).withMaxPixels(12345L)
+    val t = ImageTransform.resizeCenterCrop(20).withMaxPixels(12345L).withMaxDecodeBytes(987654L)
     val bytes = new ByteArrayOutputStream()
     new ObjectOutputStream(bytes).writeObject(t)
     val copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray))
       .readObject().asInstanceOf[ImageTransform]
     assert(copy.maxPixels() == 12345L && copy.outputBytes() == t.outputBytes())
+    assert(copy.maxDecodeBytes() == 987654L)
     val data = resource("noise_420.jpg")
     assert(java.util.Arrays.equals(applyTo(copy, data), applyTo(t, data)))
   }

@@ -59,6 +59,36 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("JPEGs with lying headers and images over maxDecodeBytes are quarantined, not written") {
+    TestFiles.withTempDir("lying") { dir =>
+      val jpeg = good(7) // a real 64x48 JPEG
+      val in = Files.createDirectories(dir.resolve("in"))
+      TestFiles.writeTar(in.resolve("lies.tar"), Seq(
+        "g0.jpg" -> good(0), "g0.cls" -> ascii("0"),
+        "huge.jpg" -> BadImages.jpegDeclaring(jpeg, 13000, 13000), "huge.cls" -> ascii("1"),
+        "short.jpg" -> BadImages.jpegDeclaring(jpeg, 80, 64), "short.cls" -> ascii("2"),
+        "big.jpg" -> SampleImages.jpeg(5L, 9, 1600, 1200), "big.cls" -> ascii("3"),
+        "g1.jpg" -> good(1), "g1.cls" -> ascii("4")))
+      val report = PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false, Map(
+        "spark.spindle.image.size" -> "16", "spark.spindle.batchSize" -> "4",
+        "spark.spindle.maxFailures" -> "10",
+        "spark.spindle.image.maxDecodeBytes" -> "4000000").asJava)
+      val q = report.get("quarantine")
+        .asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      val byKey = q.map(e => e.get("key").toString -> e.get("reason").toString).toMap
+      assert(byKey.keySet == Set("huge", "short", "big"))
+      // refused from the header, before any pixel buffer: the reason is the header check's
+      assert(byKey("huge").contains("cannot decode huge.jpg: Corrupt JPEG: header declares"
+        + " 13000x13000 (3962563 blocks in its first scan, at least 990641 bytes of scan data)"))
+      assert(byKey("short").contains("cannot decode short.jpg: Corrupt JPEG: premature end of"
+        + " data in scan 1 at MCU 12 of 20"))
+      val big = ("cannot decode big.jpg: Image too large to decode: 1600x1200 JPEG needs \\d+"
+        + " bytes \\(spark.spindle.image.maxDecodeBytes 4000000\\)").r
+      assert(big.findFirstIn(byKey("big")).isDefined, byKey("big"))
+      assert(ArrowFiles.readAll(dir.resolve("out")).map(_.key) == Seq("g0", "g1"))
+    }
+  }
+
   test("past the failure budget the job fails with the first causes and commits nothing") {
     TestFiles.withTempDir("budget") { dir =>
       val in = badShard(Files.createDirectories(dir.resolve("in")))

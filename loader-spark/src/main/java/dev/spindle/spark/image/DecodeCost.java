@@ -1,0 +1,118 @@
+package dev.spindle.spark.image;
+
+import java.util.List;
+
+/**
+ * What decoding and transforming one image will allocate, known from its headers and the plan
+ * before anything is allocated, and the refusal of headers that declare more image than their
+ * data can hold. {@link #of} reads the headers (a few small arrays); {@link #bytes} is
+ * arithmetic. Immutable; any thread.
+ *
+ * <p>Counted: the native copy of the encoded bytes; the decoder's RGB output at the reduced
+ * scale; the decoder's own buffers (libjpeg's whole-image coefficient buffer for progressive and
+ * multi-scan JPEGs and its row buffers; libpng's row pointers and rows, and OpenCV's frame
+ * buffers for animated PNGs); Spindle's copies of the decoded image (off the direct path, and
+ * again when EXIF turns it); and each resample stage's buffers and output. Each term is exact or
+ * an upper bound; the output writer's rows, of the transform's fixed output size, are left out.
+ */
+final class DecodeCost {
+  private final ImageInfo info;
+  private final int length;
+  private final long decoderBytes;
+
+  private DecodeCost(ImageInfo info, int length, long decoderBytes) {
+    this.info = info;
+    this.length = length;
+    this.decoderBytes = decoderBytes;
+  }
+
+  /**
+   * Reads the headers of the image {@code info} describes.
+   *
+   * @throws ImageException when the data after the headers is too short to hold the declared
+   *     image (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData})
+   */
+  static DecodeCost of(ImageInfo info, byte[] data, int offset, int length)
+      throws ImageException {
+    if (info.format() == ImageFormat.PNG) {
+      PngHeader png = PngHeader.parse(data, offset, length);
+      png.checkData(PngHeader.dataAfterHeader(length));
+      return new DecodeCost(info, length, png.decoderBytes());
+    }
+    JpegFrame frame = JpegFrame.parse(data, offset, length);
+    int sos = HeaderProbe.jpegFirstScan(data, offset, length);
+    JpegScan scan = sos < 0 ? null : JpegScan.read(data, sos + 2, frame);
+    if (scan != null) {
+      checkScanData(frame, scan, offset + length - scan.data());
+    }
+    boolean multiScan =
+        frame.progressive() || scan != null && scan.components().length < frame.components();
+    long coefficients = multiScan ? frame.coefficientBytes() : 0;
+    return new DecodeCost(info, length, coefficients + frame.rowBytes());
+  }
+
+  private static void checkScanData(JpegFrame frame, JpegScan scan, long available)
+      throws ImageException {
+    long bits = scan.minimumBits(frame);
+    if (bits > 8 * available) {
+      throw new ImageException(String.format("Corrupt JPEG: header declares %dx%d (%d blocks in"
+          + " its first scan, at least %d bytes of scan data) but only %d bytes follow the scan"
+          + " header", frame.width(), frame.height(), scan.blocks(frame), (bits + 7) / 8,
+          available));
+    }
+  }
+
+  /**
+   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}:
+   * {@code direct} when the vector path reads the decoder's buffer (no copy), {@code
+   * orientation} the EXIF orientation applied to the copy (another copy unless upright), {@code
+   * vector} when the last stage runs on the vector path.
+   */
+  long bytes(int reduce, List<Stage> stages, boolean direct, int orientation, boolean vector) {
+    long w = (info.width() + reduce - 1) / reduce;
+    long h = (info.height() + reduce - 1) / reduce;
+    long decoded = times(w * h, 3);
+    boolean oriented = orientation != Orientation.NORMAL;
+    long copies = direct ? 0 : times(decoded, oriented ? 2 : 1);
+    long total = plus(plus(length + decoded, decoderBytes), copies);
+    boolean swap = Orientation.swapsAxes(orientation);
+    long sw = swap ? h : w;
+    long sh = swap ? w : h;
+    for (int i = 0; i < stages.size(); i++) {
+      Stage s = stages.get(i);
+      boolean vectorStage = vector && i == stages.size() - 1 && !s.pads();
+      total = plus(total, resampleBytes(sw, sh, s.window(), vectorStage));
+      sw = s.window().width();
+      sh = s.window().height();
+    }
+    return total;
+  }
+
+  /**
+   * An upper bound of one stage's buffers from a {@code sw x sh} source: the horizontal pass
+   * (at most 12 bytes per source row and window column: three int channels, or the vector path's
+   * planar bytes) and a source row of ints; on the vector path, its copy of the source rows it
+   * reads and its transposed blocks; on the scalar path, its window, twice (the padded window and
+   * the stage's output).
+   */
+  private static long resampleBytes(long sw, long sh, Stage.Rect window, boolean vector) {
+    long rows = (sh + 7) / 8 * 8;
+    long columns = (window.width() + 7L) / 8 * 8;
+    long pass = plus(times(rows, times(columns, 12)), times(sw, 12));
+    if (vector) {
+      long sourceRow = 3 * sw + 8;
+      return plus(pass, plus(times(rows, sourceRow), times(sourceRow + 8, 8)));
+    }
+    return plus(pass, times((long) window.width() * window.height(), 6));
+  }
+
+  /** {@code a * b} for non-negative values, {@link Long#MAX_VALUE} when it overflows. */
+  static long times(long a, long b) {
+    return Math.multiplyHigh(a, b) != 0 || a * b < 0 ? Long.MAX_VALUE : a * b;
+  }
+
+  /** {@code a + b} for non-negative values, {@link Long#MAX_VALUE} when it overflows. */
+  static long plus(long a, long b) {
+    return a + b < 0 ? Long.MAX_VALUE : a + b;
+  }
+}
