@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path, Paths}
 import java.security.MessageDigest
 import java.time.Duration
-import java.util.HexFormat
+import java.util.{Comparator, HexFormat}
 import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
 
 import dev.spindle.gpu.device.{Device, NormalizeSpec, SharedMemoryDevice}
@@ -136,6 +136,14 @@ object BridgeFixture {
     def view: String = fields(9)
     private def longs(i: Int): Seq[Long] = fields(i).split(',').toSeq.map(_.toLong)
   }
+
+  /** Deletes `p` and everything under it (a test's temporary directory). */
+  def deleteRecursively(p: Path): Unit =
+    if (Files.exists(p)) {
+      val all = Files.walk(p)
+      try all.sorted(Comparator.reverseOrder[Path]()).forEach(f => Files.delete(f))
+      finally all.close()
+    }
 
   def header(version: Int, tpe: Int, length: Int): Array[Byte] = {
     val b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)

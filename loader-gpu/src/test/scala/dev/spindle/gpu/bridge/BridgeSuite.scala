@@ -14,20 +14,28 @@ import scala.jdk.CollectionConverters._
 
 /** The bridge end to end: Python trainer processes against live feeders on shared memory. */
 class BridgeSuite extends AnyFunSuite {
+  /** Every temporary directory a test made: the last test checks that none is left. */
+  private val made = new java.util.concurrent.ConcurrentLinkedQueue[Path]()
+
+  private def tempDir(): Path = {
+    val dir = Files.createTempDirectory("spindle-bridge-test")
+    made.add(dir)
+    dir
+  }
 
   private def withBridge[T](world: Int, feeds: Seq[Feed])(f: (BridgeServer, Path) => T): T = {
-    val dir = Files.createTempDirectory("spindle-bridge-test")
+    val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
       feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "")).asJava)
     try f(server, dir)
-    finally {
+    finally try {
       server.close()
       feeds.foreach(_.close())
       feeds.foreach(fd => assert(fd.slabsLeft == 0, "shared slab left open"))
       assert(!Files.exists(socket), "socket file left behind")
       feeds.foreach(fd => assert(fd.failure == null, s"producer failed: ${fd.failure}"))
-    }
+    } finally deleteRecursively(dir)
   }
 
   /** Trainers other than the first test's use numpy views: importing torch costs seconds. */
@@ -180,5 +188,11 @@ class BridgeSuite extends AnyFunSuite {
     val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
     assert(p.waitFor() == 0, out)
     assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
+  }
+
+  test("every temporary directory the suite's tests made is removed (runs last)") {
+    assert(!made.isEmpty, "the tests above made temporary directories")
+    val left = made.asScala.filter(Files.exists(_))
+    assert(left.isEmpty, s"left behind: $left")
   }
 }

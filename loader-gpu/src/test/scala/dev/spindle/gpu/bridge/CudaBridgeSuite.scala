@@ -33,14 +33,14 @@ class CudaBridgeSuite extends AnyFunSuite {
       BridgeServer.start(dir.resolve("bridge.sock"), 1,
         java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")))
     } catch {
-      case e: Throwable => feed.close(); throw e
+      case e: Throwable => feed.close(); deleteRecursively(dir); throw e
     }
     try f(server, dir)
-    finally {
+    finally try {
       server.close()
       feed.close()
       assert(feed.failure == null, s"producer failed: ${feed.failure}")
-    }
+    } finally deleteRecursively(dir)
   }
 
   private lazy val hasCupy: Boolean =

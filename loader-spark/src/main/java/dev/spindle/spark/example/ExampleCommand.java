@@ -37,9 +37,12 @@ public final class ExampleCommand {
 
   private ExampleCommand() {}
 
-  /** Parsed flags, with defaults. */
+  /**
+   * Parsed flags, with defaults. {@code ownWork}: the work directory is a temporary one the
+   * example made (no {@code --work}), removed when the example ends; a named one is kept.
+   */
   record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
-      Path source, String python, String master, String report) {}
+      boolean ownWork, Path source, String python, String master, String report) {}
 
   /** Runs {@code argv} (after the command word {@code example}). */
   public static JobReport run(String[] argv) throws IOException, InterruptedException {
@@ -57,6 +60,27 @@ public final class ExampleCommand {
   }
 
   static JobReport run(SparkSession spark, Options o) throws IOException, InterruptedException {
+    JobReport report;
+    try {
+      report = runIn(spark, o);
+    } catch (Throwable t) {
+      if (o.ownWork()) {
+        try {
+          WorkDirs.delete(o.work());
+        } catch (RuntimeException e) {
+          t.addSuppressed(e);
+        }
+      }
+      throw t;
+    }
+    if (o.ownWork()) {
+      WorkDirs.delete(o.work());
+    }
+    return report;
+  }
+
+  private static JobReport runIn(SparkSession spark, Options o)
+      throws IOException, InterruptedException {
     Files.createDirectories(o.work());
     String shards = o.work().resolve("shards").toUri().toString();
     JobReport imported = FashionMnistImport.run(spark, o.source(), "train", shards, o.limit(),

@@ -95,8 +95,17 @@ final class Trainers {
     }
   }
 
+  /** Kills every trainer and waits (10 s each at most) until it is gone and its log closed. */
   void kill() {
     processes.forEach(Process::destroyForcibly);
+    for (Process p : processes) {
+      try {
+        p.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private String tail(int rank) {
