@@ -80,6 +80,7 @@ final class TrainerSession implements Runnable {
       throw malformed("HELLO", p);
     }
     checkEnd("HELLO", p);
+    ServedMemory.checkDevice(device);
     RankChannel c = server.rankFor(r, world, resume, device);
     String other = c.claim(this);
     if (other != null) {

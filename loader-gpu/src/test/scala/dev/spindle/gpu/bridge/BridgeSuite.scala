@@ -139,6 +139,11 @@ class BridgeSuite extends AnyFunSuite {
       assert(refusal(s, frame(Wire.HELLO, hello(0, 3))) == (4,
         "Invalid world size: 3 (this feeder serves world size 2)"))
       assert(refusal(s, frame(Wire.HELLO, hello(1, 2, "cuda:0")))._1 == 9)
+      assert(refusal(s, frame(Wire.HELLO, hello(1, 2, "cpux"))) == (9, "Invalid device: 'cpux' "
+        + "(must be 'cpu' or 'cuda:N' with N in 0..999)"))
+      val huge = refusal(s, frame(Wire.HELLO, hello(1, 2, "c" * 1000000)))
+      assert(huge == (9, "Invalid device: '" + "c" * 64 + "…' (1000000 chars) (must be 'cpu' or "
+        + "'cuda:N' with N in 0..999)"))
       val twin = new Trainer(s, 0, 2, dir, Seq("--expect-error") ++ Np)
       assert(twin.await() == 0, twin.output)
       assert(twin.lines().head.fields(1) == "RANK_TAKEN")
@@ -149,7 +154,7 @@ class BridgeSuite extends AnyFunSuite {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 9)
+      assert(server.stats().refused == 11)
     }
   }
 
