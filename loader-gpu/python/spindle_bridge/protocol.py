@@ -11,6 +11,8 @@ HEADER = struct.Struct("<4sHHI")
 MAX_PAYLOAD = 1 << 20
 
 HELLO, WELCOME, NEXT, BATCH, RELEASE, END, TIMEOUT, ERROR, BYE = range(1, 10)
+NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", NEXT: "NEXT", BATCH: "BATCH", RELEASE: "RELEASE",
+         END: "END", TIMEOUT: "TIMEOUT", ERROR: "ERROR", BYE: "BYE"}
 
 ERRORS = {1: "MALFORMED", 2: "BAD_VERSION", 3: "TOO_LARGE", 4: "BAD_RANK", 5: "RANK_TAKEN",
           6: "BAD_RESUME", 7: "UNEXPECTED", 8: "FEEDER_FAILED", 9: "UNSUPPORTED_DEVICE"}
@@ -52,7 +54,9 @@ def read_frame(sock):
         raise ProtocolError("feeder speaks protocol version %d, this client version %d"
                             % (version, VERSION), "BAD_VERSION")
     if length > MAX_PAYLOAD:
-        raise ProtocolError("payload of %d bytes (must be <= %d)" % (length, MAX_PAYLOAD))
+        raise ProtocolError("%s message of %d bytes exceeds the protocol's frame limit of %d bytes"
+                            % (NAMES.get(msg_type, "type %d" % msg_type), length, MAX_PAYLOAD),
+                            "TOO_LARGE")
     payload = read_exact(sock, length) if length else b""
     if msg_type == ERROR:
         reader = Reader(payload)

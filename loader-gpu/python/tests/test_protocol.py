@@ -80,8 +80,12 @@ class ProtocolTest(unittest.TestCase):
     def test_bad_magic_and_oversized_payload_are_refused(self):
         with self.assertRaisesRegex(p.ProtocolError, "bad magic"):
             p.read_frame(self.pair(b"HTTP" + b"\0" * 8))
-        with self.assertRaisesRegex(p.ProtocolError, "must be <="):
-            p.read_frame(self.pair(p.HEADER.pack(b"SPDL", 1, p.BATCH, p.MAX_PAYLOAD + 1)))
+        with self.assertRaises(p.ProtocolError) as e:
+            p.read_frame(self.pair(p.HEADER.pack(b"SPDL", p.VERSION, p.BATCH,
+                                                 p.MAX_PAYLOAD + 1)))
+        self.assertEqual(e.exception.code, "TOO_LARGE")
+        self.assertEqual(str(e.exception), "TOO_LARGE: BATCH message of 1048577 bytes exceeds "
+                                           "the protocol's frame limit of 1048576 bytes")
 
     def test_error_message_raises_with_its_code(self):
         err = p.frame(p.ERROR, struct.pack("<H", 5) + p.string("Rank 0 already has a trainer"))

@@ -87,6 +87,11 @@ public final class BridgeServer implements AutoCloseable {
             + feeder.device().description() + ", whose memory another process cannot map "
             + "(open it on a SharedMemoryDevice or a CUDA device)");
       }
+      if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
+        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": batches of "
+            + feeder.config().maxRows() + " rows (a BATCH message carries at most "
+            + BatchKeys.MAX_ROWS + ")");
+      }
       loaderState = loaderState == null ? "" : loaderState;
     }
   }

@@ -175,11 +175,12 @@ final class TrainerSession implements Runnable {
     ServedMemory memory = rank.memory;
     int rows = b.rows();
     long[] shape = b.shape();
+    int keyLimit = BatchKeys.limit(rows);
     int keyBytes = 0;
-    String[] keys = new String[rows];
+    byte[][] keys = new byte[rows][];
     for (int i = 0; i < rows; i++) {
-      keys[i] = b.key(i);
-      keyBytes += Wire.stringBytes(keys[i]);
+      keys[i] = BatchKeys.cut(b.key(i), keyLimit);
+      keyBytes += 4 + keys[i].length;
     }
     ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 8 * rows + keyBytes);
     o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal())
@@ -193,7 +194,7 @@ final class TrainerSession implements Runnable {
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
     }
-    for (String k : keys) {
+    for (byte[] k : keys) {
       Wire.putString(o, k);
     }
     Wire.write(ch, Wire.BATCH, o.flip());

@@ -36,7 +36,8 @@ object BridgeFixture {
    * (which the feeder then owns).
    */
   final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
-      gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice()) {
+      gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice(),
+      keyOf: (Long, Int) => String = TestBatches.key) {
     val feeder: GpuFeeder = GpuFeeder.open(device,
       FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
         .withCloseGrace(Duration.ofMillis(200)))
@@ -51,7 +52,8 @@ object BridgeFixture {
       try {
         gate.await()
         for ((id, seq) <- ids.zipWithIndex) {
-          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0)
+          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0,
+            keyOf = keyOf)
           try {
             expected.put(seq.toLong, describe(seq, root))
             feeder.offer(root, Duration.ofSeconds(120))

@@ -6,7 +6,7 @@ import java.time.Duration
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 
 import dev.spindle.gpu.bridge.BridgeFixture._
-import dev.spindle.gpu.device.{HostDevice, NormalizeSpec}
+import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -158,6 +158,23 @@ class BridgeSuite extends AnyFunSuite {
     }
   }
 
+  test("BATCH frames stay within the protocol's limit: sample keys are cut to 256 bytes") {
+    // 4 keys of 400 KB: 1.6 MB of keys per batch, over the 1 MiB frame limit.
+    val feed = new Feed(0, 0L until 3L, slots = 2, keyOf = (b, r) => s"k$b-$r-" + "é" * 200000)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assert(t.batches().map(_.batch) == Seq(0L, 1L, 2L))
+      for (l <- t.batches()) {
+        val e = feed.expected.get(l.batch)
+        // "k0-0-" is 5 bytes, each é 2: 125 of them end at byte 255; a 126th would cross 256.
+        assert(l.keys == e.keys.map(k => k.take(5 + 125)), s"batch ${l.batch}")
+        assert(l.keys.forall(_.getBytes("UTF-8").length == 255))
+        assert(l.indices == e.indices && l.sha256 == e.sha256 && l.labels == e.labels)
+      }
+    }
+  }
+
   test("a socket path of another user, a non-socket file or a live socket is refused") {
     val feed = new Feed(0, Seq.empty, 2)
     withBridge(1, Seq(feed)) { (server, dir) =>
@@ -182,6 +199,16 @@ class BridgeSuite extends AnyFunSuite {
     try {
       val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
       assert(e.getMessage.contains("whose memory another process cannot map"))
+    } finally feeder.close(Duration.ZERO)
+  }
+
+  test("a feeder whose batches a BATCH message cannot describe is refused at start") {
+    val feeder = GpuFeeder.open(new SharedMemoryDevice(),
+      FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
+    try {
+      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
+        + "carries at most 65536)")
     } finally feeder.close(Duration.ZERO)
   }
 
