@@ -10,7 +10,8 @@ enum BridgeError {
   BAD_RESUME(6),
   UNEXPECTED(7),
   FEEDER_FAILED(8),
-  UNSUPPORTED_DEVICE(9);
+  UNSUPPORTED_DEVICE(9),
+  BAD_TOKEN(10);
 
   final int code;
 

@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * protocol is {@code loader-gpu/python/PROTOCOL.md}). Each rank served here has its own feeder,
  * opened on a {@link SharedMemoryDevice} (trainers map its slab file once) or on a CUDA device
  * (trainers open its device slab once by CUDA IPC, exported when the server starts); either way
- * they receive per-batch offsets. A trainer says hello with its rank and device; the server
- * refuses ranks outside the world size, ranks not served here, ranks that already have a trainer
- * and devices the rank's memory cannot reach, with a clear ERROR, and keeps serving the others.
+ * they receive per-batch offsets. A trainer says hello with the run's token (see {@link
+ * RunToken}; any other connection is refused before it can touch a rank), its rank and device;
+ * the server refuses ranks outside the world size, ranks not served here, ranks that already
+ * have a trainer and devices the rank's memory cannot reach, with a clear ERROR, and keeps
+ * serving the others.
  * A trainer that disconnects or dies has its leases revoked; the batches it held go first to the
  * next trainer of its rank, which resumes where the last one stopped.
  *
@@ -53,6 +55,7 @@ public final class BridgeServer implements AutoCloseable {
   final AtomicLong revoked = new AtomicLong();
   private final Map<Integer, RankChannel> ranks = new TreeMap<>();
   private final LateRanks late;
+  private final Admission admission;
   private final Path socket;
   private final ServerSocketChannel server;
   private final Thread acceptor;
@@ -71,7 +74,13 @@ public final class BridgeServer implements AutoCloseable {
    * @param loaderState the loader state JSON the feed job started from, handed to trainers as
    *     the base of their {@code state_dict()} ("" if none)
    */
-  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState,
+      Epoch epoch) {
+    /** A feed that states no epoch ({@link Epoch#NONE}): trainers' states are not compared. */
+    public RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+      this(rank, feeder, firstBatch, loaderState, Epoch.NONE);
+    }
+
     /** Validates. */
     public RankFeed {
       if (rank < 0) {
@@ -93,6 +102,45 @@ public final class BridgeServer implements AutoCloseable {
             + BatchKeys.MAX_ROWS + ")");
       }
       loaderState = loaderState == null ? "" : loaderState;
+      epoch = epoch == null ? Epoch.NONE : epoch;
+    }
+  }
+
+  /**
+   * Which epoch of which dataset a feed serves, or a trainer's loader state is from: the loader
+   * state JSON's {@code "epoch"} and {@code "manifest": {"sha256"}}. A trainer that states a
+   * state to resume from must state the epoch and manifest its rank is served from now.
+   *
+   * @param number the epoch, -1 when not known
+   * @param manifest the manifest fingerprint (SHA-256, hex), "" when not known
+   */
+  public record Epoch(int number, String manifest) {
+    /** Not known: nothing is compared. */
+    public static final Epoch NONE = new Epoch(-1, "");
+
+    /** Validates. */
+    public Epoch {
+      if (number < -1) {
+        throw new IllegalArgumentException("Invalid epoch: " + number + " (must be >= 0, or -1)");
+      }
+      manifest = manifest == null ? "" : manifest;
+    }
+  }
+
+  /**
+   * Who may connect: trainers that present {@code token}.
+   *
+   * @param token the run's token (see {@link RunToken})
+   */
+  public record Admission(RunToken token) {
+    /** Validates. */
+    public Admission {
+      java.util.Objects.requireNonNull(token, "token");
+    }
+
+    /** Admission for {@code token}'s trainers. */
+    public static Admission of(RunToken token) {
+      return new Admission(token);
     }
   }
 
@@ -100,27 +148,31 @@ public final class BridgeServer implements AutoCloseable {
   public record Stats(long trainersConnected, long refused, long batchesDelivered,
       long leasesRevoked) {}
 
-  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait)
-      throws IOException {
+  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
+      Admission admission) throws IOException {
     this.worldSize = worldSize;
+    this.admission = admission;
     this.late = lateWait == null ? null : new LateRanks(lateWait);
     for (RankFeed f : feeds) {
       if (f.rank() >= worldSize) {
         throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
             + worldSize + ")");
       }
-      if (ranks.put(f.rank(), new RankChannel(f.rank(), f.feeder(),
-          ServedMemory.of(f.rank(), f.feeder()), f.firstBatch(), f.loaderState())) != null) {
+      if (ranks.put(f.rank(), new RankChannel(f, ServedMemory.of(f.rank(), f.feeder())))
+          != null) {
         throw new IllegalArgumentException("Invalid feeds: rank " + f.rank() + " twice");
       }
     }
     this.socket = SocketPaths.prepare(socket);
+    // The token file exists before the socket does: whoever sees the socket can read the token.
+    SocketPaths.writeToken(this.socket, admission.token());
     this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
       server.bind(UnixDomainSocketAddress.of(this.socket));
       SocketPaths.restrict(this.socket);
     } catch (IOException | RuntimeException e) {
       server.close();
+      SocketPaths.removeToken(this.socket);
       throw e;
     }
     this.acceptor = new Thread(this::acceptLoop, "spindle-bridge-accept");
@@ -139,14 +191,15 @@ public final class BridgeServer implements AutoCloseable {
    *     socket of ours
    * @throws RuntimeException from the CUDA driver if a CUDA feeder's slab cannot be exported
    */
-  public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds) {
+  public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
+      Admission admission) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (feeds.isEmpty()) {
       throw new IllegalArgumentException("Invalid feeds: none (serve at least one rank)");
     }
-    return open(socket, worldSize, feeds, null);
+    return open(socket, worldSize, feeds, null, admission);
   }
 
   /**
@@ -154,19 +207,21 @@ public final class BridgeServer implements AutoCloseable {
    * #serve(RankFeed, long)}. A trainer of an unserved rank waits up to {@code trainerWait} in
    * its handshake, then is refused with BAD_RANK.
    */
-  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait) {
+  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait,
+      Admission admission) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (trainerWait == null || trainerWait.isNegative() || trainerWait.isZero()) {
       throw new IllegalArgumentException("Invalid trainer wait: " + trainerWait + " (must be > 0)");
     }
-    return open(socket, worldSize, List.of(), trainerWait);
+    return open(socket, worldSize, List.of(), trainerWait, admission);
   }
 
-  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait) {
+  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait,
+      Admission admission) {
     try {
-      return new BridgeServer(socket, world, feeds, wait);
+      return new BridgeServer(socket, world, feeds, wait, admission);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot listen on " + socket, e);
     }
@@ -190,22 +245,23 @@ public final class BridgeServer implements AutoCloseable {
       throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
           + feed.firstBatch() + ".." + endBatch + " (world size " + worldSize + ")");
     }
-    late.serve(feed.rank(), new RankChannel(feed.rank(), feed.feeder(),
-        ServedMemory.of(feed.rank(), feed.feeder()), feed.firstBatch(), feed.loaderState(),
+    late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
         endBatch, feed.feeder().stats().ring().published()), ranks);
   }
 
   /**
    * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
    * {@link #listen} only) and returns its resume point: the batches of the current leg its state
-   * says it consumed, or -1 when it stated none.
+   * says it consumed, or -1 when it stated none. A waiting trainer whose state is from another
+   * epoch or manifest than {@code epoch} (what the caller will serve) is refused with BAD_RESUME
+   * and the wait goes on, so a stale trainer never decides where the rank starts.
    *
-   * @throws TimeoutException if no trainer of the rank came within {@code timeout}
+   * @throws TimeoutException if no fitting trainer of the rank came within {@code timeout}
    */
-  public long awaitTrainer(int rank, Duration timeout)
+  public long awaitTrainer(int rank, Duration timeout, Epoch epoch)
       throws TimeoutException, InterruptedException {
     requireLate();
-    return late.awaitTrainer(rank, timeout, closed);
+    return late.awaitTrainer(rank, timeout, epoch, closed);
   }
 
   /**
@@ -243,13 +299,40 @@ public final class BridgeServer implements AutoCloseable {
     return socket;
   }
 
+  /** The file beside the socket that holds the run's token (0600) while the bridge runs. */
+  public Path tokenFile() {
+    return SocketPaths.tokenFile(socket);
+  }
+
+  /** Who may connect: the run token (and limits) this bridge was started with. */
+  public Admission admission() {
+    return admission;
+  }
+
   /** Counters now. */
   public Stats stats() {
     return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get());
   }
 
-  RankChannel rankFor(int rank, int world, long resume, String device)
-      throws InterruptedException {
+  /**
+   * Refuses a HELLO without this run's token before anything else is looked at.
+   *
+   * @throws ProtocolException BAD_TOKEN (never naming what was presented)
+   */
+  void admit(String presented) {
+    if (admission.token().matches(presented)) {
+      return;
+    }
+    String what = presented.isEmpty() ? "none presented"
+        : "the " + presented.length() + " characters presented are not this feed run's token";
+    throw new ProtocolException(BridgeError.BAD_TOKEN, "Invalid run token: " + what
+        + " (a trainer must present its feed run's token: " + RunToken.ENV + " or SpindleLoader("
+        + "token=...); this feeder wrote it to " + tokenFile() + ")");
+  }
+
+  RankChannel rankFor(Hello h) throws InterruptedException {
+    int rank = h.rank();
+    int world = h.world();
     if (world != worldSize) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Invalid world size: " + world
           + " (this feeder serves world size " + worldSize + ")");
@@ -259,12 +342,13 @@ public final class BridgeServer implements AutoCloseable {
           + worldSize + ": must be 0.." + (worldSize - 1) + ")");
     }
     RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, resume, ranks, closed);
+        : late.awaitServed(rank, h.resume(), h.state(), ranks, closed);
     if (c == null) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
-    c.memory.accept(device, rank);
+    c.memory.accept(h.device(), rank);
+    ResumeCheck.check(rank, c.epoch, h.state());
     return c;
   }
 
@@ -335,6 +419,7 @@ public final class BridgeServer implements AutoCloseable {
       ranks.values().forEach(RankChannel::releaseAll);
     }
     SocketPaths.remove(socket);
+    SocketPaths.removeToken(socket);
     LOG.info("Spindle bridge on {} closed: {}", socket, stats());
   }
 }

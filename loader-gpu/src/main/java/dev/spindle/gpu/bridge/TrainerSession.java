@@ -66,47 +66,36 @@ final class TrainerSession implements Runnable {
 
   private void handshake(Wire.Frame f) throws IOException, InterruptedException {
     expect(f, Wire.HELLO);
-    ByteBuffer p = f.payload();
-    int r;
-    int world;
-    long resume;
-    String device;
-    try {
-      r = p.getInt();
-      world = p.getInt();
-      resume = p.getLong();
-      device = Wire.getString(p);
-    } catch (BufferUnderflowException e) {
-      throw malformed("HELLO", p);
-    }
-    checkEnd("HELLO", p);
-    ServedMemory.checkDevice(device);
-    RankChannel c = server.rankFor(r, world, resume, device);
+    Hello h = Hello.parse(f.payload());
+    server.admit(h.token());
+    ServedMemory.checkDevice(h.device());
+    RankChannel c = server.rankFor(h);
     String other = c.claim(this);
     if (other != null) {
       throw new ProtocolException(BridgeError.RANK_TAKEN,
-          "Rank " + r + " already has a trainer connected (" + other + ")");
+          "Rank " + h.rank() + " already has a trainer connected (" + other + ")");
     }
     rank = c;
     long at = c.position();
+    long resume = h.resume();
     if (resume >= 0 && resume < at) {
       rank = null;
       c.depart(this, java.util.List.of());
-      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + r + " is at batch " + at
-          + " but the trainer's state says " + resume + " batches consumed: batches " + resume
-          + ".." + (at - 1) + " already left this feeder; restart the feed job from that loader "
-          + "state");
+      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + h.rank() + " is at batch "
+          + at + " but the trainer's state says " + resume + " batches consumed: batches "
+          + resume + ".." + (at - 1) + " already left this feeder; restart the feed job from "
+          + "that loader state");
     }
     if (resume > at) {
       c.skipTo(resume, STEP);
     }
-    sendWelcome(c, device);
+    sendWelcome(c);
     server.connected.incrementAndGet();
-    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id, r, world,
-        device, c.position());
+    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id,
+        h.rank(), h.world(), h.device(), c.position());
   }
 
-  private void sendWelcome(RankChannel c, String device) throws IOException {
+  private void sendWelcome(RankChannel c) throws IOException {
     FeederConfig cfg = c.feeder.config();
     var spec = cfg.normalize();
     ByteBuffer b = Wire.buffer(64 + c.memory.blockBytes() + Wire.stringBytes(c.loaderState));

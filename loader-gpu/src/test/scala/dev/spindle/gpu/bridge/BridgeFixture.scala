@@ -107,6 +107,7 @@ object BridgeFixture {
         "--rank", rank.toString, "--world", world.toString, "--out", out.toString) ++ extra)
         .asJava).redirectErrorStream(true).redirectOutput(log.toFile)
       pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+      runToken(socket).foreach(t => pb.environment().put(RunToken.ENV, t))
       pb.start()
     }
 
@@ -154,16 +155,42 @@ object BridgeFixture {
     b.array()
   }
 
+  /** A frame of protocol version 2. */
   def frame(tpe: Int, payload: ByteBuffer): Array[Byte] =
-    header(1, tpe, payload.remaining()) ++ {
+    header(2, tpe, payload.remaining()) ++ {
       val a = new Array[Byte](payload.remaining()); payload.get(a); a
     }
 
-  /** A HELLO payload. */
-  def hello(rank: Int, world: Int, device: String = "cpu"): ByteBuffer = {
-    val d = device.getBytes("UTF-8")
-    val b = ByteBuffer.allocate(20 + d.length).order(ByteOrder.LITTLE_ENDIAN)
-    b.putInt(rank).putInt(world).putLong(-1).putInt(d.length).put(d).flip()
+  /**
+   * The token the bridge on `socket` wrote beside it, as a user starting a trainer by hand reads
+   * it; None when there is no such file.
+   */
+  def runToken(socket: Path): Option[String] = {
+    val f = socket.resolveSibling(socket.getFileName.toString + ".token")
+    if (Files.exists(f)) Some(Files.readString(f).trim) else None
+  }
+
+  /** A HELLO payload (version 2): token, rank, world, resume, device, state epoch, manifest. */
+  def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
+      resume: Long = -1, epoch: Int = -1, manifest: String = ""): ByteBuffer = {
+    val parts = Seq(token, device, manifest).map(_.getBytes("UTF-8"))
+    val b = ByteBuffer.allocate(32 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
+    b.putInt(parts(0).length).put(parts(0)).putInt(rank).putInt(world).putLong(resume)
+      .putInt(parts(1).length).put(parts(1)).putInt(epoch).putInt(parts(2).length).put(parts(2))
+      .flip()
+  }
+
+  /** A HELLO that presents the token of the bridge on `socket`. */
+  def helloTo(socket: Path, rank: Int, world: Int, device: String = "cpu", resume: Long = -1,
+      epoch: Int = -1, manifest: String = ""): ByteBuffer =
+    hello(rank, world, device, runToken(socket).get, resume, epoch, manifest)
+
+  /** A loader state file (the fields a trainer's state_dict() holds) in `dir`. */
+  def stateFile(dir: Path, epoch: Int, manifest: String, consumed: Long*): Path = {
+    val f = Files.createTempFile(dir, "state-", ".json")
+    Files.writeString(f, s"""{"format": "spindle-loader-state/1", "manifest": {"sha256": """
+      + s""""$manifest"}, "epoch": $epoch, "worldSize": ${consumed.size}, "batchesConsumed": """
+      + consumed.mkString("[", ", ", "]}"))
   }
 
   /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */

@@ -3,6 +3,7 @@ package dev.spindle.spark.example;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.FeederConfig;
@@ -96,10 +97,11 @@ public final class ExampleCommand {
         byRank.put(r, f);
         feeds.add(new BridgeServer.RankFeed(r, f, 0, ""));
       }
+      RunToken token = RunToken.random();
       try (BridgeServer bridge = BridgeServer.start(o.work().resolve("bridge/bridge.sock"),
-          o.world(), feeds)) {
+          o.world(), feeds, BridgeServer.Admission.of(token))) {
         System.out.println("spindle example: trainer bridge on " + bridge.socketPath());
-        return train(spark, o, bridge, byRank, imported);
+        return train(spark, o, bridge, token, byRank, imported);
       }
     } finally {
       feeders.forEach(GpuFeeder::close);
@@ -107,9 +109,9 @@ public final class ExampleCommand {
   }
 
   private static JobReport train(SparkSession spark, Options o, BridgeServer bridge,
-      Map<Integer, GpuFeeder> feeders, JobReport imported)
+      RunToken token, Map<Integer, GpuFeeder> feeders, JobReport imported)
       throws IOException, InterruptedException {
-    Trainers trainers = Trainers.start(o, bridge.socketPath(), freePort());
+    Trainers trainers = Trainers.start(o, bridge.socketPath(), token, freePort());
     FeederConsumer.install(feeders);
     JobReport feed;
     try {

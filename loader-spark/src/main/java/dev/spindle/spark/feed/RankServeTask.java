@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.GpuAssignment;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.feed.FeederConfig;
@@ -81,15 +82,18 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     EpochPlan plan = feed.inputs.value().plan();
     int rank = planned.rank();
     Path socket = serve.socketFor(rank);
-    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout());
-    long resume = awaitTrainer(bridge, rank, socket);
+    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(),
+        serve.token());
+    BridgeServer.Epoch epoch = new BridgeServer.Epoch(plan.epoch(),
+        plan.stateAtStart().manifest().sha256());
+    long resume = awaitTrainer(bridge, rank, socket, epoch);
     int start = startBatch(plan.rank(rank), planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
         config(plan));
     try {
       bridge.serve(new BridgeServer.RankFeed(rank, feeder, start,
-          plan.stateAtStart().toJson()), end);
+          plan.stateAtStart().toJson(), epoch), end);
       TaskOutcome o = start >= end ? TaskOutcome.empty()
           : feed.run(List.of(new FeedSlice(rank, start, end)),
               FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
@@ -110,15 +114,16 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
-  private long awaitTrainer(BridgeServer bridge, int rank, Path socket)
-      throws InterruptedException {
+  private long awaitTrainer(BridgeServer bridge, int rank, Path socket,
+      BridgeServer.Epoch epoch) throws InterruptedException {
     try {
-      return bridge.awaitTrainer(rank, serve.trainerTimeout());
+      return bridge.awaitTrainer(rank, serve.trainerTimeout(), epoch);
     } catch (TimeoutException e) {
       throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket
           + " on " + host() + " within " + serve.trainerTimeout().toSeconds() + " s "
           + "(spark.spindle.feed.trainerTimeoutSeconds): start it there with SpindleLoader('"
-          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ")", e);
+          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ") and "
+          + RunToken.ENV + " set to the contents of " + bridge.tokenFile(), e);
     }
   }
 

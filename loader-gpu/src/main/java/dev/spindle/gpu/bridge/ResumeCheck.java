@@ -1,0 +1,34 @@
+package dev.spindle.gpu.bridge;
+
+/**
+ * Whether a trainer's loader state may resume its rank's feed: a state from another epoch or
+ * another manifest names batches of a different sequence, so resuming with it would skip or
+ * repeat batches of this one; it is refused with BAD_RESUME naming both values. Stateless; any
+ * thread.
+ */
+final class ResumeCheck {
+  private static final String HINT = " (start the trainer without a state, or restart the feed "
+      + "job from its state)";
+
+  private ResumeCheck() {}
+
+  /**
+   * Refuses {@code stated} (the trainer's state) unless it is from the epoch and manifest of
+   * {@code served} (the rank's feed); a value either side does not know is not compared.
+   *
+   * @throws ProtocolException BAD_RESUME naming both epochs or both manifests
+   */
+  static void check(int rank, BridgeServer.Epoch served, BridgeServer.Epoch stated) {
+    if (stated.number() >= 0 && served.number() >= 0 && stated.number() != served.number()) {
+      throw new ProtocolException(BridgeError.BAD_RESUME, "Invalid resume state: it is from "
+          + "epoch " + stated.number() + ", but rank " + rank + " is served epoch "
+          + served.number() + " now" + HINT);
+    }
+    if (!stated.manifest().isEmpty() && !served.manifest().isEmpty()
+        && !stated.manifest().equals(served.manifest())) {
+      throw new ProtocolException(BridgeError.BAD_RESUME, "Invalid resume state: it is for "
+          + "manifest " + PeerText.quote(stated.manifest()) + ", but rank " + rank
+          + " is served from manifest " + served.manifest() + HINT);
+    }
+  }
+}
