@@ -252,16 +252,18 @@ public final class BridgeServer implements AutoCloseable {
   /**
    * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
    * {@link #listen} only) and returns its resume point: the batches of the current leg its state
-   * says it consumed, or -1 when it stated none. A waiting trainer whose state is from another
-   * epoch or manifest than {@code epoch} (what the caller will serve) is refused with BAD_RESUME
-   * and the wait goes on, so a stale trainer never decides where the rank starts.
+   * says it consumed (in {@code 0..batches}), or -1 when it stated none. A waiting trainer whose
+   * state is from another epoch or manifest than {@code epoch} (what the caller will serve), or
+   * whose resume point is outside {@code 0..batches} (the rank's planned batches), is refused
+   * with BAD_RESUME and the wait goes on: a stale or bogus trainer never decides where the rank
+   * starts, nor fails the caller.
    *
    * @throws TimeoutException if no fitting trainer of the rank came within {@code timeout}
    */
-  public long awaitTrainer(int rank, Duration timeout, Epoch epoch)
+  public long awaitTrainer(int rank, Duration timeout, Epoch epoch, long batches)
       throws TimeoutException, InterruptedException {
     requireLate();
-    return late.awaitTrainer(rank, timeout, epoch, closed);
+    return late.awaitTrainer(rank, timeout, epoch, batches, closed);
   }
 
   /**
@@ -349,6 +351,7 @@ public final class BridgeServer implements AutoCloseable {
     }
     c.memory.accept(h.device(), rank);
     ResumeCheck.check(rank, c.epoch, h.state());
+    ResumeCheck.range(rank, h.resume(), c.endBatch());
     return c;
   }
 

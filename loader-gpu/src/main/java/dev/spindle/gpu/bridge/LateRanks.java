@@ -103,14 +103,15 @@ final class LateRanks {
 
   /**
    * The resume point of the rank's waiting trainer, once one waits whose state fits {@code
-   * served}; a waiter whose state does not is refused (it gets its ERROR) and the wait goes on.
+   * served} and whose resume point is -1 or in {@code 0..batches}; a waiter that does not fit is
+   * refused (it gets its ERROR) and the wait goes on.
    */
   synchronized long awaitTrainer(int rank, Duration timeout, BridgeServer.Epoch served,
-      AtomicBoolean closed) throws TimeoutException, InterruptedException {
+      long batches, AtomicBoolean closed) throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Waiter w = waiting.get(rank);
-      if (w != null && admitted(rank, w, served)) {
+      if (w != null && admitted(rank, w, served, batches)) {
         return w.resume;
       }
       if (closed.get()) {
@@ -126,9 +127,10 @@ final class LateRanks {
   }
 
   /** Whether {@code w} may start the rank; else refuses it, wakes it, forgets it. */
-  private boolean admitted(int rank, Waiter w, BridgeServer.Epoch served) {
+  private boolean admitted(int rank, Waiter w, BridgeServer.Epoch served, long batches) {
     try {
       ResumeCheck.check(rank, served, w.state);
+      ResumeCheck.range(rank, w.resume, batches);
       return true;
     } catch (ProtocolException e) {
       w.refusal = e;

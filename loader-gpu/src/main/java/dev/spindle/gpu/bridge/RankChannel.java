@@ -61,6 +61,11 @@ final class RankChannel {
     return null;
   }
 
+  /** The number after the rank's last batch; {@code Long.MAX_VALUE} while not known. */
+  long endBatch() {
+    return endBatch;
+  }
+
   /** The first batch not finished: what a new trainer of this rank receives first. */
   synchronized long position() {
     return pending.isEmpty() ? nextFromFeeder : number(pending.peekFirst());

@@ -239,7 +239,7 @@ class BridgeSuite extends AnyFunSuite {
     withLateBridge(1, Seq(feed)) { (server, dir) =>
       val s = server.socketPath()
       val task = Future {
-        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), new Epoch(2, m))
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), new Epoch(2, m), 4)
         server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, "", new Epoch(2, m)), 4)
         gate.countDown()
         resume
@@ -254,6 +254,40 @@ class BridgeSuite extends AnyFunSuite {
       assert(good.await() == 0, good.output)
       assert(Await.result(task, 60.seconds) == -1L)
       assertArrived(good.batches(), feed, 0L until 4L)
+    }
+  }
+
+  test("an out-of-range resume is refused with BAD_RESUME; the rank's feed task and batches go on") {
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val gate = new CountDownLatch(1)
+    val feed = new Feed(0, 0L until 6L, 3, gate)
+    withLateBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val task = Future {
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), Epoch.NONE, 6)
+        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, ""), 6)
+        gate.countDown()
+        resume
+      }
+      // Waiting for its rank: the feed task must never see these resume points.
+      for (bad <- Seq(1L << 40, 7L, -2L)) {
+        assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = bad))) == (6,
+          s"Invalid resume point: the trainer's state says $bad batches consumed, but rank 0 has "
+          + "6 batches to serve (must be 0..6, or -1 for no state)"))
+      }
+      assert(!task.isCompleted, "the feed task must not start from a refused resume point")
+      val state = dir.resolve("dead.json")
+      val first = new Trainer(s, 0, 1, dir, Seq("--die-after", "2", "--state-out", state.toString) ++ Np)
+      assert(first.await() == 137, first.output)
+      assert(Await.result(task, 60.seconds) == -1L)
+      // Served, and its trainer gone: an out-of-range resume would skip the rank's batches.
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = 1L << 40)))._2 ==
+        "Invalid resume point: the trainer's state says 1099511627776 batches consumed, but rank "
+        + "0 has 6 batches to serve (must be 0..6, or -1 for no state)")
+      val second = new Trainer(s, 0, 1, dir, Seq("--state-in", state.toString) ++ Np)
+      assert(second.await() == 0, second.output)
+      assertArrived(first.batches(), feed, 0L until 2L)
+      assertArrived(second.batches(), feed, 2L until 6L)
     }
   }
 

@@ -8,7 +8,6 @@ import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.plan.EpochPlan;
-import dev.spindle.spark.plan.RankPlan;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,7 +86,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     BridgeServer.Epoch epoch = new BridgeServer.Epoch(plan.epoch(),
         plan.stateAtStart().manifest().sha256());
     long resume = awaitTrainer(bridge, rank, socket, epoch);
-    int start = startBatch(plan.rank(rank), planned, resume);
+    int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
         config(plan));
@@ -114,10 +113,12 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
+  /** The resume point of the rank's trainer: -1, or within the rank's planned batches. */
   private long awaitTrainer(BridgeServer bridge, int rank, Path socket,
       BridgeServer.Epoch epoch) throws InterruptedException {
     try {
-      return bridge.awaitTrainer(rank, serve.trainerTimeout(), epoch);
+      return bridge.awaitTrainer(rank, serve.trainerTimeout(), epoch,
+          feed.inputs.value().plan().rank(rank).batches());
     } catch (TimeoutException e) {
       throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket
           + " on " + host() + " within " + serve.trainerTimeout().toSeconds() + " s "
@@ -127,18 +128,12 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
-  /** Where the rank starts: the trainer's resume point if it stated one, else the plan's. */
-  static int startBatch(RankPlan rank, FeedSlice planned, long resume) {
-    if (resume < 0) {
-      return planned.fromBatch();
-    }
-    if (resume > rank.batches()) {
-      throw new IllegalStateException("Trainer of rank " + rank.rank() + " says it consumed "
-          + resume + " batches, but rank " + rank.rank() + " has " + rank.batches()
-          + " in epoch " + rank.epoch() + " (leg " + rank.leg() + "): its state is from another "
-          + "epoch or run; start it without state, or start the feed job from its state");
-    }
-    return (int) resume;
+  /**
+   * Where the rank starts: the trainer's resume point if it stated one, else the plan's. The
+   * bridge admitted only a point in {@code 0..rank.batches()} (awaitTrainer), so it is an int.
+   */
+  static int startBatch(FeedSlice planned, long resume) {
+    return resume < 0 ? planned.fromBatch() : Math.toIntExact(resume);
   }
 
   private FeederConfig config(EpochPlan plan) {

@@ -199,6 +199,29 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a trainer stating an out-of-range resume is refused; the job serves the rank to the next one") {
+    TestFiles.withTempDir("serve-range") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 60))
+      awaitSocket(socket, job)
+      val bogus = dir.resolve("bogus.json")
+      Files.writeString(bogus, """{"worldSize": 1, "batchesConsumed": [1099511627776]}""")
+      val wrong = new Trainer(socket, 0, 1, dir, Seq("--state-in", bogus.toString, "--expect-error"))
+      assert(wrong.await() == 0, wrong.output)
+      assert(wrong.lines().head.fields(1) == "BAD_RESUME", wrong.lines().head)
+      assert(wrong.lines().head.fields(2).contains("says 1099511627776 batches consumed, but rank 0 "
+        + "has 16 batches to serve (must be 0..16, or -1 for no state)"), wrong.lines().head)
+      val good = new Trainer(socket, 0, 1, dir, Seq.empty)
+      assert(good.await() == 0, good.output)
+      val report = Await.result(job, 3.minutes)
+      assertPlanned(m, plan, 0, good.batches(), 0L until 16L)
+      assert(digests(report, 0) == Seq(plan.rank(0).digest()))
+    }
+  }
+
   test("a trainer of an earlier run (its token) is refused; this run's trainer gets the whole share") {
     TestFiles.withTempDir("serve-stale") { dir =>
       val in = tars(dir.resolve("in"), Counts)
