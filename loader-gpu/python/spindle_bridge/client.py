@@ -84,8 +84,11 @@ class SpindleLoader:
         self._sock.settimeout(timeout_s + 30.0)
         self._sock.connect(str(socket_path))
         try:
-            self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
-                                       self.device, *_state_epoch(state)))
+            try:
+                self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
+                                           self.device, *_state_epoch(state)))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # a feeder that refused at once (BUSY) has closed: its ERROR is read below
             msg_type, payload = p.read_frame(self._sock)
             if msg_type != p.WELCOME:
                 raise p.ProtocolError("expected WELCOME, got message type %d" % msg_type)

@@ -3,12 +3,14 @@ import os
 import socket
 import struct
 import sys
+import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import protocol as p  # noqa: E402
 from spindle_bridge.client import _resume_point, _run_token, _state_epoch  # noqa: E402
-from spindle_bridge.client import merge_states  # noqa: E402
+from spindle_bridge.client import SpindleLoader, merge_states  # noqa: E402
 
 
 def welcome_payload(state=""):
@@ -113,6 +115,25 @@ class ProtocolTest(unittest.TestCase):
         err = p.frame(p.ERROR, struct.pack("<H", 5) + p.string("Rank 0 already has a trainer"))
         with self.assertRaisesRegex(p.ProtocolError, "RANK_TAKEN: Rank 0 already"):
             p.read_frame(self.pair(err))
+
+    def test_a_feeder_that_refuses_at_once_is_reported_with_its_error(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(1)
+        self.addCleanup(server.close)
+
+        def refuse():  # as the feeder's accept thread does past its connection cap
+            conn, _ = server.accept()
+            conn.sendall(p.frame(p.ERROR, struct.pack("<H", 11) + p.string("maximum of 8")))
+            conn.close()
+        t = threading.Thread(target=refuse, daemon=True)
+        t.start()
+        with self.assertRaisesRegex(p.ProtocolError, "BUSY: maximum of 8"):
+            SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=5)
+        t.join(10)
 
     def test_resume_point_comes_from_this_ranks_entry(self):
         self.assertEqual(_resume_point(None, 0), -1)

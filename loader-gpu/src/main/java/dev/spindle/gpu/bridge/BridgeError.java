@@ -11,7 +11,8 @@ enum BridgeError {
   UNEXPECTED(7),
   FEEDER_FAILED(8),
   UNSUPPORTED_DEVICE(9),
-  BAD_TOKEN(10);
+  BAD_TOKEN(10),
+  BUSY(11);
 
   final int code;
 

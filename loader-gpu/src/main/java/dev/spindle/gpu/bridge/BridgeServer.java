@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -42,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
  * finished, waits in its handshake until the rank is served.
  *
- * <p>Threads: one accept thread and one thread per connection, all named {@code spindle-bridge-*}
- * daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
+ * <p>Threads: one accept thread, one thread per connection (at most {@link
+ * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
  * and threads; the feeders stay the caller's (close the server first, then the feeders).
  */
 public final class BridgeServer implements AutoCloseable {
@@ -56,9 +57,12 @@ public final class BridgeServer implements AutoCloseable {
   private final Map<Integer, RankChannel> ranks = new TreeMap<>();
   private final LateRanks late;
   private final Admission admission;
+  private final Acceptor accept;
   private final Path socket;
   private final ServerSocketChannel server;
   private final Thread acceptor;
+  private final HandshakeTimer handshakes;
+  private final AtomicBoolean atCap = new AtomicBoolean();
   private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
   private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
   private final AtomicInteger ids = new AtomicInteger();
@@ -128,30 +132,65 @@ public final class BridgeServer implements AutoCloseable {
   }
 
   /**
-   * Who may connect: trainers that present {@code token}.
+   * Who may connect, and how many at once: trainers that present {@code token}; a peer that has
+   * not sent a whole HELLO within {@code handshakeTimeout} is dropped; past {@code
+   * maxConnections} open connections a new one gets an ERROR (BUSY) and is closed at once, by
+   * the accept thread, without a thread of its own.
    *
    * @param token the run's token (see {@link RunToken})
+   * @param handshakeTimeout how long a new connection may take to send its HELLO
+   * @param maxConnections connections open at once (trainers and peers in their handshake)
    */
-  public record Admission(RunToken token) {
+  public record Admission(RunToken token, Duration handshakeTimeout, int maxConnections) {
+    /** Default handshake timeout: a trainer sends HELLO right after it connects. */
+    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** Default connection cap: far above the ranks one node serves. */
+    public static final int MAX_CONNECTIONS = 64;
+
     /** Validates. */
     public Admission {
       java.util.Objects.requireNonNull(token, "token");
+      if (handshakeTimeout == null || handshakeTimeout.isNegative()
+          || handshakeTimeout.isZero()) {
+        throw new IllegalArgumentException("Invalid handshake timeout: " + handshakeTimeout
+            + " (must be > 0)");
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("Invalid connection cap: " + maxConnections
+            + " (must be >= 1)");
+      }
     }
 
-    /** Admission for {@code token}'s trainers. */
+    /** Admission for {@code token}'s trainers with the default limits. */
     public static Admission of(RunToken token) {
-      return new Admission(token);
+      return new Admission(token, HANDSHAKE_TIMEOUT, MAX_CONNECTIONS);
+    }
+
+    /** The same token with other limits. */
+    public Admission withLimits(Duration handshake, int connections) {
+      return new Admission(token, handshake, connections);
     }
   }
 
-  /** Counters since start; any thread. */
+  /** Takes the next connection off the listening socket (a seam for tests of accept errors). */
+  @FunctionalInterface
+  interface Acceptor {
+    SocketChannel accept(ServerSocketChannel server) throws IOException;
+  }
+
+  /**
+   * Counters since start, and connections open now; any thread. {@code refused} counts ERRORs
+   * sent to peers and peers dropped in their handshake.
+   */
   public record Stats(long trainersConnected, long refused, long batchesDelivered,
-      long leasesRevoked) {}
+      long leasesRevoked, int connectionsOpen) {}
 
   private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
-      Admission admission) throws IOException {
+      Admission admission, Acceptor accept) throws IOException {
     this.worldSize = worldSize;
     this.admission = admission;
+    this.accept = accept;
+    this.handshakes = new HandshakeTimer(admission.handshakeTimeout());
     this.late = lateWait == null ? null : new LateRanks(lateWait);
     for (RankFeed f : feeds) {
       if (f.rank() >= worldSize) {
@@ -172,6 +211,7 @@ public final class BridgeServer implements AutoCloseable {
       SocketPaths.restrict(this.socket);
     } catch (IOException | RuntimeException e) {
       server.close();
+      handshakes.close();
       SocketPaths.removeToken(this.socket);
       throw e;
     }
@@ -193,13 +233,19 @@ public final class BridgeServer implements AutoCloseable {
    */
   public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
       Admission admission) {
+    return start(socket, worldSize, feeds, admission, ServerSocketChannel::accept);
+  }
+
+  /** {@link #start} taking connections through {@code acceptor} (tests inject accept errors). */
+  static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
+      Admission admission, Acceptor acceptor) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (feeds.isEmpty()) {
       throw new IllegalArgumentException("Invalid feeds: none (serve at least one rank)");
     }
-    return open(socket, worldSize, feeds, null, admission);
+    return open(socket, worldSize, feeds, null, admission, acceptor);
   }
 
   /**
@@ -215,13 +261,14 @@ public final class BridgeServer implements AutoCloseable {
     if (trainerWait == null || trainerWait.isNegative() || trainerWait.isZero()) {
       throw new IllegalArgumentException("Invalid trainer wait: " + trainerWait + " (must be > 0)");
     }
-    return open(socket, worldSize, List.of(), trainerWait, admission);
+    return open(socket, worldSize, List.of(), trainerWait, admission,
+        ServerSocketChannel::accept);
   }
 
   private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait,
-      Admission admission) {
+      Admission admission, Acceptor acceptor) {
     try {
-      return new BridgeServer(socket, world, feeds, wait, admission);
+      return new BridgeServer(socket, world, feeds, wait, admission, acceptor);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot listen on " + socket, e);
     }
@@ -313,7 +360,8 @@ public final class BridgeServer implements AutoCloseable {
 
   /** Counters now. */
   public Stats stats() {
-    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get());
+    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get(),
+        open.size());
   }
 
   /**
@@ -365,28 +413,82 @@ public final class BridgeServer implements AutoCloseable {
     threads.remove(Thread.currentThread());
   }
 
+  /** A new connection's handshake deadline (connection threads). */
+  HandshakeTimer.Pending handshakeStarted(SocketChannel ch) {
+    return handshakes.start(ch);
+  }
+
+  /** The handshake timeout, for messages. */
+  String handshake() {
+    return handshakes.describe();
+  }
+
+  /**
+   * Accepts until closed. An accept error (too many open files, ...) is logged and retried after
+   * a back-off of 10 ms doubling to 1 s: the bridge keeps serving the trainers it has and takes
+   * new ones once the cause is gone.
+   */
   private void acceptLoop() {
+    long backoffMs = 0;
     while (!closed.get()) {
+      SocketChannel ch;
       try {
-        SocketChannel ch = server.accept();
-        int id = ids.incrementAndGet();
-        open.add(ch);
-        Thread t = new Thread(() -> {
-          try {
-            new TrainerSession(this, ch, id).run();
-          } finally {
-            open.remove(ch);
-          }
-        }, "spindle-bridge-conn-" + id);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
+        ch = accept.accept(server);
+      } catch (ClosedChannelException e) {
+        return; // close() closed the socket
       } catch (IOException e) {
-        if (!closed.get()) {
-          LOG.error("Bridge accept on {} failed; no new trainers can connect", socket, e);
+        if (closed.get()) {
+          return;
         }
-        return;
+        backoffMs = Math.min(1000, Math.max(10, 2 * backoffMs));
+        LOG.warn("Bridge accept on {} failed ({}); trying again in {} ms", socket, e.toString(),
+            backoffMs);
+        if (!pause(backoffMs)) {
+          return;
+        }
+        continue;
       }
+      backoffMs = 0;
+      admit(ch);
+    }
+  }
+
+  /** Starts a connection thread for {@code ch}, or refuses it at once past the cap. */
+  private void admit(SocketChannel ch) {
+    int max = admission.maxConnections();
+    if (open.size() >= max) {
+      refused.incrementAndGet();
+      if (atCap.compareAndSet(false, true)) {
+        LOG.warn("Bridge on {} has its maximum of {} connections open; refusing new ones",
+            socket, max);
+      }
+      TrainerSession.refuseAtOnce(ch, BridgeError.BUSY, "Invalid connection: this bridge has "
+          + "its maximum of " + max + " connections open (a peer that sends no HELLO within "
+          + handshake() + " is dropped)");
+      return;
+    }
+    atCap.set(false);
+    int id = ids.incrementAndGet();
+    open.add(ch);
+    Thread t = new Thread(() -> {
+      try {
+        new TrainerSession(this, ch, id).run();
+      } finally {
+        open.remove(ch);
+      }
+    }, "spindle-bridge-conn-" + id);
+    t.setDaemon(true);
+    threads.add(t);
+    t.start();
+  }
+
+  private boolean pause(long ms) {
+    try {
+      Thread.sleep(ms);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
@@ -402,6 +504,7 @@ public final class BridgeServer implements AutoCloseable {
     if (late != null) {
       late.wakeAll();
     }
+    handshakes.close();
     try {
       server.close();
       for (SocketChannel ch : open) {

@@ -38,13 +38,21 @@ final class TrainerSession implements Runnable {
 
   @Override
   public void run() {
+    HandshakeTimer.Pending pending = server.handshakeStarted(ch);
     try {
-      Wire.Frame hello = Wire.read(ch);
+      Wire.Frame hello = readHello(pending);
       if (hello == null) {
         return;
       }
       handshake(hello);
       serve();
+    } catch (IOException e) {
+      if (pending.expired()) {
+        server.refused.incrementAndGet();
+        LOG.debug("Bridge connection {} dropped: no HELLO within {}", id, server.handshake());
+      } else {
+        LOG.info("Bridge connection {} ({}) lost: {}", id, this, e.toString());
+      }
     } catch (ProtocolException e) {
       server.refused.incrementAndGet();
       LOG.warn("Bridge connection {}: refused: {}", id, e.getMessage());
@@ -52,8 +60,6 @@ final class TrainerSession implements Runnable {
     } catch (RingFailedException e) {
       sendError(BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: "
           + e.getMessage());
-    } catch (IOException e) {
-      LOG.info("Bridge connection {} ({}) lost: {}", id, this, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -61,6 +67,38 @@ final class TrainerSession implements Runnable {
       sendError(BridgeError.UNEXPECTED, "Internal error: " + e);
     } finally {
       depart();
+    }
+  }
+
+  /** The first frame, read under the handshake deadline; null if the peer left first. */
+  private Wire.Frame readHello(HandshakeTimer.Pending pending) throws IOException {
+    Wire.Frame f;
+    try {
+      f = Wire.read(ch);
+    } finally {
+      if (!pending.finish()) {
+        throw new IOException("no HELLO within " + server.handshake());
+      }
+    }
+    return f;
+  }
+
+  /**
+   * Refuses {@code ch} on the calling (accept) thread without waiting: one non-blocking write of
+   * the ERROR, then close. What the peer already sent is read and dropped first, else closing
+   * would reset the connection and lose the ERROR.
+   */
+  static void refuseAtOnce(SocketChannel ch, BridgeError e, String message) {
+    try (ch) {
+      ch.configureBlocking(false);
+      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
+      b.putShort((short) e.code);
+      Wire.putString(b, message);
+      Wire.writeNow(ch, Wire.ERROR, b.flip());
+      ch.shutdownOutput();
+      ch.read(ByteBuffer.allocate(1 << 16));
+    } catch (IOException ex) {
+      LOG.debug("Could not send {} to a refused bridge connection", e, ex);
     }
   }
 

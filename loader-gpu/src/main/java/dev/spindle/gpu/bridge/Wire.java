@@ -86,6 +86,17 @@ final class Wire {
     }
   }
 
+  /**
+   * Writes one small frame with a single write on a non-blocking channel, never waiting: for
+   * refusals made by the accept thread. True if all of it was written.
+   */
+  static boolean writeNow(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
+    ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+    h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
+    ch.write(new ByteBuffer[] {h.flip(), payload});
+    return !h.hasRemaining() && !payload.hasRemaining();
+  }
+
   /** The name of message type {@code type}, for messages. */
   static String name(int type) {
     String[] names = {"HELLO", "WELCOME", "NEXT", "BATCH", "RELEASE", "END", "TIMEOUT", "ERROR",

@@ -1,6 +1,11 @@
 package dev.spindle.gpu.bridge
 
+import java.io.IOException
+import java.lang.management.ManagementFactory
+import java.net.{StandardProtocolFamily, UnixDomainSocketAddress}
 import java.nio.ByteBuffer
+import java.nio.channels.SocketChannel
+import java.util.concurrent.atomic.AtomicInteger
 import java.nio.file.{Files, Path}
 import java.nio.file.attribute.PosixFilePermissions
 import java.time.Duration
@@ -28,13 +33,14 @@ class BridgeSuite extends AnyFunSuite {
     dir
   }
 
-  private def withBridge[T](world: Int, feeds: Seq[Feed], epoch: Epoch = Epoch.NONE)(
+  private def withBridge[T](world: Int, feeds: Seq[Feed], epoch: Epoch = Epoch.NONE,
+      admission: Admission = Admission.of(RunToken.random()))(
       f: (BridgeServer, Path) => T): T = {
     val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
       feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "", epoch)).asJava,
-      Admission.of(RunToken.random()))
+      admission)
     teardown(server, feeds, dir)(f(server, dir))
   }
 
@@ -288,6 +294,68 @@ class BridgeSuite extends AnyFunSuite {
       assert(second.await() == 0, second.output)
       assertArrived(first.batches(), feed, 0L until 2L)
       assertArrived(second.batches(), feed, 2L until 6L)
+    }
+  }
+
+  /** Waits (bounded) until `cond`; fails naming `what`. */
+  private def await(what: String)(cond: => Boolean): Unit = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while (!cond) {
+      assert(System.nanoTime() < deadline, s"timed out waiting for $what")
+      Thread.sleep(20)
+    }
+  }
+
+  test("300 idle connections: past the cap they are refused without a thread, the rest dropped") {
+    val feed = new Feed(0, 0L until 4L, 3)
+    val limits = Admission.of(RunToken.random()).withLimits(Duration.ofSeconds(2), 8)
+    withBridge(1, Seq(feed), admission = limits) { (server, dir) =>
+      val threads = ManagementFactory.getThreadMXBean
+      val before = threads.getThreadCount
+      val address = UnixDomainSocketAddress.of(server.socketPath())
+      val idle = (0 until 300).map { _ =>
+        val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+        ch.connect(address)
+        ch
+      }
+      try {
+        await("every idle connection accepted") {
+          val st = server.stats()
+          st.connectionsOpen + st.refused >= 300
+        }
+        val grown = threads.getThreadCount - before
+        assert(grown <= 8 + 2, s"$grown more threads for 300 idle connections (cap 8)")
+        val busy = Wire.read(idle.last)
+        assert(busy.`type` == Wire.ERROR && busy.payload.getShort == 11)
+        assert(Wire.getString(busy.payload) == "Invalid connection: this bridge has its maximum "
+          + "of 8 connections open (a peer that sends no HELLO within 2 s is dropped)")
+        await("the idle connections dropped after the handshake timeout") {
+          server.stats().connectionsOpen == 0
+        }
+        assert(Wire.read(idle.head) == null, "an idle peer is disconnected")
+      } finally idle.foreach(_.close())
+      assert(server.stats().refused == 300)
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 4L)
+    }
+  }
+
+  test("the accept thread survives accept errors: it logs, backs off and goes on") {
+    val feed = new Feed(0, 0L until 3L, 3)
+    val calls = new AtomicInteger()
+    val flaky: BridgeServer.Acceptor = server =>
+      if (calls.incrementAndGet() <= 3) throw new IOException("Too many open files")
+      else server.accept()
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()), flaky)
+    teardown(server, Seq(feed), dir) {
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 3L)
+      assert(calls.get() >= 4, "accept was called again after its errors")
     }
   }
 
