@@ -4,6 +4,7 @@ import json
 import mmap
 import os
 import socket
+import stat
 import time
 import warnings
 
@@ -102,8 +103,7 @@ class SpindleLoader:
     def _map(self):
         w = self.welcome
         if w["memory"] == p.MEMORY_SHM:
-            with open(w["path"], "rb") as f:
-                self._mm = mmap.mmap(f.fileno(), w["size"], access=mmap.ACCESS_READ)
+            self._mm = _map_shared(w["path"], w["size"])
         elif self.ordinal is None or w["device"] != self.ordinal:
             raise p.ProtocolError("feeder offered CUDA IPC memory on cuda:%d to a trainer on %s"
                                   % (w["device"], self.device))
@@ -213,6 +213,25 @@ def merge_states(states):
     for r, s in enumerate(states):
         merged["batchesConsumed"][r] = s["batchesConsumed"][r]
     return merged
+
+
+def _map_shared(path, size):
+    """Maps the feeder's slab read-only: ``/proc/<feeder pid>/fd/<n>``, an unlinked file that
+    exists only while the feeder holds it."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as e:
+        raise p.ProtocolError("cannot open the feeder's shared memory %s (%s): the trainer must "
+                              "run as the feeder's user, in its PID namespace, while the feeder "
+                              "runs" % (path, e.strerror))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            raise p.ProtocolError("the feeder's shared memory %s is not a file of %d bytes (the "
+                                  "feeder closed it?)" % (path, size))
+        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
 
 
 def _run_token(token, socket_path):

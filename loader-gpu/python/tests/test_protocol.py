@@ -10,7 +10,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import protocol as p  # noqa: E402
 from spindle_bridge.client import _resume_point, _run_token, _state_epoch  # noqa: E402
-from spindle_bridge.client import SpindleLoader, merge_states  # noqa: E402
+from spindle_bridge.client import SpindleLoader, _map_shared, merge_states  # noqa: E402
 
 
 def welcome_payload(state=""):
@@ -134,6 +134,19 @@ class ProtocolTest(unittest.TestCase):
         with self.assertRaisesRegex(p.ProtocolError, "BUSY: maximum of 8"):
             SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=5)
         t.join(10)
+
+    def test_shared_memory_is_mapped_only_when_it_is_the_announced_file(self):
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(bytes(range(8)))
+            f.flush()
+            m = _map_shared(f.name, 8)
+            self.assertEqual(m[:], bytes(range(8)))
+            m.close()
+            with self.assertRaisesRegex(p.ProtocolError, "is not a file of 16 bytes"):
+                _map_shared(f.name, 16)
+        with self.assertRaisesRegex(p.ProtocolError, "cannot open the feeder's shared memory "
+                                    "/proc/1/fd/999999"):
+            _map_shared("/proc/1/fd/999999", 8)
 
     def test_resume_point_comes_from_this_ranks_entry(self):
         self.assertEqual(_resume_point(None, 0), -1)

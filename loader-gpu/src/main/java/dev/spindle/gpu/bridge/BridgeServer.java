@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * finished, waits in its handshake until the rank is served.
  *
  * <p>Threads: one accept thread, one thread per connection (at most {@link
- * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
- * and threads; the feeders stay the caller's (close the server first, then the feeders).
+ * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons.
+ * {@link #close()} from any thread, idempotent. Ownership: the server owns its socket and
+ * threads; the feeders stay the caller's (close the server first, then the feeders).
  */
 public final class BridgeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BridgeServer.class);

@@ -76,7 +76,7 @@ sealed interface ServedMemory {
         + "(open it on a SharedMemoryDevice or a CUDA device)");
   }
 
-  /** Memory kind 1: a file under /dev/shm the trainer maps once. */
+  /** Memory kind 1: the slab's /proc/pid/fd/n link, which the trainer opens and maps once. */
   record Shared(SharedSegment segment) implements ServedMemory {
     @Override
     public byte kind() {

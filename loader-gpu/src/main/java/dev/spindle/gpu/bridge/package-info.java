@@ -3,7 +3,8 @@
  * socket, without copying batches.
  *
  * <pre>
- *  GpuFeeder per rank (SharedMemoryDevice: device slab = a file in /dev/shm;
+ *  GpuFeeder per rank (SharedMemoryDevice: device slab = an unlinked /dev/shm file, opened by
+ *     │               trainers through /proc/PID/fd/N;
  *     │               CUDA device: device slab exported once as a CUDA IPC handle)
  *     │ DeviceBatch leases         ServedMemory: kind 1 (file) | kind 2 (IPC)
  *     ▼
@@ -21,8 +22,8 @@
  * {@code dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a
  * device-neutral {@link dev.spindle.gpu.device.IpcExport}. Threads: one accept thread (which
  * refuses connections past the cap itself), one thread per connection (at most the cap), one
- * handshake timer that drops peers without a HELLO in time; feeders' own threads are unchanged. The protocol is
- * specified in {@code loader-gpu/python/PROTOCOL.md}; {@link dev.spindle.gpu.bridge.Wire} is its
- * framing.
+ * handshake timer that drops peers without a HELLO in time; feeders' own threads are
+ * unchanged. The protocol is specified in {@code loader-gpu/python/PROTOCOL.md}; {@link
+ * dev.spindle.gpu.bridge.Wire} is its framing.
  */
 package dev.spindle.gpu.bridge;

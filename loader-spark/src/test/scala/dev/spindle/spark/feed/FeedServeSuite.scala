@@ -35,10 +35,11 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
   override protected def afterAll(): Unit = {
     try {
       ExecutorServing.closeAll()
-      val pid = ProcessHandle.current().pid()
-      val left = Files.list(Paths.get("/dev/shm")).iterator().asScala
-        .filter(_.getFileName.toString.startsWith(s"spindle-$pid-")).toList
-      assert(left.isEmpty, s"shared-memory segments left behind: $left")
+      val dir = "/dev/shm/spindle-" + System.getProperty("user.name") + "/"
+      val left = Files.list(Paths.get("/proc/self/fd")).iterator().asScala
+        .flatMap(fd => scala.util.Try(Files.readSymbolicLink(fd).toString).toOption)
+        .filter(_.startsWith(dir)).toList
+      assert(left.isEmpty, s"shared-memory slabs left open: $left")
     } finally super.afterAll()
   }
 
