@@ -181,7 +181,7 @@ class CudaModuleTest(unittest.TestCase):
         self.assertIsNone(cuda.parse_device("cpu", None))
         self.assertEqual(cuda.parse_device("cuda", None), 0)
         self.assertEqual(cuda.parse_device("cuda:3", None), 3)
-        for bad in ("cuda:", "cuda:x", "cuda1"):
+        for bad in ("cuda:", "cuda:x", "cuda1", "cpux", "CPU", "", "cuda:-1", "cuda:1000"):
             with self.assertRaisesRegex(ValueError, "Invalid device"):
                 cuda.parse_device(bad, None)
 
