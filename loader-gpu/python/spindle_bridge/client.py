@@ -2,7 +2,9 @@
 import copy
 import json
 import mmap
+import os
 import socket
+import stat
 import time
 import warnings
 
@@ -51,12 +53,17 @@ class SpindleLoader:
     released only once the work queued on the current stream before the next request is done;
     synchronise work on other streams yourself before asking for the next batch.
 
+    ``token``: the feed run's token, which the feeder requires of every trainer; by default the
+    environment variable ``SPINDLE_RUN_TOKEN`` (set by launchers; by hand, read it from the file
+    the feeder writes beside its socket, ``<socket>.token``).
+
     ``state_dict()`` is the loader state JSON (as a dict) with this rank's batches consumed;
-    pass it back as ``state=`` to resume. Not thread-safe: one iterating thread per loader.
+    pass it back as ``state=`` to resume within the same epoch (the feeder refuses a state from
+    another epoch or dataset). Not thread-safe: one iterating thread per loader.
     """
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
-                 as_numpy=False, ipc=None):
+                 as_numpy=False, ipc=None, token=None):
         self.rank, self.world_size = rank, world_size
         self.timeout_s = timeout_s
         self.torch = None if as_numpy else _torch()
@@ -64,6 +71,7 @@ class SpindleLoader:
         self.device = device if self.ordinal is None else "cuda:%d" % self.ordinal
         if self.ordinal is not None:
             require_support(self.ordinal, self.torch)
+        token = _run_token(token, socket_path)
         self._ipc_opener = ipc
         self._cuda = None
         self._fences = []
@@ -77,8 +85,11 @@ class SpindleLoader:
         self._sock.settimeout(timeout_s + 30.0)
         self._sock.connect(str(socket_path))
         try:
-            self._sock.sendall(p.hello(rank, world_size, _resume_point(state, rank),
-                                       self.device))
+            try:
+                self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
+                                           self.device, *_state_epoch(state)))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # a feeder that refused at once (BUSY) has closed: its ERROR is read below
             msg_type, payload = p.read_frame(self._sock)
             if msg_type != p.WELCOME:
                 raise p.ProtocolError("expected WELCOME, got message type %d" % msg_type)
@@ -92,8 +103,7 @@ class SpindleLoader:
     def _map(self):
         w = self.welcome
         if w["memory"] == p.MEMORY_SHM:
-            with open(w["path"], "rb") as f:
-                self._mm = mmap.mmap(f.fileno(), w["size"], access=mmap.ACCESS_READ)
+            self._mm = _map_shared(w["path"], w["size"])
         elif self.ordinal is None or w["device"] != self.ordinal:
             raise p.ProtocolError("feeder offered CUDA IPC memory on cuda:%d to a trainer on %s"
                                   % (w["device"], self.device))
@@ -203,6 +213,41 @@ def merge_states(states):
     for r, s in enumerate(states):
         merged["batchesConsumed"][r] = s["batchesConsumed"][r]
     return merged
+
+
+def _map_shared(path, size):
+    """Maps the feeder's slab read-only: ``/proc/<feeder pid>/fd/<n>``, an unlinked file that
+    exists only while the feeder holds it."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as e:
+        raise p.ProtocolError("cannot open the feeder's shared memory %s (%s): the trainer must "
+                              "run as the feeder's user, in its PID namespace, while the feeder "
+                              "runs" % (path, e.strerror))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            raise p.ProtocolError("the feeder's shared memory %s is not a file of %d bytes (the "
+                                  "feeder closed it?)" % (path, size))
+        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
+
+
+def _run_token(token, socket_path):
+    """The run token: ``token`` if given, else ``SPINDLE_RUN_TOKEN``; refuses to go without."""
+    token = token if token is not None else os.environ.get("SPINDLE_RUN_TOKEN")
+    if not token:
+        raise ValueError("no run token for %s: pass token=... or set SPINDLE_RUN_TOKEN (the "
+                         "feeder writes it to %s.token)" % (socket_path, socket_path))
+    return token
+
+
+def _state_epoch(state):
+    """(epoch, manifest fingerprint) of a loader state, which HELLO states; (-1, "") if none."""
+    if state is None:
+        return -1, ""
+    return int(state.get("epoch", -1)), str(state.get("manifest", {}).get("sha256", ""))
 
 
 def _resume_point(state, rank):

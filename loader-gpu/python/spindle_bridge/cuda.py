@@ -21,15 +21,17 @@ _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 
 
 def parse_device(device, torch):
-    """``None`` for a host device, else the CUDA ordinal of ``cuda`` / ``cuda:N``."""
+    """``None`` for ``cpu``, else the CUDA ordinal of ``cuda`` / ``cuda:N`` (N in 0..999, as the
+    feeder accepts); anything else is refused before connecting."""
     d = str(device)
-    if not d.startswith("cuda"):
+    if d == "cpu":
         return None
     if d == "cuda":
         return torch.cuda.current_device() if torch is not None else 0
     head, _, tail = d.partition(":")
-    if head != "cuda" or not tail.isdigit():
-        raise ValueError("Invalid device: %r (expected 'cpu', 'cuda' or 'cuda:N')" % d)
+    if head != "cuda" or not tail.isdigit() or not tail.isascii() or int(tail) > 999:
+        raise ValueError("Invalid device: %r (expected 'cpu', 'cuda' or 'cuda:N', N in 0..999)"
+                         % d[:64])
     return int(tail)
 
 

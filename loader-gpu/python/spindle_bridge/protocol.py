@@ -1,19 +1,22 @@
-"""Framing and message layouts of the Spindle bridge protocol, version 1 (see PROTOCOL.md).
+"""Framing and message layouts of the Spindle bridge protocol, version 2 (see PROTOCOL.md).
 
 Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
 u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
 """
 import struct
 
-VERSION = 1
+VERSION = 2
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
 MAX_PAYLOAD = 1 << 20
 
 HELLO, WELCOME, NEXT, BATCH, RELEASE, END, TIMEOUT, ERROR, BYE = range(1, 10)
+NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", NEXT: "NEXT", BATCH: "BATCH", RELEASE: "RELEASE",
+         END: "END", TIMEOUT: "TIMEOUT", ERROR: "ERROR", BYE: "BYE"}
 
 ERRORS = {1: "MALFORMED", 2: "BAD_VERSION", 3: "TOO_LARGE", 4: "BAD_RANK", 5: "RANK_TAKEN",
-          6: "BAD_RESUME", 7: "UNEXPECTED", 8: "FEEDER_FAILED", 9: "UNSUPPORTED_DEVICE"}
+          6: "BAD_RESUME", 7: "UNEXPECTED", 8: "FEEDER_FAILED", 9: "UNSUPPORTED_DEVICE",
+          10: "BAD_TOKEN", 11: "BUSY"}
 
 DTYPES = {0: "uint8", 1: "float16", 2: "float32"}
 MEMORY_SHM = 1
@@ -52,7 +55,9 @@ def read_frame(sock):
         raise ProtocolError("feeder speaks protocol version %d, this client version %d"
                             % (version, VERSION), "BAD_VERSION")
     if length > MAX_PAYLOAD:
-        raise ProtocolError("payload of %d bytes (must be <= %d)" % (length, MAX_PAYLOAD))
+        raise ProtocolError("%s message of %d bytes exceeds the protocol's frame limit of %d bytes"
+                            % (NAMES.get(msg_type, "type %d" % msg_type), length, MAX_PAYLOAD),
+                            "TOO_LARGE")
     payload = read_exact(sock, length) if length else b""
     if msg_type == ERROR:
         reader = Reader(payload)
@@ -66,8 +71,11 @@ def string(s):
     return struct.pack("<I", len(b)) + b
 
 
-def hello(rank, world_size, resume_from, device):
-    return frame(HELLO, struct.pack("<iiq", rank, world_size, resume_from) + string(device))
+def hello(token, rank, world_size, resume_from, device, state_epoch=-1, state_manifest=""):
+    """HELLO: the run token, then rank, world size, resume point and device, then the epoch and
+    manifest fingerprint of the loader state resumed from (-1 and "" without a state)."""
+    return frame(HELLO, string(token) + struct.pack("<iiq", rank, world_size, resume_from)
+                 + string(device) + struct.pack("<i", state_epoch) + string(state_manifest))
 
 
 def next_request(timeout_ms):

@@ -13,6 +13,7 @@ from spindle_bridge import client, cuda  # noqa: E402
 from spindle_bridge import protocol as p  # noqa: E402
 
 HANDLE = bytes(range(100, 164))
+TOKEN = "test-token-0123456789"
 
 
 class FakeFeeder(threading.Thread):
@@ -41,7 +42,7 @@ class FakeFeeder(threading.Thread):
     def serve(self, conn):
         t, payload = p.read_frame(conn)
         r = p.Reader(payload)
-        self.hello = (t, r.i32(), r.i32(), r.i64(), r.string())
+        self.hello = (t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.i32(), r.string())
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, 0, p.MEMORY_CUDA_IPC)
                              + struct.pack("<i", self.ordinal) + HANDLE
                              + struct.pack("<q", 1 << 20)
@@ -125,12 +126,12 @@ class CudaClientTest(unittest.TestCase):
     def test_hello_names_the_cuda_device_and_the_handle_is_opened_once(self):
         f = self.feeder(1)
         loader = client.SpindleLoader(self.path, 0, 1, device="cuda", as_numpy=True,
-                                      ipc="driver")
+                                      ipc="driver", token=TOKEN)
         got = list(loader)
         loader.close()
         f.join(10)
         self.assertIsNone(f.error)
-        self.assertEqual(f.hello, (p.HELLO, 0, 1, -1, "cuda:0"))
+        self.assertEqual(f.hello, (p.HELLO, TOKEN, 0, 1, -1, "cuda:0", -1, ""))
         self.assertEqual(self.log[0], ("open", 0, HANDLE, "driver"))
         self.assertEqual(got, [(("images@0", (2, 2, 2, 1)), ("labels@256",))])
         self.assertEqual(loader.last.image_offset, 0)
@@ -138,7 +139,8 @@ class CudaClientTest(unittest.TestCase):
 
     def test_batches_are_released_only_after_their_fence_and_at_most_one_waits(self):
         f = self.feeder(4)
-        loader = client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True)
+        loader = client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True,
+                                          token=TOKEN)
         for _ in loader:
             self.log.append(("got", loader.last.number))
         loader.close()
@@ -159,12 +161,14 @@ class CudaClientTest(unittest.TestCase):
     def test_a_welcome_for_another_gpu_is_refused(self):
         f = self.feeder(0, ordinal=1)
         with self.assertRaisesRegex(p.ProtocolError, "cuda:1 to a trainer on cuda:0"):
-            client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True)
+            client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True,
+                                          token=TOKEN)
         f.join(10)
 
     def test_a_batch_with_an_ipc_event_is_refused(self):
         f = self.feeder(1, event=1)
-        loader = client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True)
+        loader = client.SpindleLoader(self.path, 0, 1, device="cuda:0", as_numpy=True,
+                                          token=TOKEN)
         with self.assertRaisesRegex(p.ProtocolError, "batch 0 carries a CUDA IPC event"):
             next(iter(loader))
         loader.close()
@@ -177,7 +181,7 @@ class CudaModuleTest(unittest.TestCase):
         self.assertIsNone(cuda.parse_device("cpu", None))
         self.assertEqual(cuda.parse_device("cuda", None), 0)
         self.assertEqual(cuda.parse_device("cuda:3", None), 3)
-        for bad in ("cuda:", "cuda:x", "cuda1"):
+        for bad in ("cuda:", "cuda:x", "cuda1", "cpux", "CPU", "", "cuda:-1", "cuda:1000"):
             with self.assertRaisesRegex(ValueError, "Invalid device"):
                 cuda.parse_device(bad, None)
 

@@ -3,11 +3,14 @@ import os
 import socket
 import struct
 import sys
+import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import protocol as p  # noqa: E402
-from spindle_bridge.client import _resume_point, merge_states  # noqa: E402
+from spindle_bridge.client import _resume_point, _run_token, _state_epoch  # noqa: E402
+from spindle_bridge.client import SpindleLoader, _map_shared, merge_states  # noqa: E402
 
 
 def welcome_payload(state=""):
@@ -23,12 +26,33 @@ class ProtocolTest(unittest.TestCase):
         self.addCleanup(b.close)
         return b
 
-    def test_hello_layout_is_header_then_rank_world_resume_device(self):
-        f = p.hello(1, 2, -1, "cpu")
+    def test_hello_layout_is_token_rank_world_resume_device_epoch_manifest(self):
+        f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", 3, "ab" * 32)
         magic, version, t, n = p.HEADER.unpack(f[:12])
-        self.assertEqual((magic, version, t, n), (b"SPDL", 1, p.HELLO, 4 + 4 + 8 + 4 + 3))
-        self.assertEqual(struct.unpack("<iiqI", f[12:32]), (1, 2, -1, 3))
-        self.assertEqual(f[32:], b"cpu")
+        self.assertEqual((magic, version, t, n),
+                         (b"SPDL", 2, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 4 + 64))
+        r = p.Reader(f[12:])
+        self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.i32(), r.string()),
+                         ("t0k3n-0123456789", 1, 2, 5, "cpu", 3, "ab" * 32))
+        self.assertEqual(r.at, n)
+
+    def test_a_state_names_its_epoch_and_manifest_in_hello(self):
+        self.assertEqual(_state_epoch(None), (-1, ""))
+        self.assertEqual(_state_epoch({"epoch": 4, "manifest": {"sha256": "cd" * 32},
+                                       "batchesConsumed": [1]}), (4, "cd" * 32))
+        self.assertEqual(_state_epoch({"worldSize": 1, "batchesConsumed": [1]}), (-1, ""))
+
+    def test_the_token_comes_from_the_argument_else_the_environment(self):
+        old = os.environ.pop("SPINDLE_RUN_TOKEN", None)
+        self.addCleanup(lambda: old is None or os.environ.__setitem__("SPINDLE_RUN_TOKEN", old))
+        self.assertEqual(_run_token("a" * 16, "/x.sock"), "a" * 16)
+        with self.assertRaisesRegex(ValueError, r"no run token for /x.sock: pass token=\.\.\. or "
+                                    r"set SPINDLE_RUN_TOKEN \(the feeder writes it to "
+                                    r"/x.sock.token\)"):
+            _run_token(None, "/x.sock")
+        os.environ["SPINDLE_RUN_TOKEN"] = "b" * 16
+        self.assertEqual(_run_token(None, "/x.sock"), "b" * 16)
+        self.assertEqual(p.ERRORS[10], "BAD_TOKEN")
 
     def test_welcome_round_trips(self):
         w = p.parse_welcome(welcome_payload('{"a": 1}'))
@@ -74,19 +98,55 @@ class ProtocolTest(unittest.TestCase):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 2, this client version 1"):
-            p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=2)))
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 2"):
+            p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):
         with self.assertRaisesRegex(p.ProtocolError, "bad magic"):
             p.read_frame(self.pair(b"HTTP" + b"\0" * 8))
-        with self.assertRaisesRegex(p.ProtocolError, "must be <="):
-            p.read_frame(self.pair(p.HEADER.pack(b"SPDL", 1, p.BATCH, p.MAX_PAYLOAD + 1)))
+        with self.assertRaises(p.ProtocolError) as e:
+            p.read_frame(self.pair(p.HEADER.pack(b"SPDL", p.VERSION, p.BATCH,
+                                                 p.MAX_PAYLOAD + 1)))
+        self.assertEqual(e.exception.code, "TOO_LARGE")
+        self.assertEqual(str(e.exception), "TOO_LARGE: BATCH message of 1048577 bytes exceeds "
+                                           "the protocol's frame limit of 1048576 bytes")
 
     def test_error_message_raises_with_its_code(self):
         err = p.frame(p.ERROR, struct.pack("<H", 5) + p.string("Rank 0 already has a trainer"))
         with self.assertRaisesRegex(p.ProtocolError, "RANK_TAKEN: Rank 0 already"):
             p.read_frame(self.pair(err))
+
+    def test_a_feeder_that_refuses_at_once_is_reported_with_its_error(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(1)
+        self.addCleanup(server.close)
+
+        def refuse():  # as the feeder's accept thread does past its connection cap
+            conn, _ = server.accept()
+            conn.sendall(p.frame(p.ERROR, struct.pack("<H", 11) + p.string("maximum of 8")))
+            conn.close()
+        t = threading.Thread(target=refuse, daemon=True)
+        t.start()
+        with self.assertRaisesRegex(p.ProtocolError, "BUSY: maximum of 8"):
+            SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=5)
+        t.join(10)
+
+    def test_shared_memory_is_mapped_only_when_it_is_the_announced_file(self):
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(bytes(range(8)))
+            f.flush()
+            m = _map_shared(f.name, 8)
+            self.assertEqual(m[:], bytes(range(8)))
+            m.close()
+            with self.assertRaisesRegex(p.ProtocolError, "is not a file of 16 bytes"):
+                _map_shared(f.name, 16)
+        with self.assertRaisesRegex(p.ProtocolError, "cannot open the feeder's shared memory "
+                                    "/proc/1/fd/999999"):
+            _map_shared("/proc/1/fd/999999", 8)
 
     def test_resume_point_comes_from_this_ranks_entry(self):
         self.assertEqual(_resume_point(None, 0), -1)

@@ -33,12 +33,14 @@ def main():
     a.add_argument("--expect-error", action="store_true")
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
     a.add_argument("--ipc", choices=["cupy", "driver"], help="CUDA IPC opener (default: auto)")
+    a.add_argument("--token", help="the run token (default: SPINDLE_RUN_TOKEN)")
     args = a.parse_args()
     state = json.load(open(args.state_in)) if args.state_in else None
     with open(args.out, "w", encoding="utf-8") as out:
         try:
             loader = SpindleLoader(args.socket, args.rank, args.world, device=args.device,
-                                   state=state, timeout_s=60, as_numpy=args.numpy, ipc=args.ipc)
+                                   state=state, timeout_s=60, as_numpy=args.numpy, ipc=args.ipc,
+                                   token=args.token)
         except ProtocolError as e:
             out.write("ERROR\t%s\t%s\n" % (e.code, e))
             return 0 if args.expect_error else 1

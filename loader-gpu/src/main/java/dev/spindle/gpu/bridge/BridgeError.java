@@ -10,7 +10,9 @@ enum BridgeError {
   BAD_RESUME(6),
   UNEXPECTED(7),
   FEEDER_FAILED(8),
-  UNSUPPORTED_DEVICE(9);
+  UNSUPPORTED_DEVICE(9),
+  BAD_TOKEN(10),
+  BUSY(11);
 
   final int code;
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -28,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * protocol is {@code loader-gpu/python/PROTOCOL.md}). Each rank served here has its own feeder,
  * opened on a {@link SharedMemoryDevice} (trainers map its slab file once) or on a CUDA device
  * (trainers open its device slab once by CUDA IPC, exported when the server starts); either way
- * they receive per-batch offsets. A trainer says hello with its rank and device; the server
- * refuses ranks outside the world size, ranks not served here, ranks that already have a trainer
- * and devices the rank's memory cannot reach, with a clear ERROR, and keeps serving the others.
+ * they receive per-batch offsets. A trainer says hello with the run's token (see {@link
+ * RunToken}; any other connection is refused before it can touch a rank), its rank and device;
+ * the server refuses ranks outside the world size, ranks not served here, ranks that already
+ * have a trainer and devices the rank's memory cannot reach, with a clear ERROR, and keeps
+ * serving the others.
  * A trainer that disconnects or dies has its leases revoked; the batches it held go first to the
  * next trainer of its rank, which resumes where the last one stopped.
  *
@@ -40,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
  * finished, waits in its handshake until the rank is served.
  *
- * <p>Threads: one accept thread and one thread per connection, all named {@code spindle-bridge-*}
- * daemons. {@link #close()} from any thread, idempotent. Ownership: the server owns its socket
- * and threads; the feeders stay the caller's (close the server first, then the feeders).
+ * <p>Threads: one accept thread, one thread per connection (at most {@link
+ * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons.
+ * {@link #close()} from any thread, idempotent. Ownership: the server owns its socket and
+ * threads; the feeders stay the caller's (close the server first, then the feeders).
  */
 public final class BridgeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BridgeServer.class);
@@ -53,9 +57,13 @@ public final class BridgeServer implements AutoCloseable {
   final AtomicLong revoked = new AtomicLong();
   private final Map<Integer, RankChannel> ranks = new TreeMap<>();
   private final LateRanks late;
+  private final Admission admission;
+  private final Acceptor accept;
   private final Path socket;
   private final ServerSocketChannel server;
   private final Thread acceptor;
+  private final HandshakeTimer handshakes;
+  private final AtomicBoolean atCap = new AtomicBoolean();
   private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
   private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
   private final AtomicInteger ids = new AtomicInteger();
@@ -71,7 +79,13 @@ public final class BridgeServer implements AutoCloseable {
    * @param loaderState the loader state JSON the feed job started from, handed to trainers as
    *     the base of their {@code state_dict()} ("" if none)
    */
-  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState,
+      Epoch epoch) {
+    /** A feed that states no epoch ({@link Epoch#NONE}): trainers' states are not compared. */
+    public RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
+      this(rank, feeder, firstBatch, loaderState, Epoch.NONE);
+    }
+
     /** Validates. */
     public RankFeed {
       if (rank < 0) {
@@ -87,35 +101,119 @@ public final class BridgeServer implements AutoCloseable {
             + feeder.device().description() + ", whose memory another process cannot map "
             + "(open it on a SharedMemoryDevice or a CUDA device)");
       }
+      if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
+        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": batches of "
+            + feeder.config().maxRows() + " rows (a BATCH message carries at most "
+            + BatchKeys.MAX_ROWS + ")");
+      }
       loaderState = loaderState == null ? "" : loaderState;
+      epoch = epoch == null ? Epoch.NONE : epoch;
     }
   }
 
-  /** Counters since start; any thread. */
-  public record Stats(long trainersConnected, long refused, long batchesDelivered,
-      long leasesRevoked) {}
+  /**
+   * Which epoch of which dataset a feed serves, or a trainer's loader state is from: the loader
+   * state JSON's {@code "epoch"} and {@code "manifest": {"sha256"}}. A trainer that states a
+   * state to resume from must state the epoch and manifest its rank is served from now.
+   *
+   * @param number the epoch, -1 when not known
+   * @param manifest the manifest fingerprint (SHA-256, hex), "" when not known
+   */
+  public record Epoch(int number, String manifest) {
+    /** Not known: nothing is compared. */
+    public static final Epoch NONE = new Epoch(-1, "");
 
-  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait)
-      throws IOException {
+    /** Validates. */
+    public Epoch {
+      if (number < -1) {
+        throw new IllegalArgumentException("Invalid epoch: " + number + " (must be >= 0, or -1)");
+      }
+      manifest = manifest == null ? "" : manifest;
+    }
+  }
+
+  /**
+   * Who may connect, and how many at once: trainers that present {@code token}; a peer that has
+   * not sent a whole HELLO within {@code handshakeTimeout} is dropped; past {@code
+   * maxConnections} open connections a new one gets an ERROR (BUSY) and is closed at once, by
+   * the accept thread, without a thread of its own.
+   *
+   * @param token the run's token (see {@link RunToken})
+   * @param handshakeTimeout how long a new connection may take to send its HELLO
+   * @param maxConnections connections open at once (trainers and peers in their handshake)
+   */
+  public record Admission(RunToken token, Duration handshakeTimeout, int maxConnections) {
+    /** Default handshake timeout: a trainer sends HELLO right after it connects. */
+    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** Default connection cap: far above the ranks one node serves. */
+    public static final int MAX_CONNECTIONS = 64;
+
+    /** Validates. */
+    public Admission {
+      java.util.Objects.requireNonNull(token, "token");
+      if (handshakeTimeout == null || handshakeTimeout.isNegative()
+          || handshakeTimeout.isZero()) {
+        throw new IllegalArgumentException("Invalid handshake timeout: " + handshakeTimeout
+            + " (must be > 0)");
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("Invalid connection cap: " + maxConnections
+            + " (must be >= 1)");
+      }
+    }
+
+    /** Admission for {@code token}'s trainers with the default limits. */
+    public static Admission of(RunToken token) {
+      return new Admission(token, HANDSHAKE_TIMEOUT, MAX_CONNECTIONS);
+    }
+
+    /** The same token with other limits. */
+    public Admission withLimits(Duration handshake, int connections) {
+      return new Admission(token, handshake, connections);
+    }
+  }
+
+  /** Takes the next connection off the listening socket (a seam for tests of accept errors). */
+  @FunctionalInterface
+  interface Acceptor {
+    SocketChannel accept(ServerSocketChannel server) throws IOException;
+  }
+
+  /**
+   * Counters since start, and connections open now; any thread. {@code refused} counts ERRORs
+   * sent to peers and peers dropped in their handshake.
+   */
+  public record Stats(long trainersConnected, long refused, long batchesDelivered,
+      long leasesRevoked, int connectionsOpen) {}
+
+  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
+      Admission admission, Acceptor accept) throws IOException {
     this.worldSize = worldSize;
+    this.admission = admission;
+    this.accept = accept;
+    this.handshakes = new HandshakeTimer(admission.handshakeTimeout());
     this.late = lateWait == null ? null : new LateRanks(lateWait);
     for (RankFeed f : feeds) {
       if (f.rank() >= worldSize) {
         throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
             + worldSize + ")");
       }
-      if (ranks.put(f.rank(), new RankChannel(f.rank(), f.feeder(),
-          ServedMemory.of(f.rank(), f.feeder()), f.firstBatch(), f.loaderState())) != null) {
+      if (ranks.put(f.rank(), new RankChannel(f, ServedMemory.of(f.rank(), f.feeder())))
+          != null) {
         throw new IllegalArgumentException("Invalid feeds: rank " + f.rank() + " twice");
       }
     }
     this.socket = SocketPaths.prepare(socket);
+    // The token file exists before the socket does: whoever sees the socket can read the token.
+    SocketPaths.writeToken(this.socket, admission.token());
     this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
       server.bind(UnixDomainSocketAddress.of(this.socket));
       SocketPaths.restrict(this.socket);
     } catch (IOException | RuntimeException e) {
       server.close();
+      handshakes.close();
+      SocketPaths.removeToken(this.socket);
       throw e;
     }
     this.acceptor = new Thread(this::acceptLoop, "spindle-bridge-accept");
@@ -134,14 +232,21 @@ public final class BridgeServer implements AutoCloseable {
    *     socket of ours
    * @throws RuntimeException from the CUDA driver if a CUDA feeder's slab cannot be exported
    */
-  public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds) {
+  public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
+      Admission admission) {
+    return start(socket, worldSize, feeds, admission, ServerSocketChannel::accept);
+  }
+
+  /** {@link #start} taking connections through {@code acceptor} (tests inject accept errors). */
+  static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
+      Admission admission, Acceptor acceptor) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (feeds.isEmpty()) {
       throw new IllegalArgumentException("Invalid feeds: none (serve at least one rank)");
     }
-    return open(socket, worldSize, feeds, null);
+    return open(socket, worldSize, feeds, null, admission, acceptor);
   }
 
   /**
@@ -149,19 +254,22 @@ public final class BridgeServer implements AutoCloseable {
    * #serve(RankFeed, long)}. A trainer of an unserved rank waits up to {@code trainerWait} in
    * its handshake, then is refused with BAD_RANK.
    */
-  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait) {
+  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait,
+      Admission admission) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (trainerWait == null || trainerWait.isNegative() || trainerWait.isZero()) {
       throw new IllegalArgumentException("Invalid trainer wait: " + trainerWait + " (must be > 0)");
     }
-    return open(socket, worldSize, List.of(), trainerWait);
+    return open(socket, worldSize, List.of(), trainerWait, admission,
+        ServerSocketChannel::accept);
   }
 
-  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait) {
+  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait,
+      Admission admission, Acceptor acceptor) {
     try {
-      return new BridgeServer(socket, world, feeds, wait);
+      return new BridgeServer(socket, world, feeds, wait, admission, acceptor);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot listen on " + socket, e);
     }
@@ -185,22 +293,25 @@ public final class BridgeServer implements AutoCloseable {
       throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
           + feed.firstBatch() + ".." + endBatch + " (world size " + worldSize + ")");
     }
-    late.serve(feed.rank(), new RankChannel(feed.rank(), feed.feeder(),
-        ServedMemory.of(feed.rank(), feed.feeder()), feed.firstBatch(), feed.loaderState(),
+    late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
         endBatch, feed.feeder().stats().ring().published()), ranks);
   }
 
   /**
    * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
    * {@link #listen} only) and returns its resume point: the batches of the current leg its state
-   * says it consumed, or -1 when it stated none.
+   * says it consumed (in {@code 0..batches}), or -1 when it stated none. A waiting trainer whose
+   * state is from another epoch or manifest than {@code epoch} (what the caller will serve), or
+   * whose resume point is outside {@code 0..batches} (the rank's planned batches), is refused
+   * with BAD_RESUME and the wait goes on: a stale or bogus trainer never decides where the rank
+   * starts, nor fails the caller.
    *
-   * @throws TimeoutException if no trainer of the rank came within {@code timeout}
+   * @throws TimeoutException if no fitting trainer of the rank came within {@code timeout}
    */
-  public long awaitTrainer(int rank, Duration timeout)
+  public long awaitTrainer(int rank, Duration timeout, Epoch epoch, long batches)
       throws TimeoutException, InterruptedException {
     requireLate();
-    return late.awaitTrainer(rank, timeout, closed);
+    return late.awaitTrainer(rank, timeout, epoch, batches, closed);
   }
 
   /**
@@ -238,13 +349,41 @@ public final class BridgeServer implements AutoCloseable {
     return socket;
   }
 
-  /** Counters now. */
-  public Stats stats() {
-    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get());
+  /** The file beside the socket that holds the run's token (0600) while the bridge runs. */
+  public Path tokenFile() {
+    return SocketPaths.tokenFile(socket);
   }
 
-  RankChannel rankFor(int rank, int world, long resume, String device)
-      throws InterruptedException {
+  /** Who may connect: the run token (and limits) this bridge was started with. */
+  public Admission admission() {
+    return admission;
+  }
+
+  /** Counters now. */
+  public Stats stats() {
+    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get(),
+        open.size());
+  }
+
+  /**
+   * Refuses a HELLO without this run's token before anything else is looked at.
+   *
+   * @throws ProtocolException BAD_TOKEN (never naming what was presented)
+   */
+  void admit(String presented) {
+    if (admission.token().matches(presented)) {
+      return;
+    }
+    String what = presented.isEmpty() ? "none presented"
+        : "the " + presented.length() + " characters presented are not this feed run's token";
+    throw new ProtocolException(BridgeError.BAD_TOKEN, "Invalid run token: " + what
+        + " (a trainer must present its feed run's token: " + RunToken.ENV + " or SpindleLoader("
+        + "token=...); this feeder wrote it to " + tokenFile() + ")");
+  }
+
+  RankChannel rankFor(Hello h) throws InterruptedException {
+    int rank = h.rank();
+    int world = h.world();
     if (world != worldSize) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Invalid world size: " + world
           + " (this feeder serves world size " + worldSize + ")");
@@ -254,12 +393,14 @@ public final class BridgeServer implements AutoCloseable {
           + worldSize + ": must be 0.." + (worldSize - 1) + ")");
     }
     RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, resume, ranks, closed);
+        : late.awaitServed(rank, h.resume(), h.state(), ranks, closed);
     if (c == null) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
-    c.memory.accept(device, rank);
+    c.memory.accept(h.device(), rank);
+    ResumeCheck.check(rank, c.epoch, h.state());
+    ResumeCheck.range(rank, h.resume(), c.endBatch());
     return c;
   }
 
@@ -273,28 +414,82 @@ public final class BridgeServer implements AutoCloseable {
     threads.remove(Thread.currentThread());
   }
 
+  /** A new connection's handshake deadline (connection threads). */
+  HandshakeTimer.Pending handshakeStarted(SocketChannel ch) {
+    return handshakes.start(ch);
+  }
+
+  /** The handshake timeout, for messages. */
+  String handshake() {
+    return handshakes.describe();
+  }
+
+  /**
+   * Accepts until closed. An accept error (too many open files, ...) is logged and retried after
+   * a back-off of 10 ms doubling to 1 s: the bridge keeps serving the trainers it has and takes
+   * new ones once the cause is gone.
+   */
   private void acceptLoop() {
+    long backoffMs = 0;
     while (!closed.get()) {
+      SocketChannel ch;
       try {
-        SocketChannel ch = server.accept();
-        int id = ids.incrementAndGet();
-        open.add(ch);
-        Thread t = new Thread(() -> {
-          try {
-            new TrainerSession(this, ch, id).run();
-          } finally {
-            open.remove(ch);
-          }
-        }, "spindle-bridge-conn-" + id);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
+        ch = accept.accept(server);
+      } catch (ClosedChannelException e) {
+        return; // close() closed the socket
       } catch (IOException e) {
-        if (!closed.get()) {
-          LOG.error("Bridge accept on {} failed; no new trainers can connect", socket, e);
+        if (closed.get()) {
+          return;
         }
-        return;
+        backoffMs = Math.min(1000, Math.max(10, 2 * backoffMs));
+        LOG.warn("Bridge accept on {} failed ({}); trying again in {} ms", socket, e.toString(),
+            backoffMs);
+        if (!pause(backoffMs)) {
+          return;
+        }
+        continue;
       }
+      backoffMs = 0;
+      admit(ch);
+    }
+  }
+
+  /** Starts a connection thread for {@code ch}, or refuses it at once past the cap. */
+  private void admit(SocketChannel ch) {
+    int max = admission.maxConnections();
+    if (open.size() >= max) {
+      refused.incrementAndGet();
+      if (atCap.compareAndSet(false, true)) {
+        LOG.warn("Bridge on {} has its maximum of {} connections open; refusing new ones",
+            socket, max);
+      }
+      TrainerSession.refuseAtOnce(ch, BridgeError.BUSY, "Invalid connection: this bridge has "
+          + "its maximum of " + max + " connections open (a peer that sends no HELLO within "
+          + handshake() + " is dropped)");
+      return;
+    }
+    atCap.set(false);
+    int id = ids.incrementAndGet();
+    open.add(ch);
+    Thread t = new Thread(() -> {
+      try {
+        new TrainerSession(this, ch, id).run();
+      } finally {
+        open.remove(ch);
+      }
+    }, "spindle-bridge-conn-" + id);
+    t.setDaemon(true);
+    threads.add(t);
+    t.start();
+  }
+
+  private boolean pause(long ms) {
+    try {
+      Thread.sleep(ms);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
@@ -310,6 +505,7 @@ public final class BridgeServer implements AutoCloseable {
     if (late != null) {
       late.wakeAll();
     }
+    handshakes.close();
     try {
       server.close();
       for (SocketChannel ch : open) {
@@ -330,6 +526,7 @@ public final class BridgeServer implements AutoCloseable {
       ranks.values().forEach(RankChannel::releaseAll);
     }
     SocketPaths.remove(socket);
+    SocketPaths.removeToken(socket);
     LOG.info("Spindle bridge on {} closed: {}", socket, stats());
   }
 }

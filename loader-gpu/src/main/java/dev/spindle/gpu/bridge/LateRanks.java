@@ -19,8 +19,20 @@ final class LateRanks {
   private final Duration trainerWait;
   private final Map<Integer, Waiter> waiting = new HashMap<>();
 
-  /** A trainer in its handshake, waiting for its rank. */
-  private record Waiter(long resume) {}
+  /**
+   * A trainer in its handshake, waiting for its rank: what its HELLO stated, and the refusal its
+   * rank's producer gave it (guarded by the LateRanks monitor).
+   */
+  private static final class Waiter {
+    final long resume;
+    final BridgeServer.Epoch state;
+    ProtocolException refusal;
+
+    Waiter(long resume, BridgeServer.Epoch state) {
+      this.resume = resume;
+      this.state = state;
+    }
+  }
 
   LateRanks(Duration trainerWait) {
     this.trainerWait = trainerWait;
@@ -51,8 +63,8 @@ final class LateRanks {
    * The rank's live channel; when there is none (never served, or its feed finished), waits for
    * the next one, registered as the rank's waiting trainer.
    */
-  synchronized RankChannel awaitServed(int rank, long resume, Map<Integer, RankChannel> ranks,
-      AtomicBoolean closed) throws InterruptedException {
+  synchronized RankChannel awaitServed(int rank, long resume, BridgeServer.Epoch state,
+      Map<Integer, RankChannel> ranks, AtomicBoolean closed) throws InterruptedException {
     RankChannel seen = ranks.get(rank);
     if (seen != null && !seen.finished()) {
       return seen;
@@ -61,12 +73,15 @@ final class LateRanks {
       throw new ProtocolException(BridgeError.RANK_TAKEN,
           "Rank " + rank + " already has a trainer waiting for its feed");
     }
-    Waiter me = new Waiter(resume);
+    Waiter me = new Waiter(resume, state);
     waiting.put(rank, me);
     notifyAll();
     long deadline = System.nanoTime() + trainerWait.toNanos();
     try {
       while (true) {
+        if (me.refusal != null) {
+          throw me.refusal;
+        }
         RankChannel now = ranks.get(rank);
         if (now != null && now != seen) {
           return now;
@@ -86,11 +101,19 @@ final class LateRanks {
     }
   }
 
-  /** The resume point of the rank's waiting trainer, once one waits. */
-  synchronized long awaitTrainer(int rank, Duration timeout, AtomicBoolean closed)
-      throws TimeoutException, InterruptedException {
+  /**
+   * The resume point of the rank's waiting trainer, once one waits whose state fits {@code
+   * served} and whose resume point is -1 or in {@code 0..batches}; a waiter that does not fit is
+   * refused (it gets its ERROR) and the wait goes on.
+   */
+  synchronized long awaitTrainer(int rank, Duration timeout, BridgeServer.Epoch served,
+      long batches, AtomicBoolean closed) throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!waiting.containsKey(rank)) {
+    while (true) {
+      Waiter w = waiting.get(rank);
+      if (w != null && admitted(rank, w, served, batches)) {
+        return w.resume;
+      }
       if (closed.get()) {
         throw new IllegalStateException("The bridge is closed");
       }
@@ -101,7 +124,20 @@ final class LateRanks {
       }
       TimeUnit.NANOSECONDS.timedWait(this, left);
     }
-    return waiting.get(rank).resume();
+  }
+
+  /** Whether {@code w} may start the rank; else refuses it, wakes it, forgets it. */
+  private boolean admitted(int rank, Waiter w, BridgeServer.Epoch served, long batches) {
+    try {
+      ResumeCheck.check(rank, served, w.state);
+      ResumeCheck.range(rank, w.resume, batches);
+      return true;
+    } catch (ProtocolException e) {
+      w.refusal = e;
+      waiting.remove(rank, w);
+      notifyAll();
+      return false;
+    }
   }
 
   synchronized void wakeAll() {

@@ -26,6 +26,8 @@ final class RankChannel {
   final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
+  /** The epoch and manifest served: a trainer's stated state must match (ResumeCheck). */
+  final BridgeServer.Epoch epoch;
   private final long endBatch;
   private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
@@ -34,19 +36,18 @@ final class RankChannel {
   private boolean ended;
   private boolean retired;
 
-  RankChannel(int rank, GpuFeeder feeder, ServedMemory memory, long firstBatch,
-      String loaderState) {
-    this(rank, feeder, memory, firstBatch, loaderState, Long.MAX_VALUE, 0);
+  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory) {
+    this(feed, memory, Long.MAX_VALUE, 0);
   }
 
-  RankChannel(int rank, GpuFeeder feeder, ServedMemory memory, long firstBatch,
-      String loaderState, long endBatch, long seqBase) {
-    this.rank = rank;
-    this.feeder = feeder;
+  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory, long endBatch, long seqBase) {
+    this.rank = feed.rank();
+    this.feeder = feed.feeder();
     this.memory = memory;
-    this.firstBatch = firstBatch;
-    this.loaderState = loaderState;
-    this.nextFromFeeder = firstBatch;
+    this.firstBatch = feed.firstBatch();
+    this.loaderState = feed.loaderState();
+    this.epoch = feed.epoch();
+    this.nextFromFeeder = feed.firstBatch();
     this.endBatch = endBatch;
     this.seqBase = seqBase;
   }
@@ -58,6 +59,11 @@ final class RankChannel {
     }
     owner = s;
     return null;
+  }
+
+  /** The number after the rank's last batch; {@code Long.MAX_VALUE} while not known. */
+  long endBatch() {
+    return endBatch;
   }
 
   /** The first batch not finished: what a new trainer of this rank receives first. */

@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  * carries. Made once per rank when the bridge starts; immutable, any thread.
  */
 sealed interface ServedMemory {
-  Pattern CUDA_DEVICE = Pattern.compile("cuda:(\\d{1,4})");
+  /** Every device a HELLO may name: {@code cpu}, or {@code cuda:N} with N in 0..999. */
+  Pattern DEVICE = Pattern.compile("cpu|cuda:(0|[1-9][0-9]{0,2})");
+  Pattern CUDA_DEVICE = Pattern.compile("cuda:(0|[1-9][0-9]{0,2})");
 
   /** The memory kind byte of WELCOME. */
   byte kind();
@@ -36,6 +38,19 @@ sealed interface ServedMemory {
    * @throws ProtocolException {@code UNSUPPORTED_DEVICE} naming the device to connect with
    */
   void accept(String device, int rank);
+
+  /**
+   * Refuses a HELLO device that is neither {@code cpu} nor {@code cuda:N} (N in 0..999), before
+   * any feeder looks at it.
+   *
+   * @throws ProtocolException {@code UNSUPPORTED_DEVICE} naming the (abbreviated) device
+   */
+  static void checkDevice(String device) {
+    if (!DEVICE.matcher(device).matches()) {
+      throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
+          + PeerText.quote(device) + " (must be 'cpu' or 'cuda:N' with N in 0..999)");
+    }
+  }
 
   /**
    * What {@code feeder}'s slab is served as: its shared file, or its CUDA IPC export.
@@ -61,7 +76,7 @@ sealed interface ServedMemory {
         + "(open it on a SharedMemoryDevice or a CUDA device)");
   }
 
-  /** Memory kind 1: a file under /dev/shm the trainer maps once. */
+  /** Memory kind 1: the slab's /proc/pid/fd/n link, which the trainer opens and maps once. */
   record Shared(SharedSegment segment) implements ServedMemory {
     @Override
     public byte kind() {
@@ -86,10 +101,10 @@ sealed interface ServedMemory {
 
     @Override
     public void accept(String device, int rank) {
-      if (device.startsWith("cuda")) {
-        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: '" + device
-            + "': rank " + rank + "'s feeder runs on host shared memory; connect with device "
-            + "'cpu'");
+      if (!device.equals("cpu")) {
+        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
+            + PeerText.quote(device) + ": rank " + rank
+            + "'s feeder runs on host shared memory; connect with device 'cpu'");
       }
     }
   }
@@ -120,9 +135,9 @@ sealed interface ServedMemory {
     public void accept(String device, int rank) {
       Matcher m = CUDA_DEVICE.matcher(device);
       if (!m.matches() || Integer.parseInt(m.group(1)) != export.ordinal()) {
-        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: '" + device
-            + "': rank " + rank + "'s feeder runs on cuda:" + export.ordinal()
-            + " and serves its memory by CUDA IPC; connect with device 'cuda:"
+        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
+            + PeerText.quote(device) + ": rank " + rank + "'s feeder runs on cuda:"
+            + export.ordinal() + " and serves its memory by CUDA IPC; connect with device 'cuda:"
             + export.ordinal() + "' (numbered as the feeder sees it: same CUDA_VISIBLE_DEVICES)");
       }
     }

@@ -54,6 +54,30 @@ final class SocketPaths {
     return abs;
   }
 
+  /** Where the bridge on {@code socket} keeps its run token: {@code <socket>.token}. */
+  static Path tokenFile(Path socket) {
+    return socket.resolveSibling(socket.getFileName() + ".token");
+  }
+
+  /**
+   * Writes {@code token} to {@link #tokenFile} (0600, created afresh: a stale file of ours is
+   * replaced, a link is never followed) for trainers started by hand.
+   */
+  static void writeToken(Path socket, RunToken token) throws IOException {
+    Path file = tokenFile(socket);
+    Files.deleteIfExists(file);
+    Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------"))), token.value() + "\n");
+  }
+
+  static void removeToken(Path socket) {
+    try {
+      Files.deleteIfExists(tokenFile(socket));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot remove token file " + tokenFile(socket), e);
+    }
+  }
+
   static void restrict(Path socket) throws IOException {
     Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
   }

@@ -38,13 +38,21 @@ final class TrainerSession implements Runnable {
 
   @Override
   public void run() {
+    HandshakeTimer.Pending pending = server.handshakeStarted(ch);
     try {
-      Wire.Frame hello = Wire.read(ch);
+      Wire.Frame hello = readHello(pending);
       if (hello == null) {
         return;
       }
       handshake(hello);
       serve();
+    } catch (IOException e) {
+      if (pending.expired()) {
+        server.refused.incrementAndGet();
+        LOG.debug("Bridge connection {} dropped: no HELLO within {}", id, server.handshake());
+      } else {
+        LOG.info("Bridge connection {} ({}) lost: {}", id, this, e.toString());
+      }
     } catch (ProtocolException e) {
       server.refused.incrementAndGet();
       LOG.warn("Bridge connection {}: refused: {}", id, e.getMessage());
@@ -52,8 +60,6 @@ final class TrainerSession implements Runnable {
     } catch (RingFailedException e) {
       sendError(BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: "
           + e.getMessage());
-    } catch (IOException e) {
-      LOG.info("Bridge connection {} ({}) lost: {}", id, this, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -64,48 +70,70 @@ final class TrainerSession implements Runnable {
     }
   }
 
+  /** The first frame, read under the handshake deadline; null if the peer left first. */
+  private Wire.Frame readHello(HandshakeTimer.Pending pending) throws IOException {
+    Wire.Frame f;
+    try {
+      f = Wire.read(ch);
+    } finally {
+      if (!pending.finish()) {
+        throw new IOException("no HELLO within " + server.handshake());
+      }
+    }
+    return f;
+  }
+
+  /**
+   * Refuses {@code ch} on the calling (accept) thread without waiting: one non-blocking write of
+   * the ERROR, then close. What the peer already sent is read and dropped first, else closing
+   * would reset the connection and lose the ERROR.
+   */
+  static void refuseAtOnce(SocketChannel ch, BridgeError e, String message) {
+    try (ch) {
+      ch.configureBlocking(false);
+      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
+      b.putShort((short) e.code);
+      Wire.putString(b, message);
+      Wire.writeNow(ch, Wire.ERROR, b.flip());
+      ch.shutdownOutput();
+      ch.read(ByteBuffer.allocate(1 << 16));
+    } catch (IOException ex) {
+      LOG.debug("Could not send {} to a refused bridge connection", e, ex);
+    }
+  }
+
   private void handshake(Wire.Frame f) throws IOException, InterruptedException {
     expect(f, Wire.HELLO);
-    ByteBuffer p = f.payload();
-    int r;
-    int world;
-    long resume;
-    String device;
-    try {
-      r = p.getInt();
-      world = p.getInt();
-      resume = p.getLong();
-      device = Wire.getString(p);
-    } catch (BufferUnderflowException e) {
-      throw malformed("HELLO", p);
-    }
-    checkEnd("HELLO", p);
-    RankChannel c = server.rankFor(r, world, resume, device);
+    Hello h = Hello.parse(f.payload());
+    server.admit(h.token());
+    ServedMemory.checkDevice(h.device());
+    RankChannel c = server.rankFor(h);
     String other = c.claim(this);
     if (other != null) {
       throw new ProtocolException(BridgeError.RANK_TAKEN,
-          "Rank " + r + " already has a trainer connected (" + other + ")");
+          "Rank " + h.rank() + " already has a trainer connected (" + other + ")");
     }
     rank = c;
     long at = c.position();
+    long resume = h.resume();
     if (resume >= 0 && resume < at) {
       rank = null;
       c.depart(this, java.util.List.of());
-      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + r + " is at batch " + at
-          + " but the trainer's state says " + resume + " batches consumed: batches " + resume
-          + ".." + (at - 1) + " already left this feeder; restart the feed job from that loader "
-          + "state");
+      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + h.rank() + " is at batch "
+          + at + " but the trainer's state says " + resume + " batches consumed: batches "
+          + resume + ".." + (at - 1) + " already left this feeder; restart the feed job from "
+          + "that loader state");
     }
     if (resume > at) {
       c.skipTo(resume, STEP);
     }
-    sendWelcome(c, device);
+    sendWelcome(c);
     server.connected.incrementAndGet();
-    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id, r, world,
-        device, c.position());
+    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id,
+        h.rank(), h.world(), h.device(), c.position());
   }
 
-  private void sendWelcome(RankChannel c, String device) throws IOException {
+  private void sendWelcome(RankChannel c) throws IOException {
     FeederConfig cfg = c.feeder.config();
     var spec = cfg.normalize();
     ByteBuffer b = Wire.buffer(64 + c.memory.blockBytes() + Wire.stringBytes(c.loaderState));
@@ -174,11 +202,12 @@ final class TrainerSession implements Runnable {
     ServedMemory memory = rank.memory;
     int rows = b.rows();
     long[] shape = b.shape();
+    int keyLimit = BatchKeys.limit(rows);
     int keyBytes = 0;
-    String[] keys = new String[rows];
+    byte[][] keys = new byte[rows][];
     for (int i = 0; i < rows; i++) {
-      keys[i] = b.key(i);
-      keyBytes += Wire.stringBytes(keys[i]);
+      keys[i] = BatchKeys.cut(b.key(i), keyLimit);
+      keyBytes += 4 + keys[i].length;
     }
     ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 8 * rows + keyBytes);
     o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal())
@@ -192,7 +221,7 @@ final class TrainerSession implements Runnable {
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
     }
-    for (String k : keys) {
+    for (byte[] k : keys) {
       Wire.putString(o, k);
     }
     Wire.write(ch, Wire.BATCH, o.flip());

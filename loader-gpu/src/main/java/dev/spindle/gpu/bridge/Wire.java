@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * written by one thread at a time.
  */
 final class Wire {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
   static final int HEADER = 12;
   static final int MAX_PAYLOAD = 1 << 20;
   private static final byte[] MAGIC = {'S', 'P', 'D', 'L'};
@@ -66,8 +66,17 @@ final class Wire {
     return new Frame(type, p);
   }
 
-  /** Writes one frame with {@code payload} (flipped: position 0, limit = length). */
+  /**
+   * Writes one frame with {@code payload} (flipped: position 0, limit = length).
+   *
+   * @throws IllegalStateException for a payload over {@link #MAX_PAYLOAD}: the server never sends
+   *     a frame the protocol forbids (nothing is written)
+   */
   static void write(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
+    if (payload.remaining() > MAX_PAYLOAD) {
+      throw new IllegalStateException("Invalid " + name(type) + " message: payload of "
+          + payload.remaining() + " bytes (the protocol allows at most " + MAX_PAYLOAD + ")");
+    }
     ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
     h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
     h.flip();
@@ -77,14 +86,36 @@ final class Wire {
     }
   }
 
+  /**
+   * Writes one small frame with a single write on a non-blocking channel, never waiting: for
+   * refusals made by the accept thread. True if all of it was written.
+   */
+  static boolean writeNow(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
+    ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+    h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
+    ch.write(new ByteBuffer[] {h.flip(), payload});
+    return !h.hasRemaining() && !payload.hasRemaining();
+  }
+
+  /** The name of message type {@code type}, for messages. */
+  static String name(int type) {
+    String[] names = {"HELLO", "WELCOME", "NEXT", "BATCH", "RELEASE", "END", "TIMEOUT", "ERROR",
+        "BYE"};
+    return type >= HELLO && type <= BYE ? names[type - 1] : "type " + type;
+  }
+
   static ByteBuffer buffer(int capacity) {
     return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   /** Appends a string: u32 byte length, UTF-8 bytes. */
   static void putString(ByteBuffer b, String s) {
-    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-    b.putInt(bytes.length).put(bytes);
+    putString(b, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Appends a string already encoded as UTF-8. */
+  static void putString(ByteBuffer b, byte[] utf8) {
+    b.putInt(utf8.length).put(utf8);
   }
 
   static int stringBytes(String s) {

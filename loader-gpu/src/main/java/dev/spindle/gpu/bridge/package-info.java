@@ -3,24 +3,27 @@
  * socket, without copying batches.
  *
  * <pre>
- *  GpuFeeder per rank (SharedMemoryDevice: device slab = a file in /dev/shm;
+ *  GpuFeeder per rank (SharedMemoryDevice: device slab = an unlinked /dev/shm file, opened by
+ *     │               trainers through /proc/PID/fd/N;
  *     │               CUDA device: device slab exported once as a CUDA IPC handle)
  *     │ DeviceBatch leases         ServedMemory: kind 1 (file) | kind 2 (IPC)
  *     ▼
  *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
- *     HELLO(rank, world, resume, device) ─► RankChannel.claim ─► WELCOME(memory, spec,
- *                                                                 state)
+ *     HELLO(token, rank, world, resume, device, state epoch + manifest)
+ *       ─► admit(token: RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
+ *       ─► WELCOME(memory, spec, state)
  *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring
- *     disconnect ─► held batches revoked ─► RankChannel pending ─► next trainer of the rank
+ *     disconnect ─► held batches revoked ─► RankChannel pending ─► the rank's next trainer
  * </pre>
  *
  * <p>What enters: feeders (one per rank served on this node) and trainer connections. What
  * leaves: batch descriptors (offsets into the slab the trainer mapped or opened once). Only
- * {@code dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a device-neutral
- * {@link dev.spindle.gpu.device.IpcExport}. Threads: one
- * accept thread, one thread per connection; feeders' own threads are unchanged. The protocol is
- * specified in {@code loader-gpu/python/PROTOCOL.md}; {@link dev.spindle.gpu.bridge.Wire} is its
- * framing.
+ * {@code dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a
+ * device-neutral {@link dev.spindle.gpu.device.IpcExport}. Threads: one accept thread (which
+ * refuses connections past the cap itself), one thread per connection (at most the cap), one
+ * handshake timer that drops peers without a HELLO in time; feeders' own threads are
+ * unchanged. The protocol is specified in {@code loader-gpu/python/PROTOCOL.md}; {@link
+ * dev.spindle.gpu.bridge.Wire} is its framing.
  */
 package dev.spindle.gpu.bridge;

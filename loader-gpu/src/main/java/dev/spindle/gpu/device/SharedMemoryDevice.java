@@ -13,49 +13,67 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The host device with its "device" slabs in shared memory: each {@link #allocateDevice} maps a
- * new file (mode 0600) under a directory, {@code /dev/shm} by default, so a trainer process on the
- * same node can map the same bytes ({@link #segmentOf}) and read leased batches without a copy.
- * Host slabs, streams, copies and normalisation are {@link HostDevice}'s, unchanged.
+ * The host device with its "device" slabs in shared memory that a trainer process on the same
+ * node can map ({@link #segmentOf}) to read leased batches without a copy. Each {@link
+ * #allocateDevice} creates a file (0600) in a private directory ({@code /dev/shm/spindle-<user>},
+ * 0700, by default), maps it, keeps its descriptor open and unlinks it at once: the memory has no
+ * name, lives exactly as long as this JVM holds it (a JVM killed with SIGKILL leaves nothing
+ * behind: the kernel frees it with the last descriptor or mapping), and is reached by trainers of
+ * the same user through {@code /proc/<pid>/fd/<n>} (Linux reopens the unlinked file through that
+ * link; procfs refuses other users). A file of a dead JVM left between create and unlink is
+ * removed when a device starts on the directory. Host slabs, streams, copies and normalisation
+ * are {@link HostDevice}'s, unchanged.
  *
  * <p>Threads: any thread, as {@link Device} states. Owner: the caller; closing a slab unmaps it
- * and deletes its file (a process that mapped it keeps its mapping until it unmaps).
- * {@link #close()} is idempotent.
+ * and closes its descriptor (a process that mapped it keeps its mapping until it unmaps). {@link
+ * #close()} is idempotent.
  */
 public final class SharedMemoryDevice implements Device {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedMemoryDevice.class);
   private static final AtomicInteger SEGMENTS = new AtomicInteger();
+  private static final Pattern SLAB_NAME = Pattern.compile("spindle-(\\d+)-\\d+");
   private final HostDevice host = new HostDevice();
   private final Path directory;
   private final List<SharedSegment> live = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
-   * A mapped file: {@code path} holds {@code size} bytes mapped at {@code address} in this JVM.
+   * A mapped slab: {@code path} (a {@code /proc/<pid>/fd/<n>} link to the unlinked file, valid
+   * while the slab is open) holds {@code size} bytes mapped at {@code address} in this JVM.
    *
-   * @param path the file a trainer maps
+   * @param path what a trainer opens and maps
    * @param address where byte 0 is mapped in this process
    * @param size bytes
    */
   public record SharedSegment(Path path, long address, long size) {}
 
-  /** Segments in {@code /dev/shm}. */
+  /** Slabs in {@code /dev/shm/spindle-<user>} (created 0700 when missing). */
   public SharedMemoryDevice() {
-    this(Path.of("/dev/shm"));
+    this(SlabFiles.privateDirectory(Path.of("/dev/shm")));
   }
 
-  /** Segments in {@code directory} (must exist; a tmpfs keeps them out of the page cache's disk). */
+  /**
+   * Slabs in {@code directory}: it must exist and belong to this JVM's user (a tmpfs keeps the
+   * slabs out of the page cache's disk). Slab files of dead JVMs in it are removed.
+   */
   public SharedMemoryDevice(Path directory) {
-    if (!Files.isDirectory(directory)) {
-      throw new IllegalArgumentException(
-          "Invalid shared memory directory: " + directory + " (not a directory)");
-    }
+    SlabFiles.requireOwnDirectory(directory);
     this.directory = directory;
+    int removed = SlabFiles.removeStale(directory, SLAB_NAME);
+    if (removed > 0) {
+      LOG.info("Removed {} shared slab file(s) of JVMs that are gone from {}", removed,
+          directory);
+    }
   }
 
   @Override
@@ -141,29 +159,35 @@ public final class SharedMemoryDevice implements Device {
     }
   }
 
-  /** One file, created 0600, mapped read-write; close unmaps and deletes it. */
+  /**
+   * One file, created 0600 (never an existing one), mapped read-write, unlinked at once; its
+   * descriptor stays open for trainers to reopen. Close unmaps and closes the descriptor.
+   */
   private final class MappedSlab implements DeviceBuffer {
     private final SharedSegment segment;
+    private final FileChannel channel;
     private final MappedByteBuffer map;
     private final AtomicBoolean slabClosed = new AtomicBoolean();
 
     MappedSlab(Path path, long size) {
+      FileChannel ch = null;
       try {
-        Files.createFile(path, PosixFilePermissions.asFileAttribute(
-            PosixFilePermissions.fromString("rw-------")));
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot create shared memory file " + path, e);
-      }
-      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ,
-          StandardOpenOption.WRITE)) {
+        ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ, StandardOpenOption.WRITE),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         this.map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        Path link = SlabFiles.descriptorLink(path);
+        Files.delete(path);
+        this.channel = ch;
+        this.segment = new SharedSegment(link, MemoryUtil.getByteBufferAddress(map), size);
       } catch (IOException | RuntimeException e) {
+        closeQuietly(ch, e);
         deleteQuietly(path, e);
         throw e instanceof IOException io
-            ? new UncheckedIOException("Cannot map " + size + " bytes of " + path, io)
+            ? new UncheckedIOException("Cannot create a shared slab of " + size + " bytes at "
+                + path, io)
             : (RuntimeException) e;
       }
-      this.segment = new SharedSegment(path, MemoryUtil.getByteBufferAddress(map), size);
       live.add(segment);
     }
 
@@ -188,10 +212,21 @@ public final class SharedMemoryDevice implements Device {
       live.remove(segment);
       Unmapper.unmap(map);
       try {
-        Files.deleteIfExists(segment.path());
+        channel.close();
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot delete shared memory file " + segment.path(), e);
+        throw new UncheckedIOException("Cannot close shared slab " + segment.path(), e);
       }
+    }
+  }
+
+  private static void closeQuietly(FileChannel ch, Exception primary) {
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.close();
+    } catch (IOException ex) {
+      primary.addSuppressed(ex);
     }
   }
 

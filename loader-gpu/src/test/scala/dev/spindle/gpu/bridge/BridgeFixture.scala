@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path, Paths}
 import java.security.MessageDigest
 import java.time.Duration
-import java.util.HexFormat
+import java.util.{Comparator, HexFormat}
 import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
 
 import dev.spindle.gpu.device.{Device, NormalizeSpec, SharedMemoryDevice}
@@ -36,7 +36,8 @@ object BridgeFixture {
    * (which the feeder then owns).
    */
   final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
-      gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice()) {
+      gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice(),
+      keyOf: (Long, Int) => String = TestBatches.key) {
     val feeder: GpuFeeder = GpuFeeder.open(device,
       FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
         .withCloseGrace(Duration.ofMillis(200)))
@@ -51,7 +52,8 @@ object BridgeFixture {
       try {
         gate.await()
         for ((id, seq) <- ids.zipWithIndex) {
-          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0)
+          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0,
+            keyOf = keyOf)
           try {
             expected.put(seq.toLong, describe(seq, root))
             feeder.offer(root, Duration.ofSeconds(120))
@@ -105,6 +107,7 @@ object BridgeFixture {
         "--rank", rank.toString, "--world", world.toString, "--out", out.toString) ++ extra)
         .asJava).redirectErrorStream(true).redirectOutput(log.toFile)
       pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+      runToken(socket).foreach(t => pb.environment().put(RunToken.ENV, t))
       pb.start()
     }
 
@@ -137,6 +140,14 @@ object BridgeFixture {
     private def longs(i: Int): Seq[Long] = fields(i).split(',').toSeq.map(_.toLong)
   }
 
+  /** Deletes `p` and everything under it (a test's temporary directory). */
+  def deleteRecursively(p: Path): Unit =
+    if (Files.exists(p)) {
+      val all = Files.walk(p)
+      try all.sorted(Comparator.reverseOrder[Path]()).forEach(f => Files.delete(f))
+      finally all.close()
+    }
+
   def header(version: Int, tpe: Int, length: Int): Array[Byte] = {
     val b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
     b.put("SPDL".getBytes("UTF-8")).putShort(version.toShort).putShort(tpe.toShort)
@@ -144,16 +155,42 @@ object BridgeFixture {
     b.array()
   }
 
+  /** A frame of protocol version 2. */
   def frame(tpe: Int, payload: ByteBuffer): Array[Byte] =
-    header(1, tpe, payload.remaining()) ++ {
+    header(2, tpe, payload.remaining()) ++ {
       val a = new Array[Byte](payload.remaining()); payload.get(a); a
     }
 
-  /** A HELLO payload. */
-  def hello(rank: Int, world: Int, device: String = "cpu"): ByteBuffer = {
-    val d = device.getBytes("UTF-8")
-    val b = ByteBuffer.allocate(20 + d.length).order(ByteOrder.LITTLE_ENDIAN)
-    b.putInt(rank).putInt(world).putLong(-1).putInt(d.length).put(d).flip()
+  /**
+   * The token the bridge on `socket` wrote beside it, as a user starting a trainer by hand reads
+   * it; None when there is no such file.
+   */
+  def runToken(socket: Path): Option[String] = {
+    val f = socket.resolveSibling(socket.getFileName.toString + ".token")
+    if (Files.exists(f)) Some(Files.readString(f).trim) else None
+  }
+
+  /** A HELLO payload (version 2): token, rank, world, resume, device, state epoch, manifest. */
+  def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
+      resume: Long = -1, epoch: Int = -1, manifest: String = ""): ByteBuffer = {
+    val parts = Seq(token, device, manifest).map(_.getBytes("UTF-8"))
+    val b = ByteBuffer.allocate(32 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
+    b.putInt(parts(0).length).put(parts(0)).putInt(rank).putInt(world).putLong(resume)
+      .putInt(parts(1).length).put(parts(1)).putInt(epoch).putInt(parts(2).length).put(parts(2))
+      .flip()
+  }
+
+  /** A HELLO that presents the token of the bridge on `socket`. */
+  def helloTo(socket: Path, rank: Int, world: Int, device: String = "cpu", resume: Long = -1,
+      epoch: Int = -1, manifest: String = ""): ByteBuffer =
+    hello(rank, world, device, runToken(socket).get, resume, epoch, manifest)
+
+  /** A loader state file (the fields a trainer's state_dict() holds) in `dir`. */
+  def stateFile(dir: Path, epoch: Int, manifest: String, consumed: Long*): Path = {
+    val f = Files.createTempFile(dir, "state-", ".json")
+    Files.writeString(f, s"""{"format": "spindle-loader-state/1", "manifest": {"sha256": """
+      + s""""$manifest"}, "epoch": $epoch, "worldSize": ${consumed.size}, "batchesConsumed": """
+      + consumed.mkString("[", ", ", "]}"))
   }
 
   /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */

@@ -1,12 +1,22 @@
 package dev.spindle.gpu.bridge
 
+import java.io.IOException
+import java.lang.management.ManagementFactory
+import java.net.{StandardProtocolFamily, UnixDomainSocketAddress}
 import java.nio.ByteBuffer
+import java.nio.channels.SocketChannel
+import java.util.concurrent.atomic.AtomicInteger
 import java.nio.file.{Files, Path}
+import java.nio.file.attribute.PosixFilePermissions
 import java.time.Duration
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
+
 import dev.spindle.gpu.bridge.BridgeFixture._
-import dev.spindle.gpu.device.{HostDevice, NormalizeSpec}
+import dev.spindle.gpu.bridge.BridgeServer.{Admission, Epoch}
+import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -14,21 +24,44 @@ import scala.jdk.CollectionConverters._
 
 /** The bridge end to end: Python trainer processes against live feeders on shared memory. */
 class BridgeSuite extends AnyFunSuite {
+  /** Every temporary directory a test made: the last test checks that none is left. */
+  private val made = new java.util.concurrent.ConcurrentLinkedQueue[Path]()
 
-  private def withBridge[T](world: Int, feeds: Seq[Feed])(f: (BridgeServer, Path) => T): T = {
+  private def tempDir(): Path = {
     val dir = Files.createTempDirectory("spindle-bridge-test")
+    made.add(dir)
+    dir
+  }
+
+  private def withBridge[T](world: Int, feeds: Seq[Feed], epoch: Epoch = Epoch.NONE,
+      admission: Admission = Admission.of(RunToken.random()))(
+      f: (BridgeServer, Path) => T): T = {
+    val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
-      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "")).asJava)
-    try f(server, dir)
-    finally {
+      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "", epoch)).asJava,
+      admission)
+    teardown(server, feeds, dir)(f(server, dir))
+  }
+
+  /** A bridge from `listen`: ranks are served by the test, as feed tasks do. */
+  private def withLateBridge[T](world: Int, feeds: Seq[Feed])(f: (BridgeServer, Path) => T): T = {
+    val dir = tempDir()
+    val server = BridgeServer.listen(dir.resolve("run").resolve("bridge.sock"), world,
+      Duration.ofSeconds(60), Admission.of(RunToken.random()))
+    teardown(server, feeds, dir)(f(server, dir))
+  }
+
+  private def teardown[T](server: BridgeServer, feeds: Seq[Feed], dir: Path)(body: => T): T =
+    try body
+    finally try {
       server.close()
       feeds.foreach(_.close())
       feeds.foreach(fd => assert(fd.slabsLeft == 0, "shared slab left open"))
-      assert(!Files.exists(socket), "socket file left behind")
+      assert(!Files.exists(server.socketPath()), "socket file left behind")
+      assert(!Files.exists(server.tokenFile()), "token file left behind")
       feeds.foreach(fd => assert(fd.failure == null, s"producer failed: ${fd.failure}"))
-    }
-  }
+    } finally deleteRecursively(dir)
 
   /** Trainers other than the first test's use numpy views: importing torch costs seconds. */
   private val Np = Seq("--numpy")
@@ -117,20 +150,25 @@ class BridgeSuite extends AnyFunSuite {
       val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120)
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
-      assert(refusal(s, header(2, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 2 (this feeder speaks version 1)"))
-      assert(refusal(s, header(1, Wire.HELLO, 1 << 24)) == (3,
+      assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
+        "Unsupported protocol version 1 (this feeder speaks version 2)"))
+      assert(refusal(s, header(2, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
       assert(refusal(s, "GET / HTTP/1.1\r\n\r\n".getBytes("UTF-8"))._1 == 1)
       assert(refusal(s, frame(Wire.HELLO, ByteBuffer.allocate(3))) == (1,
         "Invalid HELLO: payload of 3 bytes is too short"))
       assert(refusal(s, frame(Wire.NEXT, ByteBuffer.allocate(8)))._2.startsWith(
         "Invalid first message: type 3"))
-      assert(refusal(s, frame(Wire.HELLO, hello(5, 2))) == (4,
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 5, 2))) == (4,
         "Invalid rank: 5 (world size 2: must be 0..1)"))
-      assert(refusal(s, frame(Wire.HELLO, hello(0, 3))) == (4,
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 3))) == (4,
         "Invalid world size: 3 (this feeder serves world size 2)"))
-      assert(refusal(s, frame(Wire.HELLO, hello(1, 2, "cuda:0")))._1 == 9)
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 1, 2, "cuda:0")))._1 == 9)
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 1, 2, "cpux"))) == (9, "Invalid device: 'cpux' "
+        + "(must be 'cpu' or 'cuda:N' with N in 0..999)"))
+      val huge = refusal(s, frame(Wire.HELLO, helloTo(s, 1, 2, "c" * 1000000)))
+      assert(huge == (9, "Invalid device: '" + "c" * 64 + "…' (1000000 chars) (must be 'cpu' or "
+        + "'cuda:N' with N in 0..999)"))
       val twin = new Trainer(s, 0, 2, dir, Seq("--expect-error") ++ Np)
       assert(twin.await() == 0, twin.output)
       assert(twin.lines().head.fields(1) == "RANK_TAKEN")
@@ -141,7 +179,200 @@ class BridgeSuite extends AnyFunSuite {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 9)
+      assert(server.stats().refused == 11)
+    }
+  }
+
+  test("a peer without the run's token is refused with BAD_TOKEN and never affects the rank") {
+    val gate = new CountDownLatch(1)
+    val feed = new Feed(0, 0L until 6L, 3, gate)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val token = runToken(s).get
+      assert(token.matches("[0-9a-f]{64}"), "32 random bytes in hex")
+      assert(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.tokenFile()))
+        == "rw-------")
+      val hint = "(a trainer must present its feed run's token: SPINDLE_RUN_TOKEN or " +
+        s"SpindleLoader(token=...); this feeder wrote it to ${server.tokenFile()})"
+      // Each claims rank 0 and asks to skip 2^40 batches: none may touch the rank.
+      assert(refusal(s, frame(Wire.HELLO, hello(0, 1, resume = 1L << 40))) ==
+        (10, "Invalid run token: none presented " + hint))
+      for (bad <- Seq("0" * 64, token.take(63), token + "0", token.toUpperCase)) {
+        val (code, msg) = refusal(s, frame(Wire.HELLO, hello(0, 1, token = bad, resume = 1L << 40)))
+        assert((code, msg) == (10, s"Invalid run token: the ${bad.length} characters presented "
+          + "are not this feed run's token " + hint))
+      }
+      val rogue = new Trainer(s, 0, 1, dir, Seq("--token", "f" * 64, "--expect-error") ++ Np)
+      assert(rogue.await() == 0, rogue.output)
+      assert(rogue.lines().head.fields(1) == "BAD_TOKEN", rogue.lines().head)
+      gate.countDown()
+      val good = new Trainer(s, 0, 1, dir, Np)
+      assert(good.await() == 0, good.output)
+      assertArrived(good.batches(), feed, 0L until 6L)
+      assert(server.stats().refused == 6 && server.stats().trainersConnected == 1)
+    }
+  }
+
+  test("a trainer whose state is from another epoch or manifest is refused, naming both") {
+    val m = "ab" * 32
+    val feed = new Feed(0, 0L until 4L, 3)
+    withBridge(1, Seq(feed), new Epoch(1, m)) { (server, dir) =>
+      val s = server.socketPath()
+      def refused(state: Path): Line = {
+        val t = new Trainer(s, 0, 1, dir, Seq("--state-in", state.toString, "--expect-error") ++ Np)
+        assert(t.await() == 0, t.output)
+        t.lines().head
+      }
+      val epoch = refused(stateFile(dir, 0, m, 0))
+      assert(epoch.fields(1) == "BAD_RESUME" && epoch.fields(2) == "BAD_RESUME: Invalid resume "
+        + "state: it is from epoch 0, but rank 0 is served epoch 1 now (start the trainer without "
+        + "a state, or restart the feed job from its state)", epoch)
+      val manifest = refused(stateFile(dir, 1, "cd" * 32, 0))
+      assert(manifest.fields(2) == "BAD_RESUME: Invalid resume state: it is for manifest '"
+        + "cd" * 32 + "', but rank 0 is served from manifest " + m + " (start the trainer "
+        + "without a state, or restart the feed job from its state)", manifest)
+      val good = new Trainer(s, 0, 1, dir, Seq("--state-in", stateFile(dir, 1, m, 0).toString) ++ Np)
+      assert(good.await() == 0, good.output)
+      assertArrived(good.batches(), feed, 0L until 4L)
+    }
+  }
+
+  test("a rank served later: its feed task sees only a trainer whose state fits its epoch") {
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val m = "ef" * 32
+    val gate = new CountDownLatch(1)
+    val feed = new Feed(0, 0L until 4L, 3, gate)
+    withLateBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val task = Future {
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), new Epoch(2, m), 4)
+        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, "", new Epoch(2, m)), 4)
+        gate.countDown()
+        resume
+      }
+      val stale = new Trainer(s, 0, 1, dir,
+        Seq("--state-in", stateFile(dir, 1, m, 3).toString, "--expect-error") ++ Np)
+      assert(stale.await() == 0, stale.output)
+      assert(stale.lines().head.fields(2).startsWith("BAD_RESUME: Invalid resume state: it is "
+        + "from epoch 1, but rank 0 is served epoch 2 now"), stale.lines().head)
+      assert(!task.isCompleted, "the feed task must not start from a refused trainer's state")
+      val good = new Trainer(s, 0, 1, dir, Np)
+      assert(good.await() == 0, good.output)
+      assert(Await.result(task, 60.seconds) == -1L)
+      assertArrived(good.batches(), feed, 0L until 4L)
+    }
+  }
+
+  test("an out-of-range resume is refused with BAD_RESUME; the rank's feed task and batches go on") {
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val gate = new CountDownLatch(1)
+    val feed = new Feed(0, 0L until 6L, 3, gate)
+    withLateBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val task = Future {
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), Epoch.NONE, 6)
+        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, ""), 6)
+        gate.countDown()
+        resume
+      }
+      // Waiting for its rank: the feed task must never see these resume points.
+      for (bad <- Seq(1L << 40, 7L, -2L)) {
+        assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = bad))) == (6,
+          s"Invalid resume point: the trainer's state says $bad batches consumed, but rank 0 has "
+          + "6 batches to serve (must be 0..6, or -1 for no state)"))
+      }
+      assert(!task.isCompleted, "the feed task must not start from a refused resume point")
+      val state = dir.resolve("dead.json")
+      val first = new Trainer(s, 0, 1, dir, Seq("--die-after", "2", "--state-out", state.toString) ++ Np)
+      assert(first.await() == 137, first.output)
+      assert(Await.result(task, 60.seconds) == -1L)
+      // Served, and its trainer gone: an out-of-range resume would skip the rank's batches.
+      assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = 1L << 40)))._2 ==
+        "Invalid resume point: the trainer's state says 1099511627776 batches consumed, but rank "
+        + "0 has 6 batches to serve (must be 0..6, or -1 for no state)")
+      val second = new Trainer(s, 0, 1, dir, Seq("--state-in", state.toString) ++ Np)
+      assert(second.await() == 0, second.output)
+      assertArrived(first.batches(), feed, 0L until 2L)
+      assertArrived(second.batches(), feed, 2L until 6L)
+    }
+  }
+
+  /** Waits (bounded) until `cond`; fails naming `what`. */
+  private def await(what: String)(cond: => Boolean): Unit = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while (!cond) {
+      assert(System.nanoTime() < deadline, s"timed out waiting for $what")
+      Thread.sleep(20)
+    }
+  }
+
+  test("300 idle connections: past the cap they are refused without a thread, the rest dropped") {
+    val feed = new Feed(0, 0L until 4L, 3)
+    val limits = Admission.of(RunToken.random()).withLimits(Duration.ofSeconds(2), 8)
+    withBridge(1, Seq(feed), admission = limits) { (server, dir) =>
+      val threads = ManagementFactory.getThreadMXBean
+      val before = threads.getThreadCount
+      val address = UnixDomainSocketAddress.of(server.socketPath())
+      val idle = (0 until 300).map { _ =>
+        val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+        ch.connect(address)
+        ch
+      }
+      try {
+        await("every idle connection accepted") {
+          val st = server.stats()
+          st.connectionsOpen + st.refused >= 300
+        }
+        val grown = threads.getThreadCount - before
+        assert(grown <= 8 + 2, s"$grown more threads for 300 idle connections (cap 8)")
+        val busy = Wire.read(idle.last)
+        assert(busy.`type` == Wire.ERROR && busy.payload.getShort == 11)
+        assert(Wire.getString(busy.payload) == "Invalid connection: this bridge has its maximum "
+          + "of 8 connections open (a peer that sends no HELLO within 2 s is dropped)")
+        await("the idle connections dropped after the handshake timeout") {
+          server.stats().connectionsOpen == 0
+        }
+        assert(Wire.read(idle.head) == null, "an idle peer is disconnected")
+      } finally idle.foreach(_.close())
+      assert(server.stats().refused == 300)
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 4L)
+    }
+  }
+
+  test("the accept thread survives accept errors: it logs, backs off and goes on") {
+    val feed = new Feed(0, 0L until 3L, 3)
+    val calls = new AtomicInteger()
+    val flaky: BridgeServer.Acceptor = server =>
+      if (calls.incrementAndGet() <= 3) throw new IOException("Too many open files")
+      else server.accept()
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()), flaky)
+    teardown(server, Seq(feed), dir) {
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 3L)
+      assert(calls.get() >= 4, "accept was called again after its errors")
+    }
+  }
+
+  test("BATCH frames stay within the protocol's limit: sample keys are cut to 256 bytes") {
+    // 4 keys of 400 KB: 1.6 MB of keys per batch, over the 1 MiB frame limit.
+    val feed = new Feed(0, 0L until 3L, slots = 2, keyOf = (b, r) => s"k$b-$r-" + "é" * 200000)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assert(t.batches().map(_.batch) == Seq(0L, 1L, 2L))
+      for (l <- t.batches()) {
+        val e = feed.expected.get(l.batch)
+        // "k0-0-" is 5 bytes, each é 2: 125 of them end at byte 255; a 126th would cross 256.
+        assert(l.keys == e.keys.map(k => k.take(5 + 125)), s"batch ${l.batch}")
+        assert(l.keys.forall(_.getBytes("UTF-8").length == 255))
+        assert(l.indices == e.indices && l.sha256 == e.sha256 && l.labels == e.labels)
+      }
     }
   }
 
@@ -149,7 +380,8 @@ class BridgeSuite extends AnyFunSuite {
     val feed = new Feed(0, Seq.empty, 2)
     withBridge(1, Seq(feed)) { (server, dir) =>
       def start(p: Path) = BridgeServer.start(p, 1,
-        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")))
+        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+        Admission.of(RunToken.random()))
       val live = intercept[IllegalArgumentException](start(server.socketPath()))
       assert(live.getMessage.endsWith("is in use by another bridge"))
       val file = Files.writeString(dir.resolve("not-a-socket"), "x")
@@ -172,6 +404,16 @@ class BridgeSuite extends AnyFunSuite {
     } finally feeder.close(Duration.ZERO)
   }
 
+  test("a feeder whose batches a BATCH message cannot describe is refused at start") {
+    val feeder = GpuFeeder.open(new SharedMemoryDevice(),
+      FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
+    try {
+      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
+        + "carries at most 65536)")
+    } finally feeder.close(Duration.ZERO)
+  }
+
   test("the Python client's protocol unit tests pass") {
     val pb = new ProcessBuilder(Python, "-m", "unittest", "discover", "-s",
       Scripts.resolve("tests").toString, "-v").redirectErrorStream(true)
@@ -180,5 +422,11 @@ class BridgeSuite extends AnyFunSuite {
     val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
     assert(p.waitFor() == 0, out)
     assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
+  }
+
+  test("every temporary directory the suite's tests made is removed (runs last)") {
+    assert(!made.isEmpty, "the tests above made temporary directories")
+    val left = made.asScala.filter(Files.exists(_))
+    assert(left.isEmpty, s"left behind: $left")
   }
 }

@@ -31,16 +31,17 @@ class CudaBridgeSuite extends AnyFunSuite {
     val dir = Files.createTempDirectory("spindle-cuda-bridge-test")
     val server = try {
       BridgeServer.start(dir.resolve("bridge.sock"), 1,
-        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")))
+        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+        BridgeServer.Admission.of(RunToken.random()))
     } catch {
-      case e: Throwable => feed.close(); throw e
+      case e: Throwable => feed.close(); deleteRecursively(dir); throw e
     }
     try f(server, dir)
-    finally {
+    finally try {
       server.close()
       feed.close()
       assert(feed.failure == null, s"producer failed: ${feed.failure}")
-    }
+    } finally deleteRecursively(dir)
   }
 
   private lazy val hasCupy: Boolean =
@@ -127,7 +128,7 @@ class CudaBridgeSuite extends AnyFunSuite {
       assert(err.fields(2).contains("Invalid device: 'cuda:1': rank 0's feeder runs on cuda:0"))
       assert(err.fields(2).contains("connect with device 'cuda:0'"))
       for (d <- Seq("cpu", "cuda", "cuda:7")) {
-        val (code, msg) = refusal(s, frame(Wire.HELLO, hello(0, 1, d)))
+        val (code, msg) = refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, d)))
         assert(code == BridgeError.UNSUPPORTED_DEVICE.code, msg)
         assert(msg.startsWith(s"Invalid device: '$d'"), msg)
       }
@@ -145,7 +146,8 @@ class CudaBridgeSuite extends AnyFunSuite {
       val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
       try {
         ch.connect(UnixDomainSocketAddress.of(server.socketPath()))
-        ch.write(ByteBuffer.wrap(frame(Wire.HELLO, hello(0, 1, "cuda:0"))))
+        ch.write(ByteBuffer.wrap(frame(Wire.HELLO,
+          helloTo(server.socketPath(), 0, 1, "cuda:0"))))
         val w = Wire.read(ch)
         assert(w.`type` == Wire.WELCOME)
         val p = w.payload

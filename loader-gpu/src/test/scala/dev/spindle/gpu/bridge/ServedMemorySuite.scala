@@ -1,8 +1,10 @@
 package dev.spindle.gpu.bridge
 
 import java.nio.ByteOrder
+import java.nio.file.Path
 
 import dev.spindle.gpu.device.IpcExport
+import dev.spindle.gpu.device.SharedMemoryDevice.SharedSegment
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Memory kind 2 (CUDA IPC) as the bridge encodes it, from a synthetic export: no GPU needed. */
@@ -55,5 +57,37 @@ class ServedMemorySuite extends AnyFunSuite {
       .getMessage == "Invalid CUDA IPC handle: 65 bytes (must be 64)")
     intercept[IllegalArgumentException](new IpcExport(-1, handle, 0, 1))
     intercept[IllegalArgumentException](new IpcExport(0, handle, 0, 0))
+  }
+
+  test("a shared-memory feeder accepts exactly 'cpu'; anything else is refused, abbreviated") {
+    val shared = new ServedMemory.Shared(new SharedSegment(Path.of("/proc/1/fd/3"), 4096, 8192))
+    shared.accept("cpu", 0)
+    for (bad <- Seq("cpux", "", "CPU", "cpu ", "cuda:0", "cpu\n" + "x" * 100)) {
+      val e = intercept[ProtocolException](shared.accept(bad, 2))
+      assert(e.error == BridgeError.UNSUPPORTED_DEVICE, bad)
+      assert(e.getMessage.contains("rank 2's feeder runs on host shared memory; connect with "
+        + "device 'cpu'"), e.getMessage)
+    }
+    val huge = "x" * 1000000
+    val e = intercept[ProtocolException](shared.accept(huge, 2))
+    assert(e.getMessage == "Invalid device: '" + "x" * 64 + "…' (1000000 chars): rank 2's "
+      + "feeder runs on host shared memory; connect with device 'cpu'")
+    assert(intercept[ProtocolException](shared.accept("cpu\n" + "x" * 100, 2)).getMessage
+      .startsWith("Invalid device: 'cpu\\n" + "x" * 60 + "…' (104 chars)"))
+  }
+
+  test("a CUDA feeder's refusal abbreviates the device too") {
+    val e = intercept[ProtocolException](memory.accept("cuda:1" + "9" * 1000000, 0))
+    assert(e.error == BridgeError.UNSUPPORTED_DEVICE)
+    assert(e.getMessage.startsWith("Invalid device: 'cuda:1999"))
+    assert(e.getMessage.length < 400, e.getMessage.length)
+  }
+
+  test("peer strings are quoted whole up to 64 chars, else cut with their length") {
+    assert(PeerText.quote("cpu") == "'cpu'")
+    assert(PeerText.quote("a" * 64) == "'" + "a" * 64 + "'")
+    assert(PeerText.quote("a" * 65) == "'" + "a" * 64 + "…' (65 chars)")
+    assert(PeerText.quote("a\u0000b\tc") == "'a\\u0000b\\tc'")
+    assert(PeerText.quote(null) == "(none)")
   }
 }

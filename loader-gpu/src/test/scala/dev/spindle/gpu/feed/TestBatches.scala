@@ -52,10 +52,11 @@ object TestBatches {
 
   /**
    * Batch number `batch` with `rows` images of `imageBytes` bytes. `tensor` wraps the image
-   * column in the extension type; `longLabels` makes labels int64.
+   * column in the extension type; `longLabels` makes labels int64; `keyOf` names each row.
    */
   def build(alloc: BufferAllocator, batch: Long, rows: Int, imageBytes: Int,
-      tensor: Boolean = false, longLabels: Boolean = false): VectorSchemaRoot = {
+      tensor: Boolean = false, longLabels: Boolean = false,
+      keyOf: (Long, Int) => String = key): VectorSchemaRoot = {
     val (imageVector, list) =
       if (tensor) {
         val v = new TensorType(imageBytes, s"""{"shape":[$imageBytes,1,1],"dim_names":["H","W","C"]}""")
@@ -85,7 +86,7 @@ object TestBatches {
         case v: IntVector => v.setSafe(r, label(batch, r).toInt)
         case v: BigIntVector => v.setSafe(r, label(batch, r))
       }
-      keys.setSafe(r, key(batch, r).getBytes(StandardCharsets.UTF_8))
+      keys.setSafe(r, keyOf(batch, r).getBytes(StandardCharsets.UTF_8))
       indices.setSafe(r, index(batch, r))
     }
     data.setValueCount(rows * imageBytes)

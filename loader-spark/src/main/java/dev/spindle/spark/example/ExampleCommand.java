@@ -3,6 +3,7 @@ package dev.spindle.spark.example;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.FeederConfig;
@@ -37,9 +38,12 @@ public final class ExampleCommand {
 
   private ExampleCommand() {}
 
-  /** Parsed flags, with defaults. */
+  /**
+   * Parsed flags, with defaults. {@code ownWork}: the work directory is a temporary one the
+   * example made (no {@code --work}), removed when the example ends; a named one is kept.
+   */
   record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
-      Path source, String python, String master, String report) {}
+      boolean ownWork, Path source, String python, String master, String report) {}
 
   /** Runs {@code argv} (after the command word {@code example}). */
   public static JobReport run(String[] argv) throws IOException, InterruptedException {
@@ -57,6 +61,27 @@ public final class ExampleCommand {
   }
 
   static JobReport run(SparkSession spark, Options o) throws IOException, InterruptedException {
+    JobReport report;
+    try {
+      report = runIn(spark, o);
+    } catch (Throwable t) {
+      if (o.ownWork()) {
+        try {
+          WorkDirs.delete(o.work());
+        } catch (RuntimeException e) {
+          t.addSuppressed(e);
+        }
+      }
+      throw t;
+    }
+    if (o.ownWork()) {
+      WorkDirs.delete(o.work());
+    }
+    return report;
+  }
+
+  private static JobReport runIn(SparkSession spark, Options o)
+      throws IOException, InterruptedException {
     Files.createDirectories(o.work());
     String shards = o.work().resolve("shards").toUri().toString();
     JobReport imported = FashionMnistImport.run(spark, o.source(), "train", shards, o.limit(),
@@ -72,10 +97,11 @@ public final class ExampleCommand {
         byRank.put(r, f);
         feeds.add(new BridgeServer.RankFeed(r, f, 0, ""));
       }
+      RunToken token = RunToken.random();
       try (BridgeServer bridge = BridgeServer.start(o.work().resolve("bridge/bridge.sock"),
-          o.world(), feeds)) {
+          o.world(), feeds, BridgeServer.Admission.of(token))) {
         System.out.println("spindle example: trainer bridge on " + bridge.socketPath());
-        return train(spark, o, bridge, byRank, imported);
+        return train(spark, o, bridge, token, byRank, imported);
       }
     } finally {
       feeders.forEach(GpuFeeder::close);
@@ -83,9 +109,9 @@ public final class ExampleCommand {
   }
 
   private static JobReport train(SparkSession spark, Options o, BridgeServer bridge,
-      Map<Integer, GpuFeeder> feeders, JobReport imported)
+      RunToken token, Map<Integer, GpuFeeder> feeders, JobReport imported)
       throws IOException, InterruptedException {
-    Trainers trainers = Trainers.start(o, bridge.socketPath(), freePort());
+    Trainers trainers = Trainers.start(o, bridge.socketPath(), token, freePort());
     FeederConsumer.install(feeders);
     JobReport feed;
     try {

@@ -31,15 +31,19 @@ final class ExampleOptions {
       }
       f.put(argv[i], argv[++i]);
     }
-    Path work = f.containsKey("--work") ? Path.of(f.get("--work"))
-        : Files.createTempDirectory("spindle-example-");
-    return new ExampleCommand.Options(positive(f, "--epochs", 1), positive(f, "--limit", 60000),
-        positive(f, "--world-size", 2), positive(f, "--batch-size", 64),
-        positive(f, "--test-limit", 10000), work.toAbsolutePath(),
+    int epochs = positive(f, "--epochs", 1);
+    int limit = positive(f, "--limit", 60000);
+    int world = positive(f, "--world-size", 2);
+    int batch = positive(f, "--batch-size", 64);
+    int testLimit = positive(f, "--test-limit", 10000);
+    // Made last, once every flag is valid: a refused command line leaves no directory behind.
+    boolean ownWork = !f.containsKey("--work");
+    Path work = ownWork ? Files.createTempDirectory("spindle-example-") : Path.of(f.get("--work"));
+    return new ExampleCommand.Options(epochs, limit, world, batch, testLimit,
+        work.toAbsolutePath(), ownWork,
         Path.of(f.getOrDefault("--source", FashionMnistImport.DEBIAN_DIR.toString())),
         f.getOrDefault("--python", "/usr/bin/python3"),
-        f.getOrDefault("--master", "local[" + Math.max(4, 2 * positive(f, "--world-size", 2))
-            + "]"), f.get("--report"));
+        f.getOrDefault("--master", "local[" + Math.max(4, 2 * world) + "]"), f.get("--report"));
   }
 
   private static int positive(Map<String, String> f, String flag, int dflt) {

@@ -1,5 +1,6 @@
 package dev.spindle.spark.example;
 
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.feed.GpuFeeder;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,7 +24,9 @@ final class Trainers {
     this.work = work;
   }
 
-  static Trainers start(ExampleCommand.Options o, Path socket, int port) throws IOException {
+  /** Starts one trainer per rank, handing each the run's {@code token} in its environment. */
+  static Trainers start(ExampleCommand.Options o, Path socket, RunToken token, int port)
+      throws IOException {
     Path python = pythonDir();
     Trainers t = new Trainers(o.work());
     try {
@@ -36,6 +39,7 @@ final class Trainers {
             "--report", t.reportFile(r).toString());
         pb.environment().put("PYTHONPATH", python.toString());
         pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+        pb.environment().put(RunToken.ENV, token.value());
         pb.redirectErrorStream(true).redirectOutput(o.work().resolve("trainer-" + r + ".log")
             .toFile());
         t.processes.add(pb.start());
@@ -95,8 +99,17 @@ final class Trainers {
     }
   }
 
+  /** Kills every trainer and waits (10 s each at most) until it is gone and its log closed. */
   void kill() {
     processes.forEach(Process::destroyForcibly);
+    for (Process p : processes) {
+      try {
+        p.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private String tail(int rank) {

@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.DeviceDiscovery;
 import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.FeederConfig;
@@ -34,21 +35,26 @@ final class ExecutorServing {
 
   private ExecutorServing() {}
 
-  /** The bridge on {@code socket}, started on first use (replaced if its world size differs). */
-  static synchronized BridgeServer bridge(Path socket, int world, Duration trainerWait) {
+  /**
+   * The bridge on {@code socket} for the run with {@code token}, started on first use; replaced
+   * when it served another run (another token: the earlier run's trainers must not get this
+   * run's batches) or another world size.
+   */
+  static synchronized BridgeServer bridge(Path socket, int world, Duration trainerWait,
+      RunToken token) {
     hook();
     BridgeServer b = BRIDGES.get(socket);
-    if (b != null && b.worldSize() != world) {
-      LOG.warn("Bridge on {} served world size {}; restarting it for world size {}", socket,
-          b.worldSize(), world);
+    if (b != null && (b.worldSize() != world || !b.admission().token().equals(token))) {
+      LOG.info("Bridge on {} served another run (world size {}); restarting it for this run "
+          + "(world size {})", socket, b.worldSize(), world);
       BRIDGES.remove(socket).close();
       b = null;
     }
     if (b == null) {
-      b = BridgeServer.listen(socket, world, trainerWait);
+      b = BridgeServer.listen(socket, world, trainerWait, BridgeServer.Admission.of(token));
       BRIDGES.put(socket, b);
       System.out.println("spindle feed: trainer bridge listening on " + b.socketPath()
-          + " (world size " + world + ")");
+          + " (world size " + world + "); run token in " + b.tokenFile());
     }
     return b;
   }

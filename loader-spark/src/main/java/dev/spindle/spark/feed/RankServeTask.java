@@ -1,13 +1,13 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.GpuAssignment;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.plan.EpochPlan;
-import dev.spindle.spark.plan.RankPlan;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,15 +81,18 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     EpochPlan plan = feed.inputs.value().plan();
     int rank = planned.rank();
     Path socket = serve.socketFor(rank);
-    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout());
-    long resume = awaitTrainer(bridge, rank, socket);
-    int start = startBatch(plan.rank(rank), planned, resume);
+    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(),
+        serve.token());
+    BridgeServer.Epoch epoch = new BridgeServer.Epoch(plan.epoch(),
+        plan.stateAtStart().manifest().sha256());
+    long resume = awaitTrainer(bridge, rank, socket, epoch);
+    int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
         config(plan));
     try {
       bridge.serve(new BridgeServer.RankFeed(rank, feeder, start,
-          plan.stateAtStart().toJson()), end);
+          plan.stateAtStart().toJson(), epoch), end);
       TaskOutcome o = start >= end ? TaskOutcome.empty()
           : feed.run(List.of(new FeedSlice(rank, start, end)),
               FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
@@ -110,30 +113,27 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
-  private long awaitTrainer(BridgeServer bridge, int rank, Path socket)
-      throws InterruptedException {
+  /** The resume point of the rank's trainer: -1, or within the rank's planned batches. */
+  private long awaitTrainer(BridgeServer bridge, int rank, Path socket,
+      BridgeServer.Epoch epoch) throws InterruptedException {
     try {
-      return bridge.awaitTrainer(rank, serve.trainerTimeout());
+      return bridge.awaitTrainer(rank, serve.trainerTimeout(), epoch,
+          feed.inputs.value().plan().rank(rank).batches());
     } catch (TimeoutException e) {
       throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket
           + " on " + host() + " within " + serve.trainerTimeout().toSeconds() + " s "
           + "(spark.spindle.feed.trainerTimeoutSeconds): start it there with SpindleLoader('"
-          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ")", e);
+          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ") and "
+          + RunToken.ENV + " set to the contents of " + bridge.tokenFile(), e);
     }
   }
 
-  /** Where the rank starts: the trainer's resume point if it stated one, else the plan's. */
-  static int startBatch(RankPlan rank, FeedSlice planned, long resume) {
-    if (resume < 0) {
-      return planned.fromBatch();
-    }
-    if (resume > rank.batches()) {
-      throw new IllegalStateException("Trainer of rank " + rank.rank() + " says it consumed "
-          + resume + " batches, but rank " + rank.rank() + " has " + rank.batches()
-          + " in epoch " + rank.epoch() + " (leg " + rank.leg() + "): its state is from another "
-          + "epoch or run; start it without state, or start the feed job from its state");
-    }
-    return (int) resume;
+  /**
+   * Where the rank starts: the trainer's resume point if it stated one, else the plan's. The
+   * bridge admitted only a point in {@code 0..rank.batches()} (awaitTrainer), so it is an int.
+   */
+  static int startBatch(FeedSlice planned, long resume) {
+    return resume < 0 ? planned.fromBatch() : Math.toIntExact(resume);
   }
 
   private FeederConfig config(EpochPlan plan) {

@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.DeviceDiscovery;
 import dev.spindle.spark.config.SpindleConfig;
 import java.io.Serializable;
@@ -16,16 +17,18 @@ import java.util.Map;
  * @param socketTemplate the bridge socket path, with {@code {user}} and {@code {rank}} unresolved
  * @param trainerTimeout how long a rank task waits for its trainer (hello, each batch, the end)
  * @param slots ring slots of each feeder
+ * @param token this run's token, which every trainer must present (made here, once per run)
  */
-record ServeSettings(String device, String socketTemplate, Duration trainerTimeout, int slots)
-    implements Serializable {
+record ServeSettings(String device, String socketTemplate, Duration trainerTimeout, int slots,
+    RunToken token) implements Serializable {
 
+  /** The settings of a new run, with a new random run token. */
   static ServeSettings from(Map<String, String> conf) {
     return new ServeSettings(
         SpindleConfig.get(conf, SpindleConfig.FEED_DEVICE),
         SpindleConfig.get(conf, SpindleConfig.FEED_SOCKET),
         Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.FEED_TRAINER_TIMEOUT)),
-        SpindleConfig.get(conf, SpindleConfig.FEED_SLOTS));
+        SpindleConfig.get(conf, SpindleConfig.FEED_SLOTS), RunToken.random());
   }
 
   DeviceDiscovery.Choice choice() {

@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.spark.plan.EpochPlan;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +33,13 @@ final class ServeStage {
           + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
           + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
     }
+    String rank0 = ServeSettings.resolve(serve.socketTemplate(),
+        System.getProperty("user.name"), 0);
     String line = "spindle feed: serving " + world + " trainer rank(s) on " + serve.device()
         + " feeders; rank r's trainer connects to " + serve.socketTemplate() + " on the node of"
-        + " the executor that runs rank r (rank 0 here: "
-        + ServeSettings.resolve(serve.socketTemplate(), System.getProperty("user.name"), 0) + ")";
+        + " the executor that runs rank r (rank 0 here: " + rank0 + ") with this run's token in "
+        + RunToken.ENV + " (each bridge writes it, 0600, beside its socket: " + rank0
+        + ".token)";
     System.out.println(line);
     LOG.info(line);
   }

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 import javax.imageio.ImageIO
 
-import dev.spindle.spark.testkit.SparkFixture
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
 
 import scala.jdk.CollectionConverters._
@@ -38,7 +38,10 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
 
   test("import writes tar shards whose PNGs decode to the IDX pixels, with their labels") {
     requireData()
-    val out = Files.createTempDirectory("fmnist-import")
+    TestFiles.withTempDir("fmnist-import")(out => checkImport(out))
+  }
+
+  private def checkImport(out: Path): Unit = {
     val report = FashionMnistImport.run(spark, FashionMnistImport.DEBIAN_DIR, "train",
       out.toUri.toString, 50, 3)
     assert(report.get("samples") == 50 && report.get("shards") == 3)
@@ -65,10 +68,14 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
 
   test("two DDP trainers fed through the bridge learn Fashion-MNIST far above chance") {
     requireData()
-    val work = Files.createTempDirectory("fmnist-example")
+    TestFiles.withTempDir("fmnist-example")(work => train(work))
+  }
+
+  private def train(work: Path): Unit = {
     val o = ExampleOptions.parse(Array("fashion-mnist", "--limit", "6000", "--test-limit", "2000",
       "--work", work.toString))
     val r = ExampleCommand.run(spark, o)
+    assert(Files.isDirectory(work.resolve("shards")), "a --work directory the user named is kept")
     val accuracy = r.get("test_accuracy").asInstanceOf[Double]
     assert(accuracy > 0.6, s"accuracy $accuracy (chance is 0.1)")
     // 6000 samples, 2 ranks x 64, DROP_LAST: 46 batches per rank, every one trained on.
@@ -77,6 +84,15 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     assert(r.get("test_samples") == 2000L)
     assert(r.get("trainer_wait_s").asInstanceOf[Double] >= 0)
     assert(!Files.exists(work.resolve("bridge/bridge.sock")), "socket left behind")
+  }
+
+  test("without --work the example removes the work directory it made, also when it fails") {
+    val o = ExampleOptions.parse(Array("fashion-mnist", "--source", "/nonexistent-fmnist"))
+    assert(Files.isDirectory(o.work()) && o.work().getFileName.toString.startsWith("spindle-example-"))
+    try {
+      intercept[Exception](ExampleCommand.run(spark, o))
+      assert(!Files.exists(o.work()), s"${o.work()} left behind")
+    } finally TestFiles.deleteRecursively(o.work())
   }
 
   test("example refuses an unknown example, an unknown flag and a bad value by name") {

@@ -35,10 +35,11 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
   override protected def afterAll(): Unit = {
     try {
       ExecutorServing.closeAll()
-      val pid = ProcessHandle.current().pid()
-      val left = Files.list(Paths.get("/dev/shm")).iterator().asScala
-        .filter(_.getFileName.toString.startsWith(s"spindle-$pid-")).toList
-      assert(left.isEmpty, s"shared-memory segments left behind: $left")
+      val dir = "/dev/shm/spindle-" + System.getProperty("user.name") + "/"
+      val left = Files.list(Paths.get("/proc/self/fd")).iterator().asScala
+        .flatMap(fd => scala.util.Try(Files.readSymbolicLink(fd).toString).toOption)
+        .filter(_.startsWith(dir)).toList
+      assert(left.isEmpty, s"shared-memory slabs left open: $left")
     } finally super.afterAll()
   }
 
@@ -53,6 +54,14 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
     while (!Files.exists(socket) && !job.isCompleted && System.nanoTime() < deadline) Thread.sleep(20)
     assert(Files.exists(socket), s"no bridge socket at $socket; job: ${job.value}")
+  }
+
+  /** Waits until the bridge on `socket` serves a run other than the one with token `earlier`. */
+  private def awaitNewRun(socket: Path, earlier: String, job: Future[_]): Unit = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while ((!Files.exists(socket) || runToken(socket) == earlier) && !job.isCompleted
+      && System.nanoTime() < deadline) Thread.sleep(20)
+    assert(runToken(socket) != earlier, s"the bridge kept the earlier run's token; job: ${job.value}")
   }
 
   /** Checks every batch a trainer saw against the plan: number, indices, keys, labels, bytes. */
@@ -137,11 +146,13 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       val saved = dir.resolve("state.json")
       val failed = start(args(in, socket, 1, 8))
       awaitSocket(socket, failed)
+      val failedToken = runToken(socket)
       val first = new Trainer(socket, 0, 1, dir, Seq("--die-after", "3", "--state-out", saved.toString))
       assert(first.await() != 0)
       assert(Await.ready(failed, 3.minutes).value.get.isFailure, "the job lost its trainer and must fail")
 
       val job = start(args(in, socket, 1, 60))
+      awaitNewRun(socket, failedToken, job) // a new run: its trainer needs the new token
       val second = new Trainer(socket, 0, 1, dir, Seq("--state-in", saved.toString))
       assert(second.await() == 0, second.output)
       val report = Await.result(job, 3.minutes)
@@ -171,8 +182,10 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
         "            for images, labels in loader:",
         "                out.write(','.join(map(str, loader.last.indices)) + '\\n')",
         "            out.write('END %d\\n' % loader.state_dict()['epoch'])").mkString("\n")
-      val p = new ProcessBuilder(Python, "-c", code, Script.getParent.getParent.toString,
-        socket.toString, out.toString).redirectErrorStream(true).start()
+      val pb = new ProcessBuilder(Python, "-c", code, Script.getParent.getParent.toString,
+        socket.toString, out.toString).redirectErrorStream(true)
+      pb.environment().put("SPINDLE_RUN_TOKEN", runToken(socket))
+      val p = pb.start()
       val log = new String(p.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
       assert(p.waitFor() == 0, log)
       val report = Await.result(job, 3.minutes)
@@ -187,6 +200,55 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a trainer stating an out-of-range resume is refused; the job serves the rank to the next one") {
+    TestFiles.withTempDir("serve-range") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 60))
+      awaitSocket(socket, job)
+      val bogus = dir.resolve("bogus.json")
+      Files.writeString(bogus, """{"worldSize": 1, "batchesConsumed": [1099511627776]}""")
+      val wrong = new Trainer(socket, 0, 1, dir, Seq("--state-in", bogus.toString, "--expect-error"))
+      assert(wrong.await() == 0, wrong.output)
+      assert(wrong.lines().head.fields(1) == "BAD_RESUME", wrong.lines().head)
+      assert(wrong.lines().head.fields(2).contains("says 1099511627776 batches consumed, but rank 0 "
+        + "has 16 batches to serve (must be 0..16, or -1 for no state)"), wrong.lines().head)
+      val good = new Trainer(socket, 0, 1, dir, Seq.empty)
+      assert(good.await() == 0, good.output)
+      val report = Await.result(job, 3.minutes)
+      assertPlanned(m, plan, 0, good.batches(), 0L until 16L)
+      assert(digests(report, 0) == Seq(plan.rank(0).digest()))
+    }
+  }
+
+  test("a trainer of an earlier run (its token) is refused; this run's trainer gets the whole share") {
+    TestFiles.withTempDir("serve-stale") { dir =>
+      val in = tars(dir.resolve("in"), Counts)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val first = start(args(in, socket, 1, 60))
+      awaitSocket(socket, first)
+      val earlierToken = runToken(socket)
+      val earlier = new Trainer(socket, 0, 1, dir, Seq.empty)
+      assert(earlier.await() == 0, earlier.output)
+      Await.result(first, 3.minutes)
+
+      val job = start(args(in, socket, 1, 60))
+      awaitNewRun(socket, earlierToken, job)
+      val stale = new Trainer(socket, 0, 1, dir, Seq("--token", earlierToken, "--expect-error"))
+      assert(stale.await() == 0, stale.output)
+      assert(stale.lines().head.fields(1) == "BAD_TOKEN", stale.lines().head)
+      val current = new Trainer(socket, 0, 1, dir, Seq.empty)
+      assert(current.await() == 0, current.output)
+      val report = Await.result(job, 3.minutes)
+      assertPlanned(m, plan, 0, current.batches(), 0L until 16L)
+      assert(digests(report, 0) == Seq(plan.rank(0).digest()))
+    }
+  }
+
   test("no trainer: the rank task fails after the trainer timeout, naming the socket and the rank") {
     TestFiles.withTempDir("serve-none") { dir =>
       val in = tars(dir.resolve("in"), Seq(9))
@@ -194,6 +256,7 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       val e = intercept[Exception](FeedCommand.run(spark, args(in, socket, 1, 2)))
       val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
       assert(msg.contains(s"No trainer of rank 0 connected to $socket") && msg.contains("within 2 s"), msg)
+      assert(msg.contains(s"SPINDLE_RUN_TOKEN set to the contents of $socket.token"), msg)
     }
   }
 
@@ -222,6 +285,10 @@ object FeedServeSuite {
   val Python: String = sys.env.getOrElse("SPINDLE_PYTHON", "/usr/bin/python3")
   val Script: Path = Paths.get("..", "loader-gpu", "python", "tests", "trainer_check.py").toAbsolutePath.normalize
 
+  /** The run token the bridge on `socket` wrote beside it, as a user starting trainers reads it. */
+  def runToken(socket: Path): String =
+    Files.readString(socket.resolveSibling(socket.getFileName.toString + ".token")).trim
+
   def sha256(b: Array[Byte]): String = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b))
 
   def pixels(t: dev.spindle.spark.image.ImageTransform, png: Array[Byte], index: Long): Array[Byte] = {
@@ -246,6 +313,7 @@ object FeedServeSuite {
         "--rank", rank.toString, "--world", world.toString, "--out", out.toString, "--numpy") ++ extra).asJava)
         .redirectErrorStream(true).redirectOutput(log.toFile)
       pb.environment().put("PYTHONDONTWRITEBYTECODE", "1")
+      pb.environment().put("SPINDLE_RUN_TOKEN", runToken(socket))
       pb.start()
     }
 
