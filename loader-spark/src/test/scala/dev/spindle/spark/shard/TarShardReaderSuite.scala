@@ -169,6 +169,17 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(count(bytes) == 3)
   }
 
+  test("a literal backslash is escaped too, so no name's key equals another's escaped bytes") {
+    val raw = "caf".getBytes("UTF-8") :+ 0xe9.toByte
+    val literal = ascii("caf\\xe9") // the characters c, a, f, backslash, x, e, 9
+    val bytes = TarBlocks.tar(
+      TarBlocks.entry(raw ++ ascii(".jpg"), image(1)), TarBlocks.entry(raw ++ ascii(".cls"), ascii("1")),
+      TarBlocks.entry(literal ++ ascii(".jpg"), image(2)), TarBlocks.entry(literal ++ ascii(".cls"), ascii("2")))
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.key) == Seq("caf\\xe9", "caf\\x5cxe9"))
+    assert(samples.forall(_.usable), samples.map(_.problem))
+  }
+
   test("a key that comes back after another sample is quarantined, naming its first position") {
     val bytes = TestFiles.tarBytes(Seq(
       "a.jpg" -> image(0), "a.cls" -> ascii("1"), "b.jpg" -> image(1), "b.cls" -> ascii("2"),
