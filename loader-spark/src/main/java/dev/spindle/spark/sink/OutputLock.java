@@ -149,10 +149,6 @@ public final class OutputLock implements AutoCloseable {
     return staleReason;
   }
 
-  public Holder holder() {
-    return self;
-  }
-
   /** Fails if the lock is no longer this job's (taken over as stale while this job ran). */
   public void verifyHeld() throws IOException {
     if (lost || !ownedBy(fs, file, self.job())) {
@@ -176,14 +172,13 @@ public final class OutputLock implements AutoCloseable {
     }
     refresher.interrupt();
     try {
-      refresher.join(5000);
-      if (ownedBy(fs, file, self.job())) {
-        AtomicFiles.delete(fs, file);
+      synchronized (this) { // after a refresh in flight, before any other: none follows release
+        if (ownedBy(fs, file, self.job())) {
+          AtomicFiles.delete(fs, file);
+        }
       }
     } catch (IOException e) {
       LOG.warn("Could not release the lock {}: {}", file, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
@@ -191,18 +186,33 @@ public final class OutputLock implements AutoCloseable {
     while (!closed.get()) {
       try {
         Thread.sleep(periodMs);
-        if (!ownedBy(fs, file, self.job())) {
-          lost = true;
-          LOG.error("Lock {} was taken over by another job; this job will not commit", file);
+        if (!refresh()) {
           return;
         }
-        AtomicFiles.replace(fs, file, content);
       } catch (InterruptedException e) {
         return;
       } catch (IOException e) {
         LOG.warn("Could not refresh the lock {}: {}", file, e.toString());
       }
     }
+  }
+
+  /**
+   * Rewrites the lock (a new modification time) unless it was released or taken over; false
+   * when it no longer should be refreshed. Under the monitor {@link #close()} releases it in, so
+   * a refresh never recreates a released lock.
+   */
+  private synchronized boolean refresh() throws IOException {
+    if (closed.get()) {
+      return false;
+    }
+    if (!ownedBy(fs, file, self.job())) {
+      lost = true;
+      LOG.error("Lock {} was taken over by another job; this job will not commit", file);
+      return false;
+    }
+    AtomicFiles.replace(fs, file, content);
+    return true;
   }
 
   /** A lock file as found: its holder (null if unreadable) and last modification. */
