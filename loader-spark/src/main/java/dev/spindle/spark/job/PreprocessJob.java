@@ -13,6 +13,7 @@ import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 
@@ -30,12 +32,6 @@ import org.apache.spark.sql.SparkSession;
  * commits the output only if the job succeeded within its failure budget. Runs on the driver.
  */
 public final class PreprocessJob {
-  /**
-   * Test only, a JVM system property: the driver pauses this many milliseconds before each step
-   * of the output commit, so a fault test can kill it mid-commit. Not a Spark setting on purpose:
-   * no user configuration can slow a commit down.
-   */
-  public static final String COMMIT_STEP_DELAY_PROPERTY = "spindle.test.commitStepDelayMs";
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -63,6 +59,7 @@ public final class PreprocessJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     HadoopConf shipped = new HadoopConf(hadoop);
 
+    requireInput(hadoop, input); // before the output is touched: a typo leaves no empty folder
     try (OutputCommitter committer = new OutputCommitter(output, hadoop,
         "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
       OutputCommitter.Recovery recovery = committer.setup();
@@ -94,11 +91,17 @@ public final class PreprocessJob {
     }
   }
 
+  private static void requireInput(Configuration hadoop, String input) throws IOException {
+    Path path = new Path(input);
+    if (!path.getFileSystem(hadoop).exists(path)) {
+      throw new FileNotFoundException("Input does not exist: " + input);
+    }
+  }
+
   private static OutputCommitter.Settings committerSettings(
       Map<String, String> conf, boolean overwrite) {
     return new OutputCommitter.Settings(overwrite,
-        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
-        Long.getLong(COMMIT_STEP_DELAY_PROPERTY, 0L));
+        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)));
   }
 
   /** What the job found left by dead jobs and removed, or null when nothing. */
@@ -219,9 +222,9 @@ public final class PreprocessJob {
   private static JobReport report(
       String input, Configuration hadoop, String output, Manifest manifest, int partitions,
       PreprocessSettings s, Outcome o, double wall, long startMs) {
-    String qualified = new org.apache.hadoop.fs.Path(output).toString();
+    String qualified = new Path(output).toString();
     try {
-      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(output);
+      Path p = new Path(output);
       qualified = p.getFileSystem(hadoop).makeQualified(p).toString();
     } catch (IOException e) {
       // keep the path as given

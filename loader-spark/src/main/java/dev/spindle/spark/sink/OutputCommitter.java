@@ -55,10 +55,15 @@ public final class OutputCommitter implements AutoCloseable {
    *
    * @param overwrite replace committed output (else refuse it)
    * @param staleLock after how long without refresh another host's lock counts as stale
-   * @param testStepDelayMs test only: pause before each commit step, so a test can kill the
-   *     driver mid-commit
    */
-  public record Settings(boolean overwrite, Duration staleLock, long testStepDelayMs) {}
+  public record Settings(boolean overwrite, Duration staleLock) {}
+
+  /**
+   * Test only, a JVM system property: the driver pauses this many milliseconds before each step
+   * of a commit, so a fault test can kill a driver JVM mid-commit. Not a Spark setting on
+   * purpose: no user configuration can slow a commit down.
+   */
+  public static final String STEP_DELAY_PROPERTY = "spindle.test.commitStepDelayMs";
 
   /**
    * What {@link #setup()} found and removed.
@@ -292,9 +297,10 @@ public final class OutputCommitter implements AutoCloseable {
 
   private void step(String name) {
     stepHook.accept(name);
-    if (settings.testStepDelayMs() > 0) {
+    long delayMs = Long.getLong(STEP_DELAY_PROPERTY, 0L);
+    if (delayMs > 0) {
       try {
-        Thread.sleep(settings.testStepDelayMs());
+        Thread.sleep(delayMs);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -119,6 +119,15 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a missing input fails naming it, and leaves no output folder behind") {
+    TestFiles.withTempDir("noinput") { dir =>
+      val e = intercept[java.io.FileNotFoundException](
+        run(dir.resolve("typo"), dir.resolve("out"), budget = "0"))
+      assert(e.getMessage == "Input does not exist: " + dir.resolve("typo"))
+      assert(!Files.exists(dir.resolve("out")))
+    }
+  }
+
   test("an invalid configuration value fails naming the key and value") {
     TestFiles.withTempDir("badconf") { dir =>
       val e = intercept[IllegalArgumentException](

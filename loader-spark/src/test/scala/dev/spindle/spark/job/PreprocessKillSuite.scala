@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.sink.OutputLock
+import dev.spindle.spark.sink.{OutputCommitter, OutputLock}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
@@ -32,7 +32,7 @@ class PreprocessKillSuite extends AnyFunSuite with SparkFixture {
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
     val cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-    val args = Seq(java) ++ flags ++ Seq(s"-D${PreprocessJob.COMMIT_STEP_DELAY_PROPERTY}=3000",
+    val args = Seq(java) ++ flags ++ Seq(s"-D${OutputCommitter.STEP_DELAY_PROPERTY}=3000",
       "-cp", cp, "dev.spindle.spark.job.SpindleMain",
       "preprocess", "--input", in.toString, "--output", out.toString, "--overwrite",
       "--master", "local[2]") ++

@@ -9,7 +9,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import dev.spindle.spark.metrics.JobReport
-import dev.spindle.spark.sink.{OutputLock, OutputWriteException}
+import dev.spindle.spark.sink.{OutputCommitter, OutputLock, OutputWriteException}
 import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
@@ -120,6 +120,32 @@ class PreprocessOutputSuite extends AnyFunSuite with SparkFixture {
       } finally lock.close()
       assert(!Files.exists(out.resolve(OutputLock.FILE)))
       run(in, out.toString) // free again
+    }
+  }
+
+  test("a job started while another one holds the output is refused; the first one commits") {
+    TestFiles.withTempDir("held") { dir =>
+      val (a, b) = (gen(dir.resolve("a"), seed = 1L), gen(dir.resolve("b"), seed = 2L))
+      val out = dir.resolve("out")
+      val pool = Executors.newSingleThreadExecutor()
+      System.setProperty(OutputCommitter.STEP_DELAY_PROPERTY, "2000") // the first holds its commit
+      try {
+        val first = pool.submit(new Callable[JobReport] {
+          def call(): JobReport = run(a, out.toString)
+        })
+        val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+        while (!Files.exists(out.resolve(OutputLock.FILE)) && System.nanoTime() < deadline) {
+          Thread.sleep(10)
+        }
+        val second = intercept[OutputLock.LockedException](run(b, out.toString, overwrite = true))
+        assert(second.getMessage.contains(s"is in use by job "), second.getMessage)
+        assert(second.getMessage.contains(s"(preprocess $a -> $out)"), second.getMessage)
+        assert(first.get(120, TimeUnit.SECONDS).get("images") == 8L)
+        assert(ArrowFiles.readAll(out).map(_.key).toSet.size == 8)
+      } finally {
+        System.clearProperty(OutputCommitter.STEP_DELAY_PROPERTY)
+        pool.shutdownNow()
+      }
     }
   }
 

@@ -22,7 +22,7 @@ class OutputCommitterSuite extends AnyFunSuite {
 
   private def committer(out: Path, overwrite: Boolean): OutputCommitter =
     new OutputCommitter(out.toUri.toString, new Configuration(), "test job",
-      new OutputCommitter.Settings(overwrite, Duration.ofSeconds(120), 0))
+      new OutputCommitter.Settings(overwrite, Duration.ofSeconds(120)))
 
   /** Writes attempt files for `contents` (one per partition) and returns their records. */
   private def attempts(c: OutputCommitter, contents: Seq[String]): java.util.List[CommittedFile] =
