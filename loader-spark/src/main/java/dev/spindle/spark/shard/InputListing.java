@@ -57,15 +57,20 @@ public final class InputListing {
     return false;
   }
 
+  /** {@code file}'s path below {@code root}, without a leading '/' ({@code a/b.jpg}). */
+  static String relative(Path root, Path file) {
+    String r = root.toUri().getPath();
+    String f = file.toUri().getPath();
+    String rel = f.startsWith(r) ? f.substring(r.length()) : f;
+    return rel.startsWith("/") ? rel.substring(1) : rel;
+  }
+
   private static Listing remote(FileSystem fs, Path root) throws IOException {
     List<FileStatus> files = new ArrayList<>();
-    String rootPath = root.toUri().getPath();
     RemoteIterator<LocatedFileStatus> it = fs.listFiles(root, true);
     while (it.hasNext()) {
       LocatedFileStatus f = it.next();
-      String path = f.getPath().toUri().getPath();
-      String rel = path.startsWith(rootPath) ? path.substring(rootPath.length()) : path;
-      if (!hidden(rel.startsWith("/") ? rel.substring(1) : rel)) {
+      if (!hidden(relative(root, f.getPath()))) {
         files.add(f);
       }
     }

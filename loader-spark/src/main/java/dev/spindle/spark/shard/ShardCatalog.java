@@ -107,7 +107,7 @@ public final class ShardCatalog {
       throws IOException {
     TreeMap<String, List<FileStatus>> byClass = new TreeMap<>();
     for (FileStatus image : images) {
-      String relative = relative(root, image.getPath());
+      String relative = InputListing.relative(root, image.getPath());
       String[] parts = relative.split("/");
       if (parts.length != 2) {
         throw new IOException(
@@ -150,13 +150,6 @@ public final class ShardCatalog {
     try (InputStream in = path.getFileSystem(conf).open(path, 1 << 16)) {
       return TarShardReader.countSamples(in, uri);
     }
-  }
-
-  private static String relative(Path root, Path file) {
-    String r = root.toUri().getPath();
-    String f = file.toUri().getPath();
-    String rel = f.startsWith(r) ? f.substring(r.length()) : f;
-    return rel.startsWith("/") ? rel.substring(1) : rel;
   }
 
   private static boolean isTar(String name) {

@@ -2,16 +2,16 @@ package dev.spindle.spark.testkit
 
 import java.io.{ByteArrayOutputStream, FileOutputStream}
 import java.nio.file.{Files, Path}
-import java.util.Comparator
 
 import dev.spindle.spark.shard.TarWriter
+import org.apache.hadoop.fs.FileUtil
 
 /** Temporary folders and small datasets for tests. */
 object TestFiles {
   def tempDir(prefix: String): Path = Files.createTempDirectory("spindle-" + prefix)
 
   def deleteRecursively(p: Path): Unit =
-    if (Files.exists(p)) Files.walk(p).sorted(Comparator.reverseOrder()).forEach(f => Files.delete(f))
+    if (Files.exists(p)) assert(FileUtil.fullyDelete(p.toFile), s"could not delete $p")
 
   def withTempDir[T](prefix: String)(body: Path => T): T = {
     val dir = tempDir(prefix)
