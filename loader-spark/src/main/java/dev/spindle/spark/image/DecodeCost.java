@@ -63,12 +63,21 @@ final class DecodeCost {
   }
 
   /**
-   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}:
-   * {@code direct} when the vector path reads the decoder's buffer (no copy), {@code
-   * orientation} the EXIF orientation applied to the copy (another copy unless upright), {@code
-   * vector} when the last stage runs on the vector path.
+   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}
+   * on whichever resample path allocates more, so that whether it is refused never depends on
+   * the path {@link ImageTransform#apply} takes (the vector path only once warm, only on some
+   * CPUs): the scalar path (a copy of the decoded image), or the vector path for the last stage,
+   * reading the decoder's buffer without a copy when {@code directable}. {@code orientation} is
+   * the EXIF orientation applied to the copy (another copy unless upright).
    */
-  long bytes(int reduce, List<Stage> stages, boolean direct, int orientation, boolean vector) {
+  long bytes(int reduce, List<Stage> stages, boolean directable, int orientation) {
+    return Math.max(pathBytes(reduce, stages, false, orientation, false),
+        pathBytes(reduce, stages, directable, orientation, true));
+  }
+
+  /** {@link #bytes} on one path: {@code direct} without the copy, {@code vector} last stage. */
+  private long pathBytes(int reduce, List<Stage> stages, boolean direct, int orientation,
+      boolean vector) {
     long w = (info.width() + reduce - 1) / reduce;
     long h = (info.height() + reduce - 1) / reduce;
     long decoded = times(w * h, 3);
