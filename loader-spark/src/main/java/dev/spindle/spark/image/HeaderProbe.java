@@ -210,15 +210,17 @@ final class HeaderProbe {
     return true;
   }
 
-  private static int u8(byte[] data, int p) {
+  // the big-endian readers of every header parser in this package
+
+  static int u8(byte[] data, int p) {
     return data[p] & 0xFF;
   }
 
-  private static int u16(byte[] data, int p) {
+  static int u16(byte[] data, int p) {
     return (u8(data, p) << 8) | u8(data, p + 1);
   }
 
-  private static long u32(byte[] data, int p) {
+  static long u32(byte[] data, int p) {
     return ((long) u16(data, p) << 16) | u16(data, p + 2);
   }
 
