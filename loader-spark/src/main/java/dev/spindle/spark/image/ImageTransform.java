@@ -275,13 +275,13 @@ public final class ImageTransform implements Serializable {
       Stage stage = stages.get(0);
       checkSize(stage);
       int r = reduce;
-      OpenCvDecoder.decodeWith(data, offset, length, info, reduce, scratch, (rgb, w, h) -> {
+      OpenCvDecoder.decodeWith(data, offset, length, cost, reduce, scratch, (rgb, w, h) -> {
         VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
         return null;
       });
       return;
     }
-    DecodedImage image = OpenCvDecoder.decode(data, offset, length, info, reduce, scratch);
+    DecodedImage image = OpenCvDecoder.decode(data, offset, length, cost, reduce, scratch);
     if (orientation != Orientation.NORMAL) {
       image = Orientation.apply(image, orientation,
           scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));

@@ -37,7 +37,11 @@ final class JpegScanCheck {
    * leaves what libjpeg would do open (no tables, a malformed segment).
    */
   static String problem(byte[] data, int offset, int length) throws ImageException {
-    JpegFrame frame = JpegFrame.parse(data, offset, length);
+    return problem(data, offset, length, JpegFrame.parse(data, offset, length));
+  }
+
+  /** {@link #problem(byte[], int, int)} with the JPEG's {@code frame} already read. */
+  static String problem(byte[] data, int offset, int length, JpegFrame frame) {
     if (!frame.sequentialHuffman() && !frame.progressiveHuffman()) {
       return null;
     }

@@ -230,8 +230,8 @@ class DecodeSafetySuite extends AnyFunSuite {
   test("a valid JPEG that ends in flat mid-grey decodes: its scans are read and found complete") {
     val img = imageIo(image(64, 48)((x, y) => if (x >= 40 && y >= 24) 0x808080 else texture(x, y)),
       0.9f, progressive = false)
-    val decoded = OpenCvDecoder.decode(img, 0, img.length, ImageInfo.probe(img, 0, img.length), 1,
-      DecodeScratch.current())
+    val headers = DecodeCost.of(ImageInfo.probe(img, 0, img.length), img, 0, img.length)
+    val decoded = OpenCvDecoder.decode(img, 0, img.length, headers, 1, DecodeScratch.current())
     assert(GreyTail.suspect(ByteBuffer.wrap(decoded.pixels()), 64, 48, 1, 3))
     assert(JpegScanCheck.problem(img, 0, img.length) == null)
     assert(applyTo(t16, img).length == 768)
