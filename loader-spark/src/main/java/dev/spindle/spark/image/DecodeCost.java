@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * What decoding and transforming one image will allocate, known from its headers and the plan
  * before anything is allocated, and the refusal of headers that declare more image than their
- * data can hold. {@link #of} reads the headers (a few small arrays); {@link #bytes} is
+ * data can hold. {@link #of} reads the headers (a few small arrays) and keeps a JPEG's frame and
+ * first scan offset for the decoder's checks, so they are not read again; {@link #bytes} is
  * arithmetic. Immutable; any thread.
  *
  * <p>Counted: the native copy of the encoded bytes; the decoder's RGB output at the reduced
@@ -19,11 +20,16 @@ final class DecodeCost {
   private final ImageInfo info;
   private final int length;
   private final long decoderBytes;
+  private final JpegFrame frame;
+  private final int firstScan;
 
-  private DecodeCost(ImageInfo info, int length, long decoderBytes) {
+  private DecodeCost(ImageInfo info, int length, long decoderBytes, JpegFrame frame,
+      int firstScan) {
     this.info = info;
     this.length = length;
     this.decoderBytes = decoderBytes;
+    this.frame = frame;
+    this.firstScan = firstScan;
   }
 
   /**
@@ -37,10 +43,11 @@ final class DecodeCost {
     if (info.format() == ImageFormat.PNG) {
       PngHeader png = PngHeader.parse(data, offset, length);
       png.checkData(PngHeader.dataAfterHeader(length));
-      return new DecodeCost(info, length, png.decoderBytes());
+      return new DecodeCost(info, length, png.decoderBytes(), null, -1);
     }
-    JpegFrame frame = JpegFrame.parse(data, offset, length);
-    int sos = HeaderProbe.jpegFirstScan(data, offset, length);
+    int frameBody = HeaderProbe.jpegFrameHeader(data, offset, length);
+    JpegFrame frame = JpegFrame.read(data, frameBody);
+    int sos = HeaderProbe.jpegFirstScan(data, offset, length, frameBody);
     JpegScan scan = sos < 0 ? null : JpegScan.read(data, sos + 2, frame);
     if (scan != null) {
       checkScanData(frame, scan, offset + length - scan.data());
@@ -48,7 +55,24 @@ final class DecodeCost {
     boolean multiScan =
         frame.progressive() || scan != null && scan.components().length < frame.components();
     long coefficients = multiScan ? frame.coefficientBytes() : 0;
-    return new DecodeCost(info, length, coefficients + frame.rowBytes());
+    return new DecodeCost(info, length, coefficients + frame.rowBytes(), frame, sos);
+  }
+
+  ImageInfo info() {
+    return info;
+  }
+
+  /** A JPEG's frame header; null for a PNG. */
+  JpegFrame frame() {
+    return frame;
+  }
+
+  /**
+   * Offset in the data of a JPEG's first start-of-scan marker ({@link HeaderProbe#jpegFirstScan});
+   * -1 when the data ends before it, and for a PNG.
+   */
+  int firstScan() {
+    return firstScan;
   }
 
   private static void checkScanData(JpegFrame frame, JpegScan scan, long available)
@@ -63,12 +87,21 @@ final class DecodeCost {
   }
 
   /**
-   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}:
-   * {@code direct} when the vector path reads the decoder's buffer (no copy), {@code
-   * orientation} the EXIF orientation applied to the copy (another copy unless upright), {@code
-   * vector} when the last stage runs on the vector path.
+   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}
+   * on whichever resample path allocates more, so that whether it is refused never depends on
+   * the path {@link ImageTransform#apply} takes (the vector path only once warm, only on some
+   * CPUs): the scalar path (a copy of the decoded image), or the vector path for the last stage,
+   * reading the decoder's buffer without a copy when {@code directable}. {@code orientation} is
+   * the EXIF orientation applied to the copy (another copy unless upright).
    */
-  long bytes(int reduce, List<Stage> stages, boolean direct, int orientation, boolean vector) {
+  long bytes(int reduce, List<Stage> stages, boolean directable, int orientation) {
+    return Math.max(pathBytes(reduce, stages, false, orientation, false),
+        pathBytes(reduce, stages, directable, orientation, true));
+  }
+
+  /** {@link #bytes} on one path: {@code direct} without the copy, {@code vector} last stage. */
+  private long pathBytes(int reduce, List<Stage> stages, boolean direct, int orientation,
+      boolean vector) {
     long w = (info.width() + reduce - 1) / reduce;
     long h = (info.height() + reduce - 1) / reduce;
     long decoded = times(w * h, 3);

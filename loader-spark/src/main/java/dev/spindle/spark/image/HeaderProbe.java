@@ -31,8 +31,17 @@ final class HeaderProbe {
    * when the data ends before it. Everything after it is entropy-coded data.
    */
   static int jpegFirstScan(byte[] data, int offset, int length) throws ImageException {
-    int[] sof = new int[1];
-    return walkJpeg(data, offset, length, sof, true);
+    return jpegFirstScan(data, offset, length, jpegFrameHeader(data, offset, length));
+  }
+
+  /**
+   * {@link #jpegFirstScan(byte[], int, int)}, walking on from the frame header whose body is at
+   * {@code frameBody} (as {@link #jpegFrameHeader} returned it) rather than from the start.
+   */
+  static int jpegFirstScan(byte[] data, int offset, int length, int frameBody)
+      throws ImageException {
+    int[] sof = {frameBody};
+    return walkJpeg(data, offset, length, frameBody - 2 + u16(data, frameBody - 2), sof, true);
   }
 
   /**
@@ -40,8 +49,8 @@ final class HeaderProbe {
    * before it) of a JPEG whose header {@link #probe} accepted.
    */
   static int jpegFrameHeader(byte[] data, int offset, int length) throws ImageException {
-    int[] sof = new int[1];
-    walkJpeg(data, offset, length, sof, false);
+    int[] sof = {-1};
+    walkJpeg(data, offset, length, offset + 2, sof, false);
     return sof[0];
   }
 
@@ -79,9 +88,7 @@ final class HeaderProbe {
   }
 
   private static ImageInfo jpeg(byte[] data, int offset, int length) throws ImageException {
-    int[] sof = new int[1];
-    walkJpeg(data, offset, length, sof, false);
-    int p = sof[0];
+    int p = jpegFrameHeader(data, offset, length);
     int precision = u8(data, p);
     int height = u16(data, p + 1);
     int width = u16(data, p + 3);
@@ -99,14 +106,14 @@ final class HeaderProbe {
   }
 
   /**
-   * Walks JPEG marker segments from SOI. Stores the offset of the frame header's body in {@code
-   * sof[0]}; returns at the frame header, or with {@code toScan} at the first SOS (its offset).
+   * Walks JPEG marker segments from {@code p} (just after SOI, or just after the frame header
+   * with its body's offset already in {@code sof[0]}, else -1 there). Stores the offset of the
+   * frame header's body in {@code sof[0]}; returns at the frame header, or with {@code toScan}
+   * at the first SOS (its offset).
    */
-  private static int walkJpeg(byte[] data, int offset, int length, int[] sof, boolean toScan)
-      throws ImageException {
+  private static int walkJpeg(byte[] data, int offset, int length, int p, int[] sof,
+      boolean toScan) throws ImageException {
     int end = offset + length;
-    int p = offset + 2;
-    sof[0] = -1;
     while (true) {
       if (p >= end) {
         if (toScan && sof[0] >= 0) {
@@ -210,15 +217,17 @@ final class HeaderProbe {
     return true;
   }
 
-  private static int u8(byte[] data, int p) {
+  // the big-endian readers of every header parser in this package
+
+  static int u8(byte[] data, int p) {
     return data[p] & 0xFF;
   }
 
-  private static int u16(byte[] data, int p) {
+  static int u16(byte[] data, int p) {
     return (u8(data, p) << 8) | u8(data, p + 1);
   }
 
-  private static long u32(byte[] data, int p) {
+  static long u32(byte[] data, int p) {
     return ((long) u16(data, p) << 16) | u16(data, p + 2);
   }
 

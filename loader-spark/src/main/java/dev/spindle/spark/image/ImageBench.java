@@ -157,8 +157,10 @@ public final class ImageBench {
           DecodeScratch scratch = DecodeScratch.current();
           for (int i = cursor.getAndIncrement(); i < samples.size(); i = cursor.getAndIncrement()) {
             byte[] data = samples.get(i).read();
-            ImageInfo info = ImageInfo.probe(data, 0, data.length);
-            OpenCvDecoder.decodeWith(data, 0, data.length, info, 1, scratch, (rgb, w, h) -> null);
+            DecodeCost headers = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0,
+                data.length);
+            OpenCvDecoder.decodeWith(data, 0, data.length, headers, 1, scratch,
+                (rgb, w, h) -> null);
           }
         } catch (Exception e) {
           System.err.println("decode-only: " + e);

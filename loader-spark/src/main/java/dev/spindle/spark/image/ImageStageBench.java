@@ -72,9 +72,12 @@ public final class ImageStageBench {
     return (System.nanoTime() - t0) / 1e6 / data.size();
   }
 
+  private static DecodeCost headers(byte[] d) throws ImageException {
+    return DecodeCost.of(ImageInfo.probe(d, 0, d.length), d, 0, d.length);
+  }
+
   private static void decode(byte[] d) throws ImageException {
-    OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
-        DecodeScratch.current());
+    OpenCvDecoder.decode(d, 0, d.length, headers(d), 1, DecodeScratch.current());
   }
 
   /**
@@ -82,7 +85,7 @@ public final class ImageStageBench {
    * images}' decode-only pass does: the floor the vector path's figure is compared with.
    */
   private static void decodeInPlace(byte[] d) throws ImageException {
-    OpenCvDecoder.decodeWith(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
+    OpenCvDecoder.decodeWith(d, 0, d.length, headers(d), 1,
         DecodeScratch.current(), (rgb, w, h) -> null);
   }
 
@@ -96,8 +99,7 @@ public final class ImageStageBench {
       return Double.NaN;
     }
     DecodeScratch scratch = DecodeScratch.current();
-    DecodedImage decoded = OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length),
-        1, scratch);
+    DecodedImage decoded = OpenCvDecoder.decode(d, 0, d.length, headers(d), 1, scratch);
     DecodedImage img =
         new DecodedImage(decoded.pixels().clone(), decoded.width(), decoded.height());
     List<ImageOp> ops = TransformSpec.parse("resize(256),center_crop(224),normalize");
@@ -114,7 +116,7 @@ public final class ImageStageBench {
 
   /** Milliseconds of the horizontal and vertical pass of resize(256) + crop(224), 50 times. */
   private static double[] passes(byte[] d) throws ImageException {
-    DecodedImage img = OpenCvDecoder.decode(d, 0, d.length, ImageInfo.probe(d, 0, d.length), 1,
+    DecodedImage img = OpenCvDecoder.decode(d, 0, d.length, headers(d), 1,
         DecodeScratch.current());
     byte[] src = img.pixels().clone();
     int[] size = TorchvisionGeometry.resizeShortSide(img.width(), img.height(), 256);

@@ -136,7 +136,8 @@ public final class ImageTransform implements Serializable {
    * Images whose decode would allocate more than {@code maxDecodeBytes} (decoded pixels at the
    * scale the decoder uses, the decoder's own buffers, Spindle's copies and resample buffers;
    * see {@link DecodeCost}) are refused with an {@link ImageException} from their headers,
-   * before anything is allocated.
+   * before anything is allocated. The count is that of the resample path that allocates more,
+   * so which images are refused does not depend on the path this JVM and CPU take.
    */
   public ImageTransform withMaxDecodeBytes(long maxDecodeBytes) {
     if (maxDecodeBytes <= 0) {
@@ -265,21 +266,22 @@ public final class ImageTransform implements Serializable {
         swap ? info.width() : info.height(), rng);
     int reduce = settings.reducedDecode && info.format() == ImageFormat.JPEG
         ? ReducedDecode.scale(stages.get(0)) : 1;
-    boolean direct = vector && orientation == Orientation.NORMAL && stages.size() == 1
+    boolean directable = orientation == Orientation.NORMAL && stages.size() == 1
         && !stages.get(0).pads();
-    checkDecodeBytes(info, reduce, cost.bytes(reduce, stages, direct, orientation, vector));
-    if (direct) {
+    // counts both paths: which one runs depends on the warm-up and the CPU, the verdict must not
+    checkDecodeBytes(info, reduce, cost.bytes(reduce, stages, directable, orientation));
+    if (vector && directable) {
       // the common case: one resample, straight from the decoder's buffer into dst
       Stage stage = stages.get(0);
       checkSize(stage);
       int r = reduce;
-      OpenCvDecoder.decodeWith(data, offset, length, info, reduce, scratch, (rgb, w, h) -> {
+      OpenCvDecoder.decodeWith(data, offset, length, cost, reduce, scratch, (rgb, w, h) -> {
         VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
         return null;
       });
       return;
     }
-    DecodedImage image = OpenCvDecoder.decode(data, offset, length, info, reduce, scratch);
+    DecodedImage image = OpenCvDecoder.decode(data, offset, length, cost, reduce, scratch);
     if (orientation != Orientation.NORMAL) {
       image = Orientation.apply(image, orientation,
           scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));

@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import static dev.spindle.spark.image.HeaderProbe.u16;
+
 /**
  * A JPEG's frame header (coding process, declared size, each component's sampling factors) with
  * the block and MCU counts libjpeg derives from it (ITU T.81 A.2), and its first scan header.
@@ -159,9 +161,5 @@ final class JpegFrame {
       m = Math.max(m, x);
     }
     return m;
-  }
-
-  private static int u16(byte[] data, int p) {
-    return (data[p] & 0xFF) << 8 | data[p + 1] & 0xFF;
   }
 }

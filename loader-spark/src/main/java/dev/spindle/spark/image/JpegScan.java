@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import static dev.spindle.spark.image.HeaderProbe.u16;
+
 /**
  * One JPEG scan header (SOS, ITU T.81 B.2.3): the frame components it codes with their Huffman
  * table numbers, its spectral band and successive approximation bits, and where its
@@ -20,7 +22,7 @@ record JpegScan(int[] components, int[] dcTables, int[] acTables, int ss, int ah
    * refuses the file, or (a component-less progressive scan) reads no data from it.
    */
   static JpegScan read(byte[] data, int p, JpegFrame frame) {
-    int segment = (data[p] & 0xFF) << 8 | data[p + 1] & 0xFF;
+    int segment = u16(data, p);
     int n = segment < 8 ? 0 : data[p + 2] & 0xFF;
     if (n < 1 || n > 4 || segment != 6 + 2 * n) {
       return null;

@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import static dev.spindle.spark.image.HeaderProbe.u16;
+
 /**
  * Reads the Huffman-coded scans of a sequential or progressive JPEG the way libjpeg-turbo reads
  * them, codes only (no coefficient is computed), to find data that is missing or undecodable:
@@ -35,7 +37,11 @@ final class JpegScanCheck {
    * leaves what libjpeg would do open (no tables, a malformed segment).
    */
   static String problem(byte[] data, int offset, int length) throws ImageException {
-    JpegFrame frame = JpegFrame.parse(data, offset, length);
+    return problem(data, offset, length, JpegFrame.parse(data, offset, length));
+  }
+
+  /** {@link #problem(byte[], int, int)} with the JPEG's {@code frame} already read. */
+  static String problem(byte[] data, int offset, int length, JpegFrame frame) {
     if (!frame.sequentialHuffman() && !frame.progressiveHuffman()) {
       return null;
     }
@@ -57,10 +63,10 @@ final class JpegScanCheck {
       if (marker == 0x01 || marker >= 0xD0 && marker <= 0xD7) {
         continue;
       }
-      if (p + 2 > end || p + u16(p) > end) {
+      if (p + 2 > end || p + u16(data, p) > end) {
         return null;
       }
-      String problem = segment(marker, p + u16(p));
+      String problem = segment(marker, p + u16(data, p));
       if (problem != null || p < 0) {
         return problem;
       }
@@ -78,7 +84,7 @@ final class JpegScanCheck {
     if (marker == 0xC4) {
       p = tables(body, segmentEnd) ? segmentEnd : -1;
     } else if (marker == 0xDD && segmentEnd - body >= 2) {
-      restartInterval = u16(body);
+      restartInterval = u16(data, body);
     } else if (marker == 0xDA) {
       JpegScan scan = JpegScan.read(data, body - 2, frame);
       if (scan == null || !hasTables(scan)) {
@@ -203,9 +209,5 @@ final class JpegScanCheck {
       }
     }
     return 0;
-  }
-
-  private int u16(int q) {
-    return (data[q] & 0xFF) << 8 | data[q + 1] & 0xFF;
   }
 }

@@ -34,14 +34,15 @@ final class OpenCvDecoder {
   }
 
   /**
-   * Decodes {@code data[offset, offset + length)} into the scratch's pixel buffer, at {@code 1 /
-   * reduce} scale for a JPEG ({@code reduce} 1, 2, 4 or 8; PNGs always decode at full size).
-   * The pixels stay valid until this thread's next decode.
+   * Decodes {@code data[offset, offset + length)}, whose headers {@code headers} holds ({@link
+   * DecodeCost#of}), into the scratch's pixel buffer, at {@code 1 / reduce} scale for a JPEG
+   * ({@code reduce} 1, 2, 4 or 8; PNGs always decode at full size). The pixels stay valid until
+   * this thread's next decode.
    */
   static DecodedImage decode(
-      byte[] data, int offset, int length, ImageInfo info, int reduce, DecodeScratch scratch)
+      byte[] data, int offset, int length, DecodeCost headers, int reduce, DecodeScratch scratch)
       throws ImageException {
-    return decodeWith(data, offset, length, info, reduce, scratch, (rgb, width, height) -> {
+    return decodeWith(data, offset, length, headers, reduce, scratch, (rgb, width, height) -> {
       byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
       rgb.get(0, pixels, 0, rgb.capacity());
       return new DecodedImage(pixels, width, height);
@@ -59,10 +60,11 @@ final class OpenCvDecoder {
    * Decodes as {@link #decode} into the decoder's own (native, per-thread, reused) buffer and
    * calls {@code use} on it, without copying the pixels out: the caller reads what it needs.
    */
-  static <T> T decodeWith(byte[] data, int offset, int length, ImageInfo info, int reduce,
+  static <T> T decodeWith(byte[] data, int offset, int length, DecodeCost headers, int reduce,
       DecodeScratch scratch, PixelsUse<T> use) throws ImageException {
+    ImageInfo info = headers.info();
     if (info.format() == ImageFormat.JPEG) {
-      requireEndOfImage(data, offset, length);
+      requireEndOfImage(data, offset, length, headers.firstScan());
     }
     BytePointer encoded = scratch.encoded(length);
     encoded.position(0).put(data, offset, length);
@@ -91,7 +93,7 @@ final class OpenCvDecoder {
         ByteBuffer rgb = pixels.asByteBuffer();
         if (info.format() == ImageFormat.JPEG
             && GreyTail.suspect(rgb, width, height, reduce, info.channels())) {
-          requireCompleteScans(data, offset, length);
+          requireCompleteScans(data, offset, length, headers.frame());
         }
         return use.use(rgb, width, height);
       }
@@ -117,9 +119,9 @@ final class OpenCvDecoder {
    * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning
    * that OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
    */
-  private static void requireCompleteScans(byte[] data, int offset, int length)
+  private static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
       throws ImageException {
-    String problem = JpegScanCheck.problem(data, offset, length);
+    String problem = JpegScanCheck.problem(data, offset, length, frame);
     if (problem != null) {
       throw new ImageException("Corrupt JPEG: " + problem);
     }
@@ -128,11 +130,11 @@ final class OpenCvDecoder {
   /**
    * libjpeg-turbo decodes a truncated file with a warning and grey fill; Pillow refuses it. A
    * complete JPEG has an end-of-image marker after its first scan (inside entropy-coded data 0xFF
-   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end).
+   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code
+   * scan}: the first scan's offset, -1 when there is none.
    */
-  private static void requireEndOfImage(byte[] data, int offset, int length)
+  private static void requireEndOfImage(byte[] data, int offset, int length, int scan)
       throws ImageException {
-    int scan = HeaderProbe.jpegFirstScan(data, offset, length);
     if (scan >= 0) {
       for (int p = offset + length - 2; p > scan; p--) {
         if (data[p] == (byte) 0xFF && data[p + 1] == (byte) 0xD9) {

@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import static dev.spindle.spark.image.HeaderProbe.u32;
+
 /**
  * A PNG's IHDR fields and the chunks before its image data, read before decoding: how much
  * filtered image data its zlib stream must inflate to, and what OpenCV's PNG decoder allocates
@@ -101,10 +103,5 @@ final class PngHeader {
   long decoderBytes() {
     long frames = animated ? DecodeCost.times(width * height, 12 * (depth == 16 ? 2 : 1)) : 0;
     return DecodeCost.plus(8 * height + 2 * (8 * width + 1), frames);
-  }
-
-  private static long u32(byte[] data, int p) {
-    return (data[p] & 0xFFL) << 24 | (data[p + 1] & 0xFF) << 16 | (data[p + 2] & 0xFF) << 8
-        | data[p + 3] & 0xFF;
   }
 }

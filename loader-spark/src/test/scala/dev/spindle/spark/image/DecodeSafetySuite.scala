@@ -147,6 +147,33 @@ class DecodeSafetySuite extends AnyFunSuite {
     assert(applyTo(t16, large).length == 768, "the default admits it")
   }
 
+  test("maxDecodeBytes gives one verdict whether or not the vector path is ready") {
+    // ImageTransform.apply takes the vector path only once VectorPath.ready() and only on CPUs
+    // that have it; the verdict must not depend on either, so both values of the choice are
+    // tried here even where the vector path is off (it then runs the scalar path: same answer)
+    val img = image(2000, 1500)((x, y) => texture(x / 9, y / 7))
+    val upright = imageIo(img, 0.75f, progressive = false)
+    val exif = resource("exif6.jpg")
+    val app1 = exif.slice(20, 22 + ((exif(22) & 0xff) << 8 | exif(23) & 0xff)) // its EXIF
+    assert(app1.take(2).sameElements(Array(0xff, 0xe1).map(_.toByte)))
+    val turned = upright.take(2) ++ app1 ++ upright.drop(2) // a copy, then a turn
+    assert(HeaderProbe.jpegOrientation(turned, 0, turned.length) == 6)
+    val specs = Seq("resize(16),center_crop(16)", "resize(256),center_crop(224),normalize",
+      "resize(600),resize(300),center_crop(224)", "resize(1600),center_crop(1700)")
+    for (spec <- specs; (name, data) <- Seq("upright" -> upright, "turned" -> turned)) {
+      withClue(s"$spec, $name: ") {
+        val t = ImageTransform.parse(spec)
+        val n = needs(t, data, vector = false)
+        assert(needs(t, data, vector = true) == n)
+        for (vector <- Seq(false, true)) {
+          assert(applyWith(t.withMaxDecodeBytes(n), data, vector).length == t.outputBytes())
+          assert(intercept[ImageException](applyWith(t.withMaxDecodeBytes(n - 1), data, vector))
+            .getMessage.contains(s"needs $n bytes"))
+        }
+      }
+    }
+  }
+
   test("maxDecodeBytes counts progressive coefficients, EXIF's copy, less at reduced scale") {
     val img = image(2000, 1500)((x, y) => texture(x / 9, y / 7))
     val baseline = imageIo(img, 0.75f, progressive = false)
@@ -203,8 +230,8 @@ class DecodeSafetySuite extends AnyFunSuite {
   test("a valid JPEG that ends in flat mid-grey decodes: its scans are read and found complete") {
     val img = imageIo(image(64, 48)((x, y) => if (x >= 40 && y >= 24) 0x808080 else texture(x, y)),
       0.9f, progressive = false)
-    val decoded = OpenCvDecoder.decode(img, 0, img.length, ImageInfo.probe(img, 0, img.length), 1,
-      DecodeScratch.current())
+    val headers = DecodeCost.of(ImageInfo.probe(img, 0, img.length), img, 0, img.length)
+    val decoded = OpenCvDecoder.decode(img, 0, img.length, headers, 1, DecodeScratch.current())
     assert(GreyTail.suspect(ByteBuffer.wrap(decoded.pixels()), 64, 48, 1, 3))
     assert(JpegScanCheck.problem(img, 0, img.length) == null)
     assert(applyTo(t16, img).length == 768)
