@@ -469,8 +469,13 @@ public final class BridgeServer implements AutoCloseable {
       return;
     }
     atCap.set(false);
-    int id = ids.incrementAndGet();
     open.add(ch);
+    if (closed.get()) { // accepted as close() began: close() may not have seen it in `open`
+      open.remove(ch);
+      closeQuietly(ch);
+      return;
+    }
+    int id = ids.incrementAndGet();
     Thread t = new Thread(() -> {
       try {
         new TrainerSession(this, ch, id).run();
@@ -481,6 +486,14 @@ public final class BridgeServer implements AutoCloseable {
     t.setDaemon(true);
     threads.add(t);
     t.start();
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException e) {
+      LOG.debug("Closing a bridge connection accepted while the bridge closed", e);
+    }
   }
 
   private boolean pause(long ms) {

@@ -29,6 +29,8 @@ final class TrainerSession implements Runnable {
   private final int id;
   private final Map<Long, DeviceBatch> held = new LinkedHashMap<>();
   private RankChannel rank;
+  /** The handshake's deadline; null until the session has started. */
+  private HandshakeTimer.Pending pending;
 
   TrainerSession(BridgeServer server, SocketChannel ch, int id) {
     this.server = server;
@@ -38,16 +40,16 @@ final class TrainerSession implements Runnable {
 
   @Override
   public void run() {
-    HandshakeTimer.Pending pending = server.handshakeStarted(ch);
     try {
-      Wire.Frame hello = readHello(pending);
+      pending = server.handshakeStarted(ch);
+      Wire.Frame hello = readHello();
       if (hello == null) {
         return;
       }
       handshake(hello);
       serve();
     } catch (IOException e) {
-      if (pending.expired()) {
+      if (pending != null && pending.expired()) {
         server.refused.incrementAndGet();
         LOG.debug("Bridge connection {} dropped: no HELLO within {}", id, server.handshake());
       } else {
@@ -71,7 +73,7 @@ final class TrainerSession implements Runnable {
   }
 
   /** The first frame, read under the handshake deadline; null if the peer left first. */
-  private Wire.Frame readHello(HandshakeTimer.Pending pending) throws IOException {
+  private Wire.Frame readHello() throws IOException {
     Wire.Frame f;
     try {
       f = Wire.read(ch);

@@ -359,6 +359,62 @@ class BridgeSuite extends AnyFunSuite {
     }
   }
 
+  /** Both ends of a connected Unix socket (through a listener in `dir`, closed at once). */
+  private def socketPair(dir: Path): (SocketChannel, SocketChannel) = {
+    val listener = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)
+    try {
+      listener.bind(UnixDomainSocketAddress.of(dir.resolve("pair.sock")))
+      val mine = SocketChannel.open(listener.getLocalAddress)
+      (mine, listener.accept())
+    } finally {
+      listener.close()
+      Files.deleteIfExists(dir.resolve("pair.sock"))
+    }
+  }
+
+  test("a connection that starts after close() is closed at once; its thread ends normally") {
+    val feed = new Feed(0, 0L until 1L, 2)
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()))
+    teardown(server, Seq(feed), dir) {
+      server.close() // shuts the handshake timer down
+      val (mine, theirs) = socketPair(dir)
+      try {
+        new TrainerSession(server, theirs, 99).run() // threw RejectedExecutionException
+        assert(!theirs.isOpen, "the session's channel is closed")
+        assert(Wire.read(mine) == null, "the peer sees the connection closed")
+      } finally mine.close()
+    }
+  }
+
+  test("a connection accepted while the bridge closes is closed by the accept thread") {
+    val feed = new Feed(0, 0L until 1L, 2)
+    val dir = tempDir()
+    val (mine, theirs) = socketPair(dir)
+    val handOver = new CountDownLatch(1)
+    val calls = new AtomicInteger()
+    val late: BridgeServer.Acceptor = server =>
+      if (calls.incrementAndGet() == 1) { handOver.await(); theirs } else server.accept()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()), late)
+    teardown(server, Seq(feed), dir) {
+      try {
+        val closing = new Thread(() => server.close())
+        closing.start()
+        await("close() began")(scala.util.Try(server.checkOpen()).isFailure)
+        handOver.countDown() // accept returns a connection after `closed` was set
+        closing.join(30000)
+        assert(!closing.isAlive, "close() returned")
+        assert(!theirs.isOpen && Wire.read(mine) == null, "the late connection is closed")
+        assert(server.stats() == new BridgeServer.Stats(0, 0, 0, 0, 0),
+          "it got no session: nothing counted, nothing open")
+      } finally mine.close()
+    }
+  }
+
   test("BATCH frames stay within the protocol's limit: sample keys are cut to 256 bytes") {
     // 4 keys of 400 KB: 1.6 MB of keys per batch, over the 1 MiB frame limit.
     val feed = new Feed(0, 0L until 3L, slots = 2, keyOf = (b, r) => s"k$b-$r-" + "é" * 200000)
