@@ -117,6 +117,23 @@ class SharedMemoryDeviceSuite extends AnyFunSuite {
     }
   }
 
+  test("a directory reached through a symbolic link holds slabs like any other") {
+    withDir { dir =>
+      Files.createDirectory(dir.resolve("real"))
+      val link = Files.createSymbolicLink(dir.resolve("link"), dir.resolve("real"))
+      val slabs = Files.createDirectory(link.resolve("slabs")) // its parent is a link
+      val device = new SharedMemoryDevice(slabs)
+      try {
+        val slab = device.allocateDevice(4096)
+        val seg = device.segments().get(0)
+        val target = Files.readSymbolicLink(seg.path()).toString // the kernel's canonical name
+        assert(target.startsWith(dir.resolve("real/slabs/spindle-").toString), target)
+        assert(Files.size(seg.path()) == 4096 && names(slabs).isEmpty)
+        slab.close()
+      } finally device.close()
+    }
+  }
+
   test("the default directory is /dev/shm/spindle-<user>, mode 0700") {
     val device = new SharedMemoryDevice()
     try {
