@@ -134,6 +134,26 @@ class SharedMemoryDeviceSuite extends AnyFunSuite {
     }
   }
 
+  test("a slab that fails after it was mapped is unmapped, closed and deleted") {
+    withDir { dir =>
+      val failing: SharedMemoryDevice.SlabLinker = _ => throw new java.io.IOException("injected")
+      val device = new SharedMemoryDevice(dir, failing)
+      try {
+        val e = intercept[java.io.UncheckedIOException](device.allocateDevice(1 << 16))
+        assert(e.getCause.getMessage == "injected")
+        val maps = Files.readAllLines(Path.of("/proc/self/maps")).asScala
+          .filter(_.contains(dir.toString))
+        assert(maps.isEmpty, s"still mapped: $maps")
+        val fds = Files.list(Path.of("/proc/self/fd"))
+        val open = try fds.iterator().asScala.flatMap(fd =>
+          scala.util.Try(Files.readSymbolicLink(fd).toString).toOption)
+          .filter(_.contains(dir.toString)).toList finally fds.close()
+        assert(open.isEmpty, s"descriptor still open: $open")
+        assert(names(dir).isEmpty && device.segments().isEmpty)
+      } finally device.close()
+    }
+  }
+
   test("the default directory is /dev/shm/spindle-<user>, mode 0700") {
     val device = new SharedMemoryDevice()
     try {
