@@ -235,8 +235,10 @@ def _map_shared(path, size):
 
 
 def _run_token(token, socket_path):
-    """The run token: ``token`` if given, else ``SPINDLE_RUN_TOKEN``; refuses to go without."""
+    """The run token: ``token`` if given, else ``SPINDLE_RUN_TOKEN``, without surrounding
+    whitespace (the token file ends in a newline); refuses to go without."""
     token = token if token is not None else os.environ.get("SPINDLE_RUN_TOKEN")
+    token = token.strip() if token else token
     if not token:
         raise ValueError("no run token for %s: pass token=... or set SPINDLE_RUN_TOKEN (the "
                          "feeder writes it to %s.token)" % (socket_path, socket_path))

@@ -54,6 +54,22 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(_run_token(None, "/x.sock"), "b" * 16)
         self.assertEqual(p.ERRORS[10], "BAD_TOKEN")
 
+    def test_the_token_is_taken_without_the_newline_of_the_token_file(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock.token")
+        with open(path, "w") as f:
+            f.write("c" * 64 + "\n")  # as the feeder writes it
+        with open(path) as f:
+            self.assertEqual(_run_token(f.read(), "/x.sock"), "c" * 64)
+        old = os.environ.get("SPINDLE_RUN_TOKEN")
+        self.addCleanup(lambda: os.environ.pop("SPINDLE_RUN_TOKEN") if old is None
+                        else os.environ.__setitem__("SPINDLE_RUN_TOKEN", old))
+        os.environ["SPINDLE_RUN_TOKEN"] = " " + "d" * 16 + "\r\n"
+        self.assertEqual(_run_token(None, "/x.sock"), "d" * 16)
+        with self.assertRaisesRegex(ValueError, "no run token"):
+            _run_token("\n", "/x.sock")
+
     def test_welcome_round_trips(self):
         w = p.parse_welcome(welcome_payload('{"a": 1}'))
         self.assertEqual((w["rank"], w["world_size"], w["position"], w["path"], w["size"]),
