@@ -87,18 +87,13 @@ final class TrainerSession implements Runnable {
 
   /**
    * Refuses {@code ch} on the calling (accept) thread without waiting: one non-blocking write of
-   * the ERROR, then close. What the peer already sent is read and dropped first, else closing
-   * would reset the connection and lose the ERROR.
+   * the ERROR, then close.
    */
   static void refuseAtOnce(SocketChannel ch, BridgeError e, String message) {
     try (ch) {
       ch.configureBlocking(false);
-      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
-      b.putShort((short) e.code);
-      Wire.putString(b, message);
-      Wire.writeNow(ch, Wire.ERROR, b.flip());
-      ch.shutdownOutput();
-      ch.read(ByteBuffer.allocate(1 << 16));
+      Wire.writeNow(ch, Wire.ERROR, Wire.error(e, message));
+      discardInput(ch);
     } catch (IOException ex) {
       LOG.debug("Could not send {} to a refused bridge connection", e, ex);
     }
@@ -267,21 +262,19 @@ final class TrainerSession implements Runnable {
 
   private void sendError(BridgeError e, String message) {
     try {
-      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
-      b.putShort((short) e.code);
-      Wire.putString(b, message);
-      Wire.write(ch, Wire.ERROR, b.flip());
-      discardInput();
+      Wire.write(ch, Wire.ERROR, Wire.error(e, message));
+      discardInput(ch);
     } catch (IOException | RuntimeException ex) {
       LOG.debug("Could not send ERROR to bridge connection {}", id, ex);
     }
   }
 
   /**
-   * Drops what the refused peer already sent: closing a Unix socket with unread input resets the
-   * connection, and the peer would lose the ERROR that explains the refusal.
+   * Ends output and drops what the refused peer already sent, without waiting (at most 64 reads):
+   * closing a Unix socket with unread input resets the connection, and the peer would lose the
+   * ERROR that explains the refusal.
    */
-  private void discardInput() throws IOException {
+  private static void discardInput(SocketChannel ch) throws IOException {
     ch.shutdownOutput();
     ch.configureBlocking(false);
     ByteBuffer sink = ByteBuffer.allocate(1 << 16);
