@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,22 +44,7 @@ final class SlabFiles {
 
   /** Refuses anything but an existing directory (not a link) that belongs to this user. */
   static void requireOwnDirectory(Path dir) {
-    String me = System.getProperty("user.name");
-    PosixFileAttributes a;
-    try {
-      a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " (not a directory: " + e + ")", e);
-    }
-    if (!a.isDirectory()) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " (not a directory)");
-    }
-    if (!a.owner().getName().equals(me)) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " belongs to user " + a.owner().getName() + ", not " + me);
-    }
+    OwnedPaths.requireOwnDirectory(dir, "shared memory directory", LinkOption.NOFOLLOW_LINKS);
   }
 
   /**

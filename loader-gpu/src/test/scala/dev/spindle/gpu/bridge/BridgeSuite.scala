@@ -447,8 +447,13 @@ class BridgeSuite extends AnyFunSuite {
       val theirs = Files.writeString(dir.resolve("theirs.sock"), "")
       new ProcessBuilder("chown", "65534", theirs.toString).start().waitFor()
       val e = intercept[IllegalArgumentException](start(theirs))
-      assert(e.getMessage.contains("theirs.sock exists and belongs to user"))
-      assert(e.getMessage.endsWith(", not root"))
+      assert(e.getMessage == s"Invalid socket path: $theirs exists and belongs to uid 65534, "
+        + "not to this process (uid 0)")
+      // Owners are compared by uid: one without a passwd entry is refused like any other.
+      val nameless = Files.createDirectory(dir.resolve("nameless"))
+      new ProcessBuilder("chown", "4242", nameless.toString).start().waitFor()
+      assert(intercept[IllegalArgumentException](start(nameless.resolve("b.sock"))).getMessage
+        == s"Invalid socket directory: $nameless belongs to uid 4242, not to this process (uid 0)")
     }
   }
 

@@ -154,6 +154,20 @@ class SharedMemoryDeviceSuite extends AnyFunSuite {
     }
   }
 
+  test("this process's uid is the owner of what it creates; another uid's directory is refused") {
+    withDir { dir =>
+      val mine = Files.createFile(dir.resolve("mine"))
+      assert(OwnedPaths.processUid() == Files.getAttribute(mine, "unix:uid"))
+      assert(intercept[IllegalArgumentException](new SharedMemoryDevice(mine)).getMessage ==
+        s"Invalid shared memory directory: $mine (not a directory)")
+      assume(OwnedPaths.processUid() == 0, "chown needs root")
+      val theirs = Files.createDirectory(dir.resolve("theirs"))
+      new ProcessBuilder("chown", "4242", theirs.toString).start().waitFor() // no passwd entry
+      assert(intercept[IllegalArgumentException](new SharedMemoryDevice(theirs)).getMessage ==
+        s"Invalid shared memory directory: $theirs belongs to uid 4242, not to this process (uid 0)")
+    }
+  }
+
   test("the default directory is /dev/shm/spindle-<user>, mode 0700") {
     val device = new SharedMemoryDevice()
     try {
