@@ -370,7 +370,7 @@ public final class BridgeServer implements AutoCloseable {
    *
    * @throws ProtocolException BAD_TOKEN (never naming what was presented)
    */
-  void admit(String presented) {
+  void checkToken(String presented) {
     if (admission.token().matches(presented)) {
       return;
     }
@@ -410,7 +410,8 @@ public final class BridgeServer implements AutoCloseable {
     }
   }
 
-  void sessionEnded(TrainerSession s) {
+  /** A connection thread ends (called on it). */
+  void sessionEnded() {
     threads.remove(Thread.currentThread());
   }
 

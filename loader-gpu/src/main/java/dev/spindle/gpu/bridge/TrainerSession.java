@@ -102,7 +102,7 @@ final class TrainerSession implements Runnable {
   private void handshake(Wire.Frame f) throws IOException, InterruptedException {
     expect(f, Wire.HELLO);
     Hello h = Hello.parse(f.payload());
-    server.admit(h.token());
+    server.checkToken(h.token());
     ServedMemory.checkDevice(h.device());
     RankChannel c = server.rankFor(h);
     String other = c.claim(this);
@@ -257,7 +257,7 @@ final class TrainerSession implements Runnable {
     } catch (IOException e) {
       LOG.debug("Closing bridge connection {}", id, e);
     }
-    server.sessionEnded(this);
+    server.sessionEnded();
   }
 
   private void sendError(BridgeError e, String message) {

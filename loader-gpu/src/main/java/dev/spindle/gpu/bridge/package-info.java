@@ -10,7 +10,7 @@
  *     ▼
  *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
  *     HELLO(token, rank, world, resume, device, state epoch + manifest)
- *       ─► admit(token: RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
+ *       ─► checkToken(RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
  *       ─► WELCOME(memory, spec, state)
  *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring
