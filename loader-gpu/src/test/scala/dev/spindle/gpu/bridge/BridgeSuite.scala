@@ -18,14 +18,21 @@ import dev.spindle.gpu.bridge.BridgeFixture._
 import dev.spindle.gpu.bridge.BridgeServer.{Admission, Epoch}
 import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import scala.jdk.CollectionConverters._
 
 /** The bridge end to end: Python trainer processes against live feeders on shared memory. */
-class BridgeSuite extends AnyFunSuite {
-  /** Every temporary directory a test made: the last test checks that none is left. */
+class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
+  /** Every temporary directory a test made: afterAll fails the suite if one is left. */
   private val made = new java.util.concurrent.ConcurrentLinkedQueue[Path]()
+
+  /** Whatever tests ran (all, one, none), each removed the temporary directories it made. */
+  override def afterAll(): Unit = {
+    val left = made.asScala.filter(Files.exists(_))
+    assert(left.isEmpty, s"temporary directories left behind: $left")
+  }
 
   private def tempDir(): Path = {
     val dir = Files.createTempDirectory("spindle-bridge-test")
@@ -485,9 +492,4 @@ class BridgeSuite extends AnyFunSuite {
     assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
   }
 
-  test("every temporary directory the suite's tests made is removed (runs last)") {
-    assert(!made.isEmpty, "the tests above made temporary directories")
-    val left = made.asScala.filter(Files.exists(_))
-    assert(left.isEmpty, s"left behind: $left")
-  }
 }
