@@ -77,15 +77,10 @@ public final class BridgeServer implements AutoCloseable {
    * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed
    *     when the feed job started: non-zero after a resume)
    * @param loaderState the loader state JSON the feed job started from, handed to trainers as
-   *     the base of their {@code state_dict()} ("" if none)
+   *     the base of their {@code state_dict()}, and whose plan a trainer's state must be of to
+   *     resume ("" if none: trainers' states are not compared)
    */
-  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState,
-      Epoch epoch) {
-    /** A feed that states no epoch ({@link Epoch#NONE}): trainers' states are not compared. */
-    public RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
-      this(rank, feeder, firstBatch, loaderState, Epoch.NONE);
-    }
-
+  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
     /** Validates. */
     public RankFeed {
       if (rank < 0) {
@@ -107,28 +102,6 @@ public final class BridgeServer implements AutoCloseable {
             + BatchKeys.MAX_ROWS + ")");
       }
       loaderState = loaderState == null ? "" : loaderState;
-      epoch = epoch == null ? Epoch.NONE : epoch;
-    }
-  }
-
-  /**
-   * Which epoch of which dataset a feed serves, or a trainer's loader state is from: the loader
-   * state JSON's {@code "epoch"} and {@code "manifest": {"sha256"}}. A trainer that states a
-   * state to resume from must state the epoch and manifest its rank is served from now.
-   *
-   * @param number the epoch, -1 when not known
-   * @param manifest the manifest fingerprint (SHA-256, hex), "" when not known
-   */
-  public record Epoch(int number, String manifest) {
-    /** Not known: nothing is compared. */
-    public static final Epoch NONE = new Epoch(-1, "");
-
-    /** Validates. */
-    public Epoch {
-      if (number < -1) {
-        throw new IllegalArgumentException("Invalid epoch: " + number + " (must be >= 0, or -1)");
-      }
-      manifest = manifest == null ? "" : manifest;
     }
   }
 
@@ -301,17 +274,18 @@ public final class BridgeServer implements AutoCloseable {
    * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
    * {@link #listen} only) and returns its resume point: the batches of the current leg its state
    * says it consumed (in {@code 0..batches}), or -1 when it stated none. A waiting trainer whose
-   * state is from another epoch or manifest than {@code epoch} (what the caller will serve), or
-   * whose resume point is outside {@code 0..batches} (the rank's planned batches), is refused
-   * with BAD_RESUME and the wait goes on: a stale or bogus trainer never decides where the rank
-   * starts, nor fails the caller.
+   * resume point is outside {@code 0..batches} (the rank's planned batches), or whose state is of
+   * another plan than {@code loaderState} (the state the caller will serve; see {@link
+   * RankFeed#loaderState}), is refused with BAD_RESUME and the wait goes on: a stale or bogus
+   * trainer never decides where the rank starts, nor fails the caller.
    *
    * @throws TimeoutException if no fitting trainer of the rank came within {@code timeout}
+   * @throws IllegalArgumentException if {@code loaderState} is neither "" nor a JSON object
    */
-  public long awaitTrainer(int rank, Duration timeout, Epoch epoch, long batches)
+  public long awaitTrainer(int rank, Duration timeout, String loaderState, long batches)
       throws TimeoutException, InterruptedException {
     requireLate();
-    return late.awaitTrainer(rank, timeout, epoch, batches, closed);
+    return late.awaitTrainer(rank, timeout, PlanIdentity.of(loaderState), batches, closed);
   }
 
   /**
@@ -393,14 +367,14 @@ public final class BridgeServer implements AutoCloseable {
           + worldSize + ": must be 0.." + (worldSize - 1) + ")");
     }
     RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, h.resume(), h.state(), ranks, closed);
+        : late.awaitServed(rank, h.resume(), h.plan(), ranks, closed);
     if (c == null) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
     c.memory.accept(h.device(), rank);
-    ResumeCheck.check(rank, c.epoch, h.state());
     ResumeCheck.range(rank, h.resume(), c.endBatch());
+    ResumeCheck.plan(rank, c.plan, h.resume(), h.plan());
     return c;
   }
 

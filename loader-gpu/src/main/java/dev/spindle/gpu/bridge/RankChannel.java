@@ -26,8 +26,8 @@ final class RankChannel {
   final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
-  /** The epoch and manifest served: a trainer's stated state must match (ResumeCheck). */
-  final BridgeServer.Epoch epoch;
+  /** The plan identity of {@code loaderState}: a trainer's stated state must match it. */
+  final String plan;
   private final long endBatch;
   private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
@@ -46,7 +46,7 @@ final class RankChannel {
     this.memory = memory;
     this.firstBatch = feed.firstBatch();
     this.loaderState = feed.loaderState();
-    this.epoch = feed.epoch();
+    this.plan = PlanIdentity.of(feed.loaderState());
     this.nextFromFeeder = feed.firstBatch();
     this.endBatch = endBatch;
     this.seqBase = seqBase;

@@ -15,7 +15,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 
 import dev.spindle.gpu.bridge.BridgeFixture._
-import dev.spindle.gpu.bridge.BridgeServer.{Admission, Epoch}
+import dev.spindle.gpu.bridge.BridgeServer.Admission
 import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import org.scalatest.BeforeAndAfterAll
@@ -40,13 +40,13 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     dir
   }
 
-  private def withBridge[T](world: Int, feeds: Seq[Feed], epoch: Epoch = Epoch.NONE,
+  private def withBridge[T](world: Int, feeds: Seq[Feed], state: String = "",
       admission: Admission = Admission.of(RunToken.random()))(
       f: (BridgeServer, Path) => T): T = {
     val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
-      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "", epoch)).asJava,
+      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, state)).asJava,
       admission)
     teardown(server, feeds, dir)(f(server, dir))
   }
@@ -220,48 +220,80 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  test("a trainer whose state is from another epoch or manifest is refused, naming both") {
+  test("a state's plan identity is every field but the current leg's counts, as Python derives it") {
+    val state = """{"format": "spindle-loader-state/1",
+      "manifest": {"sha256": "%s", "shards": 3, "samples": 90},
+      "seed": -42, "epoch": 4, "batchSize": 8, "remainder": "DROP_LAST",
+      "shuffleWindow": 64, "worldSize": 2, "batchesConsumed": [5, 6],
+      "earlierLegs": [{"worldSize": 3, "batchesConsumed": [1, 2, 3]},
+                      {"worldSize": 1, "batchesConsumed": [0]}]}""".format("cd" * 32)
+    // The same state and identity as tests/test_protocol.py's.
+    assert(PlanIdentity.of(state) == "format=spindle-loader-state/1\nmanifest.sha256=" + "cd" * 32
+      + "\nseed=-42\nepoch=4\nbatchSize=8\nremainder=DROP_LAST\nshuffleWindow=64\nworldSize=2"
+      + "\nearlierLegs=3:1,2,3;1:0")
+    assert(PlanIdentity.of(state.replace("[5, 6]", "[7, 7]")) == PlanIdentity.of(state))
+    assert(PlanIdentity.of("""{"worldSize": 1, "seed": 1.5, "earlierLegs": [{"worldSize": 2,
+      "batchesConsumed": [1, "a"]}, 3]}""") == "format=\nmanifest.sha256=\nseed=\nepoch=\n"
+      + "batchSize=\nremainder=\nshuffleWindow=\nworldSize=1\nearlierLegs=2:1,a;:")
+    assert(PlanIdentity.of("") == "")
+    assert(intercept[IllegalArgumentException](PlanIdentity.of("[1]")).getMessage ==
+      "Invalid loader state: not a JSON object")
+  }
+
+  test("a trainer whose state is of another plan is refused, naming each differing field") {
     val m = "ab" * 32
     val feed = new Feed(0, 0L until 4L, 3)
-    withBridge(1, Seq(feed), new Epoch(1, m)) { (server, dir) =>
+    withBridge(1, Seq(feed), loaderState(1, m, Seq(0))) { (server, dir) =>
       val s = server.socketPath()
-      def refused(state: Path): Line = {
-        val t = new Trainer(s, 0, 1, dir, Seq("--state-in", state.toString, "--expect-error") ++ Np)
+      def refused(state: String): String = {
+        val t = new Trainer(s, 0, 1, dir,
+          Seq("--state-in", stateFile(dir, state).toString, "--expect-error") ++ Np)
         assert(t.await() == 0, t.output)
-        t.lines().head
+        val err = t.lines().head
+        assert(err.kind == "ERROR" && err.fields(1) == "BAD_RESUME", err)
+        val prefix = "BAD_RESUME: Invalid resume state: it is of another plan than rank 0 is " +
+          "served from: "
+        val hint = " (start the trainer without a state, or restart the feed job from its state)"
+        assert(err.fields(2).startsWith(prefix) && err.fields(2).endsWith(hint), err)
+        err.fields(2).stripPrefix(prefix).stripSuffix(hint)
       }
-      val epoch = refused(stateFile(dir, 0, m, 0))
-      assert(epoch.fields(1) == "BAD_RESUME" && epoch.fields(2) == "BAD_RESUME: Invalid resume "
-        + "state: it is from epoch 0, but rank 0 is served epoch 1 now (start the trainer without "
-        + "a state, or restart the feed job from its state)", epoch)
-      val manifest = refused(stateFile(dir, 1, "cd" * 32, 0))
-      assert(manifest.fields(2) == "BAD_RESUME: Invalid resume state: it is for manifest '"
-        + "cd" * 32 + "', but rank 0 is served from manifest " + m + " (start the trainer "
-        + "without a state, or restart the feed job from its state)", manifest)
-      val good = new Trainer(s, 0, 1, dir, Seq("--state-in", stateFile(dir, 1, m, 0).toString) ++ Np)
+      assert(refused(loaderState(0, m, Seq(0))) == "'epoch': state '0', feed '1'")
+      assert(refused(loaderState(1, "cd" * 32, Seq(0))) ==
+        s"'manifest.sha256': state '${"cd" * 32}', feed '$m'")
+      assert(refused(loaderState(1, m, Seq(0), seed = 7, batchSize = 8)) ==
+        "'seed': state '7', feed '3'; 'batchSize': state '8', feed '4'")
+      assert(refused(loaderState(1, m, Seq(0),
+        earlierLegs = """[{"worldSize": 2, "batchesConsumed": [1, 1]}]""")) ==
+        "'earlierLegs': state '2:1,1', feed ''")
+      assert(refused(loaderState(1, m, Seq(0, 0))) == "'worldSize': state '2', feed '1'")
+      // The same plan, further on in the current leg: served from there.
+      val good = new Trainer(s, 0, 1, dir,
+        Seq("--state-in", stateFile(dir, loaderState(1, m, Seq(2))).toString) ++ Np)
       assert(good.await() == 0, good.output)
-      assertArrived(good.batches(), feed, 0L until 4L)
+      assertArrived(good.batches(), feed, 2L until 4L)
     }
   }
 
-  test("a rank served later: its feed task sees only a trainer whose state fits its epoch") {
+  test("a rank served later: its feed task sees only a trainer whose state is of its plan") {
     implicit val ec: ExecutionContext = ExecutionContext.global
     val m = "ef" * 32
+    val served = loaderState(2, m, Seq(0))
     val gate = new CountDownLatch(1)
     val feed = new Feed(0, 0L until 4L, 3, gate)
     withLateBridge(1, Seq(feed)) { (server, dir) =>
       val s = server.socketPath()
       val task = Future {
-        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), new Epoch(2, m), 4)
-        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, "", new Epoch(2, m)), 4)
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), served, 4)
+        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, served), 4)
         gate.countDown()
         resume
       }
-      val stale = new Trainer(s, 0, 1, dir,
-        Seq("--state-in", stateFile(dir, 1, m, 3).toString, "--expect-error") ++ Np)
+      val stale = new Trainer(s, 0, 1, dir, Seq("--state-in",
+        stateFile(dir, loaderState(1, m, Seq(3))).toString, "--expect-error") ++ Np)
       assert(stale.await() == 0, stale.output)
       assert(stale.lines().head.fields(2).startsWith("BAD_RESUME: Invalid resume state: it is "
-        + "from epoch 1, but rank 0 is served epoch 2 now"), stale.lines().head)
+        + "of another plan than rank 0 is served from: 'epoch': state '1', feed '2' ("),
+        stale.lines().head)
       assert(!task.isCompleted, "the feed task must not start from a refused trainer's state")
       val good = new Trainer(s, 0, 1, dir, Np)
       assert(good.await() == 0, good.output)
@@ -277,7 +309,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     withLateBridge(1, Seq(feed)) { (server, dir) =>
       val s = server.socketPath()
       val task = Future {
-        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), Epoch.NONE, 6)
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), "", 6)
         server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, ""), 6)
         gate.countDown()
         resume
