@@ -1,8 +1,6 @@
 package dev.spindle.gpu.bridge;
 
-import dev.spindle.gpu.device.DeviceKind;
 import dev.spindle.gpu.device.SharedMemoryDevice;
-import dev.spindle.gpu.feed.GpuFeeder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
@@ -11,11 +9,11 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -69,95 +67,11 @@ public final class BridgeServer implements AutoCloseable {
   private final AtomicInteger ids = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  /**
-   * What one rank receives.
-   *
-   * @param rank the trainer rank, 0 ≤ rank &lt; world size
-   * @param feeder its feeder, on a {@link SharedMemoryDevice} or a CUDA device
-   * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed
-   *     when the feed job started: non-zero after a resume)
-   * @param loaderState the loader state JSON the feed job started from, handed to trainers as
-   *     the base of their {@code state_dict()}, and whose plan a trainer's state must be of to
-   *     resume ("" if none: trainers' states are not compared)
-   */
-  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
-    /** Validates. */
-    public RankFeed {
-      if (rank < 0) {
-        throw new IllegalArgumentException("Invalid rank: " + rank + " (must be >= 0)");
-      }
-      if (firstBatch < 0) {
-        throw new IllegalArgumentException("Invalid first batch: " + firstBatch
-            + " (must be >= 0)");
-      }
-      if (!(feeder.device() instanceof SharedMemoryDevice)
-          && feeder.device().kind() != DeviceKind.CUDA) {
-        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": it runs on "
-            + feeder.device().description() + ", whose memory another process cannot map "
-            + "(open it on a SharedMemoryDevice or a CUDA device)");
-      }
-      if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
-        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": batches of "
-            + feeder.config().maxRows() + " rows (a BATCH message carries at most "
-            + BatchKeys.MAX_ROWS + ")");
-      }
-      loaderState = loaderState == null ? "" : loaderState;
-    }
-  }
-
-  /**
-   * Who may connect, and how many at once: trainers that present {@code token}; a peer that has
-   * not sent a whole HELLO within {@code handshakeTimeout} is dropped; past {@code
-   * maxConnections} open connections a new one gets an ERROR (BUSY) and is closed at once, by
-   * the accept thread, without a thread of its own.
-   *
-   * @param token the run's token (see {@link RunToken})
-   * @param handshakeTimeout how long a new connection may take to send its HELLO
-   * @param maxConnections connections open at once (trainers and peers in their handshake)
-   */
-  public record Admission(RunToken token, Duration handshakeTimeout, int maxConnections) {
-    /** Default handshake timeout: a trainer sends HELLO right after it connects. */
-    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
-    /** Default connection cap: far above the ranks one node serves. */
-    public static final int MAX_CONNECTIONS = 64;
-
-    /** Validates. */
-    public Admission {
-      java.util.Objects.requireNonNull(token, "token");
-      if (handshakeTimeout == null || handshakeTimeout.isNegative()
-          || handshakeTimeout.isZero()) {
-        throw new IllegalArgumentException("Invalid handshake timeout: " + handshakeTimeout
-            + " (must be > 0)");
-      }
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException("Invalid connection cap: " + maxConnections
-            + " (must be >= 1)");
-      }
-    }
-
-    /** Admission for {@code token}'s trainers with the default limits. */
-    public static Admission of(RunToken token) {
-      return new Admission(token, HANDSHAKE_TIMEOUT, MAX_CONNECTIONS);
-    }
-
-    /** The same token with other limits. */
-    public Admission withLimits(Duration handshake, int connections) {
-      return new Admission(token, handshake, connections);
-    }
-  }
-
   /** Takes the next connection off the listening socket (a seam for tests of accept errors). */
   @FunctionalInterface
   interface Acceptor {
     SocketChannel accept(ServerSocketChannel server) throws IOException;
   }
-
-  /**
-   * Counters since start, and connections open now; any thread. {@code refused} counts ERRORs
-   * sent to peers and peers dropped in their handshake.
-   */
-  public record Stats(long trainersConnected, long refused, long batchesDelivered,
-      long leasesRevoked, int connectionsOpen) {}
 
   private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
       Admission admission, Acceptor accept) throws IOException {
@@ -334,8 +248,8 @@ public final class BridgeServer implements AutoCloseable {
   }
 
   /** Counters now. */
-  public Stats stats() {
-    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get(),
+  public BridgeStats stats() {
+    return new BridgeStats(connected.get(), refused.get(), delivered.get(), revoked.get(),
         open.size());
   }
 

@@ -36,11 +36,11 @@ final class RankChannel {
   private boolean ended;
   private boolean retired;
 
-  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory) {
+  RankChannel(RankFeed feed, ServedMemory memory) {
     this(feed, memory, Long.MAX_VALUE, 0);
   }
 
-  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory, long endBatch, long seqBase) {
+  RankChannel(RankFeed feed, ServedMemory memory, long endBatch, long seqBase) {
     this.rank = feed.rank();
     this.feeder = feed.feeder();
     this.memory = memory;

@@ -15,7 +15,6 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 
 import dev.spindle.gpu.bridge.BridgeFixture._
-import dev.spindle.gpu.bridge.BridgeServer.Admission
 import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import org.scalatest.BeforeAndAfterAll
@@ -46,7 +45,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
-      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, state)).asJava,
+      feeds.map(fd => new RankFeed(fd.rank, fd.feeder, 0, state)).asJava,
       admission)
     teardown(server, feeds, dir)(f(server, dir))
   }
@@ -284,7 +283,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val s = server.socketPath()
       val task = Future {
         val resume = server.awaitTrainer(0, Duration.ofSeconds(60), served, 4)
-        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, served), 4)
+        server.serve(new RankFeed(0, feed.feeder, 0, served), 4)
         gate.countDown()
         resume
       }
@@ -310,7 +309,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val s = server.socketPath()
       val task = Future {
         val resume = server.awaitTrainer(0, Duration.ofSeconds(60), "", 6)
-        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, ""), 6)
+        server.serve(new RankFeed(0, feed.feeder, 0, ""), 6)
         gate.countDown()
         resume
       }
@@ -388,7 +387,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       else server.accept()
     val dir = tempDir()
     val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
-      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
       Admission.of(RunToken.random()), flaky)
     teardown(server, Seq(feed), dir) {
       val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
@@ -415,7 +414,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val feed = new Feed(0, 0L until 1L, 2)
     val dir = tempDir()
     val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
-      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
       Admission.of(RunToken.random()))
     teardown(server, Seq(feed), dir) {
       server.close() // shuts the handshake timer down
@@ -437,7 +436,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val late: BridgeServer.Acceptor = server =>
       if (calls.incrementAndGet() == 1) { handOver.await(); theirs } else server.accept()
     val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
-      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
       Admission.of(RunToken.random()), late)
     teardown(server, Seq(feed), dir) {
       try {
@@ -448,7 +447,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
         closing.join(30000)
         assert(!closing.isAlive, "close() returned")
         assert(!theirs.isOpen && Wire.read(mine) == null, "the late connection is closed")
-        assert(server.stats() == new BridgeServer.Stats(0, 0, 0, 0, 0),
+        assert(server.stats() == new BridgeStats(0, 0, 0, 0, 0),
           "it got no session: nothing counted, nothing open")
       } finally mine.close()
     }
@@ -475,7 +474,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val feed = new Feed(0, Seq.empty, 2)
     withBridge(1, Seq(feed)) { (server, dir) =>
       def start(p: Path) = BridgeServer.start(p, 1,
-        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+        java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
         Admission.of(RunToken.random()))
       val live = intercept[IllegalArgumentException](start(server.socketPath()))
       assert(live.getMessage.endsWith("is in use by another bridge"))
@@ -499,7 +498,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("a feeder on memory another process cannot map is refused at start") {
     val feeder = GpuFeeder.open(new HostDevice(), FeederConfig.of(2, NormalizeSpec.raw(4, 1, 1)))
     try {
-      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
       assert(e.getMessage.contains("whose memory another process cannot map"))
     } finally feeder.close(Duration.ZERO)
   }
@@ -508,7 +507,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val feeder = GpuFeeder.open(new SharedMemoryDevice(),
       FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
     try {
-      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
       assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
         + "carries at most 65536)")
     } finally feeder.close(Duration.ZERO)

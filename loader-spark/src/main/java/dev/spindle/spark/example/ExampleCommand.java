@@ -2,7 +2,10 @@ package dev.spindle.spark.example;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.gpu.bridge.Admission;
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.BridgeStats;
+import dev.spindle.gpu.bridge.RankFeed;
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.SharedMemoryDevice;
@@ -89,17 +92,17 @@ public final class ExampleCommand {
     List<GpuFeeder> feeders = new ArrayList<>();
     try {
       Map<Integer, GpuFeeder> byRank = new LinkedHashMap<>();
-      List<BridgeServer.RankFeed> feeds = new ArrayList<>();
+      List<RankFeed> feeds = new ArrayList<>();
       for (int r = 0; r < o.world(); r++) {
         GpuFeeder f = GpuFeeder.open(new SharedMemoryDevice(), FeederConfig.of(o.batch(),
             NormalizeSpec.raw(28, 28, 3)).withSlots(4).withLeaseTimeout(Duration.ofMinutes(10)));
         feeders.add(f);
         byRank.put(r, f);
-        feeds.add(new BridgeServer.RankFeed(r, f, 0, ""));
+        feeds.add(new RankFeed(r, f, 0, ""));
       }
       RunToken token = RunToken.random();
       try (BridgeServer bridge = BridgeServer.start(o.work().resolve("bridge/bridge.sock"),
-          o.world(), feeds, BridgeServer.Admission.of(token))) {
+          o.world(), feeds, Admission.of(token))) {
         System.out.println("spindle example: trainer bridge on " + bridge.socketPath());
         return train(spark, o, bridge, token, byRank, imported);
       }
@@ -133,7 +136,7 @@ public final class ExampleCommand {
   }
 
   private static JobReport report(Options o, Trainers trainers, JobReport feed,
-      JobReport imported, BridgeServer.Stats stats) throws IOException {
+      JobReport imported, BridgeStats stats) throws IOException {
     JsonNode r0 = JSON.readTree(trainers.reportFile(0).toFile());
     long samples = 0;
     double wait = 0;
