@@ -171,17 +171,19 @@ public final class BridgeServer implements AutoCloseable {
    * Serves {@code feed} from now on (servers from {@link #listen} only): batch numbers start at
    * {@code feed.firstBatch()} with the next batch offered to its feeder (batches the feeder held
    * from an earlier feed are dropped unseen), and the trainer gets END after batch {@code
-   * endBatch - 1}. Replaces the rank's earlier feed, releasing what it still held, and wakes the
-   * rank's waiting trainer.
+   * feed.endBatch() - 1}, which must be known. Replaces the rank's earlier feed, releasing what it
+   * still held, and wakes the rank's waiting trainer.
    */
-  public void serve(RankFeed feed, long endBatch) {
+  public void serve(RankFeed feed) {
     requireLate();
-    if (feed.rank() >= worldSize || endBatch < feed.firstBatch()) {
+    if (feed.rank() >= worldSize || feed.endBatch() == RankFeed.UNKNOWN_END) {
       throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
-          + feed.firstBatch() + ".." + endBatch + " (world size " + worldSize + ")");
+          + feed.firstBatch() + ".." + (feed.endBatch() == RankFeed.UNKNOWN_END ? "(unknown)"
+          : feed.endBatch()) + " (world size " + worldSize + "; a rank served later has a "
+          + "planned end)");
     }
     late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
-        endBatch, feed.feeder().stats().ring().published()), ranks);
+        feed.feeder().stats().ring().published()), ranks);
   }
 
   /**

@@ -15,21 +15,21 @@ final class ResumeCheck {
   private ResumeCheck() {}
 
   /**
-   * Refuses a resume point other than -1 (no state) or {@code 0..batches}, the batches the rank
-   * has to serve ({@code Long.MAX_VALUE}: not known, only negative points are refused).
+   * Refuses a resume point other than -1 (no state) or {@code 0..end}, {@code end} being the
+   * number after the rank's last planned batch; with {@link RankFeed#UNKNOWN_END} only points
+   * below -1 are refused.
    *
    * @throws ProtocolException BAD_RESUME naming the point and the range
    */
-  static void range(int rank, long resume, long batches) {
-    if (resume >= -1 && resume <= batches) {
+  static void range(int rank, long resume, long end) {
+    if (resume >= -1 && resume <= end) {
       return;
     }
-    String what = batches == Long.MAX_VALUE ? "" : ", but rank " + rank + " has " + batches
-        + " batches to serve";
-    String range = batches == Long.MAX_VALUE ? ">= 0" : "0.." + batches;
+    boolean known = end != RankFeed.UNKNOWN_END;
+    String what = known ? ", but rank " + rank + " has " + end + " batches to serve" : "";
     throw new ProtocolException(BridgeError.BAD_RESUME, "Invalid resume point: the trainer's "
-        + "state says " + resume + " batches consumed" + what + " (must be " + range
-        + ", or -1 for no state)");
+        + "state says " + resume + " batches consumed" + what + " (must be "
+        + (known ? "0.." + end : ">= 0") + ", or -1 for no state)");
   }
 
   /**

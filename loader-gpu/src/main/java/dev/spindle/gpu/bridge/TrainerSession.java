@@ -121,8 +121,8 @@ final class TrainerSession implements Runnable {
           + resume + ".." + (at - 1) + " already left this feeder; restart the feed job from "
           + "that loader state");
     }
-    if (resume > at) {
-      c.skipTo(resume, STEP);
+    while (resume > at && c.skipStep(resume, STEP)) {
+      server.checkOpen(); // a skip of a feed of unknown length stops when the bridge closes
     }
     sendWelcome(c);
     server.connected.incrementAndGet();

@@ -283,7 +283,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val s = server.socketPath()
       val task = Future {
         val resume = server.awaitTrainer(0, Duration.ofSeconds(60), served, 4)
-        server.serve(new RankFeed(0, feed.feeder, 0, served), 4)
+        server.serve(new RankFeed(0, feed.feeder, 0, served, 4))
         gate.countDown()
         resume
       }
@@ -309,7 +309,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val s = server.socketPath()
       val task = Future {
         val resume = server.awaitTrainer(0, Duration.ofSeconds(60), "", 6)
-        server.serve(new RankFeed(0, feed.feeder, 0, ""), 6)
+        server.serve(new RankFeed(0, feed.feeder, 0, "", 6))
         gate.countDown()
         resume
       }
@@ -332,6 +332,44 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(second.await() == 0, second.output)
       assertArrived(first.batches(), feed, 0L until 2L)
       assertArrived(second.batches(), feed, 2L until 6L)
+    }
+  }
+
+  test("a bridge with fixed ranks refuses a resume beyond the rank's planned batches and ends there") {
+    val feed = new Feed(0, 0L until 6L, 3)
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "", 6)), Admission.of(RunToken.random()))
+    teardown(server, Seq(feed), dir) {
+      val s = server.socketPath()
+      for (bad <- Seq(1L << 40, 7L)) {
+        assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = bad))) == (6,
+          s"Invalid resume point: the trainer's state says $bad batches consumed, but rank 0 has "
+          + "6 batches to serve (must be 0..6, or -1 for no state)"))
+      }
+      val t = new Trainer(s, 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 6L) // nothing was skipped
+    }
+  }
+
+  test("a far resume into a feed of unknown length never holds the rank: close() ends the skip") {
+    val gate = new CountDownLatch(1) // the producer never offers: the skip waits for batches
+    val feed = new Feed(0, 0L until 4L, 3, gate)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val peer = SocketChannel.open(UnixDomainSocketAddress.of(s))
+      try {
+        peer.write(ByteBuffer.wrap(frame(Wire.HELLO, helloTo(s, 0, 1, resume = 1L << 40))))
+        Thread.sleep(1000) // its session claims the rank and skips towards batch 2^40
+        val closing = new Thread(() => server.close())
+        closing.start()
+        closing.join(30000)
+        assert(!closing.isAlive, "close() waited for the skip (it held the rank's channel)")
+      } finally {
+        gate.countDown()
+        peer.close()
+      }
     }
   }
 

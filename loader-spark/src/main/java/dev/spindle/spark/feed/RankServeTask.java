@@ -91,7 +91,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
         config(plan));
     try {
-      bridge.serve(new RankFeed(rank, feeder, start, state), end);
+      bridge.serve(new RankFeed(rank, feeder, start, state, end));
       TaskOutcome o = start >= end ? TaskOutcome.empty()
           : feed.run(List.of(new FeedSlice(rank, start, end)),
               FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
