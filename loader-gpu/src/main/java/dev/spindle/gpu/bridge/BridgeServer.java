@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * next trainer of its rank, which resumes where the last one stopped.
  *
  * <p>Ranks served later: a server started with {@link #listen} serves no rank at first; a
- * producer adds one with {@link #serve(RankFeed, long)} once it knows where the rank starts, for
+ * producer adds one with {@link #serve(RankFeed)} once it knows where the rank starts, for
  * which it may first wait for the rank's trainer with {@link #awaitTrainer} (the trainer's HELLO
  * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
  * finished, waits in its handshake until the rank is served.
@@ -138,7 +138,7 @@ public final class BridgeServer implements AutoCloseable {
 
   /**
    * Binds {@code socket} like {@link #start} but serves no rank yet: ranks come with {@link
-   * #serve(RankFeed, long)}. A trainer of an unserved rank waits up to {@code trainerWait} in
+   * #serve(RankFeed)}. A trainer of an unserved rank waits up to {@code trainerWait} in
    * its handshake, then is refused with BAD_RANK.
    */
   public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait,
