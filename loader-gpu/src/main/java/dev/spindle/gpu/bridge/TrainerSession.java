@@ -92,7 +92,7 @@ final class TrainerSession implements Runnable {
   static void refuseAtOnce(SocketChannel ch, BridgeError e, String message) {
     try (ch) {
       ch.configureBlocking(false);
-      Wire.writeNow(ch, Wire.ERROR, Wire.error(e, message));
+      Wire.writeNow(ch, Wire.ERROR, Wire.errorPayload(e, message));
       discardInput(ch);
     } catch (IOException ex) {
       LOG.debug("Could not send {} to a refused bridge connection", e, ex);
@@ -262,7 +262,7 @@ final class TrainerSession implements Runnable {
 
   private void sendError(BridgeError e, String message) {
     try {
-      Wire.write(ch, Wire.ERROR, Wire.error(e, message));
+      Wire.write(ch, Wire.ERROR, Wire.errorPayload(e, message));
       discardInput(ch);
     } catch (IOException | RuntimeException ex) {
       LOG.debug("Could not send ERROR to bridge connection {}", id, ex);

@@ -101,7 +101,7 @@ final class Wire {
   }
 
   /** An ERROR payload: u16 code, str message. */
-  static ByteBuffer error(BridgeError e, String message) {
+  static ByteBuffer errorPayload(BridgeError e, String message) {
     ByteBuffer b = buffer(2 + stringBytes(message));
     b.putShort((short) e.code);
     putString(b, message);
