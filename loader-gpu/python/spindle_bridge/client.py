@@ -58,8 +58,8 @@ class SpindleLoader:
     the feeder writes beside its socket, ``<socket>.token``).
 
     ``state_dict()`` is the loader state JSON (as a dict) with this rank's batches consumed;
-    pass it back as ``state=`` to resume within the same epoch (the feeder refuses a state from
-    another epoch or dataset). Not thread-safe: one iterating thread per loader.
+    pass it back as ``state=`` to resume within the same epoch (the feeder refuses a state of
+    another plan: another dataset, seed, epoch, batch size, world size or leg). Not thread-safe: one iterating thread per loader.
     """
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
@@ -87,7 +87,7 @@ class SpindleLoader:
         try:
             try:
                 self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
-                                           self.device, *_state_epoch(state)))
+                                           self.device, _plan_identity(state)))
             except (BrokenPipeError, ConnectionResetError):
                 pass  # a feeder that refused at once (BUSY) has closed: its ERROR is read below
             msg_type, payload = p.read_frame(self._sock)
@@ -235,19 +235,52 @@ def _map_shared(path, size):
 
 
 def _run_token(token, socket_path):
-    """The run token: ``token`` if given, else ``SPINDLE_RUN_TOKEN``; refuses to go without."""
+    """The run token: ``token`` if given, else ``SPINDLE_RUN_TOKEN``, without surrounding
+    whitespace (the token file ends in a newline); refuses to go without."""
     token = token if token is not None else os.environ.get("SPINDLE_RUN_TOKEN")
+    token = token.strip() if token else token
     if not token:
         raise ValueError("no run token for %s: pass token=... or set SPINDLE_RUN_TOKEN (the "
                          "feeder writes it to %s.token)" % (socket_path, socket_path))
     return token
 
 
-def _state_epoch(state):
-    """(epoch, manifest fingerprint) of a loader state, which HELLO states; (-1, "") if none."""
+_PLAN_FIELDS = ("format", "manifest.sha256", "seed", "epoch", "batchSize", "remainder",
+               "shuffleWindow", "worldSize", "earlierLegs")
+
+
+def _plan_identity(state):
+    """The plan a loader state counts batches of, which HELLO states ("" without a state): one
+    ``name=value`` line per field of _PLAN_FIELDS, every field but the current leg's
+    ``batchesConsumed`` (PROTOCOL.md, "Plan identity"; the feeder derives it alike)."""
     if state is None:
-        return -1, ""
-    return int(state.get("epoch", -1)), str(state.get("manifest", {}).get("sha256", ""))
+        return ""
+    manifest = state.get("manifest")
+    legs = state.get("earlierLegs")
+
+    def field(name):
+        if name == "manifest.sha256":
+            return _plan_value(manifest.get("sha256") if isinstance(manifest, dict) else None)
+        if name == "earlierLegs":
+            return ";".join(_plan_leg(leg) for leg in legs) if isinstance(legs, list) else ""
+        return _plan_value(state.get(name))
+    return "\n".join("%s=%s" % (name, field(name)) for name in _PLAN_FIELDS)
+
+
+def _plan_leg(leg):
+    leg = leg if isinstance(leg, dict) else {}
+    consumed = leg.get("batchesConsumed")
+    consumed = consumed if isinstance(consumed, list) else []
+    return "%s:%s" % (_plan_value(leg.get("worldSize")), ",".join(map(_plan_value, consumed)))
+
+
+def _plan_value(v):
+    """A string as it is, an integer in decimal, anything else empty."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    return ""
 
 
 def _resume_point(state, rank):

@@ -71,11 +71,11 @@ def string(s):
     return struct.pack("<I", len(b)) + b
 
 
-def hello(token, rank, world_size, resume_from, device, state_epoch=-1, state_manifest=""):
-    """HELLO: the run token, then rank, world size, resume point and device, then the epoch and
-    manifest fingerprint of the loader state resumed from (-1 and "" without a state)."""
+def hello(token, rank, world_size, resume_from, device, plan=""):
+    """HELLO: the run token, then rank, world size, resume point and device, then the plan
+    identity of the loader state resumed from ("" without a state; client._plan_identity)."""
     return frame(HELLO, string(token) + struct.pack("<iiq", rank, world_size, resume_from)
-                 + string(device) + struct.pack("<i", state_epoch) + string(state_manifest))
+                 + string(device) + string(plan))
 
 
 def next_request(timeout_ms):

@@ -42,7 +42,7 @@ class FakeFeeder(threading.Thread):
     def serve(self, conn):
         t, payload = p.read_frame(conn)
         r = p.Reader(payload)
-        self.hello = (t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.i32(), r.string())
+        self.hello = (t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string())
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, 0, p.MEMORY_CUDA_IPC)
                              + struct.pack("<i", self.ordinal) + HANDLE
                              + struct.pack("<q", 1 << 20)
@@ -131,7 +131,7 @@ class CudaClientTest(unittest.TestCase):
         loader.close()
         f.join(10)
         self.assertIsNone(f.error)
-        self.assertEqual(f.hello, (p.HELLO, TOKEN, 0, 1, -1, "cuda:0", -1, ""))
+        self.assertEqual(f.hello, (p.HELLO, TOKEN, 0, 1, -1, "cuda:0", ""))
         self.assertEqual(self.log[0], ("open", 0, HANDLE, "driver"))
         self.assertEqual(got, [(("images@0", (2, 2, 2, 1)), ("labels@256",))])
         self.assertEqual(loader.last.image_offset, 0)

@@ -9,7 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import protocol as p  # noqa: E402
-from spindle_bridge.client import _resume_point, _run_token, _state_epoch  # noqa: E402
+from spindle_bridge.client import _plan_identity, _resume_point, _run_token  # noqa: E402
 from spindle_bridge.client import SpindleLoader, _map_shared, merge_states  # noqa: E402
 
 
@@ -26,21 +26,39 @@ class ProtocolTest(unittest.TestCase):
         self.addCleanup(b.close)
         return b
 
-    def test_hello_layout_is_token_rank_world_resume_device_epoch_manifest(self):
-        f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", 3, "ab" * 32)
+    def test_hello_layout_is_token_rank_world_resume_device_plan(self):
+        f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3")
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 2, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 4 + 64))
+                         (b"SPDL", 2, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
         r = p.Reader(f[12:])
-        self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.i32(), r.string()),
-                         ("t0k3n-0123456789", 1, 2, 5, "cpu", 3, "ab" * 32))
+        self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()),
+                         ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3"))
         self.assertEqual(r.at, n)
 
-    def test_a_state_names_its_epoch_and_manifest_in_hello(self):
-        self.assertEqual(_state_epoch(None), (-1, ""))
-        self.assertEqual(_state_epoch({"epoch": 4, "manifest": {"sha256": "cd" * 32},
-                                       "batchesConsumed": [1]}), (4, "cd" * 32))
-        self.assertEqual(_state_epoch({"worldSize": 1, "batchesConsumed": [1]}), (-1, ""))
+    def test_a_states_plan_identity_is_every_field_but_the_current_legs_counts(self):
+        state = {"format": "spindle-loader-state/1",
+                 "manifest": {"sha256": "cd" * 32, "shards": 3, "samples": 90},
+                 "seed": -42, "epoch": 4, "batchSize": 8, "remainder": "DROP_LAST",
+                 "shuffleWindow": 64, "worldSize": 2, "batchesConsumed": [5, 6],
+                 "earlierLegs": [{"worldSize": 3, "batchesConsumed": [1, 2, 3]},
+                                 {"worldSize": 1, "batchesConsumed": [0]}]}
+        identity = ("format=spindle-loader-state/1\nmanifest.sha256=" + "cd" * 32
+                    + "\nseed=-42\nepoch=4\nbatchSize=8\nremainder=DROP_LAST\n"
+                    "shuffleWindow=64\nworldSize=2\nearlierLegs=3:1,2,3;1:0")
+        self.assertEqual(_plan_identity(state), identity)
+        state["batchesConsumed"] = [7, 7]  # progress in the current leg: the same plan
+        self.assertEqual(_plan_identity(state), identity)
+        self.assertEqual(_plan_identity(None), "")
+
+    def test_missing_or_odd_fields_of_a_state_are_empty_in_its_plan_identity(self):
+        self.assertEqual(_plan_identity({"worldSize": 1, "batchesConsumed": [1]}),
+                         "format=\nmanifest.sha256=\nseed=\nepoch=\nbatchSize=\nremainder=\n"
+                         "shuffleWindow=\nworldSize=1\nearlierLegs=")
+        odd = _plan_identity({"manifest": "x", "seed": 1.5, "epoch": True, "batchSize": None,
+                              "earlierLegs": [{"worldSize": 2, "batchesConsumed": [1, "a"]}, 3]})
+        self.assertEqual(odd, "format=\nmanifest.sha256=\nseed=\nepoch=\nbatchSize=\n"
+                              "remainder=\nshuffleWindow=\nworldSize=\nearlierLegs=2:1,a;:")
 
     def test_the_token_comes_from_the_argument_else_the_environment(self):
         old = os.environ.pop("SPINDLE_RUN_TOKEN", None)
@@ -53,6 +71,22 @@ class ProtocolTest(unittest.TestCase):
         os.environ["SPINDLE_RUN_TOKEN"] = "b" * 16
         self.assertEqual(_run_token(None, "/x.sock"), "b" * 16)
         self.assertEqual(p.ERRORS[10], "BAD_TOKEN")
+
+    def test_the_token_is_taken_without_the_newline_of_the_token_file(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock.token")
+        with open(path, "w") as f:
+            f.write("c" * 64 + "\n")  # as the feeder writes it
+        with open(path) as f:
+            self.assertEqual(_run_token(f.read(), "/x.sock"), "c" * 64)
+        old = os.environ.get("SPINDLE_RUN_TOKEN")
+        self.addCleanup(lambda: os.environ.pop("SPINDLE_RUN_TOKEN") if old is None
+                        else os.environ.__setitem__("SPINDLE_RUN_TOKEN", old))
+        os.environ["SPINDLE_RUN_TOKEN"] = " " + "d" * 16 + "\r\n"
+        self.assertEqual(_run_token(None, "/x.sock"), "d" * 16)
+        with self.assertRaisesRegex(ValueError, "no run token"):
+            _run_token("\n", "/x.sock")
 
     def test_welcome_round_trips(self):
         w = p.parse_welcome(welcome_payload('{"a": 1}'))

@@ -1,8 +1,6 @@
 package dev.spindle.gpu.bridge;
 
-import dev.spindle.gpu.device.DeviceKind;
 import dev.spindle.gpu.device.SharedMemoryDevice;
-import dev.spindle.gpu.feed.GpuFeeder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
@@ -11,11 +9,11 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * next trainer of its rank, which resumes where the last one stopped.
  *
  * <p>Ranks served later: a server started with {@link #listen} serves no rank at first; a
- * producer adds one with {@link #serve(RankFeed, long)} once it knows where the rank starts, for
+ * producer adds one with {@link #serve(RankFeed)} once it knows where the rank starts, for
  * which it may first wait for the rank's trainer with {@link #awaitTrainer} (the trainer's HELLO
  * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
  * finished, waits in its handshake until the rank is served.
@@ -69,122 +67,11 @@ public final class BridgeServer implements AutoCloseable {
   private final AtomicInteger ids = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  /**
-   * What one rank receives.
-   *
-   * @param rank the trainer rank, 0 ≤ rank &lt; world size
-   * @param feeder its feeder, on a {@link SharedMemoryDevice} or a CUDA device
-   * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed
-   *     when the feed job started: non-zero after a resume)
-   * @param loaderState the loader state JSON the feed job started from, handed to trainers as
-   *     the base of their {@code state_dict()} ("" if none)
-   */
-  public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState,
-      Epoch epoch) {
-    /** A feed that states no epoch ({@link Epoch#NONE}): trainers' states are not compared. */
-    public RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState) {
-      this(rank, feeder, firstBatch, loaderState, Epoch.NONE);
-    }
-
-    /** Validates. */
-    public RankFeed {
-      if (rank < 0) {
-        throw new IllegalArgumentException("Invalid rank: " + rank + " (must be >= 0)");
-      }
-      if (firstBatch < 0) {
-        throw new IllegalArgumentException("Invalid first batch: " + firstBatch
-            + " (must be >= 0)");
-      }
-      if (!(feeder.device() instanceof SharedMemoryDevice)
-          && feeder.device().kind() != DeviceKind.CUDA) {
-        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": it runs on "
-            + feeder.device().description() + ", whose memory another process cannot map "
-            + "(open it on a SharedMemoryDevice or a CUDA device)");
-      }
-      if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
-        throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": batches of "
-            + feeder.config().maxRows() + " rows (a BATCH message carries at most "
-            + BatchKeys.MAX_ROWS + ")");
-      }
-      loaderState = loaderState == null ? "" : loaderState;
-      epoch = epoch == null ? Epoch.NONE : epoch;
-    }
-  }
-
-  /**
-   * Which epoch of which dataset a feed serves, or a trainer's loader state is from: the loader
-   * state JSON's {@code "epoch"} and {@code "manifest": {"sha256"}}. A trainer that states a
-   * state to resume from must state the epoch and manifest its rank is served from now.
-   *
-   * @param number the epoch, -1 when not known
-   * @param manifest the manifest fingerprint (SHA-256, hex), "" when not known
-   */
-  public record Epoch(int number, String manifest) {
-    /** Not known: nothing is compared. */
-    public static final Epoch NONE = new Epoch(-1, "");
-
-    /** Validates. */
-    public Epoch {
-      if (number < -1) {
-        throw new IllegalArgumentException("Invalid epoch: " + number + " (must be >= 0, or -1)");
-      }
-      manifest = manifest == null ? "" : manifest;
-    }
-  }
-
-  /**
-   * Who may connect, and how many at once: trainers that present {@code token}; a peer that has
-   * not sent a whole HELLO within {@code handshakeTimeout} is dropped; past {@code
-   * maxConnections} open connections a new one gets an ERROR (BUSY) and is closed at once, by
-   * the accept thread, without a thread of its own.
-   *
-   * @param token the run's token (see {@link RunToken})
-   * @param handshakeTimeout how long a new connection may take to send its HELLO
-   * @param maxConnections connections open at once (trainers and peers in their handshake)
-   */
-  public record Admission(RunToken token, Duration handshakeTimeout, int maxConnections) {
-    /** Default handshake timeout: a trainer sends HELLO right after it connects. */
-    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
-    /** Default connection cap: far above the ranks one node serves. */
-    public static final int MAX_CONNECTIONS = 64;
-
-    /** Validates. */
-    public Admission {
-      java.util.Objects.requireNonNull(token, "token");
-      if (handshakeTimeout == null || handshakeTimeout.isNegative()
-          || handshakeTimeout.isZero()) {
-        throw new IllegalArgumentException("Invalid handshake timeout: " + handshakeTimeout
-            + " (must be > 0)");
-      }
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException("Invalid connection cap: " + maxConnections
-            + " (must be >= 1)");
-      }
-    }
-
-    /** Admission for {@code token}'s trainers with the default limits. */
-    public static Admission of(RunToken token) {
-      return new Admission(token, HANDSHAKE_TIMEOUT, MAX_CONNECTIONS);
-    }
-
-    /** The same token with other limits. */
-    public Admission withLimits(Duration handshake, int connections) {
-      return new Admission(token, handshake, connections);
-    }
-  }
-
   /** Takes the next connection off the listening socket (a seam for tests of accept errors). */
   @FunctionalInterface
   interface Acceptor {
     SocketChannel accept(ServerSocketChannel server) throws IOException;
   }
-
-  /**
-   * Counters since start, and connections open now; any thread. {@code refused} counts ERRORs
-   * sent to peers and peers dropped in their handshake.
-   */
-  public record Stats(long trainersConnected, long refused, long batchesDelivered,
-      long leasesRevoked, int connectionsOpen) {}
 
   private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
       Admission admission, Acceptor accept) throws IOException {
@@ -251,7 +138,7 @@ public final class BridgeServer implements AutoCloseable {
 
   /**
    * Binds {@code socket} like {@link #start} but serves no rank yet: ranks come with {@link
-   * #serve(RankFeed, long)}. A trainer of an unserved rank waits up to {@code trainerWait} in
+   * #serve(RankFeed)}. A trainer of an unserved rank waits up to {@code trainerWait} in
    * its handshake, then is refused with BAD_RANK.
    */
   public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait,
@@ -284,34 +171,37 @@ public final class BridgeServer implements AutoCloseable {
    * Serves {@code feed} from now on (servers from {@link #listen} only): batch numbers start at
    * {@code feed.firstBatch()} with the next batch offered to its feeder (batches the feeder held
    * from an earlier feed are dropped unseen), and the trainer gets END after batch {@code
-   * endBatch - 1}. Replaces the rank's earlier feed, releasing what it still held, and wakes the
-   * rank's waiting trainer.
+   * feed.endBatch() - 1}, which must be known. Replaces the rank's earlier feed, releasing what it
+   * still held, and wakes the rank's waiting trainer.
    */
-  public void serve(RankFeed feed, long endBatch) {
+  public void serve(RankFeed feed) {
     requireLate();
-    if (feed.rank() >= worldSize || endBatch < feed.firstBatch()) {
+    if (feed.rank() >= worldSize || feed.endBatch() == RankFeed.UNKNOWN_END) {
       throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
-          + feed.firstBatch() + ".." + endBatch + " (world size " + worldSize + ")");
+          + feed.firstBatch() + ".." + (feed.endBatch() == RankFeed.UNKNOWN_END ? "(unknown)"
+          : feed.endBatch()) + " (world size " + worldSize + "; a rank served later has a "
+          + "planned end)");
     }
     late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
-        endBatch, feed.feeder().stats().ring().published()), ranks);
+        feed.feeder().stats().ring().published()), ranks);
   }
 
   /**
    * Waits until a trainer of {@code rank} is in its handshake waiting to be served (servers from
    * {@link #listen} only) and returns its resume point: the batches of the current leg its state
    * says it consumed (in {@code 0..batches}), or -1 when it stated none. A waiting trainer whose
-   * state is from another epoch or manifest than {@code epoch} (what the caller will serve), or
-   * whose resume point is outside {@code 0..batches} (the rank's planned batches), is refused
-   * with BAD_RESUME and the wait goes on: a stale or bogus trainer never decides where the rank
-   * starts, nor fails the caller.
+   * resume point is outside {@code 0..batches} (the rank's planned batches), or whose state is of
+   * another plan than {@code loaderState} (the state the caller will serve; see {@link
+   * RankFeed#loaderState}), is refused with BAD_RESUME and the wait goes on: a stale or bogus
+   * trainer never decides where the rank starts, nor fails the caller.
    *
    * @throws TimeoutException if no fitting trainer of the rank came within {@code timeout}
+   * @throws IllegalArgumentException if {@code loaderState} is neither "" nor a JSON object
    */
-  public long awaitTrainer(int rank, Duration timeout, Epoch epoch, long batches)
+  public long awaitTrainer(int rank, Duration timeout, String loaderState, long batches)
       throws TimeoutException, InterruptedException {
     requireLate();
-    return late.awaitTrainer(rank, timeout, epoch, batches, closed);
+    return late.awaitTrainer(rank, timeout, PlanIdentity.of(loaderState), batches, closed);
   }
 
   /**
@@ -360,8 +250,8 @@ public final class BridgeServer implements AutoCloseable {
   }
 
   /** Counters now. */
-  public Stats stats() {
-    return new Stats(connected.get(), refused.get(), delivered.get(), revoked.get(),
+  public BridgeStats stats() {
+    return new BridgeStats(connected.get(), refused.get(), delivered.get(), revoked.get(),
         open.size());
   }
 
@@ -370,7 +260,7 @@ public final class BridgeServer implements AutoCloseable {
    *
    * @throws ProtocolException BAD_TOKEN (never naming what was presented)
    */
-  void admit(String presented) {
+  void checkToken(String presented) {
     if (admission.token().matches(presented)) {
       return;
     }
@@ -393,14 +283,14 @@ public final class BridgeServer implements AutoCloseable {
           + worldSize + ": must be 0.." + (worldSize - 1) + ")");
     }
     RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, h.resume(), h.state(), ranks, closed);
+        : late.awaitServed(rank, h.resume(), h.plan(), ranks, closed);
     if (c == null) {
       throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
           + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
     c.memory.accept(h.device(), rank);
-    ResumeCheck.check(rank, c.epoch, h.state());
     ResumeCheck.range(rank, h.resume(), c.endBatch());
+    ResumeCheck.plan(rank, c.plan, h.resume(), h.plan());
     return c;
   }
 
@@ -410,7 +300,8 @@ public final class BridgeServer implements AutoCloseable {
     }
   }
 
-  void sessionEnded(TrainerSession s) {
+  /** A connection thread ends (called on it). */
+  void sessionEnded() {
     threads.remove(Thread.currentThread());
   }
 
@@ -469,8 +360,13 @@ public final class BridgeServer implements AutoCloseable {
       return;
     }
     atCap.set(false);
-    int id = ids.incrementAndGet();
     open.add(ch);
+    if (closed.get()) { // accepted as close() began: close() may not have seen it in `open`
+      open.remove(ch);
+      closeQuietly(ch);
+      return;
+    }
+    int id = ids.incrementAndGet();
     Thread t = new Thread(() -> {
       try {
         new TrainerSession(this, ch, id).run();
@@ -481,6 +377,14 @@ public final class BridgeServer implements AutoCloseable {
     t.setDaemon(true);
     threads.add(t);
     t.start();
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException e) {
+      LOG.debug("Closing a bridge connection accepted while the bridge closed", e);
+    }
   }
 
   private boolean pause(long ms) {

@@ -3,6 +3,7 @@ package dev.spindle.gpu.bridge;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -41,10 +42,17 @@ final class HandshakeTimer implements AutoCloseable {
     return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
   }
 
-  /** Starts {@code ch}'s deadline. */
+  /**
+   * Starts {@code ch}'s deadline. After {@link #close()} the handshake has expired at once: its
+   * channel is closed and {@link Pending#finish} returns false.
+   */
   Pending start(SocketChannel ch) {
     Pending p = new Pending(ch);
-    p.deadline = timer.schedule(p::expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    try {
+      p.deadline = timer.schedule(p::expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      p.expire(); // the bridge is closing: no new connection is served
+    }
     return p;
   }
 

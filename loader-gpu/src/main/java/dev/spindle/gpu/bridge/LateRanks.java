@@ -25,12 +25,12 @@ final class LateRanks {
    */
   private static final class Waiter {
     final long resume;
-    final BridgeServer.Epoch state;
+    final String plan;
     ProtocolException refusal;
 
-    Waiter(long resume, BridgeServer.Epoch state) {
+    Waiter(long resume, String plan) {
       this.resume = resume;
-      this.state = state;
+      this.plan = plan;
     }
   }
 
@@ -63,7 +63,7 @@ final class LateRanks {
    * The rank's live channel; when there is none (never served, or its feed finished), waits for
    * the next one, registered as the rank's waiting trainer.
    */
-  synchronized RankChannel awaitServed(int rank, long resume, BridgeServer.Epoch state,
+  synchronized RankChannel awaitServed(int rank, long resume, String plan,
       Map<Integer, RankChannel> ranks, AtomicBoolean closed) throws InterruptedException {
     RankChannel seen = ranks.get(rank);
     if (seen != null && !seen.finished()) {
@@ -73,7 +73,7 @@ final class LateRanks {
       throw new ProtocolException(BridgeError.RANK_TAKEN,
           "Rank " + rank + " already has a trainer waiting for its feed");
     }
-    Waiter me = new Waiter(resume, state);
+    Waiter me = new Waiter(resume, plan);
     waiting.put(rank, me);
     notifyAll();
     long deadline = System.nanoTime() + trainerWait.toNanos();
@@ -102,11 +102,11 @@ final class LateRanks {
   }
 
   /**
-   * The resume point of the rank's waiting trainer, once one waits whose state fits {@code
-   * served} and whose resume point is -1 or in {@code 0..batches}; a waiter that does not fit is
-   * refused (it gets its ERROR) and the wait goes on.
+   * The resume point of the rank's waiting trainer, once one waits whose resume point is -1 or in
+   * {@code 0..batches} and whose state is of the plan {@code served} (a {@link PlanIdentity}); a
+   * waiter that does not fit is refused (it gets its ERROR) and the wait goes on.
    */
-  synchronized long awaitTrainer(int rank, Duration timeout, BridgeServer.Epoch served,
+  synchronized long awaitTrainer(int rank, Duration timeout, String served,
       long batches, AtomicBoolean closed) throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -127,10 +127,10 @@ final class LateRanks {
   }
 
   /** Whether {@code w} may start the rank; else refuses it, wakes it, forgets it. */
-  private boolean admitted(int rank, Waiter w, BridgeServer.Epoch served, long batches) {
+  private boolean admitted(int rank, Waiter w, String served, long batches) {
     try {
-      ResumeCheck.check(rank, served, w.state);
       ResumeCheck.range(rank, w.resume, batches);
+      ResumeCheck.plan(rank, served, w.resume, w.plan);
       return true;
     } catch (ProtocolException e) {
       w.refusal = e;

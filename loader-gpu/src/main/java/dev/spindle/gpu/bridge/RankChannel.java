@@ -26,8 +26,8 @@ final class RankChannel {
   final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
-  /** The epoch and manifest served: a trainer's stated state must match (ResumeCheck). */
-  final BridgeServer.Epoch epoch;
+  /** The plan identity of {@code loaderState}: a trainer's stated state must match it. */
+  final String plan;
   private final long endBatch;
   private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
@@ -36,19 +36,19 @@ final class RankChannel {
   private boolean ended;
   private boolean retired;
 
-  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory) {
-    this(feed, memory, Long.MAX_VALUE, 0);
+  RankChannel(RankFeed feed, ServedMemory memory) {
+    this(feed, memory, 0);
   }
 
-  RankChannel(BridgeServer.RankFeed feed, ServedMemory memory, long endBatch, long seqBase) {
+  RankChannel(RankFeed feed, ServedMemory memory, long seqBase) {
     this.rank = feed.rank();
     this.feeder = feed.feeder();
     this.memory = memory;
     this.firstBatch = feed.firstBatch();
     this.loaderState = feed.loaderState();
-    this.epoch = feed.epoch();
+    this.plan = PlanIdentity.of(feed.loaderState());
     this.nextFromFeeder = feed.firstBatch();
-    this.endBatch = endBatch;
+    this.endBatch = feed.endBatch();
     this.seqBase = seqBase;
   }
 
@@ -61,7 +61,7 @@ final class RankChannel {
     return null;
   }
 
-  /** The number after the rank's last batch; {@code Long.MAX_VALUE} while not known. */
+  /** The number after the rank's last batch; {@link RankFeed#UNKNOWN_END} when not known. */
   long endBatch() {
     return endBatch;
   }
@@ -71,21 +71,29 @@ final class RankChannel {
     return pending.isEmpty() ? nextFromFeeder : number(pending.peekFirst());
   }
 
-  /** Releases pending batches, then skips feeder batches, below {@code batch}. */
-  synchronized void skipTo(long batch, Duration step) throws InterruptedException {
+  /**
+   * One step of a skip to {@code batch}: releases pending batches below it, then drops at most one
+   * feeder batch below it (waiting at most {@code step} for it). True while batches below {@code
+   * batch} may remain: the caller repeats, checking between steps whether to go on. A skip to a
+   * far point (a feed of unknown length) thus never holds this channel for more than a step, and
+   * stops when the caller stops.
+   */
+  synchronized boolean skipStep(long batch, Duration step) throws InterruptedException {
     while (!pending.isEmpty() && number(pending.peekFirst()) < batch) {
       pending.pollFirst().close();
     }
-    while (nextFromFeeder < batch && !ended) {
-      try {
-        DeviceBatch b = pull(step);
-        if (b != null) {
-          b.close();
-        }
-      } catch (TimeoutException e) {
-        // keep waiting: the producer is slower than the skip
-      }
+    if (nextFromFeeder >= batch || ended || retired) {
+      return false;
     }
+    try {
+      DeviceBatch b = pull(step);
+      if (b != null) {
+        b.close();
+      }
+    } catch (TimeoutException e) {
+      // the producer is slower than the skip: the caller tries again
+    }
+    return true;
   }
 
   /** The next batch: a revoked one first, then the feeder's; null at end of input. */

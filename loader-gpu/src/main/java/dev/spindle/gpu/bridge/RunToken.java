@@ -6,7 +6,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.regex.Pattern;
 
 /**
  * The secret that binds trainer connections to one feed run: a trainer's HELLO must carry it, or
@@ -23,7 +22,6 @@ public final class RunToken implements Serializable {
   private static final long serialVersionUID = 1L;
   /** The environment variable trainers read the token from. */
   public static final String ENV = "SPINDLE_RUN_TOKEN";
-  private static final Pattern FORM = Pattern.compile("[0-9A-Za-z_-]{16,128}");
   private static final SecureRandom RANDOM = new SecureRandom();
   private final String value;
 
@@ -36,20 +34,6 @@ public final class RunToken implements Serializable {
     byte[] b = new byte[32];
     RANDOM.nextBytes(b);
     return new RunToken(HexFormat.of().formatHex(b));
-  }
-
-  /**
-   * A token given as text (16 to 128 characters of {@code [0-9A-Za-z_-]}).
-   *
-   * @throws IllegalArgumentException naming the length, never the value
-   */
-  public static RunToken of(String value) {
-    if (value == null || !FORM.matcher(value).matches()) {
-      throw new IllegalArgumentException("Invalid run token: "
-          + (value == null ? "none" : value.length() + " characters")
-          + " (must be 16..128 characters of 0-9, A-Z, a-z, '_' and '-')");
-    }
-    return new RunToken(value);
   }
 
   /** The token's text: what a trainer presents. */

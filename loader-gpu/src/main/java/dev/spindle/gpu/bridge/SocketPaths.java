@@ -1,5 +1,6 @@
 package dev.spindle.gpu.bridge;
 
+import dev.spindle.gpu.device.OwnedPaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
@@ -8,7 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
@@ -23,25 +24,17 @@ final class SocketPaths {
   static Path prepare(Path socket) throws IOException {
     Path abs = socket.toAbsolutePath();
     Path dir = abs.getParent();
-    String me = System.getProperty("user.name");
     if (!Files.exists(dir)) {
       Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
           PosixFilePermissions.fromString("rwx------")));
     } else {
-      String owner = Files.getOwner(dir).getName();
-      if (!owner.equals(me)) {
-        throw new IllegalArgumentException("Invalid socket path: " + abs + ": directory " + dir
-            + " belongs to user " + owner + ", not " + me);
-      }
+      OwnedPaths.requireOwnDirectory(dir, "socket directory");
     }
     if (Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
-      PosixFileAttributes a = Files.readAttributes(abs, PosixFileAttributes.class,
+      OwnedPaths.requireOwn(abs, "Invalid socket path: " + abs + " exists and",
           LinkOption.NOFOLLOW_LINKS);
-      if (!a.owner().getName().equals(me)) {
-        throw new IllegalArgumentException("Invalid socket path: " + abs
-            + " exists and belongs to user " + a.owner().getName() + ", not " + me);
-      }
-      if (!a.isOther()) {
+      if (!Files.readAttributes(abs, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .isOther()) {
         throw new IllegalArgumentException("Invalid socket path: " + abs
             + " exists and is not a socket");
       }

@@ -29,6 +29,8 @@ final class TrainerSession implements Runnable {
   private final int id;
   private final Map<Long, DeviceBatch> held = new LinkedHashMap<>();
   private RankChannel rank;
+  /** The handshake's deadline; null until the session has started. */
+  private HandshakeTimer.Pending pending;
 
   TrainerSession(BridgeServer server, SocketChannel ch, int id) {
     this.server = server;
@@ -38,16 +40,16 @@ final class TrainerSession implements Runnable {
 
   @Override
   public void run() {
-    HandshakeTimer.Pending pending = server.handshakeStarted(ch);
     try {
-      Wire.Frame hello = readHello(pending);
+      pending = server.handshakeStarted(ch);
+      Wire.Frame hello = readHello();
       if (hello == null) {
         return;
       }
       handshake(hello);
       serve();
     } catch (IOException e) {
-      if (pending.expired()) {
+      if (pending != null && pending.expired()) {
         server.refused.incrementAndGet();
         LOG.debug("Bridge connection {} dropped: no HELLO within {}", id, server.handshake());
       } else {
@@ -71,7 +73,7 @@ final class TrainerSession implements Runnable {
   }
 
   /** The first frame, read under the handshake deadline; null if the peer left first. */
-  private Wire.Frame readHello(HandshakeTimer.Pending pending) throws IOException {
+  private Wire.Frame readHello() throws IOException {
     Wire.Frame f;
     try {
       f = Wire.read(ch);
@@ -85,18 +87,13 @@ final class TrainerSession implements Runnable {
 
   /**
    * Refuses {@code ch} on the calling (accept) thread without waiting: one non-blocking write of
-   * the ERROR, then close. What the peer already sent is read and dropped first, else closing
-   * would reset the connection and lose the ERROR.
+   * the ERROR, then close.
    */
   static void refuseAtOnce(SocketChannel ch, BridgeError e, String message) {
     try (ch) {
       ch.configureBlocking(false);
-      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
-      b.putShort((short) e.code);
-      Wire.putString(b, message);
-      Wire.writeNow(ch, Wire.ERROR, b.flip());
-      ch.shutdownOutput();
-      ch.read(ByteBuffer.allocate(1 << 16));
+      Wire.writeNow(ch, Wire.ERROR, Wire.errorPayload(e, message));
+      discardInput(ch);
     } catch (IOException ex) {
       LOG.debug("Could not send {} to a refused bridge connection", e, ex);
     }
@@ -105,7 +102,7 @@ final class TrainerSession implements Runnable {
   private void handshake(Wire.Frame f) throws IOException, InterruptedException {
     expect(f, Wire.HELLO);
     Hello h = Hello.parse(f.payload());
-    server.admit(h.token());
+    server.checkToken(h.token());
     ServedMemory.checkDevice(h.device());
     RankChannel c = server.rankFor(h);
     String other = c.claim(this);
@@ -124,8 +121,8 @@ final class TrainerSession implements Runnable {
           + resume + ".." + (at - 1) + " already left this feeder; restart the feed job from "
           + "that loader state");
     }
-    if (resume > at) {
-      c.skipTo(resume, STEP);
+    while (resume > at && c.skipStep(resume, STEP)) {
+      server.checkOpen(); // a skip of a feed of unknown length stops when the bridge closes
     }
     sendWelcome(c);
     server.connected.incrementAndGet();
@@ -260,26 +257,24 @@ final class TrainerSession implements Runnable {
     } catch (IOException e) {
       LOG.debug("Closing bridge connection {}", id, e);
     }
-    server.sessionEnded(this);
+    server.sessionEnded();
   }
 
   private void sendError(BridgeError e, String message) {
     try {
-      ByteBuffer b = Wire.buffer(2 + Wire.stringBytes(message));
-      b.putShort((short) e.code);
-      Wire.putString(b, message);
-      Wire.write(ch, Wire.ERROR, b.flip());
-      discardInput();
+      Wire.write(ch, Wire.ERROR, Wire.errorPayload(e, message));
+      discardInput(ch);
     } catch (IOException | RuntimeException ex) {
       LOG.debug("Could not send ERROR to bridge connection {}", id, ex);
     }
   }
 
   /**
-   * Drops what the refused peer already sent: closing a Unix socket with unread input resets the
-   * connection, and the peer would lose the ERROR that explains the refusal.
+   * Ends output and drops what the refused peer already sent, without waiting (at most 64 reads):
+   * closing a Unix socket with unread input resets the connection, and the peer would lose the
+   * ERROR that explains the refusal.
    */
-  private void discardInput() throws IOException {
+  private static void discardInput(SocketChannel ch) throws IOException {
     ch.shutdownOutput();
     ch.configureBlocking(false);
     ByteBuffer sink = ByteBuffer.allocate(1 << 16);

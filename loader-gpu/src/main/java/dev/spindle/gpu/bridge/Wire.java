@@ -73,16 +73,9 @@ final class Wire {
    *     a frame the protocol forbids (nothing is written)
    */
   static void write(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
-    if (payload.remaining() > MAX_PAYLOAD) {
-      throw new IllegalStateException("Invalid " + name(type) + " message: payload of "
-          + payload.remaining() + " bytes (the protocol allows at most " + MAX_PAYLOAD + ")");
-    }
-    ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
-    h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
-    h.flip();
-    ByteBuffer[] both = {h, payload};
-    while (h.hasRemaining() || payload.hasRemaining()) {
-      ch.write(both);
+    ByteBuffer[] frame = {header(type, payload), payload};
+    while (frame[0].hasRemaining() || payload.hasRemaining()) {
+      ch.write(frame);
     }
   }
 
@@ -91,10 +84,28 @@ final class Wire {
    * refusals made by the accept thread. True if all of it was written.
    */
   static boolean writeNow(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
-    ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
-    h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
-    ch.write(new ByteBuffer[] {h.flip(), payload});
+    ByteBuffer h = header(type, payload);
+    ch.write(new ByteBuffer[] {h, payload});
     return !h.hasRemaining() && !payload.hasRemaining();
+  }
+
+  /** The header of a frame carrying {@code payload}, ready to write; refuses an oversize one. */
+  private static ByteBuffer header(int type, ByteBuffer payload) {
+    if (payload.remaining() > MAX_PAYLOAD) {
+      throw new IllegalStateException("Invalid " + name(type) + " message: payload of "
+          + payload.remaining() + " bytes (the protocol allows at most " + MAX_PAYLOAD + ")");
+    }
+    ByteBuffer h = buffer(HEADER);
+    h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
+    return h.flip();
+  }
+
+  /** An ERROR payload: u16 code, str message. */
+  static ByteBuffer errorPayload(BridgeError e, String message) {
+    ByteBuffer b = buffer(2 + stringBytes(message));
+    b.putShort((short) e.code);
+    putString(b, message);
+    return b.flip();
   }
 
   /** The name of message type {@code type}, for messages. */

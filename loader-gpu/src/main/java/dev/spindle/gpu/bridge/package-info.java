@@ -9,8 +9,8 @@
  *     │ DeviceBatch leases         ServedMemory: kind 1 (file) | kind 2 (IPC)
  *     ▼
  *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
- *     HELLO(token, rank, world, resume, device, state epoch + manifest)
- *       ─► admit(token: RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
+ *     HELLO(token, rank, world, resume, device, plan identity of the state)
+ *       ─► checkToken(RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
  *       ─► WELCOME(memory, spec, state)
  *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring

@@ -44,6 +44,7 @@ public final class SharedMemoryDevice implements Device {
   private static final Pattern SLAB_NAME = Pattern.compile("spindle-(\\d+)-\\d+");
   private final HostDevice host = new HostDevice();
   private final Path directory;
+  private final SlabLinker linker;
   private final List<SharedSegment> live = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -67,8 +68,14 @@ public final class SharedMemoryDevice implements Device {
    * slabs out of the page cache's disk). Slab files of dead JVMs in it are removed.
    */
   public SharedMemoryDevice(Path directory) {
+    this(directory, SlabFiles::descriptorLink);
+  }
+
+  /** Slabs in {@code directory}, published through {@code linker} (tests inject failures). */
+  SharedMemoryDevice(Path directory, SlabLinker linker) {
     SlabFiles.requireOwnDirectory(directory);
     this.directory = directory;
+    this.linker = linker;
     int removed = SlabFiles.removeStale(directory, SLAB_NAME);
     if (removed > 0) {
       LOG.info("Removed {} shared slab file(s) of JVMs that are gone from {}", removed,
@@ -120,6 +127,15 @@ public final class SharedMemoryDevice implements Device {
     return Optional.empty();
   }
 
+  /**
+   * The path trainers open for a mapped slab file that is still linked: {@link
+   * SlabFiles#descriptorLink}, or a test's stand-in that fails.
+   */
+  @FunctionalInterface
+  interface SlabLinker {
+    Path link(Path file) throws IOException;
+  }
+
   /** Bytes of host slabs allocated and not yet freed (shared slabs are files, not counted). */
   public long outstandingHostBytes() {
     return host.outstandingBytes();
@@ -161,7 +177,8 @@ public final class SharedMemoryDevice implements Device {
 
   /**
    * One file, created 0600 (never an existing one), mapped read-write, unlinked at once; its
-   * descriptor stays open for trainers to reopen. Close unmaps and closes the descriptor.
+   * descriptor stays open for trainers to reopen. Close unmaps and closes the descriptor; a
+   * failure while creating it undoes what was done, in reverse: unmap, close, delete.
    */
   private final class MappedSlab implements DeviceBuffer {
     private final SharedSegment segment;
@@ -171,16 +188,19 @@ public final class SharedMemoryDevice implements Device {
 
     MappedSlab(Path path, long size) {
       FileChannel ch = null;
+      MappedByteBuffer mapped = null;
       try {
         ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
             StandardOpenOption.READ, StandardOpenOption.WRITE),
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        this.map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-        Path link = SlabFiles.descriptorLink(path);
+        mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        Path link = linker.link(path);
         Files.delete(path);
+        this.map = mapped;
         this.channel = ch;
         this.segment = new SharedSegment(link, MemoryUtil.getByteBufferAddress(map), size);
       } catch (IOException | RuntimeException e) {
+        unmapQuietly(mapped, e);
         closeQuietly(ch, e);
         deleteQuietly(path, e);
         throw e instanceof IOException io
@@ -216,6 +236,17 @@ public final class SharedMemoryDevice implements Device {
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot close shared slab " + segment.path(), e);
       }
+    }
+  }
+
+  private static void unmapQuietly(MappedByteBuffer map, Exception primary) {
+    if (map == null) {
+      return;
+    }
+    try {
+      Unmapper.unmap(map);
+    } catch (RuntimeException ex) {
+      primary.addSuppressed(ex);
     }
   }
 

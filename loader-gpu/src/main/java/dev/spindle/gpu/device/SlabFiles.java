@@ -6,7 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,22 +44,7 @@ final class SlabFiles {
 
   /** Refuses anything but an existing directory (not a link) that belongs to this user. */
   static void requireOwnDirectory(Path dir) {
-    String me = System.getProperty("user.name");
-    PosixFileAttributes a;
-    try {
-      a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " (not a directory: " + e + ")", e);
-    }
-    if (!a.isDirectory()) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " (not a directory)");
-    }
-    if (!a.owner().getName().equals(me)) {
-      throw new IllegalArgumentException("Invalid shared memory directory: " + dir
-          + " belongs to user " + a.owner().getName() + ", not " + me);
-    }
+    OwnedPaths.requireOwnDirectory(dir, "shared memory directory", LinkOption.NOFOLLOW_LINKS);
   }
 
   /**
@@ -90,26 +75,30 @@ final class SlabFiles {
   }
 
   /**
-   * {@code /proc/<this pid>/fd/<n>}, where n is this JVM's descriptor open on {@code file} (found
-   * by reading the links in {@code /proc/self/fd}: Java does not expose descriptor numbers).
+   * {@code /proc/<this pid>/fd/<n>}, where n is this JVM's descriptor open on {@code file} (Java
+   * does not expose descriptor numbers): the entry of {@code /proc/self/fd} whose file has {@code
+   * file}'s device and inode. Matched by identity, not by name: the kernel names the link by the
+   * canonical path, which differs from {@code file} when it or a parent is a symbolic link.
+   * {@code file} must still be linked.
    */
   static Path descriptorLink(Path file) throws IOException {
-    Path target = file.toAbsolutePath();
+    Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
       for (Path fd : fds) {
-        if (target.equals(linkTarget(fd))) {
+        if (key != null && key.equals(fileKey(fd))) {
           return Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "fd",
               fd.getFileName().toString());
         }
       }
     }
-    throw new IOException("No descriptor of this JVM is open on " + target
-        + " (/proc/self/fd lists none)");
+    throw new IOException("No descriptor of this JVM is open on " + file
+        + " (/proc/self/fd lists none with its device and inode " + key + ")");
   }
 
-  private static Path linkTarget(Path fd) {
+  /** The device and inode of the file {@code fd} is open on (the link followed); null if gone. */
+  private static Object fileKey(Path fd) {
     try {
-      return Files.readSymbolicLink(fd);
+      return Files.readAttributes(fd, BasicFileAttributes.class).fileKey();
     } catch (IOException e) {
       return null; // closed while listing, e.g. the listing's own descriptor
     }

@@ -170,28 +170,34 @@ object BridgeFixture {
     if (Files.exists(f)) Some(Files.readString(f).trim) else None
   }
 
-  /** A HELLO payload (version 2): token, rank, world, resume, device, state epoch, manifest. */
+  /** A HELLO payload (version 2): token, rank, world, resume, device, plan identity. */
   def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
-      resume: Long = -1, epoch: Int = -1, manifest: String = ""): ByteBuffer = {
-    val parts = Seq(token, device, manifest).map(_.getBytes("UTF-8"))
-    val b = ByteBuffer.allocate(32 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
+      resume: Long = -1, plan: String = ""): ByteBuffer = {
+    val parts = Seq(token, device, plan).map(_.getBytes("UTF-8"))
+    val b = ByteBuffer.allocate(28 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
     b.putInt(parts(0).length).put(parts(0)).putInt(rank).putInt(world).putLong(resume)
-      .putInt(parts(1).length).put(parts(1)).putInt(epoch).putInt(parts(2).length).put(parts(2))
-      .flip()
+      .putInt(parts(1).length).put(parts(1)).putInt(parts(2).length).put(parts(2)).flip()
   }
 
   /** A HELLO that presents the token of the bridge on `socket`. */
   def helloTo(socket: Path, rank: Int, world: Int, device: String = "cpu", resume: Long = -1,
-      epoch: Int = -1, manifest: String = ""): ByteBuffer =
-    hello(rank, world, device, runToken(socket).get, resume, epoch, manifest)
+      plan: String = ""): ByteBuffer =
+    hello(rank, world, device, runToken(socket).get, resume, plan)
 
-  /** A loader state file (the fields a trainer's state_dict() holds) in `dir`. */
-  def stateFile(dir: Path, epoch: Int, manifest: String, consumed: Long*): Path = {
-    val f = Files.createTempFile(dir, "state-", ".json")
-    Files.writeString(f, s"""{"format": "spindle-loader-state/1", "manifest": {"sha256": """
-      + s""""$manifest"}, "epoch": $epoch, "worldSize": ${consumed.size}, "batchesConsumed": """
-      + consumed.mkString("[", ", ", "]}"))
-  }
+  /**
+   * A loader state document (spindle-loader-state/1) as a feed job writes it: the plan's
+   * settings, the current leg's `consumed` per rank, and `earlierLegs` (JSON).
+   */
+  def loaderState(epoch: Int, manifest: String, consumed: Seq[Long], seed: Long = 3,
+      batchSize: Int = Rows, earlierLegs: String = "[]"): String =
+    s"""{"format": "spindle-loader-state/1", "manifest": {"sha256": "$manifest", "shards": 2, """ +
+      s""""samples": 64}, "seed": $seed, "epoch": $epoch, "batchSize": $batchSize, """ +
+      s""""remainder": "DROP_LAST", "shuffleWindow": 64, "worldSize": ${consumed.size}, """ +
+      s""""batchesConsumed": ${consumed.mkString("[", ", ", "]")}, "earlierLegs": $earlierLegs}"""
+
+  /** A file in `dir` holding `state` (what a trainer saved with its checkpoint). */
+  def stateFile(dir: Path, state: String): Path =
+    Files.writeString(Files.createTempFile(dir, "state-", ".json"), state)
 
   /** Sends `bytes`, returns the ERROR's (code, message); the server must then close. */
   def refusal(socket: Path, bytes: Array[Byte]): (Int, String) = {

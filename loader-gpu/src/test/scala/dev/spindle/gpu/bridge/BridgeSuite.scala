@@ -15,17 +15,23 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 
 import dev.spindle.gpu.bridge.BridgeFixture._
-import dev.spindle.gpu.bridge.BridgeServer.{Admission, Epoch}
 import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import scala.jdk.CollectionConverters._
 
 /** The bridge end to end: Python trainer processes against live feeders on shared memory. */
-class BridgeSuite extends AnyFunSuite {
-  /** Every temporary directory a test made: the last test checks that none is left. */
+class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
+  /** Every temporary directory a test made: afterAll fails the suite if one is left. */
   private val made = new java.util.concurrent.ConcurrentLinkedQueue[Path]()
+
+  /** Whatever tests ran (all, one, none), each removed the temporary directories it made. */
+  override def afterAll(): Unit = {
+    val left = made.asScala.filter(Files.exists(_))
+    assert(left.isEmpty, s"temporary directories left behind: $left")
+  }
 
   private def tempDir(): Path = {
     val dir = Files.createTempDirectory("spindle-bridge-test")
@@ -33,13 +39,13 @@ class BridgeSuite extends AnyFunSuite {
     dir
   }
 
-  private def withBridge[T](world: Int, feeds: Seq[Feed], epoch: Epoch = Epoch.NONE,
+  private def withBridge[T](world: Int, feeds: Seq[Feed], state: String = "",
       admission: Admission = Admission.of(RunToken.random()))(
       f: (BridgeServer, Path) => T): T = {
     val dir = tempDir()
     val socket = dir.resolve("run").resolve("bridge.sock")
     val server = BridgeServer.start(socket, world,
-      feeds.map(fd => new BridgeServer.RankFeed(fd.rank, fd.feeder, 0, "", epoch)).asJava,
+      feeds.map(fd => new RankFeed(fd.rank, fd.feeder, 0, state)).asJava,
       admission)
     teardown(server, feeds, dir)(f(server, dir))
   }
@@ -213,48 +219,80 @@ class BridgeSuite extends AnyFunSuite {
     }
   }
 
-  test("a trainer whose state is from another epoch or manifest is refused, naming both") {
+  test("a state's plan identity is every field but the current leg's counts, as Python derives it") {
+    val state = """{"format": "spindle-loader-state/1",
+      "manifest": {"sha256": "%s", "shards": 3, "samples": 90},
+      "seed": -42, "epoch": 4, "batchSize": 8, "remainder": "DROP_LAST",
+      "shuffleWindow": 64, "worldSize": 2, "batchesConsumed": [5, 6],
+      "earlierLegs": [{"worldSize": 3, "batchesConsumed": [1, 2, 3]},
+                      {"worldSize": 1, "batchesConsumed": [0]}]}""".format("cd" * 32)
+    // The same state and identity as tests/test_protocol.py's.
+    assert(PlanIdentity.of(state) == "format=spindle-loader-state/1\nmanifest.sha256=" + "cd" * 32
+      + "\nseed=-42\nepoch=4\nbatchSize=8\nremainder=DROP_LAST\nshuffleWindow=64\nworldSize=2"
+      + "\nearlierLegs=3:1,2,3;1:0")
+    assert(PlanIdentity.of(state.replace("[5, 6]", "[7, 7]")) == PlanIdentity.of(state))
+    assert(PlanIdentity.of("""{"worldSize": 1, "seed": 1.5, "earlierLegs": [{"worldSize": 2,
+      "batchesConsumed": [1, "a"]}, 3]}""") == "format=\nmanifest.sha256=\nseed=\nepoch=\n"
+      + "batchSize=\nremainder=\nshuffleWindow=\nworldSize=1\nearlierLegs=2:1,a;:")
+    assert(PlanIdentity.of("") == "")
+    assert(intercept[IllegalArgumentException](PlanIdentity.of("[1]")).getMessage ==
+      "Invalid loader state: not a JSON object")
+  }
+
+  test("a trainer whose state is of another plan is refused, naming each differing field") {
     val m = "ab" * 32
     val feed = new Feed(0, 0L until 4L, 3)
-    withBridge(1, Seq(feed), new Epoch(1, m)) { (server, dir) =>
+    withBridge(1, Seq(feed), loaderState(1, m, Seq(0))) { (server, dir) =>
       val s = server.socketPath()
-      def refused(state: Path): Line = {
-        val t = new Trainer(s, 0, 1, dir, Seq("--state-in", state.toString, "--expect-error") ++ Np)
+      def refused(state: String): String = {
+        val t = new Trainer(s, 0, 1, dir,
+          Seq("--state-in", stateFile(dir, state).toString, "--expect-error") ++ Np)
         assert(t.await() == 0, t.output)
-        t.lines().head
+        val err = t.lines().head
+        assert(err.kind == "ERROR" && err.fields(1) == "BAD_RESUME", err)
+        val prefix = "BAD_RESUME: Invalid resume state: it is of another plan than rank 0 is " +
+          "served from: "
+        val hint = " (start the trainer without a state, or restart the feed job from its state)"
+        assert(err.fields(2).startsWith(prefix) && err.fields(2).endsWith(hint), err)
+        err.fields(2).stripPrefix(prefix).stripSuffix(hint)
       }
-      val epoch = refused(stateFile(dir, 0, m, 0))
-      assert(epoch.fields(1) == "BAD_RESUME" && epoch.fields(2) == "BAD_RESUME: Invalid resume "
-        + "state: it is from epoch 0, but rank 0 is served epoch 1 now (start the trainer without "
-        + "a state, or restart the feed job from its state)", epoch)
-      val manifest = refused(stateFile(dir, 1, "cd" * 32, 0))
-      assert(manifest.fields(2) == "BAD_RESUME: Invalid resume state: it is for manifest '"
-        + "cd" * 32 + "', but rank 0 is served from manifest " + m + " (start the trainer "
-        + "without a state, or restart the feed job from its state)", manifest)
-      val good = new Trainer(s, 0, 1, dir, Seq("--state-in", stateFile(dir, 1, m, 0).toString) ++ Np)
+      assert(refused(loaderState(0, m, Seq(0))) == "'epoch': state '0', feed '1'")
+      assert(refused(loaderState(1, "cd" * 32, Seq(0))) ==
+        s"'manifest.sha256': state '${"cd" * 32}', feed '$m'")
+      assert(refused(loaderState(1, m, Seq(0), seed = 7, batchSize = 8)) ==
+        "'seed': state '7', feed '3'; 'batchSize': state '8', feed '4'")
+      assert(refused(loaderState(1, m, Seq(0),
+        earlierLegs = """[{"worldSize": 2, "batchesConsumed": [1, 1]}]""")) ==
+        "'earlierLegs': state '2:1,1', feed ''")
+      assert(refused(loaderState(1, m, Seq(0, 0))) == "'worldSize': state '2', feed '1'")
+      // The same plan, further on in the current leg: served from there.
+      val good = new Trainer(s, 0, 1, dir,
+        Seq("--state-in", stateFile(dir, loaderState(1, m, Seq(2))).toString) ++ Np)
       assert(good.await() == 0, good.output)
-      assertArrived(good.batches(), feed, 0L until 4L)
+      assertArrived(good.batches(), feed, 2L until 4L)
     }
   }
 
-  test("a rank served later: its feed task sees only a trainer whose state fits its epoch") {
+  test("a rank served later: its feed task sees only a trainer whose state is of its plan") {
     implicit val ec: ExecutionContext = ExecutionContext.global
     val m = "ef" * 32
+    val served = loaderState(2, m, Seq(0))
     val gate = new CountDownLatch(1)
     val feed = new Feed(0, 0L until 4L, 3, gate)
     withLateBridge(1, Seq(feed)) { (server, dir) =>
       val s = server.socketPath()
       val task = Future {
-        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), new Epoch(2, m), 4)
-        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, "", new Epoch(2, m)), 4)
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), served, 4)
+        server.serve(new RankFeed(0, feed.feeder, 0, served, 4))
         gate.countDown()
         resume
       }
-      val stale = new Trainer(s, 0, 1, dir,
-        Seq("--state-in", stateFile(dir, 1, m, 3).toString, "--expect-error") ++ Np)
+      val stale = new Trainer(s, 0, 1, dir, Seq("--state-in",
+        stateFile(dir, loaderState(1, m, Seq(3))).toString, "--expect-error") ++ Np)
       assert(stale.await() == 0, stale.output)
       assert(stale.lines().head.fields(2).startsWith("BAD_RESUME: Invalid resume state: it is "
-        + "from epoch 1, but rank 0 is served epoch 2 now"), stale.lines().head)
+        + "of another plan than rank 0 is served from: 'epoch': state '1', feed '2' ("),
+        stale.lines().head)
       assert(!task.isCompleted, "the feed task must not start from a refused trainer's state")
       val good = new Trainer(s, 0, 1, dir, Np)
       assert(good.await() == 0, good.output)
@@ -270,8 +308,8 @@ class BridgeSuite extends AnyFunSuite {
     withLateBridge(1, Seq(feed)) { (server, dir) =>
       val s = server.socketPath()
       val task = Future {
-        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), Epoch.NONE, 6)
-        server.serve(new BridgeServer.RankFeed(0, feed.feeder, 0, ""), 6)
+        val resume = server.awaitTrainer(0, Duration.ofSeconds(60), "", 6)
+        server.serve(new RankFeed(0, feed.feeder, 0, "", 6))
         gate.countDown()
         resume
       }
@@ -294,6 +332,44 @@ class BridgeSuite extends AnyFunSuite {
       assert(second.await() == 0, second.output)
       assertArrived(first.batches(), feed, 0L until 2L)
       assertArrived(second.batches(), feed, 2L until 6L)
+    }
+  }
+
+  test("a bridge with fixed ranks refuses a resume beyond the rank's planned batches and ends there") {
+    val feed = new Feed(0, 0L until 6L, 3)
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "", 6)), Admission.of(RunToken.random()))
+    teardown(server, Seq(feed), dir) {
+      val s = server.socketPath()
+      for (bad <- Seq(1L << 40, 7L)) {
+        assert(refusal(s, frame(Wire.HELLO, helloTo(s, 0, 1, resume = bad))) == (6,
+          s"Invalid resume point: the trainer's state says $bad batches consumed, but rank 0 has "
+          + "6 batches to serve (must be 0..6, or -1 for no state)"))
+      }
+      val t = new Trainer(s, 0, 1, dir, Np)
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 6L) // nothing was skipped
+    }
+  }
+
+  test("a far resume into a feed of unknown length never holds the rank: close() ends the skip") {
+    val gate = new CountDownLatch(1) // the producer never offers: the skip waits for batches
+    val feed = new Feed(0, 0L until 4L, 3, gate)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val peer = SocketChannel.open(UnixDomainSocketAddress.of(s))
+      try {
+        peer.write(ByteBuffer.wrap(frame(Wire.HELLO, helloTo(s, 0, 1, resume = 1L << 40))))
+        Thread.sleep(1000) // its session claims the rank and skips towards batch 2^40
+        val closing = new Thread(() => server.close())
+        closing.start()
+        closing.join(30000)
+        assert(!closing.isAlive, "close() waited for the skip (it held the rank's channel)")
+      } finally {
+        gate.countDown()
+        peer.close()
+      }
     }
   }
 
@@ -349,13 +425,69 @@ class BridgeSuite extends AnyFunSuite {
       else server.accept()
     val dir = tempDir()
     val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
-      java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
       Admission.of(RunToken.random()), flaky)
     teardown(server, Seq(feed), dir) {
       val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
       assert(t.await() == 0, t.output)
       assertArrived(t.batches(), feed, 0L until 3L)
       assert(calls.get() >= 4, "accept was called again after its errors")
+    }
+  }
+
+  /** Both ends of a connected Unix socket (through a listener in `dir`, closed at once). */
+  private def socketPair(dir: Path): (SocketChannel, SocketChannel) = {
+    val listener = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)
+    try {
+      listener.bind(UnixDomainSocketAddress.of(dir.resolve("pair.sock")))
+      val mine = SocketChannel.open(listener.getLocalAddress)
+      (mine, listener.accept())
+    } finally {
+      listener.close()
+      Files.deleteIfExists(dir.resolve("pair.sock"))
+    }
+  }
+
+  test("a connection that starts after close() is closed at once; its thread ends normally") {
+    val feed = new Feed(0, 0L until 1L, 2)
+    val dir = tempDir()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()))
+    teardown(server, Seq(feed), dir) {
+      server.close() // shuts the handshake timer down
+      val (mine, theirs) = socketPair(dir)
+      try {
+        new TrainerSession(server, theirs, 99).run() // threw RejectedExecutionException
+        assert(!theirs.isOpen, "the session's channel is closed")
+        assert(Wire.read(mine) == null, "the peer sees the connection closed")
+      } finally mine.close()
+    }
+  }
+
+  test("a connection accepted while the bridge closes is closed by the accept thread") {
+    val feed = new Feed(0, 0L until 1L, 2)
+    val dir = tempDir()
+    val (mine, theirs) = socketPair(dir)
+    val handOver = new CountDownLatch(1)
+    val calls = new AtomicInteger()
+    val late: BridgeServer.Acceptor = server =>
+      if (calls.incrementAndGet() == 1) { handOver.await(); theirs } else server.accept()
+    val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
+      java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
+      Admission.of(RunToken.random()), late)
+    teardown(server, Seq(feed), dir) {
+      try {
+        val closing = new Thread(() => server.close())
+        closing.start()
+        await("close() began")(scala.util.Try(server.checkOpen()).isFailure)
+        handOver.countDown() // accept returns a connection after `closed` was set
+        closing.join(30000)
+        assert(!closing.isAlive, "close() returned")
+        assert(!theirs.isOpen && Wire.read(mine) == null, "the late connection is closed")
+        assert(server.stats() == new BridgeStats(0, 0, 0, 0, 0),
+          "it got no session: nothing counted, nothing open")
+      } finally mine.close()
     }
   }
 
@@ -380,7 +512,7 @@ class BridgeSuite extends AnyFunSuite {
     val feed = new Feed(0, Seq.empty, 2)
     withBridge(1, Seq(feed)) { (server, dir) =>
       def start(p: Path) = BridgeServer.start(p, 1,
-        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
+        java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
         Admission.of(RunToken.random()))
       val live = intercept[IllegalArgumentException](start(server.socketPath()))
       assert(live.getMessage.endsWith("is in use by another bridge"))
@@ -391,15 +523,20 @@ class BridgeSuite extends AnyFunSuite {
       val theirs = Files.writeString(dir.resolve("theirs.sock"), "")
       new ProcessBuilder("chown", "65534", theirs.toString).start().waitFor()
       val e = intercept[IllegalArgumentException](start(theirs))
-      assert(e.getMessage.contains("theirs.sock exists and belongs to user"))
-      assert(e.getMessage.endsWith(", not root"))
+      assert(e.getMessage == s"Invalid socket path: $theirs exists and belongs to uid 65534, "
+        + "not to this process (uid 0)")
+      // Owners are compared by uid: one without a passwd entry is refused like any other.
+      val nameless = Files.createDirectory(dir.resolve("nameless"))
+      new ProcessBuilder("chown", "4242", nameless.toString).start().waitFor()
+      assert(intercept[IllegalArgumentException](start(nameless.resolve("b.sock"))).getMessage
+        == s"Invalid socket directory: $nameless belongs to uid 4242, not to this process (uid 0)")
     }
   }
 
   test("a feeder on memory another process cannot map is refused at start") {
     val feeder = GpuFeeder.open(new HostDevice(), FeederConfig.of(2, NormalizeSpec.raw(4, 1, 1)))
     try {
-      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
       assert(e.getMessage.contains("whose memory another process cannot map"))
     } finally feeder.close(Duration.ZERO)
   }
@@ -408,7 +545,7 @@ class BridgeSuite extends AnyFunSuite {
     val feeder = GpuFeeder.open(new SharedMemoryDevice(),
       FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
     try {
-      val e = intercept[IllegalArgumentException](new BridgeServer.RankFeed(0, feeder, 0, ""))
+      val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
       assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
         + "carries at most 65536)")
     } finally feeder.close(Duration.ZERO)
@@ -424,9 +561,4 @@ class BridgeSuite extends AnyFunSuite {
     assert(out.contains("OK") && !out.contains("Ran 0 tests"), out)
   }
 
-  test("every temporary directory the suite's tests made is removed (runs last)") {
-    assert(!made.isEmpty, "the tests above made temporary directories")
-    val left = made.asScala.filter(Files.exists(_))
-    assert(left.isEmpty, s"left behind: $left")
-  }
 }

@@ -31,8 +31,8 @@ class CudaBridgeSuite extends AnyFunSuite {
     val dir = Files.createTempDirectory("spindle-cuda-bridge-test")
     val server = try {
       BridgeServer.start(dir.resolve("bridge.sock"), 1,
-        java.util.List.of(new BridgeServer.RankFeed(0, feed.feeder, 0, "")),
-        BridgeServer.Admission.of(RunToken.random()))
+        java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
+        Admission.of(RunToken.random()))
     } catch {
       case e: Throwable => feed.close(); deleteRecursively(dir); throw e
     }

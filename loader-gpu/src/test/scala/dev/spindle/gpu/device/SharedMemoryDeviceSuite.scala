@@ -117,6 +117,57 @@ class SharedMemoryDeviceSuite extends AnyFunSuite {
     }
   }
 
+  test("a directory reached through a symbolic link holds slabs like any other") {
+    withDir { dir =>
+      Files.createDirectory(dir.resolve("real"))
+      val link = Files.createSymbolicLink(dir.resolve("link"), dir.resolve("real"))
+      val slabs = Files.createDirectory(link.resolve("slabs")) // its parent is a link
+      val device = new SharedMemoryDevice(slabs)
+      try {
+        val slab = device.allocateDevice(4096)
+        val seg = device.segments().get(0)
+        val target = Files.readSymbolicLink(seg.path()).toString // the kernel's canonical name
+        assert(target.startsWith(dir.resolve("real/slabs/spindle-").toString), target)
+        assert(Files.size(seg.path()) == 4096 && names(slabs).isEmpty)
+        slab.close()
+      } finally device.close()
+    }
+  }
+
+  test("a slab that fails after it was mapped is unmapped, closed and deleted") {
+    withDir { dir =>
+      val failing: SharedMemoryDevice.SlabLinker = _ => throw new java.io.IOException("injected")
+      val device = new SharedMemoryDevice(dir, failing)
+      try {
+        val e = intercept[java.io.UncheckedIOException](device.allocateDevice(1 << 16))
+        assert(e.getCause.getMessage == "injected")
+        val maps = Files.readAllLines(Path.of("/proc/self/maps")).asScala
+          .filter(_.contains(dir.toString))
+        assert(maps.isEmpty, s"still mapped: $maps")
+        val fds = Files.list(Path.of("/proc/self/fd"))
+        val open = try fds.iterator().asScala.flatMap(fd =>
+          scala.util.Try(Files.readSymbolicLink(fd).toString).toOption)
+          .filter(_.contains(dir.toString)).toList finally fds.close()
+        assert(open.isEmpty, s"descriptor still open: $open")
+        assert(names(dir).isEmpty && device.segments().isEmpty)
+      } finally device.close()
+    }
+  }
+
+  test("this process's uid is the owner of what it creates; another uid's directory is refused") {
+    withDir { dir =>
+      val mine = Files.createFile(dir.resolve("mine"))
+      assert(OwnedPaths.processUid() == Files.getAttribute(mine, "unix:uid"))
+      assert(intercept[IllegalArgumentException](new SharedMemoryDevice(mine)).getMessage ==
+        s"Invalid shared memory directory: $mine (not a directory)")
+      assume(OwnedPaths.processUid() == 0, "chown needs root")
+      val theirs = Files.createDirectory(dir.resolve("theirs"))
+      new ProcessBuilder("chown", "4242", theirs.toString).start().waitFor() // no passwd entry
+      assert(intercept[IllegalArgumentException](new SharedMemoryDevice(theirs)).getMessage ==
+        s"Invalid shared memory directory: $theirs belongs to uid 4242, not to this process (uid 0)")
+    }
+  }
+
   test("the default directory is /dev/shm/spindle-<user>, mode 0700") {
     val device = new SharedMemoryDevice()
     try {

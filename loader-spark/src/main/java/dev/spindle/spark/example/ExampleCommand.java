@@ -2,7 +2,10 @@ package dev.spindle.spark.example;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.gpu.bridge.Admission;
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.BridgeStats;
+import dev.spindle.gpu.bridge.RankFeed;
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.SharedMemoryDevice;
@@ -12,6 +15,8 @@ import dev.spindle.spark.feed.FeedCommand;
 import dev.spindle.spark.feed.FeederConsumer;
 import dev.spindle.spark.job.Sessions;
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.plan.Remainder;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -35,6 +40,8 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class ExampleCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The example's remainder policy, passed to the feed job: the planned batches depend on it. */
+  private static final Remainder REMAINDER = Remainder.DROP_LAST;
 
   private ExampleCommand() {}
 
@@ -86,26 +93,37 @@ public final class ExampleCommand {
     String shards = o.work().resolve("shards").toUri().toString();
     JobReport imported = FashionMnistImport.run(spark, o.source(), "train", shards, o.limit(),
         Math.max(o.world(), 4));
+    long batches = plannedBatches(o, ((Number) imported.get("samples")).longValue());
     List<GpuFeeder> feeders = new ArrayList<>();
     try {
       Map<Integer, GpuFeeder> byRank = new LinkedHashMap<>();
-      List<BridgeServer.RankFeed> feeds = new ArrayList<>();
+      List<RankFeed> feeds = new ArrayList<>();
       for (int r = 0; r < o.world(); r++) {
         GpuFeeder f = GpuFeeder.open(new SharedMemoryDevice(), FeederConfig.of(o.batch(),
             NormalizeSpec.raw(28, 28, 3)).withSlots(4).withLeaseTimeout(Duration.ofMinutes(10)));
         feeders.add(f);
         byRank.put(r, f);
-        feeds.add(new BridgeServer.RankFeed(r, f, 0, ""));
+        feeds.add(new RankFeed(r, f, 0, "", batches));
       }
       RunToken token = RunToken.random();
       try (BridgeServer bridge = BridgeServer.start(o.work().resolve("bridge/bridge.sock"),
-          o.world(), feeds, BridgeServer.Admission.of(token))) {
+          o.world(), feeds, Admission.of(token))) {
         System.out.println("spindle example: trainer bridge on " + bridge.socketPath());
         return train(spark, o, bridge, token, byRank, imported);
       }
     } finally {
       feeders.forEach(GpuFeeder::close);
     }
+  }
+
+  /**
+   * The batches each rank's feeder serves over every epoch: the feed job plans each epoch of the
+   * imported samples afresh, {@code REMAINDER}, so each rank gets the same count every epoch. The
+   * bridge ends each rank there and refuses a trainer's resume point beyond it.
+   */
+  static long plannedBatches(Options o, long samples) {
+    PlanSpec spec = PlanSpec.of(0, 0, o.world(), o.batch(), REMAINDER);
+    return (long) o.epochs() * spec.freshBatchesPerRank(samples);
   }
 
   private static JobReport train(SparkSession spark, Options o, BridgeServer bridge,
@@ -119,6 +137,7 @@ public final class ExampleCommand {
       feed = FeedCommand.run(spark, new String[] {"--input", o.work().resolve("shards").toString(),
           "--world-size", Integer.toString(o.world()), "--epochs", Integer.toString(o.epochs()),
           "--batch-size", Integer.toString(o.batch()), "--size", "28",
+          "--remainder", REMAINDER.name(),
           "--partitions", Integer.toString(o.world()),
           "--manifest", o.work().resolve("manifest.json").toString()});
       feeders.values().forEach(GpuFeeder::endOfInput);
@@ -133,7 +152,7 @@ public final class ExampleCommand {
   }
 
   private static JobReport report(Options o, Trainers trainers, JobReport feed,
-      JobReport imported, BridgeServer.Stats stats) throws IOException {
+      JobReport imported, BridgeStats stats) throws IOException {
     JsonNode r0 = JSON.readTree(trainers.reportFile(0).toFile());
     long samples = 0;
     double wait = 0;

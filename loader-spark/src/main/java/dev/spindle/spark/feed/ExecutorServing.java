@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.gpu.bridge.Admission;
 import dev.spindle.gpu.bridge.BridgeServer;
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.DeviceDiscovery;
@@ -51,7 +52,7 @@ final class ExecutorServing {
       b = null;
     }
     if (b == null) {
-      b = BridgeServer.listen(socket, world, trainerWait, BridgeServer.Admission.of(token));
+      b = BridgeServer.listen(socket, world, trainerWait, Admission.of(token));
       BRIDGES.put(socket, b);
       System.out.println("spindle feed: trainer bridge listening on " + b.socketPath()
           + " (world size " + world + "); run token in " + b.tokenFile());

@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.RankFeed;
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.GpuAssignment;
 import dev.spindle.gpu.device.NormalizeSpec;
@@ -83,16 +84,14 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     Path socket = serve.socketFor(rank);
     BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(),
         serve.token());
-    BridgeServer.Epoch epoch = new BridgeServer.Epoch(plan.epoch(),
-        plan.stateAtStart().manifest().sha256());
-    long resume = awaitTrainer(bridge, rank, socket, epoch);
+    String state = plan.stateAtStart().toJson();
+    long resume = awaitTrainer(bridge, rank, socket, state);
     int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
         config(plan));
     try {
-      bridge.serve(new BridgeServer.RankFeed(rank, feeder, start,
-          plan.stateAtStart().toJson(), epoch), end);
+      bridge.serve(new RankFeed(rank, feeder, start, state, end));
       TaskOutcome o = start >= end ? TaskOutcome.empty()
           : feed.run(List.of(new FeedSlice(rank, start, end)),
               FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
@@ -113,11 +112,14 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
-  /** The resume point of the rank's trainer: -1, or within the rank's planned batches. */
-  private long awaitTrainer(BridgeServer bridge, int rank, Path socket,
-      BridgeServer.Epoch epoch) throws InterruptedException {
+  /**
+   * The resume point of the rank's trainer: -1, or within the rank's planned batches, from a
+   * state of the plan of {@code state} (the state the rank is served from).
+   */
+  private long awaitTrainer(BridgeServer bridge, int rank, Path socket, String state)
+      throws InterruptedException {
     try {
-      return bridge.awaitTrainer(rank, serve.trainerTimeout(), epoch,
+      return bridge.awaitTrainer(rank, serve.trainerTimeout(), state,
           feed.inputs.value().plan().rank(rank).batches());
     } catch (TimeoutException e) {
       throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket

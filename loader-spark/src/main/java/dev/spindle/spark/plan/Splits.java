@@ -31,7 +31,7 @@ final class Splits {
     if (spec.remainder() == Remainder.PAD) {
       return padded(q, ranks, batch, spec.epoch(), 0);
     }
-    int perRank = (int) (n / round) * batch;
+    int perRank = spec.freshBatchesPerRank(n) * batch;
     RankPlan[] plans = new RankPlan[ranks];
     for (int r = 0; r < ranks; r++) {
       long[] part = Arrays.copyOfRange(q, r * perRank, (r + 1) * perRank);

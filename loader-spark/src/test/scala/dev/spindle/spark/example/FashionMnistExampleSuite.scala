@@ -95,6 +95,13 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     } finally TestFiles.deleteRecursively(o.work())
   }
 
+  test("the bridge's planned batches per rank are the feed job's, over every epoch") {
+    def planned(args: String*) = ExampleCommand.plannedBatches(ExampleOptions.parse(
+      (Seq("fashion-mnist", "--work", "/nonexistent-work") ++ args).toArray), 6000)
+    assert(planned() == 46) // 6000 samples, 2 ranks x 64, DROP_LAST, as the example trains
+    assert(planned("--epochs", "3", "--world-size", "4", "--batch-size", "100") == 3 * 15)
+  }
+
   test("example refuses an unknown example, an unknown flag and a bad value by name") {
     def err(args: String*) = intercept[IllegalArgumentException](ExampleOptions.parse(args.toArray))
       .getMessage

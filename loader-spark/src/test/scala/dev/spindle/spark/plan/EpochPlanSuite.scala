@@ -16,6 +16,7 @@ class EpochPlanSuite extends AnyFunSuite {
         val spec = validSpec(rnd, m.totalSamples())
         val plan = EpochPlan.create(m, spec)
         assert(plan.worldSize() == spec.worldSize())
+        assert(spec.freshBatchesPerRank(m.totalSamples()) == plan.batchesPerRank(), s"$spec")
         for (r <- rankSeqs(plan)) {
           assert(r.batches() == plan.batchesPerRank(), s"$spec $r")
           assert(r.batches() >= 1)
