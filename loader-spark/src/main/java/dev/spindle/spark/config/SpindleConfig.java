@@ -4,6 +4,7 @@ import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.shard.SampleLimits;
+import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -53,6 +54,8 @@ public final class SpindleConfig {
       register("spark.spindle.threads", "0", "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> OUTPUT_STALE_LOCK_SECONDS =
       register("spark.spindle.output.staleLockSeconds", "120", "A job's lock on its output (_spindle_lock.json, refreshed by its driver) counts as stale after this long without refresh when the driver is on another host; on the same host a lock is stale as soon as its driver's process is gone", SpindleConfig::positiveLong);
+  public static final ConfigKey<OutputFormat> OUTPUT_FORMAT =
+      register("spark.spindle.output.format", "arrow", "File format of preprocess's output: arrow (Arrow IPC files, the image as arrow.fixed_shape_tensor) or parquet (the image as BINARY uint8 HWC pixels, its shape [H,W,C] in the key-value metadata spindle.image_shape) (--format)", OutputFormat::parse);
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 

@@ -101,7 +101,8 @@ public final class PreprocessJob {
   private static OutputCommitter.Settings committerSettings(
       Map<String, String> conf, boolean overwrite) {
     return new OutputCommitter.Settings(overwrite,
-        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)));
+        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
+        SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
   }
 
   /** What the job found left by dead jobs and removed, or null when nothing. */
@@ -186,7 +187,7 @@ public final class PreprocessJob {
   private static String manifestJson(Manifest manifest, PreprocessSettings s,
       List<CommittedFile> files, Outcome o, OutputCommitter committer) throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("format", "arrow-ipc-file");
+    m.put("format", s.format().manifestName());
     m.put("spindle_manifest_version", 1);
     List<Map<String, Object>> fileList = new ArrayList<>();
     for (CommittedFile f : files) {

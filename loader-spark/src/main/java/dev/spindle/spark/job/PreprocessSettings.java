@@ -4,6 +4,7 @@ import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.shard.SampleLimits;
+import dev.spindle.spark.sink.OutputFormat;
 import java.io.Serializable;
 import java.util.Map;
 
@@ -16,7 +17,8 @@ record PreprocessSettings(
     long arrowLimit,
     long partitionBytes,
     int folderShardFiles,
-    FailureBudget budget)
+    FailureBudget budget,
+    OutputFormat format)
     implements Serializable {
 
   static PreprocessSettings from(Map<String, String> conf) {
@@ -30,6 +32,7 @@ record PreprocessSettings(
         SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
         FailureBudget.parse(
             SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
-            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));
+            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)),
+        SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
   }
 }

@@ -15,7 +15,7 @@ import dev.spindle.spark.pipeline.QuarantineEntry;
 import dev.spindle.spark.pipeline.Remainder;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.Shard;
-import dev.spindle.spark.sink.ArrowFileSink;
+import dev.spindle.spark.sink.BatchFileSink;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
 import java.io.IOException;
@@ -64,7 +64,8 @@ final class PreprocessTask implements Serializable {
   TaskResult run(Spec spec) throws IOException {
     TaskContext ctx = TaskContext.get();
     long attempt = ctx == null ? 0 : ctx.taskAttemptId();
-    Path file = OutputCommitter.attemptFile(jobTemporary, spec.partition(), attempt);
+    Path file = OutputCommitter.attemptFile(
+        jobTemporary, spec.partition(), attempt, settings.format());
     ImageTransform transform = settings.transform();
     String owner = "preprocess-p" + spec.partition() + "-a" + attempt;
     ShardSamples source =
@@ -72,7 +73,8 @@ final class PreprocessTask implements Serializable {
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), settings.batchSize());
-        ArrowFileSink sink = new ArrowFileSink(file, conf.get(), batch.root())) {
+        BatchFileSink sink = settings.format().open(file, conf.get(), batch.root(),
+            new int[] {transform.height(), transform.width(), transform.channels()})) {
       Outcome outcome = pump(pipeline(source, transform, allocator, owner), batch, sink);
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
@@ -131,7 +133,7 @@ final class PreprocessTask implements Serializable {
       boolean budgetExceeded) {}
 
   /** Consumes the pipeline on the task thread: every batch of rows is appended to the file. */
-  private Outcome pump(Pipeline<List<Decoded>> pipeline, ImageBatch batch, ArrowFileSink sink)
+  private Outcome pump(Pipeline<List<Decoded>> pipeline, ImageBatch batch, BatchFileSink sink)
       throws IOException {
     PipelineIterator<List<Decoded>> it = pipeline.start();
     long firstBatch = 0;
@@ -157,7 +159,7 @@ final class PreprocessTask implements Serializable {
     return new Outcome(it.quarantine(), it.stats(), firstBatch, exceeded);
   }
 
-  private static void write(List<Decoded> rows, ImageBatch batch, ArrowFileSink sink)
+  private static void write(List<Decoded> rows, ImageBatch batch, BatchFileSink sink)
       throws IOException {
     for (int r = 0; r < rows.size(); r++) {
       Decoded d = rows.get(r);

@@ -11,11 +11,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Writes the record batches of one {@link VectorSchemaRoot} to an Arrow IPC file on a Hadoop
- * FileSystem. One thread. The root stays owned by the caller; each {@link #write()} appends the
- * root's current rows. The file is complete only after {@link #close()} returned normally; a task
- * that fails leaves a partial file that its committer deletes, never a visible one.
+ * FileSystem ({@link OutputFormat#ARROW}); the contract is {@link BatchFileSink}'s.
  */
-public final class ArrowFileSink implements AutoCloseable {
+public final class ArrowFileSink implements BatchFileSink {
   private final Path path;
   private final OutputStream out;
   private final ArrowFileWriter writer;
@@ -44,6 +42,7 @@ public final class ArrowFileSink implements AutoCloseable {
   }
 
   /** Appends the root's current rows as one record batch. */
+  @Override
   public void write(VectorSchemaRoot root) throws IOException {
     try {
       writer.writeBatch();
@@ -54,10 +53,12 @@ public final class ArrowFileSink implements AutoCloseable {
     batches++;
   }
 
+  @Override
   public Path path() {
     return path;
   }
 
+  @Override
   public long rows() {
     return rows;
   }
@@ -80,8 +81,7 @@ public final class ArrowFileSink implements AutoCloseable {
     }
   }
 
-  /** Names the file: "No space left on device" alone does not say where. */
   private IOException failed(IOException e) {
-    return e instanceof OutputWriteException ? e : new OutputWriteException("Cannot write " + path, e);
+    return BatchFileSink.failed(path, e);
   }
 }

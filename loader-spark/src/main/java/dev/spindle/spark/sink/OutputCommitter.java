@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *  setup()   before any task: output writable? take {@link OutputLock}; remove what dead jobs
  *            left (_temporary/, part files no manifest lists); refuse committed output unless
  *            overwrite; create _temporary/&lt;job&gt;/
- *  tasks     write _temporary/&lt;job&gt;/part-NNNNN.attempt-&lt;id&gt;.arrow
+ *  tasks     write _temporary/&lt;job&gt;/part-NNNNN.attempt-&lt;id&gt;.arrow (or .parquet)
  *  commit()  rename the one received attempt per partition to part-NNNNN-&lt;job tag&gt;.arrow
  *            (new names: the old output's files stay untouched) → replace _manifest.json in
  *            one atomic step → delete the old output's files → delete _temporary/&lt;job&gt;/
@@ -45,7 +45,8 @@ public final class OutputCommitter implements AutoCloseable {
   static final String TEMPORARY = "_temporary";
   private static final Logger LOG = LoggerFactory.getLogger(OutputCommitter.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern OWN_PART = Pattern.compile("part-\\d{5}-[0-9a-f]{8}\\.arrow");
+  private static final Pattern OWN_PART =
+      Pattern.compile("part-\\d{5}-[0-9a-f]{8}\\.(arrow|parquet)");
   private static final Pattern OWN_TEMP =
       Pattern.compile("\\.(" + Pattern.quote(MANIFEST) + "|" + Pattern.quote(OutputLock.FILE)
           + ")\\.[0-9a-f-]{36}");
@@ -55,8 +56,9 @@ public final class OutputCommitter implements AutoCloseable {
    *
    * @param overwrite replace committed output (else refuse it)
    * @param staleLock after how long without refresh another host's lock counts as stale
+   * @param format the format of the files the tasks write (their extension)
    */
-  public record Settings(boolean overwrite, Duration staleLock) {}
+  public record Settings(boolean overwrite, Duration staleLock, OutputFormat format) {}
 
   /**
    * Test only, a JVM system property: the driver pauses this many milliseconds before each step
@@ -130,13 +132,15 @@ public final class OutputCommitter implements AutoCloseable {
   }
 
   /** The temporary file name of one task attempt: unique per attempt, so attempts never collide. */
-  public static Path attemptFile(String jobTemporaryUri, int partition, long attemptId) {
-    return new Path(jobTemporaryUri, String.format("part-%05d.attempt-%d.arrow", partition, attemptId));
+  public static Path attemptFile(
+      String jobTemporaryUri, int partition, long attemptId, OutputFormat format) {
+    return new Path(jobTemporaryUri,
+        String.format("part-%05d.attempt-%d.%s", partition, attemptId, format.extension()));
   }
 
   /** The committed name of a partition's file: {@code part-00007-1a2b3c4d.arrow}. */
   public String finalName(int partition) {
-    return String.format("part-%05d-%s.arrow", partition, tag);
+    return String.format("part-%05d-%s.%s", partition, tag, settings.format().extension());
   }
 
   /** This job's identity, as its lock names it. */
@@ -246,7 +250,8 @@ public final class OutputCommitter implements AutoCloseable {
   private boolean holdsOutput() throws IOException {
     for (FileStatus f : fs.listStatus(output)) {
       String name = f.getPath().getName();
-      if (name.equals(MANIFEST) || (name.startsWith("part-") && name.endsWith(".arrow"))) {
+      if (name.equals(MANIFEST) || (name.startsWith("part-")
+          && (name.endsWith(".arrow") || name.endsWith(".parquet")))) {
         return true;
       }
     }

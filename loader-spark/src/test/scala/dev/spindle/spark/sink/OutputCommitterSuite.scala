@@ -22,12 +22,12 @@ class OutputCommitterSuite extends AnyFunSuite {
 
   private def committer(out: Path, overwrite: Boolean): OutputCommitter =
     new OutputCommitter(out.toUri.toString, new Configuration(), "test job",
-      new OutputCommitter.Settings(overwrite, Duration.ofSeconds(120)))
+      new OutputCommitter.Settings(overwrite, Duration.ofSeconds(120), OutputFormat.ARROW))
 
   /** Writes attempt files for `contents` (one per partition) and returns their records. */
   private def attempts(c: OutputCommitter, contents: Seq[String]): java.util.List[CommittedFile] =
     contents.zipWithIndex.map { case (text, p) =>
-      val file = OutputCommitter.attemptFile(c.jobTemporaryUri(), p, 100L + p)
+      val file = OutputCommitter.attemptFile(c.jobTemporaryUri(), p, 100L + p, OutputFormat.ARROW)
       val local = Path.of(file.toUri)
       Files.write(local, text.getBytes(UTF_8))
       new CommittedFile(p, file.toString, 1, text.length)

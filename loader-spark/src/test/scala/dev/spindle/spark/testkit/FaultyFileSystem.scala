@@ -12,8 +12,10 @@ import org.apache.hadoop.util.Progressable
 
 /**
  * The local file system under the scheme `faulty:` (`faulty:///tmp/x` is `/tmp/x`), failing the
- * way real storage fails: once [[FaultyFileSystem.diskFull]] bytes have been written to `.arrow`
- * files, further writes fail with ENOSPC's bare message "No space left on device"; in
+ * way real storage fails: once [[FaultyFileSystem.diskFull]] bytes have been written to output
+ * files (`.arrow`, `.parquet`), further writes fail with ENOSPC's bare message "No space left on
+ * device"; under [[FaultyFileSystem.failFirstFiles]] the first writes into the first N output
+ * files created fail (a task attempt that dies mid-file, to be retried); in
  * [[FaultyFileSystem.readOnly]] mode every create, mkdirs, rename and delete is refused with
  * "Permission denied". Driver and local-mode executors share the JVM, hence the global switch.
  */
@@ -57,18 +59,24 @@ class FaultyFileSystem extends RawLocalFileSystem {
     if (FaultyFileSystem.readOnlyNow) throw new AccessControlException(s"Permission denied: $op $f")
 
   private def wrap(f: Path, out: FSDataOutputStream): FSDataOutputStream =
-    if (!f.getName.endsWith(".arrow")) out
-    else new FSDataOutputStream(new FilterOutputStream(out) {
-      override def write(b: Int): Unit = { take(1); out.write(b) }
-      override def write(b: Array[Byte], off: Int, len: Int): Unit = { take(len); out.write(b, off, len) }
-    }, null)
+    if (!f.getName.endsWith(".arrow") && !f.getName.endsWith(".parquet")) out
+    else {
+      val doomed = FaultyFileSystem.failing.getAndDecrement() > 0
+      new FSDataOutputStream(new FilterOutputStream(out) {
+        override def write(b: Int): Unit = { take(1, doomed); out.write(b) }
+        override def write(b: Array[Byte], off: Int, len: Int): Unit = { take(len, doomed); out.write(b, off, len) }
+      }, null)
+    }
 
-  private def take(n: Long): Unit =
+  private def take(n: Long, doomed: Boolean): Unit = {
+    if (doomed) throw new IOException("Injected fault: this attempt's file cannot be written")
     if (FaultyFileSystem.left.addAndGet(-n) < 0) throw new IOException("No space left on device")
+  }
 }
 
 object FaultyFileSystem {
   private val left = new AtomicLong(Long.MaxValue)
+  private val failing = new AtomicLong(0)
   @volatile private var readOnlyNow = false
 
   /** Registers the scheme in `conf` (instances uncached, so each job sees the current mode). */
@@ -83,6 +91,12 @@ object FaultyFileSystem {
   def diskFull[T](capacity: Long)(body: => T): T = {
     left.set(capacity)
     try body finally left.set(Long.MaxValue)
+  }
+
+  /** Runs `body` with writes into the first `files` output files it creates failing. */
+  def failFirstFiles[T](files: Int)(body: => T): T = {
+    failing.set(files)
+    try body finally failing.set(0)
   }
 
   /** Runs `body` with every change refused. */

@@ -1,0 +1,56 @@
+package dev.spindle.spark.sink;
+
+import java.io.IOException;
+import java.util.Locale;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+
+/** The file format of a job's output files, {@code spark.spindle.output.format}. */
+public enum OutputFormat {
+  /** Arrow IPC file format, the image as {@code arrow.fixed_shape_tensor}. */
+  ARROW("arrow", "arrow-ipc-file"),
+  /** Parquet, the image as BINARY pixels, its shape in the key-value metadata. */
+  PARQUET("parquet", "parquet");
+
+  private final String extension;
+  private final String manifestName;
+
+  OutputFormat(String extension, String manifestName) {
+    this.extension = extension;
+    this.manifestName = manifestName;
+  }
+
+  /** The file name extension, without the dot. */
+  public String extension() {
+    return extension;
+  }
+
+  /** The manifest's {@code format}. */
+  public String manifestName() {
+    return manifestName;
+  }
+
+  /** Opens a sink writing {@code root}'s batches ({@code height × width × channels} images). */
+  public BatchFileSink open(Path path, Configuration conf, VectorSchemaRoot root, int[] shape)
+      throws IOException {
+    return switch (this) {
+      case ARROW -> new ArrowFileSink(path, conf, root);
+      case PARQUET -> new ParquetFileSink(path, conf, shape);
+    };
+  }
+
+  /**
+   * Parses {@code arrow} or {@code parquet}, any case.
+   *
+   * @throws IllegalArgumentException saying what is allowed (the caller names the key or flag)
+   */
+  public static OutputFormat parse(String value) {
+    for (OutputFormat f : values()) {
+      if (f.extension.equals(value.trim().toLowerCase(Locale.ROOT))) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("must be arrow or parquet");
+  }
+}
