@@ -116,9 +116,15 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
         path.decodeNanos() / 1_000_000);
   }
 
-  /** The partition was read to its end: list what it quarantined. */
+  /**
+   * The partition was read to its end: judges its failure budget as {@code preprocess} judges a
+   * job's (a fraction over at least {@code minSamples} samples), then lists what it quarantined.
+   */
   private void finish() throws IOException {
     List<QuarantineRecord> quarantined = path.quarantined();
+    if (settings.budget().exceeded(quarantined.size(), source.samples())) {
+      throw overBudget(null);
+    }
     if (settings.quarantine() != null && !quarantined.isEmpty()) {
       QuarantineFiles.write(settings.quarantine(), scanId, group.partition(), attempt,
           quarantined, conf);
@@ -130,13 +136,19 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
       LOG.error("Reading partition {} ({}) failed: {}", group.partition(), shards(), f.getMessage());
       return new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
     }
+    return overBudget(f);
+  }
+
+  /** The one error of a partition past its failure budget, listing the first causes. */
+  private IOException overBudget(PipelineFailure cause) {
+    List<QuarantineRecord> quarantined = path.quarantined();
     StringBuilder msg = new StringBuilder(String.format(
-        "Failure budget exceeded reading %s: %d samples quarantined in partition %d"
+        "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
             + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
-        settings.input(), path.quarantine().size(), group.partition(),
+        settings.input(), quarantined.size(), source.samples(), group.partition(),
         settings.budget().describe()));
-    path.quarantined().stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
-    return new IOException(msg.toString(), f);
+    quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
+    return new IOException(msg.toString(), cause);
   }
 
   private String shards() {
