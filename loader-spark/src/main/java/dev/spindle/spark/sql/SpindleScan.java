@@ -8,11 +8,14 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The logical scan: the columns Spark asked for (every sample is still read, decoded and checked:
  * which columns a query selects never changes which samples it sees) and the metrics it reports.
- * Immutable; driver.
+ * Its one {@link SpindleBatch} is made on first use and kept, so that the physical plans Spark
+ * makes of this scan (adaptive execution plans a query again) share one manifest, one partition
+ * plan and one scan id. Driver threads.
  */
 final class SpindleScan implements Scan {
   private final ScanSettings settings;
   private final StructType schema;
+  private SpindleBatch batch;
 
   SpindleScan(ScanSettings settings, StructType schema) {
     this.settings = settings;
@@ -31,8 +34,11 @@ final class SpindleScan implements Scan {
   }
 
   @Override
-  public Batch toBatch() {
-    return new SpindleBatch(settings, schema);
+  public synchronized Batch toBatch() {
+    if (batch == null) {
+      batch = new SpindleBatch(settings, schema);
+    }
+    return batch;
   }
 
   @Override
