@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * sample; samples past the planned count are not read. A shard whose storage fails fails the
  * iteration with an error naming it (the task fails and Spark retries it). The source of the
  * sample path ({@code dev.spindle.spark.samples}) for {@code preprocess} and the {@code spindle}
- * DataSource.
+ * DataSource. As a pipeline's source it is closed by the pipeline, on its reading thread, when it
+ * ends or the pipeline stops.
  */
-public final class ShardSamples implements Iterator<ShardSamples.Located> {
+public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardSamples.class);
 
   /** A sample with its dataset index. */
@@ -121,7 +122,8 @@ public final class ShardSamples implements Iterator<ShardSamples.Located> {
   }
 
   /** Closes the open reader; safe to call twice. */
-  public void close() throws IOException {
+  @Override
+  public synchronized void close() throws IOException {
     if (reader != null) {
       reader.close();
       reader = null;

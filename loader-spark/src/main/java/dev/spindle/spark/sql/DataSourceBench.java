@@ -88,7 +88,8 @@ public final class DataSourceBench {
 
   private static void preprocess(SparkSession spark, String input, Map<String, String> conf,
       Path work, Map<String, Object> round) throws IOException {
-    JobReport report = PreprocessJob.run(spark, input, work.resolve("arrow").toString(), true, conf);
+    String output = work.resolve("arrow").toString();
+    JobReport report = PreprocessJob.run(spark, input, output, true, conf);
     round.put("preprocess_images", report.get("images"));
     round.put("preprocess_wall_s", report.get("wall_s"));
     round.put("preprocess_images_per_s", report.get("images_per_s"));

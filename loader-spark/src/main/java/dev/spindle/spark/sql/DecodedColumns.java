@@ -87,8 +87,9 @@ final class DecodedColumns extends ScanColumns {
           + " bytes exceed the 2 GiB a binary column holds; lower spark.spindle.batchSize");
     }
     VarBinaryVector view = own(new VarBinaryVector(ScanSchema.IMAGE, allocator));
+    int validityBytes = BitVectorHelper.getValidityBufferSizeFromCount(capacity);
     try (ArrowBuf offsets = allocator.buffer((capacity + 1) * 4L);
-        ArrowBuf validity = allocator.buffer(BitVectorHelper.getValidityBufferSizeFromCount(capacity))) {
+        ArrowBuf validity = allocator.buffer(validityBytes)) {
       for (int i = 0; i <= capacity; i++) {
         offsets.setInt(i * 4L, (int) (i * rowBytes));
       }

@@ -133,7 +133,8 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
 
   private IOException failed(PipelineFailure f) {
     if (!SamplePath.stoppedByBudget(f)) {
-      LOG.error("Reading partition {} ({}) failed: {}", group.partition(), shards(), f.getMessage());
+      LOG.error("Reading partition {} ({}) failed: {}", group.partition(), shards(),
+          f.getMessage());
       return new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
     }
     return overBudget(f);
@@ -164,8 +165,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     }
     closed = true;
     try {
-      path.close();
-      source.close();
+      path.close(); // the pipeline closes the source on its reading thread
     } finally {
       columns.close();
       allocator.close();
