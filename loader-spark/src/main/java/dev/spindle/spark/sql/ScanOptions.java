@@ -62,9 +62,10 @@ final class ScanOptions {
     List<String> warnings = new ArrayList<>();
     for (String name : options.keySet()) {
       if (!OWN.contains(lower(name)) && OptionNames.key(name) == null) {
+        String closest = OptionNames.closest(name, List.of(DECODE, QUARANTINE, MANIFEST));
+        ConfigKey<?> key = OptionNames.key(closest);
         warnings.add("Unknown option '" + name + "' of the spindle data source (ignored); did"
-            + " you mean '" + OptionNames.closest(name, List.of(DECODE, QUARANTINE, MANIFEST))
-            + "'?");
+            + " you mean '" + closest + "'" + (key == null ? "" : " (" + key.key() + ")") + "?");
       }
     }
     return warnings;

@@ -66,7 +66,8 @@ class DataSourceOptionsSuite extends AnyFunSuite with SparkFixture {
     assert(ScanOptions.unknown(Map("sise" -> "16", "decod" -> "false", "size" -> "3").asJava)
       .asScala.sorted == Seq(
         "Unknown option 'decod' of the spindle data source (ignored); did you mean 'decode'?",
-        "Unknown option 'sise' of the spindle data source (ignored); did you mean 'size'?"))
+        "Unknown option 'sise' of the spindle data source (ignored); did you mean 'size'"
+          + " (spark.spindle.image.size)?"))
     withInput { in =>
       assert(height(reader.option("sise", "16"), in) == 224)
     }
