@@ -166,7 +166,7 @@ public final class SpindleConfig {
     return warnings;
   }
 
-  private static int editDistance(String a, String b) {
+  static int editDistance(String a, String b) {
     int[] prev = new int[b.length() + 1];
     int[] cur = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {

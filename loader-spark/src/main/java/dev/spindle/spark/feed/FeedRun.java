@@ -3,6 +3,8 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.RankPlan;
+import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.SamplePath;
 import dev.spindle.spark.shard.Sample;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -35,30 +37,23 @@ final class FeedRun {
   }
 
   /** Builds and delivers the batch whose rows, in order, are {@code rows}. */
-  void produce(RankPlan rank, List<Decoded> rows) throws InterruptedException {
+  void produce(RankPlan rank, List<Decoded<Row>> rows) throws InterruptedException {
     int size = rank.batchSize();
-    int k = rows.get(0).row().batch();
-    if (rows.size() != size || rows.get(size - 1).row().batch() != k) {
+    int k = rows.get(0).item().batch();
+    if (rows.size() != size || rows.get(size - 1).item().batch() != k) {
       throw new IllegalStateException("Batch " + rank.batchKey(k) + " arrived with "
           + rows.size() + " rows, planned " + size);
     }
-    BitSet bad = new BitSet(size);
-    int firstGood = -1;
-    for (int r = 0; r < size; r++) {
-      Decoded d = rows.get(r);
-      Sample s = d.row().sample();
-      if (d.problem() != null) {
-        bad.set(r);
-        quarantine(new QuarantineRecord(s.shard(), s.key(), d.row().index(), d.problem()));
-      } else {
-        firstGood = firstGood < 0 ? r : firstGood;
-        batch.imageData().setBytes(r * batch.rowBytes(), d.pixels(), 0, batch.rowBytes());
-        batch.setRow(r, s.label(), s.key(), d.row().index());
-      }
-    }
+    BitSet bad = SamplePath.fill(batch, rows);
     for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
-      standIn(r, firstGood < 0 ? null : rows.get(firstGood).row().sample(), firstGood,
-          rows.get(r).row().index());
+      Row row = rows.get(r).item();
+      Sample s = row.sample();
+      quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
+    }
+    int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
+    for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
+      standIn(r, firstGood < 0 ? null : rows.get(firstGood).item().sample(), firstGood,
+          rows.get(r).item().index());
     }
     batch.seal(size);
     deliver(new FeedBatch(rank.batchKey(k), batch.root(), rank.paddedIn(k), bad));

@@ -1,34 +1,30 @@
 package dev.spindle.spark.feed;
 
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.image.ImageException;
 import dev.spindle.spark.image.ImageTransform;
-import dev.spindle.spark.pipeline.ExecutorPools;
-import dev.spindle.spark.pipeline.Order;
-import dev.spindle.spark.pipeline.Pipeline;
+import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
-import dev.spindle.spark.pipeline.PipelineIterator;
-import dev.spindle.spark.pipeline.Remainder;
-import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.PathSpec;
+import dev.spindle.spark.samples.SamplePath;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
- * The executor side of {@code feed}, on the pipeline engine:
+ * The executor side of {@code feed}: the shared sample path ({@link SamplePath}) over the task's
+ * planned rows, with a consumer (the verifier, a feeder or the trainer bridge) as its sink:
  *
  * <pre>
  *  source "read" (I/O pool: RowSource, planned samples only)
  *    ─► pipe "decode" (the executor-wide CPU pool, at most spark.spindle.threads of this task's
- *       rows at once, input order)
+ *       rows at once, input order; a bad sample stays in place as a row with a problem)
  *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
- *    ─► task thread: FeedRun assembles the Arrow batch, stands in for bad rows, delivers
+ *    ─► task thread: FeedRun fills the Arrow batch, stands in for bad rows, delivers
  * </pre>
  *
  * One instance per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
@@ -73,12 +69,12 @@ final class FeedTask implements Serializable {
         ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
             transform.channels(), batchSize)) {
       FeedRun run = new FeedRun(scope, settings, batch, consumer);
-      try (PipelineIterator<List<Decoded>> it =
-          pipeline(source, transform, allocator, owner, batchSize).start()) {
-        while (it.hasNext()) {
-          List<Decoded> rows = it.next();
+      int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
+      PathSpec spec = PathSpec.keeping(owner, transform, batchSize, threads);
+      try (SamplePath<Row> path = SamplePath.start(spec, source, allocator)) {
+        for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
           try {
-            run.produce(in.plan().rank(rows.get(0).row().rank()), rows);
+            run.produce(in.plan().rank(rows.get(0).item().rank()), rows);
           } finally {
             rows.forEach(Decoded::close);
           }
@@ -88,43 +84,6 @@ final class FeedTask implements Serializable {
         Throwable cause = f.getCause() != null ? f.getCause() : f;
         throw new IOException(cause.getMessage(), cause);
       }
-    }
-  }
-
-  private Pipeline<List<Decoded>> pipeline(RowSource source, ImageTransform transform,
-      BufferAllocator allocator, String owner, int batchSize) {
-    ExecutorPools pools = ExecutorPools.shared();
-    int threads = settings.threads() > 0 ? settings.threads() : pools.cpuThreads();
-    return Pipeline.source("read", source)
-        .keyedBy(Row::describe)
-        .sizedBy(Row::bytes)
-        .pipe("decode", row -> decode(row, transform, allocator), threads, Order.INPUT)
-        .sizedBy(Decoded::bytes)
-        .aggregate("batch", batchSize, Remainder.KEEP)
-        .pools(pools)
-        .named(owner)
-        .build();
-  }
-
-  /** Decodes one row; a sample that cannot be used becomes a {@link Decoded#bad} row. */
-  private static Decoded decode(Row row, ImageTransform transform, BufferAllocator allocator) {
-    Sample s = row.sample();
-    if (!s.usable()) {
-      return Decoded.bad(row, s.problem());
-    }
-    ArrowBuf pixels = allocator.buffer(transform.outputBytes());
-    try {
-      transform.apply(s.image(), 0, s.image().length, row.index(), pixels, 0);
-      return Decoded.ok(row, pixels);
-    } catch (ImageException e) {
-      pixels.close();
-      return Decoded.bad(row, "cannot decode " + s.imageName() + ": " + e.getMessage());
-    } catch (RuntimeException e) {
-      pixels.close();
-      return Decoded.bad(row, "decoder failed on " + s.imageName() + ": " + e);
-    } catch (Error e) {
-      pixels.close();
-      throw e;
     }
   }
 }

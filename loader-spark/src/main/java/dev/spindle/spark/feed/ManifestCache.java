@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
  * cached manifest is reused while a fresh listing shows every shard with the recorded size and
  * modification time ({@link ManifestCheck}); otherwise the job fails naming the changes, or (with
  * {@code spark.spindle.feed.manifestChanged=recount}) lists and counts the input again and
- * rewrites the cache. Driver thread.
+ * rewrites the cache. Used by {@code feed} and the {@code spindle} DataSource. Driver thread.
  */
-final class ManifestCache {
-  static final String FILE_NAME = "_spindle_manifest.json";
+public final class ManifestCache {
+  public static final String FILE_NAME = "_spindle_manifest.json";
   private static final Logger LOG = LoggerFactory.getLogger(ManifestCache.class);
 
   /**
@@ -39,13 +39,14 @@ final class ManifestCache {
    * @param location the cache file, or null when none could be used
    * @param status "created", "reused", "recounted", or "not cached: reason"
    */
-  record Loaded(Manifest manifest, String location, String status) {}
+  public record Loaded(Manifest manifest, String location, String status) {}
 
   private final Configuration hadoop;
   private final ShardCatalog catalog;
   private final ShardCatalog.TarCounter counter;
 
-  ManifestCache(Configuration hadoop, int folderShardFiles, ShardCatalog.TarCounter counter) {
+  public ManifestCache(
+      Configuration hadoop, int folderShardFiles, ShardCatalog.TarCounter counter) {
     this.hadoop = hadoop;
     this.catalog = new ShardCatalog(hadoop, folderShardFiles);
     this.counter = counter;
@@ -55,7 +56,7 @@ final class ManifestCache {
    * @param manifestFile the cache file, or null for the default next to the data
    * @param recount true to re-count changed data, false to refuse it
    */
-  Loaded load(String input, String manifestFile, boolean recount) throws IOException {
+  public Loaded load(String input, String manifestFile, boolean recount) throws IOException {
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
     if (cache != null && fs.exists(cache)) {

@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.samples.IndexedSample;
 import dev.spindle.spark.shard.Sample;
 
 /**
@@ -7,12 +8,18 @@ import dev.spindle.spark.shard.Sample;
  * its planned dataset index, and the encoded sample read for it (a sample with a problem when it
  * could not be read). Immutable; passed from the reading thread to a decode thread.
  */
-record Row(int rank, int batch, int row, long index, Sample sample) {
+record Row(int rank, int batch, int row, long index, Sample sample) implements IndexedSample {
   String describe() {
     return sample.shard() + " [" + sample.key() + "]";
   }
 
-  long bytes() {
+  @Override
+  public String id() {
+    return describe();
+  }
+
+  @Override
+  public long bytes() {
     return sample.image() == null ? 0 : sample.image().length;
   }
 }

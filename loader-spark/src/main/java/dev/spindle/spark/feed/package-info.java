@@ -8,7 +8,7 @@
  *                   against a fresh listing)          per group of readBatches batches:
  *  LoaderState ─► EpochPlan (refused before work)       RankPlan.readPlan ─► ShardReader.open(
  *  FeedPartitions: (rank, batch) runs ─► partitions        positions): planned samples only
- *  broadcast(plan, manifest) ───────────────────────►  pipeline: read (RowSource, I/O pool) ─►
+ *  broadcast(plan, manifest) ───────────────────────►  SamplePath: read (RowSource, I/O pool) ─►
  *                                                        decode (shared CPU pool, ≤ threads of
  *                                                        this task, input order) ─► batch rows
  *                                                      FeedRun (task thread): ImageBatch ─►
@@ -27,7 +27,9 @@
  * executor's bridges and feeders), and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
  * {@link dev.spindle.spark.feed.FeedJob}; each Spark task thread runs one task and hands batches
  * to the consumer; reading runs on the pipeline engine's I/O pool and decoding on the executor
- * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}).
+ * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}), on the sample path
+ * that {@code preprocess} and the {@code spindle} DataSource share ({@code
+ * dev.spindle.spark.samples}, keeping bad samples in place).
  *
  * <h2>Exactly once</h2>
  *

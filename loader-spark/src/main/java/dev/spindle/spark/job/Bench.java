@@ -3,9 +3,13 @@ package dev.spindle.spark.job;
 import dev.spindle.gpu.feed.FeederBench;
 import dev.spindle.spark.image.ImageBench;
 import dev.spindle.spark.pipeline.PipelineBench;
+import dev.spindle.spark.sql.DataSourceBench;
 import java.util.Arrays;
 
-/** {@code bench pipeline|images|feeder}: hands the remaining flags to the benchmark's own main. */
+/**
+ * {@code bench pipeline|images|feeder|datasource}: hands the remaining flags to the benchmark's
+ * own main.
+ */
 final class Bench {
   private Bench() {}
 
@@ -16,7 +20,9 @@ final class Bench {
       case "pipeline" -> PipelineBench.main(rest);
       case "images" -> ImageBench.main(rest);
       case "feeder" -> FeederBench.main(rest);
-      default -> throw new Args.UsageException("bench needs one of pipeline, images, feeder");
+      case "datasource" -> DataSourceBench.main(rest);
+      default -> throw new Args.UsageException(
+          "bench needs one of pipeline, images, feeder, datasource");
     }
   }
 }

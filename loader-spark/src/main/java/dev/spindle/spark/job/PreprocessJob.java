@@ -8,8 +8,8 @@ import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.pipeline.PipelineStats;
+import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.shard.Manifest;
-import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
@@ -70,15 +70,15 @@ public final class PreprocessJob {
           throw new IOException("No samples in " + input + " (" + manifest.shards().size()
               + " empty shards)");
         }
-        List<PreprocessTask.Spec> specs = partition(manifest, settings.partitionBytes());
+        List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
         PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
-        List<TaskResult> results = jsc.parallelize(specs, specs.size()).map(task::run).collect();
+        List<TaskResult> results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
         Outcome outcome = Outcome.of(results);
         checkBudget(outcome, settings);
         List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
         committer.commit(files, manifestJson(manifest, settings, files, outcome, committer));
         double wall = (System.nanoTime() - startNanos) / 1e9;
-        JobReport report = report(input, hadoop, output, manifest, specs.size(), settings,
+        JobReport report = report(input, hadoop, output, manifest, groups.size(), settings,
             outcome, wall, startMs);
         return report.put("master", spark.sparkContext().master())
             .put("input_skipped", catalog.skipped().stream()
@@ -115,34 +115,6 @@ public final class PreprocessJob {
     m.put("stale_lock_reason", r.staleReason());
     m.put("removed", r.removed());
     return m;
-  }
-
-  /** Consecutive shards grouped into partitions of at most {@code maxBytes} (one shard at least). */
-  static List<PreprocessTask.Spec> partition(Manifest manifest, long maxBytes) {
-    long[] offsets = manifest.offsets();
-    List<PreprocessTask.Spec> specs = new ArrayList<>();
-    List<Shard> group = new ArrayList<>();
-    List<Long> groupOffsets = new ArrayList<>();
-    long bytes = 0;
-    for (int i = 0; i < manifest.shards().size(); i++) {
-      Shard shard = manifest.shards().get(i);
-      if (!group.isEmpty() && bytes + shard.bytes() > maxBytes) {
-        specs.add(spec(specs.size(), group, groupOffsets));
-        group = new ArrayList<>();
-        groupOffsets = new ArrayList<>();
-        bytes = 0;
-      }
-      group.add(shard);
-      groupOffsets.add(offsets[i]);
-      bytes += shard.bytes();
-    }
-    specs.add(spec(specs.size(), group, groupOffsets));
-    return specs;
-  }
-
-  private static PreprocessTask.Spec spec(int partition, List<Shard> shards, List<Long> offsets) {
-    return new PreprocessTask.Spec(
-        partition, List.copyOf(shards), offsets.stream().mapToLong(Long::longValue).toArray());
   }
 
   /** The results of all tasks, summed. */

@@ -1,5 +1,7 @@
 package dev.spindle.spark.job;
 
+import dev.spindle.spark.samples.IndexedSample;
+import dev.spindle.spark.samples.SampleId;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
@@ -20,18 +22,23 @@ import org.slf4j.LoggerFactory;
  * yield (the shard changed since it was counted: it is shorter now, or damaged before that sample)
  * becomes a sample with a problem ({@link Sample#unread}), quarantined downstream like any bad
  * sample; samples past the planned count are not read. A shard whose storage fails fails the
- * iteration with an error naming it (the task fails and Spark retries it).
+ * iteration with an error naming it (the task fails and Spark retries it). The source of the
+ * sample path ({@code dev.spindle.spark.samples}) for {@code preprocess} and the {@code spindle}
+ * DataSource. As a pipeline's source it is closed by the pipeline, on its reading thread, when it
+ * ends or the pipeline stops.
  */
-final class ShardSamples implements Iterator<ShardSamples.Located> {
+public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardSamples.class);
 
   /** A sample with its dataset index. */
-  record Located(Sample sample, long index) {
-    String id() {
+  public record Located(Sample sample, long index) implements IndexedSample {
+    @Override
+    public String id() {
       return SampleId.of(sample.shard(), sample.key(), index);
     }
 
-    long bytes() {
+    @Override
+    public long bytes() {
       return sample.image() == null ? 64 : sample.image().length;
     }
   }
@@ -46,7 +53,12 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
   private volatile long bytesRead;
   private volatile long samples;
 
-  ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
+  /**
+   * @param shards the shards to read, in order
+   * @param offsets the dataset index of each shard's first sample
+   */
+  public ShardSamples(
+      List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
     this.shards = shards;
     this.offsets = offsets;
     this.conf = conf;
@@ -110,19 +122,21 @@ final class ShardSamples implements Iterator<ShardSamples.Located> {
   }
 
   /** Closes the open reader; safe to call twice. */
-  void close() throws IOException {
+  @Override
+  public synchronized void close() throws IOException {
     if (reader != null) {
       reader.close();
       reader = null;
     }
   }
 
-  long bytesRead() {
+  /** Encoded image bytes read so far. */
+  public long bytesRead() {
     return bytesRead;
   }
 
   /** Samples handed out: delivered or quarantined, each planned sample once. */
-  long samples() {
+  public long samples() {
     return samples;
   }
 }

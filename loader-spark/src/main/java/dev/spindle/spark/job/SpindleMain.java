@@ -38,7 +38,7 @@ public final class SpindleMain {
           "  example     fashion-mnist [--epochs N] [--limit SAMPLES] [--report FILE] [--world-size 2]",
           "              [--batch-size 64] [--test-limit N] [--work DIR]   train PyTorch trainers (DDP)",
           "              fed through the trainer bridge; reports test accuracy and trainer wait",
-          "  bench       pipeline|images|feeder [flags]   (see README)",
+          "  bench       pipeline|images|feeder|datasource [flags]   (see README)",
           "  config      --example | --markdown   print every spark.spindle.* key with its default",
           "",
           "Every job also takes --properties-file FILE (spark.* settings, e.g. conf/examples/*.conf);",

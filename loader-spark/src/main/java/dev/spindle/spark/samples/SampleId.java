@@ -1,21 +1,21 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.samples;
 
 import dev.spindle.spark.metrics.QuarantineRecord;
 
 /**
  * The key a sample carries through the pipeline, {@code "<shard> [<key>] #<index>"}: readable in
- * logs and quarantine lists, and parsed back (from the right) into shard, key and index for the
- * job report.
+ * logs and quarantine lists, and parsed back (from the right) into shard, key and index for
+ * reports and quarantine files. Stateless; any thread.
  */
-final class SampleId {
+public final class SampleId {
   private SampleId() {}
 
-  static String of(String shard, String key, long index) {
+  public static String of(String shard, String key, long index) {
     return shard + " [" + key + "] #" + index;
   }
 
   /** A quarantine record for the sample {@code id} names; an id of another form keeps it whole. */
-  static QuarantineRecord record(String id, String reason) {
+  public static QuarantineRecord record(String id, String reason) {
     int hash = id.lastIndexOf("] #");
     int open = hash < 0 ? -1 : id.lastIndexOf(" [", hash);
     if (open < 0) {

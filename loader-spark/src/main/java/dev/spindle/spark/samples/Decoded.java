@@ -1,0 +1,62 @@
+package dev.spindle.spark.samples;
+
+import org.apache.arrow.memory.ArrowBuf;
+
+/**
+ * One sample after the path's decode stage: its decoded pixels (owned by this object, from the
+ * task's allocator), or, when the path passes encoded samples through, nothing but the sample
+ * itself; or why it could not be used (kept in place only when the path keeps bad samples).
+ * Closing releases the pixels; idempotent. Made on a decode thread, then owned by the consumer
+ * (or by the pipeline, which closes what it still holds when stopped).
+ *
+ * @param <T> the item the source produced
+ */
+public final class Decoded<T extends IndexedSample> implements AutoCloseable {
+  private final T item;
+  private ArrowBuf pixels;
+  private final String problem;
+
+  private Decoded(T item, ArrowBuf pixels, String problem) {
+    this.item = item;
+    this.pixels = pixels;
+    this.problem = problem;
+  }
+
+  static <T extends IndexedSample> Decoded<T> ok(T item, ArrowBuf pixels) {
+    return new Decoded<>(item, pixels, null);
+  }
+
+  static <T extends IndexedSample> Decoded<T> bad(T item, String problem) {
+    return new Decoded<>(item, null, problem);
+  }
+
+  public T item() {
+    return item;
+  }
+
+  /** The decoded pixels, or null (a bad sample, or a path that does not decode). */
+  public ArrowBuf pixels() {
+    return pixels;
+  }
+
+  /** Why the sample cannot be used, or null. */
+  public String problem() {
+    return problem;
+  }
+
+  long bytes() {
+    if (pixels != null) {
+      return pixels.capacity();
+    }
+    byte[] image = item.sample().image();
+    return problem != null || image == null ? 0 : image.length;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (pixels != null) {
+      pixels.close();
+      pixels = null;
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package dev.spindle.spark.samples;
+
+import dev.spindle.spark.shard.Sample;
+
+/**
+ * What enters the sample path: one encoded sample read from a shard, with its dataset (or planned)
+ * index. Made by the source on its reading thread, then read by decode threads; implementations
+ * are immutable.
+ */
+public interface IndexedSample {
+  /** The encoded sample (or one with a problem, which the path quarantines). */
+  Sample sample();
+
+  /** The sample's index: its dataset index, or its planned index in an epoch. */
+  long index();
+
+  /** The key the pipeline lists it under when it is quarantined, e.g. {@link SampleId#of}. */
+  String id();
+
+  /** Its size in bytes, for the byte bound of the queue it waits in. */
+  long bytes();
+}

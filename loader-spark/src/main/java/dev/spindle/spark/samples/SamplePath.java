@@ -1,0 +1,175 @@
+package dev.spindle.spark.samples;
+
+import dev.spindle.spark.batch.ImageBatch;
+import dev.spindle.spark.image.ImageException;
+import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.ExecutorPools;
+import dev.spindle.spark.pipeline.Order;
+import dev.spindle.spark.pipeline.PipelineBuilder;
+import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.pipeline.PipelineIterator;
+import dev.spindle.spark.pipeline.PipelineStats;
+import dev.spindle.spark.pipeline.Pipeline;
+import dev.spindle.spark.pipeline.QuarantineEntry;
+import dev.spindle.spark.pipeline.Remainder;
+import dev.spindle.spark.shard.Sample;
+import java.util.BitSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * One task's run of the executor-side sample path that {@code preprocess}, {@code feed} and the
+ * {@code spindle} DataSource share; each adds only its sink (see the package documentation).
+ * Started by {@link #start}; the task thread pulls batches of rows with {@link #next()} and turns
+ * them into its Arrow batch with {@link #fill}. One consumer thread; {@link #close()}, {@link
+ * #stats()}, {@link #quarantine()} and {@link #decodeNanos()} from any thread, also after close.
+ *
+ * @param <T> the items the source yields
+ */
+public final class SamplePath<T extends IndexedSample> implements AutoCloseable {
+  /** The source stage's name: a failure there is a storage error, not a bad sample. */
+  public static final String READ = "read";
+
+  private final PathSpec spec;
+  private final BufferAllocator allocator;
+  private final LongAdder decodeNanos = new LongAdder();
+  private final PipelineIterator<List<Decoded<T>>> rows;
+
+  private SamplePath(PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
+    this.spec = spec;
+    this.allocator = allocator;
+    PipelineBuilder<List<Decoded<T>>> b = Pipeline.source(READ, source)
+        .keyedBy(IndexedSample::id)
+        .sizedBy(IndexedSample::bytes)
+        .pipe(spec.stage(), this::decode, spec.concurrency(), Order.INPUT)
+        .sizedBy(Decoded::bytes)
+        .aggregate("batch", spec.batchSize(), Remainder.KEEP);
+    if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
+      b.failureBudget(spec.stage(), spec.budget());
+    }
+    this.rows = b.pools(ExecutorPools.shared()).named(spec.owner()).build().start();
+  }
+
+  /**
+   * Starts the path on the executor-wide pools. The path owns {@code source} from now on (an
+   * {@link AutoCloseable} source is closed when it ends); decoded pixels come from {@code
+   * allocator}, which must outlive the path. The caller closes the path.
+   */
+  public static <T extends IndexedSample> SamplePath<T> start(
+      PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
+    return new SamplePath<>(spec, source, allocator);
+  }
+
+  /** Threads of the executor-wide CPU pool the path decodes on. */
+  public static int cpuThreads() {
+    return ExecutorPools.shared().cpuThreads();
+  }
+
+  /**
+   * The next batch of rows in source order ({@code batchSize} rows, the last one fewer), or null
+   * at the end. The rows are the caller's: close each one.
+   *
+   * @throws PipelineFailure when the source failed, an op threw an {@link Error}, or a bad sample
+   *     exceeded the failure budget ({@link #stoppedByBudget})
+   */
+  public List<Decoded<T>> next() {
+    return rows.hasNext() ? rows.next() : null;
+  }
+
+  /**
+   * Copies the rows' pixels, labels, keys and indices into rows {@code 0..} of {@code batch}, row
+   * {@code r} of the list into row {@code r}; rows with a problem are left as they are and
+   * returned. Does not seal the batch. Task thread; for paths that decode.
+   */
+  public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
+    BitSet bad = new BitSet(rows.size());
+    long rowBytes = batch.rowBytes();
+    for (int r = 0; r < rows.size(); r++) {
+      Decoded<?> d = rows.get(r);
+      if (d.problem() != null) {
+        bad.set(r);
+        continue;
+      }
+      if (d.pixels() == null) {
+        throw new IllegalStateException("Row " + r + " holds no pixels: the path does not decode");
+      }
+      Sample s = d.item().sample();
+      batch.imageData().setBytes(r * rowBytes, d.pixels(), 0, rowBytes);
+      batch.setRow(r, s.label(), s.key(), d.item().index());
+    }
+    return bad;
+  }
+
+  /** True when {@code f} is the decode stage running out of its failure budget. */
+  public static boolean stoppedByBudget(PipelineFailure f) {
+    return !f.stage().equals(READ) && !f.stage().equals("sink") && !(f.getCause() instanceof Error);
+  }
+
+  /** Samples quarantined so far (bad samples dropped from the flow), as the pipeline lists them. */
+  public List<QuarantineEntry> quarantine() {
+    return rows.quarantine();
+  }
+
+  /** {@link #quarantine()} as records with shard, key and index (keys made by {@link SampleId}). */
+  public List<QuarantineRecord> quarantined() {
+    return quarantine().stream().map(q -> SampleId.record(q.key(), q.reason())).toList();
+  }
+
+  public PipelineStats stats() {
+    return rows.stats();
+  }
+
+  /** Time spent decoding and transforming, summed over the decode threads. */
+  public long decodeNanos() {
+    return decodeNanos.sum();
+  }
+
+  /** Stops the pipeline and releases every row still inside it; idempotent. */
+  @Override
+  public void close() {
+    rows.close();
+  }
+
+  /** The decode stage's op: one item on a CPU pool thread. */
+  private Decoded<T> decode(T item) throws ImageException {
+    Sample s = item.sample();
+    if (!s.usable()) {
+      return reject(item, s.problem(), null);
+    }
+    ImageTransform transform = spec.transform();
+    if (transform == null) {
+      return Decoded.ok(item, null);
+    }
+    ArrowBuf pixels = allocator.buffer(transform.outputBytes());
+    long start = System.nanoTime();
+    try {
+      transform.apply(s.image(), 0, s.image().length, item.index(), pixels, 0);
+      return Decoded.ok(item, pixels);
+    } catch (ImageException e) {
+      pixels.close();
+      return reject(item, "cannot decode " + s.imageName() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      pixels.close();
+      if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
+        throw e; // the pipeline lists it naming its class: more likely a bug than bad data
+      }
+      return Decoded.bad(item, "decoder failed on " + s.imageName() + ": " + e);
+    } catch (Error e) {
+      pixels.close();
+      throw e;
+    } finally {
+      decodeNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  private Decoded<T> reject(T item, String reason, ImageException cause) throws ImageException {
+    if (spec.bad() == PathSpec.BadSamples.KEEP) {
+      return Decoded.bad(item, reason);
+    }
+    throw cause == null ? new ImageException(reason) : new ImageException(reason, cause);
+  }
+}

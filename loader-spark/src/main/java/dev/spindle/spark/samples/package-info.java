@@ -1,0 +1,25 @@
+/**
+ * The one executor-side sample path: every Spindle entry point that turns shards into Arrow
+ * batches inside an executor runs it, and adds only its own end.
+ *
+ * <pre>
+ *  source "read" (I/O pool)   ─► pipe "decode" (executor-wide CPU pool,  ─► aggregate "batch"
+ *  an Iterator of               ≤ concurrency in flight, input order):      batchSize rows
+ *  IndexedSamples               decode + transform into uint8 pixels         │
+ *  (job.ShardSamples: whole     (or "check": encoded bytes pass through)     ▼ task thread
+ *  shards; feed.RowSource:      bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
+ *  planned rows)                budget) or KEEP (a row with a problem)     SamplePath.fill ─► ImageBatch
+ *                                                                            │
+ *  sinks:  preprocess: ArrowFileSink (committed files)  feed: FeedRun (stand-ins, a feeder or the
+ *          bridge)  DataSource: Spark ColumnarBatches of ArrowColumnVectors (sql.ScanColumns)
+ * </pre>
+ *
+ * <p><b>Enters:</b> {@link dev.spindle.spark.samples.IndexedSample}s from the caller's source
+ * (pulled on one I/O-pool thread) and a {@link dev.spindle.spark.samples.PathSpec}. <b>Leaves:</b>
+ * batches of {@link dev.spindle.spark.samples.Decoded} rows on the task thread, the quarantine
+ * list, pipeline statistics and decode time. <b>Threads:</b> the pipeline engine's ({@code
+ * dev.spindle.spark.pipeline}); decode runs on the executor-wide CPU pool that every task
+ * shares. <b>Memory:</b> decoded pixels come from the task's Arrow allocator; a row's buffer
+ * belongs to whoever holds the row and is released by closing it.
+ */
+package dev.spindle.spark.samples;

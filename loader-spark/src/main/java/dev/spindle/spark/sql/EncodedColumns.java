@@ -1,0 +1,92 @@
+package dev.spindle.spark.sql;
+
+import dev.spindle.spark.job.ShardSamples;
+import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.shard.Sample;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Encoded columns ({@code decode=false}): {@code image} holds each image file's bytes as read
+ * from its shard, {@code format} its extension, then {@code label}, {@code key}, {@code shard},
+ * {@code index}. Vectors are allocated once per task and grow as needed; each batch overwrites
+ * them. Task thread only.
+ */
+final class EncodedColumns extends ScanColumns {
+  private final VarBinaryVector image;
+  private final VarCharVector format;
+  private final IntVector label;
+  private final VarCharVector key;
+  private final VarCharVector shard;
+  private final BigIntVector index;
+
+  EncodedColumns(int capacity, StructType schema, BufferAllocator allocator) {
+    try {
+      this.image = own(new VarBinaryVector(ScanSchema.IMAGE, allocator));
+      this.format = own(new VarCharVector(ScanSchema.FORMAT, allocator));
+      this.label = own(new IntVector(ScanSchema.LABEL, allocator));
+      this.key = own(new VarCharVector(ScanSchema.KEY, allocator));
+      this.shard = own(new VarCharVector(ScanSchema.SHARD, allocator));
+      this.index = own(new BigIntVector(ScanSchema.INDEX, allocator));
+      image.allocateNew(capacity * 16_384L, capacity);
+      format.allocateNew(capacity * 4L, capacity);
+      label.allocateNew(capacity);
+      key.allocateNew(capacity * 32L, capacity);
+      shard.allocateNew(capacity * 64L, capacity);
+      index.allocateNew(capacity);
+      wrap(schema);
+    } catch (RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  @Override
+  void write(List<Decoded<ShardSamples.Located>> rows) {
+    for (VarCharVector v : List.of(format, key, shard)) {
+      v.reset();
+    }
+    image.reset();
+    for (int r = 0; r < rows.size(); r++) {
+      Sample s = rows.get(r).item().sample();
+      image.setSafe(r, s.image());
+      format.setSafe(r, utf8(extension(s.imageName())));
+      label.set(r, s.label());
+      key.setSafe(r, s.key().getBytes(StandardCharsets.UTF_8));
+      shard.setSafe(r, utf8(s.shard()));
+      index.set(r, rows.get(r).item().index());
+    }
+    for (ValueVector v : List.of(image, format, label, key, shard, index)) {
+      v.setValueCount(rows.size());
+    }
+  }
+
+  @Override
+  ValueVector vector(String column) {
+    return switch (column) {
+      case ScanSchema.IMAGE -> image;
+      case ScanSchema.FORMAT -> format;
+      case ScanSchema.LABEL -> label;
+      case ScanSchema.KEY -> key;
+      case ScanSchema.SHARD -> shard;
+      case ScanSchema.INDEX -> index;
+      default -> throw new IllegalArgumentException("No column '" + column
+          + "' in the spindle data source's encoded schema " + ScanSchema.of(false).simpleString());
+    };
+  }
+
+  /** The image entry's extension, lower case ({@code jpg}, {@code png}), or "" when none. */
+  static String extension(String name) {
+    int dot = name == null ? -1 : name.lastIndexOf('.');
+    return dot < 0 || dot < name.lastIndexOf('/') ? ""
+        : name.substring(dot + 1).toLowerCase(Locale.ROOT);
+  }
+}

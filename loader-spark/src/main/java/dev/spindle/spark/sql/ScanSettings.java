@@ -1,0 +1,58 @@
+package dev.spindle.spark.sql;
+
+import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.shard.SampleLimits;
+import java.io.Serializable;
+import java.util.Map;
+
+/**
+ * Everything a scan of the {@code spindle} data source needs, resolved once on the driver from
+ * its options and the session's configuration ({@link ScanOptions}) and shipped to executors.
+ * Immutable.
+ *
+ * @param input the URI to read
+ * @param decode true: decoded, transformed uint8 images; false: the image files' bytes
+ * @param quarantine where each task lists its quarantined samples as JSON lines, or null
+ * @param manifest the manifest cache file, or null for the default beside the data
+ * @param transform the decode and transform (also when not decoding: it is checked all the same)
+ * @param batchSize rows per columnar batch
+ * @param limits what a shard reader accepts in one sample
+ * @param threads caps the decodes in flight per task ({@code 4 x} this); 0 = the executor's pool
+ * @param arrowLimit byte limit of the executor's Arrow allocator
+ * @param partitionBytes whole shards are grouped into one partition up to this many bytes
+ * @param folderShardFiles files of an image-folder tree per shard
+ * @param budget the failure budget, applied to each partition
+ */
+record ScanSettings(
+    String input,
+    boolean decode,
+    String quarantine,
+    String manifest,
+    ImageTransform transform,
+    int batchSize,
+    SampleLimits limits,
+    int threads,
+    long arrowLimit,
+    long partitionBytes,
+    int folderShardFiles,
+    FailureBudget budget)
+    implements Serializable {
+
+  /** Reads the {@code spark.spindle.*} settings from {@code conf} (full key names). */
+  static ScanSettings of(String input, boolean decode, String quarantine, String manifest,
+      Map<String, String> conf) {
+    return new ScanSettings(input, decode, quarantine, manifest,
+        SpindleConfig.uint8Transform(conf),
+        SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
+        SpindleConfig.sampleLimits(conf),
+        SpindleConfig.get(conf, SpindleConfig.THREADS),
+        SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
+        SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+        FailureBudget.parse(
+            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
+            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));
+  }
+}

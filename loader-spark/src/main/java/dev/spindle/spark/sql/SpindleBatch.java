@@ -1,0 +1,73 @@
+package dev.spindle.spark.sql;
+
+import dev.spindle.spark.feed.ManifestCache;
+import dev.spindle.spark.job.ClusterTarCounter;
+import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.plan.ShardGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.UUID;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The physical scan, planned on the driver: the input's manifest (listed and counted once, tar
+ * shards counted by a Spark job, cached as {@code _spindle_manifest.json} beside the data or at
+ * the {@code manifest} option, and counted again when the shards changed), then partitions of
+ * whole shards up to {@code spark.spindle.partitionBytes}. Each scan has an id of its own, which
+ * names its quarantine files. Driver thread.
+ */
+final class SpindleBatch implements Batch {
+  private static final Logger LOG = LoggerFactory.getLogger(SpindleBatch.class);
+
+  private final ScanSettings settings;
+  private final StructType schema;
+  private final String scanId = UUID.randomUUID().toString().substring(0, 8);
+  private InputPartition[] partitions;
+
+  SpindleBatch(ScanSettings settings, StructType schema) {
+    this.settings = settings;
+    this.schema = schema;
+  }
+
+  @Override
+  public synchronized InputPartition[] planInputPartitions() {
+    if (partitions == null) {
+      List<ShardGroup> groups = ShardGroup.plan(manifest().manifest(), settings.partitionBytes());
+      partitions = groups.stream().map(SpindleInputPartition::new).toArray(InputPartition[]::new);
+      LOG.info("spindle scan {} of {}: {} partitions", scanId, settings.input(), partitions.length);
+    }
+    return partitions.clone();
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return new SpindleReaderFactory(settings, schema, scanId,
+        new HadoopConf(sparkContext().hadoopConfiguration()));
+  }
+
+  private ManifestCache.Loaded manifest() {
+    JavaSparkContext jsc = sparkContext();
+    ManifestCache cache = new ManifestCache(jsc.hadoopConfiguration(),
+        settings.folderShardFiles(), new ClusterTarCounter(jsc));
+    try {
+      ManifestCache.Loaded loaded = cache.load(settings.input(), settings.manifest(), true);
+      LOG.info("Manifest of {}: {} shards, {} samples ({})", settings.input(),
+          loaded.manifest().shards().size(), loaded.manifest().totalSamples(), loaded.status());
+      return loaded;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static JavaSparkContext sparkContext() {
+    return JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+  }
+}

@@ -1,0 +1,61 @@
+package dev.spindle.spark.sql;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * The {@code spindle} data source: {@code spark.read.format("spindle").option(...).load(uri)} over
+ * anything {@code preprocess} reads, as decoded images or (with {@code decode=false}) the image
+ * files' bytes; see {@link ScanSchema} for the columns and {@link ScanOptions} for the options.
+ * Registered as a {@link DataSourceRegister} service, so the jar on the classpath is all it needs;
+ * {@link SpindleExtensions} adds {@code SELECT ... FROM spindle.`uri`}. Spark instantiates it by
+ * name, on the driver; stateless.
+ */
+public final class SpindleDataSource implements TableProvider, DataSourceRegister {
+  /** The format name. */
+  public static final String NAME = "spindle";
+
+  @Override
+  public String shortName() {
+    return NAME;
+  }
+
+  @Override
+  public StructType inferSchema(CaseInsensitiveStringMap options) {
+    return ScanSchema.of(ScanOptions.decode(options.get(ScanOptions.DECODE)));
+  }
+
+  /**
+   * Resolves the options against the session's configuration; an invalid value or a missing
+   * input fails here, before any task runs.
+   */
+  @Override
+  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
+    SparkSession spark = SparkSession.active();
+    ScanSettings settings = ScanOptions.resolve(options,
+        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()));
+    requireInput(spark, settings.input());
+    return new SpindleTable(settings);
+  }
+
+  private static void requireInput(SparkSession spark, String input) {
+    Path path = new Path(input);
+    try {
+      if (!path.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(path)) {
+        throw new FileNotFoundException("Input does not exist: " + input);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
+  }
+}

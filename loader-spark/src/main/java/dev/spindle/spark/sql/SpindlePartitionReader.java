@@ -1,0 +1,189 @@
+package dev.spindle.spark.sql;
+
+import dev.spindle.spark.batch.ExecutorAllocator;
+import dev.spindle.spark.job.ShardSamples;
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.PathSpec;
+import dev.spindle.spark.samples.SamplePath;
+import java.io.IOException;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one partition (whole shards) through the shared sample path into columnar batches:
+ *
+ * <pre>
+ *  ShardSamples ─► SamplePath (read ─► decode on the executor-wide pool ─► batch; bad samples
+ *  quarantined against the budget) ─► next(): ScanColumns.fill ─► get(): one ColumnarBatch
+ * </pre>
+ *
+ * <p><b>Ownership and reuse.</b> The reader owns a child of the executor's Arrow allocator, the
+ * path and every vector; {@link #get()} returns the same {@link ColumnarBatch} each time, refilled
+ * by {@link #next()}: it is valid until the next {@code next()} or {@link #close()}, and Spark
+ * must not (and does not) close it. {@code close()} stops the path, releases the vectors and
+ * closes the allocator, which fails loudly if anything leaked; it is idempotent.
+ *
+ * <p><b>Failures.</b> A storage error fails the task naming the shard (Spark retries it); past
+ * the failure budget the task fails with one error listing the first causes. When the partition
+ * was read to its end, its quarantine list is written under the {@code quarantine} URI, if set.
+ * Spark's task thread only.
+ */
+final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
+  private static final Logger LOG = LoggerFactory.getLogger(SpindlePartitionReader.class);
+  private static final int CAUSES = 10;
+
+  private final ShardGroup group;
+  private final ScanSettings settings;
+  private final String scanId;
+  private final Configuration conf;
+  private final long attempt;
+  private final BufferAllocator allocator;
+  private final ShardSamples source;
+  private final ScanColumns columns;
+  private final SamplePath<ShardSamples.Located> path;
+  private ColumnarBatch current;
+  private long images;
+  private boolean closed;
+
+  SpindlePartitionReader(ShardGroup group, ScanSettings settings, StructType schema,
+      String scanId, Configuration conf) {
+    this.group = group;
+    this.settings = settings;
+    this.scanId = scanId;
+    this.conf = conf;
+    TaskContext ctx = TaskContext.get();
+    this.attempt = ctx == null ? 0 : ctx.taskAttemptId();
+    String owner = "spindle-scan-" + scanId + "-p" + group.partition() + "-a" + attempt;
+    this.allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
+    this.source = new ShardSamples(group.shards(), group.offsets(), conf, settings.limits());
+    try {
+      this.columns = ScanColumns.create(settings, schema, allocator);
+      this.path = SamplePath.start(spec(owner), source, allocator);
+    } catch (RuntimeException | Error e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  private PathSpec spec(String owner) {
+    int pool = SamplePath.cpuThreads();
+    int threads = settings.threads() > 0 ? Math.min(settings.threads(), pool) : pool;
+    // as in preprocess: in input order a few slots per thread keep a thread from idling
+    return PathSpec.quarantining(owner, settings.decode() ? settings.transform() : null,
+        settings.batchSize(), 4 * threads, settings.budget().toPipelineBudget());
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    List<Decoded<ShardSamples.Located>> rows;
+    try {
+      rows = path.next();
+    } catch (PipelineFailure f) {
+      throw failed(f);
+    }
+    if (rows == null) {
+      finish();
+      return false;
+    }
+    try {
+      current = columns.fill(rows);
+      images += rows.size();
+    } finally {
+      rows.forEach(Decoded::close);
+    }
+    return true;
+  }
+
+  @Override
+  public ColumnarBatch get() {
+    return current;
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return ScanMetrics.values(images, path.quarantine().size(), source.bytesRead(),
+        path.decodeNanos() / 1_000_000);
+  }
+
+  /**
+   * The partition was read to its end: judges its failure budget as {@code preprocess} judges a
+   * job's (a fraction over at least {@code minSamples} samples), then lists what it quarantined.
+   */
+  private void finish() throws IOException {
+    List<QuarantineRecord> quarantined = path.quarantined();
+    if (settings.budget().exceeded(quarantined.size(), source.samples())) {
+      throw overBudget(null);
+    }
+    if (settings.quarantine() != null && !quarantined.isEmpty()) {
+      QuarantineFiles.write(settings.quarantine(), scanId, group.partition(), attempt,
+          quarantined, conf);
+    }
+  }
+
+  private IOException failed(PipelineFailure f) {
+    if (!SamplePath.stoppedByBudget(f)) {
+      LOG.error("Reading partition {} ({}) failed: {}", group.partition(), shards(),
+          f.getMessage());
+      return new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
+    }
+    return overBudget(f);
+  }
+
+  /** The one error of a partition past its failure budget, listing the first causes. */
+  private IOException overBudget(PipelineFailure cause) {
+    List<QuarantineRecord> quarantined = path.quarantined();
+    StringBuilder msg = new StringBuilder(String.format(
+        "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
+            + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
+        settings.input(), quarantined.size(), source.samples(), group.partition(),
+        settings.budget().describe()));
+    quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
+    return new IOException(msg.toString(), cause);
+  }
+
+  private String shards() {
+    return group.shards().size() == 1 ? group.shards().get(0).displayName()
+        : group.shards().size() + " shards from " + group.shards().get(0).displayName();
+  }
+
+  /** Stops the path, releases the vectors and closes the allocator; idempotent. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      path.close(); // the pipeline closes the source on its reading thread
+    } finally {
+      columns.close();
+      allocator.close();
+    }
+  }
+
+  /** Releases what a failed constructor had made; it is already failing. */
+  private void closeQuietly() {
+    closed = true;
+    try {
+      source.close();
+      if (columns != null) {
+        columns.close();
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // the constructor's failure is the one to report
+    } finally {
+      allocator.close();
+    }
+  }
+}

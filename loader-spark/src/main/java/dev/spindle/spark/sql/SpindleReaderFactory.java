@@ -1,0 +1,46 @@
+package dev.spindle.spark.sql;
+
+import dev.spindle.spark.job.HadoopConf;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Makes the columnar reader of each partition, on the executor; the scan reads columnar batches
+ * only (Spark converts them to rows where a plan needs rows). Immutable; serialized to executors.
+ */
+final class SpindleReaderFactory implements PartitionReaderFactory {
+  private static final long serialVersionUID = 1L;
+
+  private final ScanSettings settings;
+  private final StructType schema;
+  private final String scanId;
+  private final HadoopConf conf;
+
+  SpindleReaderFactory(ScanSettings settings, StructType schema, String scanId, HadoopConf conf) {
+    this.settings = settings;
+    this.schema = schema;
+    this.scanId = scanId;
+    this.conf = conf;
+  }
+
+  @Override
+  public boolean supportColumnarReads(InputPartition partition) {
+    return true;
+  }
+
+  @Override
+  public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
+    return new SpindlePartitionReader(((SpindleInputPartition) partition).group(), settings,
+        schema, scanId, conf.get());
+  }
+
+  @Override
+  public PartitionReader<InternalRow> createReader(InputPartition partition) {
+    throw new UnsupportedOperationException(
+        "The spindle data source reads columnar batches only (supportColumnarReads is true)");
+  }
+}
