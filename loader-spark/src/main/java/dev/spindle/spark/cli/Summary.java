@@ -1,12 +1,12 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.cli;
 
-import dev.spindle.spark.metrics.JobReport;
+import java.util.Map;
 
-/** The one line a command prints when it ends. */
+/** The one line a command prints when it ends, from its report's fields. */
 final class Summary {
   private Summary() {}
 
-  static String line(JobReport r) {
+  static String line(Map<String, Object> r) {
     StringBuilder s = new StringBuilder();
     s.append(r.get("command")).append(": ");
     s.append(r.get("images")).append(" images");
