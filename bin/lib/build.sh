@@ -24,7 +24,8 @@ SPARK_JVM_FLAGS=(
 )
 
 spindle_needs_build() {
-  [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" ]] || return 0
+  [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" \
+    && -f "$SPINDLE_ROOT/loader-spark/target/spark-classpath.txt" ]] || return 0
   [[ -n "$(find "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT"/loader-*/pom.xml "$SPINDLE_ROOT"/loader-*/src/main \
     -newer "$SPINDLE_JAR" -print -quit)" ]]
 }
