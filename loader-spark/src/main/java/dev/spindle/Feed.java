@@ -49,7 +49,10 @@ public final class Feed {
     return this;
   }
 
-  /** Where the shard list and counts are cached (default: {@code _spindle_manifest.json} in the input). */
+  /**
+   * Where the shard list and counts are cached (default: {@code _spindle_manifest.json} in the
+   * input).
+   */
   public Feed manifest(String file) {
     this.manifest = Uris.require("manifest", file);
     return this;
@@ -58,7 +61,8 @@ public final class Feed {
   /** Trainer ranks; every rank gets the same number of batches per epoch. */
   public Feed worldSize(int ranks) {
     if (ranks < 1) {
-      throw new IllegalArgumentException("Invalid worldSize: " + ranks + " (must be an integer > 0)");
+      throw new IllegalArgumentException(
+          "Invalid worldSize: " + ranks + " (must be an integer > 0)");
     }
     this.worldSize = ranks;
     return this;
@@ -76,7 +80,10 @@ public final class Feed {
     return this;
   }
 
-  /** What to do with samples that fill no whole round: DROP_LAST, PAD or EXACT ({@code spark.spindle.feed.remainder}). */
+  /**
+   * What to do with samples that fill no whole round: DROP_LAST, PAD or EXACT ({@code
+   * spark.spindle.feed.remainder}).
+   */
   public Feed remainder(String policy) {
     settings.set(SpindleConfig.FEED_REMAINDER, policy);
     return this;
@@ -94,7 +101,10 @@ public final class Feed {
     return this;
   }
 
-  /** Spark partitions per epoch, as {@code spark.spindle.feed.partitions}; not with {@link #serve()}. */
+  /**
+   * Spark partitions per epoch, as {@code spark.spindle.feed.partitions}; not with {@link
+   * #serve()}.
+   */
   public Feed partitions(int partitions) {
     settings.set(SpindleConfig.FEED_PARTITIONS, partitions);
     return this;
@@ -121,13 +131,18 @@ public final class Feed {
     return this;
   }
 
-  /** Continue from a loader state ({@link FeedReport#loaderState()}), delivering only what is left. */
+  /**
+   * Continue from a loader state ({@link FeedReport#loaderState()}), delivering only what is left.
+   */
   public Feed resume(String loaderStateJson) {
     this.resume = LoaderState.fromJson(loaderStateJson);
     return this;
   }
 
-  /** Stop once every rank got this many batches in this run (0 = never); resume from the report's state. */
+  /**
+   * Stop once every rank got this many batches in this run (0 = never); resume from the report's
+   * state.
+   */
   public Feed stopAfterBatches(int batches) {
     if (batches < 0) {
       throw new IllegalArgumentException("Invalid stopAfterBatches: " + batches
@@ -153,13 +168,19 @@ public final class Feed {
     return this;
   }
 
-  /** When serving: the bridge socket path; may hold {user} and {rank} ({@code spark.spindle.feed.socket}). */
+  /**
+   * When serving: the bridge socket path; may hold {user} and {rank} ({@code
+   * spark.spindle.feed.socket}).
+   */
   public Feed socket(String path) {
     settings.set(SpindleConfig.FEED_SOCKET, path);
     return this;
   }
 
-  /** When serving: how long a rank task waits for its trainer ({@code spark.spindle.feed.trainerTimeoutSeconds}). */
+  /**
+   * When serving: how long a rank task waits for its trainer ({@code
+   * spark.spindle.feed.trainerTimeoutSeconds}).
+   */
   public Feed trainerTimeout(Duration timeout) {
     settings.set(SpindleConfig.FEED_TRAINER_TIMEOUT, timeout.toSeconds());
     return this;

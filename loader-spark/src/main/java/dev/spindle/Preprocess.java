@@ -34,13 +34,19 @@ public final class Preprocess {
     this.spark = spark;
   }
 
-  /** The dataset: a Hadoop FileSystem URI of a {@code .tar} shard or a folder of them, or an image folder tree. */
+  /**
+   * The dataset: a Hadoop FileSystem URI of a {@code .tar} shard or a folder of them, or an image
+   * folder tree.
+   */
   public Preprocess input(String uri) {
     this.input = Uris.require("input", uri);
     return this;
   }
 
-  /** The transform chain, as {@code spark.spindle.image.transforms} (e.g. {@code resize(256),center_crop(224)}). */
+  /**
+   * The transform chain, as {@code spark.spindle.image.transforms} (e.g. {@code
+   * resize(256),center_crop(224)}).
+   */
   public Preprocess transforms(String spec) {
     settings.set(SpindleConfig.IMAGE_TRANSFORMS, spec);
     return this;

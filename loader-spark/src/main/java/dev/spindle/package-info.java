@@ -3,14 +3,14 @@
  * dev.spindle.Spindle}, whose builders read in the order the data flows:
  *
  * <pre>
- *  Spindle.preprocess(spark)  input ─► transforms ─► output ─► run()   ─► PreprocessReport
+ *  Spindle.preprocess(spark)  input ─► transforms ─► output ─► run() ─► PreprocessReport
  *  Spindle.feed(spark)        input ─► plan (world size, seed, batch) ─► epochs
  *                               ─► serve() or the in-JVM consumer ─► run() ─► FeedReport
- *  Spindle.read(spark)        option(...) ─► load(uri)                  ─► Dataset&lt;Row&gt;
+ *  Spindle.read(spark)        option(...) ─► load(uri) ─► Dataset&lt;Row&gt;
  * </pre>
  *
- * <p><b>The caller's session.</b> Every builder takes the caller's {@code SparkSession} and works on
- * any master. Spindle never stops it and never changes its configuration: it reads the session's
+ * <p><b>The caller's session.</b> Every builder takes the caller's {@code SparkSession} and works
+ * on any master. Spindle never stops it and never changes its configuration: it reads the session's
  * {@code spark.spindle.*} settings (from {@code spark-defaults.conf}, {@code --conf}, the session
  * builder or {@code spark.conf().set}), and a builder's own settings ({@code batchSize(256)},
  * {@code set(key, value)}) apply to that one job only, on top of them.

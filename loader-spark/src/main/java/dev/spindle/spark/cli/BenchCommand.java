@@ -5,11 +5,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code bench pipeline|images|feeder}: the benchmarks (docs/benchmarks.md); alone, usage and exit 2. */
+/**
+ * {@code bench pipeline|images|feeder}: the benchmarks (docs/benchmarks.md); alone, usage and exit
+ * 2.
+ */
 @Command(name = "bench", header = "Benchmarks: pipeline, images, feeder.",
     mixinStandardHelpOptions = true,
     synopsisSubcommandLabel = "pipeline|images|feeder",
-    description = "Benchmarks; each prints and optionally writes a JSON report (docs/benchmarks.md).",
+    description = "Benchmarks; each prints and optionally writes a JSON report"
+        + " (docs/benchmarks.md).",
     subcommands = {BenchPipelineCommand.class, BenchImagesCommand.class,
         BenchFeederCommand.class})
 final class BenchCommand implements Callable<Integer> {

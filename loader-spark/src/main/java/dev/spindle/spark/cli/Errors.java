@@ -35,9 +35,13 @@ public final class Errors {
     return SpindleMain.FAILED;
   }
 
-  /** A bad value names the flag, the value and what is allowed: {@code Invalid value for --x: 'v' (...)}. */
+  /**
+   * A bad value names the flag, the value and what is allowed: {@code Invalid value for --x: 'v'
+   * (...)}.
+   */
   static String message(ParameterException e) {
-    if (e.getCause() instanceof TypeConversionException t && e.getArgSpec() instanceof OptionSpec o) {
+    if (e.getCause() instanceof TypeConversionException t
+        && e.getArgSpec() instanceof OptionSpec o) {
       return "Invalid value for " + o.longestName() + ": " + t.getMessage();
     }
     CommandLine cl = e.getCommandLine();

@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code example fashion-mnist}: {@link ExampleCommand} on an embedded session. Main thread. */
-@Command(name = "fashion-mnist", header = "Train PyTorch DDP ranks on Fashion-MNIST fed through the bridge.",
+@Command(name = "fashion-mnist",
+    header = "Train PyTorch DDP ranks on Fashion-MNIST fed through the bridge.",
     mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Imports Fashion-MNIST, starts one PyTorch trainer process per rank (DDP, gloo,"
         + " CPU) fed through the trainer bridge, reports test accuracy and trainer wait time."})

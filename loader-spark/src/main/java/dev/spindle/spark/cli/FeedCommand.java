@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  * String[])}, on one the caller owns (tests, notebooks). Flag mistakes are refused before any
  * Spark work. Main thread.
  */
-@Command(name = "feed", header = "Run epoch plans and deliver every rank's batches (or serve trainers).",
+@Command(name = "feed",
+    header = "Run epoch plans and deliver every rank's batches (or serve trainers).",
     mixinStandardHelpOptions = true, resourceBundle = KeyDefaults.NAME,
     sortOptions = false,
     description = {"Runs the epoch plans on Spark and delivers every rank's batches, each once and"
@@ -46,7 +47,8 @@ public final class FeedCommand implements Callable<Integer> {
   int epochs = 1;
 
   @Option(names = "--seed", paramLabel = "S",
-      description = "Seed of the epoch plans (spark.spindle.seed; default ${bundle:spark.spindle.seed})")
+      description = "Seed of the epoch plans (spark.spindle.seed; default"
+          + " ${bundle:spark.spindle.seed})")
   String seed;
 
   @Mixin ImageFlags image;

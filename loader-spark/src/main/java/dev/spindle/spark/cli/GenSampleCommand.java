@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 final class GenSampleCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--output", required = true, paramLabel = "DIR", description = "Where the shards go")
+  @Option(names = "--output", required = true, paramLabel = "DIR",
+      description = "Where the shards go")
   String output;
 
   @Option(names = "--shards", paramLabel = "N", converter = Converters.PositiveInt.class,

@@ -6,8 +6,8 @@ import picocli.CommandLine.Option;
 /** Flags of the image jobs that stand for configuration keys (checked by the keys' own rules). */
 final class ImageFlags {
   @Option(names = "--size", paramLabel = "PIXELS",
-      description = "Output image side: resize the short side, centre-crop (spark.spindle.image.size;"
-          + " default ${bundle:spark.spindle.image.size})")
+      description = "Output image side: resize the short side, centre-crop"
+          + " (spark.spindle.image.size; default ${bundle:spark.spindle.image.size})")
   String size;
 
   @Option(names = "--batch-size", paramLabel = "ROWS",

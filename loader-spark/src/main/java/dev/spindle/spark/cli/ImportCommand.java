@@ -13,7 +13,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code import-fashion-mnist}: {@link FashionMnistImport} on a session of its own. Main thread. */
+/**
+ * {@code import-fashion-mnist}: {@link FashionMnistImport} on a session of its own. Main thread.
+ */
 @Command(name = "import-fashion-mnist", header = "Import Debian's Fashion-MNIST as tar shards.",
     mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A Spark job that turns Debian's dataset-fashion-mnist IDX files into"
@@ -24,7 +26,8 @@ final class ImportCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--output", required = true, paramLabel = "URI", description = "Where the shards go")
+  @Option(names = "--output", required = true, paramLabel = "URI",
+      description = "Where the shards go")
   String output;
 
   @Option(names = "--limit", paramLabel = "N", converter = Converters.NonNegativeInt.class,

@@ -13,7 +13,8 @@ final class Summary {
     if (r.get("failures") != null) {
       s.append(" (").append(r.get("failures")).append(" quarantined)");
     }
-    s.append(String.format(" in %.2f s, %.1f images/s", num(r.get("wall_s")), num(r.get("images_per_s"))));
+    s.append(String.format(" in %.2f s, %.1f images/s", num(r.get("wall_s")),
+        num(r.get("images_per_s"))));
     if (r.get("time_to_first_batch_s") != null) {
       s.append(String.format(", first batch after %.2f s", num(r.get("time_to_first_batch_s"))));
     }

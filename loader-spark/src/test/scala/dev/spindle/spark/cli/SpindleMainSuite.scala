@@ -93,6 +93,24 @@ class SpindleMainSuite extends AnyFunSuite {
     assert(!Files.exists(java.nio.file.Paths.get("/nonexistent")))
   }
 
+  test("--image-column and --label-column set the Parquet column keys, for preprocess and feed") {
+    for (command <- Seq(Seq("preprocess", "--output", "y"), Seq("feed", "--world-size", "2"))) {
+      val cl = SpindleMain.commandLine()
+      cl.parseArgs(command ++ Seq("--input", "x", "--image-column", "jpeg", "--label-column", "cls"): _*)
+      val sub = cl.getSubcommands.get(command.head)
+      val conf = JobConf.of(new SparkOptions(), sub)
+      sub.getCommand[AnyRef] match {
+        case p: PreprocessCommand => p.columns.putInto(conf)
+        case f: FeedCommand => f.columns.putInto(conf)
+      }
+      val settings = conf.checked(sub)
+      assert(settings.get(ColumnFlags.IMAGE_COLUMN_KEY) == "jpeg", command)
+      assert(settings.get(ColumnFlags.LABEL_COLUMN_KEY) == "cls", command)
+      assert(ColumnFlags.IMAGE_COLUMN_KEY == "spark.spindle.parquet.imageColumn")
+      assert(ColumnFlags.LABEL_COLUMN_KEY == "spark.spindle.parquet.labelColumn")
+    }
+  }
+
   test("a job that fails exits 1 and says why") {
     val (code, _, err) = run("preprocess", "--input", "/nonexistent-input", "--output",
       "/nonexistent-out", "--master", "local[1]")
