@@ -96,7 +96,7 @@ public final class FeedCommand implements Callable<Integer> {
     FeedCommand command = new FeedCommand();
     CommandLine cl = new CommandLine(command);
     cl.parseArgs(argv);
-    return command.runOn(session, command.settings(cl));
+    return command.runOn(session, command.settings(cl), true);
   }
 
   @Override
@@ -105,7 +105,7 @@ public final class FeedCommand implements Callable<Integer> {
     Map<String, String> settings = settings(cl);
     SparkSession session = Jobs.session(cl, "feed", spark, settings);
     try {
-      FeedReport r = runOn(session, settings);
+      FeedReport r = runOn(session, settings, false); // the session holds the settings
       Jobs.summary(cl, r.fields());
       return 0;
     } finally {
@@ -129,14 +129,18 @@ public final class FeedCommand implements Callable<Integer> {
     return conf.checked(cl);
   }
 
-  private FeedReport runOn(SparkSession session, Map<String, String> settings) throws IOException {
+  /** {@code perRun}: the settings go to this run only (the session is the caller's). */
+  private FeedReport runOn(SparkSession session, Map<String, String> settings, boolean perRun)
+      throws IOException {
     Feed feed = Spindle.feed(session).input(input).worldSize(worldSize).epochs(epochs)
         .stopAfterBatches(stopAfterBatches);
-    settings.forEach((k, v) -> {
-      if (k.startsWith("spark.spindle.")) {
-        feed.set(k, v);
-      }
-    });
+    if (perRun) {
+      settings.forEach((k, v) -> {
+        if (k.startsWith("spark.spindle.")) {
+          feed.set(k, v);
+        }
+      });
+    }
     if (manifest != null) {
       feed.manifest(manifest);
     }
