@@ -1,7 +1,8 @@
 # Sourced by Spindle's launchers (bin/spindle, bin/notebooks): where the build outputs live, the
 # JVM flags Spark needs, and a quiet "build if missing or stale" step. Not executable on its own.
 # Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_JAVA,
-# SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath (prints it).
+# SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath (prints it),
+# spindle_drop_incubator_warning (a stderr filter).
 
 SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SPINDLE_VERSION="0.1.0-SNAPSHOT"
@@ -23,7 +24,8 @@ SPARK_JVM_FLAGS=(
 )
 
 spindle_needs_build() {
-  [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" ]] || return 0
+  [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" \
+    && -f "$SPINDLE_ROOT/loader-spark/target/spark-classpath.txt" ]] || return 0
   [[ -n "$(find "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT"/loader-*/pom.xml "$SPINDLE_ROOT"/loader-*/src/main \
     -newer "$SPINDLE_JAR" -print -quit)" ]]
 }
@@ -42,6 +44,14 @@ spindle_build() {
     return 1
   fi
   rm -f "$log"
+}
+
+# Copies stdin to stderr without the line the JVM prints for `--add-modules jdk.incubator.vector`
+# ("WARNING: Using incubator modules: jdk.incubator.vector"): it is not about the user's command.
+# Ignores SIGINT and SIGTERM, so the JVM's last words on Ctrl-C still get through.
+spindle_drop_incubator_warning() {
+  trap '' INT TERM
+  grep --line-buffered -v -x 'WARNING: Using incubator modules: jdk.incubator.vector' >&2 || true
 }
 
 # Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...).

@@ -43,7 +43,23 @@ public final class FeederBench {
   private final int producers;
   private final ElementType dtype;
 
-  private FeederBench(Args a) {
+  /**
+   * What to measure ({@code bin/spindle bench feeder} parses the flags; so does {@link #main}).
+   *
+   * @param report where to write the JSON report, or null
+   */
+  public record Options(DeviceDiscovery.Choice device, Path report, double seconds, int batch,
+      int slots, int size, int producers, ElementType dtype) {
+    public Options {
+      if (!(seconds > 0) || batch <= 0 || slots <= 0 || size <= 0 || producers <= 0) {
+        throw new IllegalArgumentException("Invalid feeder bench settings: seconds " + seconds
+            + ", batch " + batch + ", slots " + slots + ", size " + size + ", producers "
+            + producers + " (all must be > 0)");
+      }
+    }
+  }
+
+  private FeederBench(Options a) {
     this.choice = a.device;
     this.seconds = a.seconds;
     this.batch = a.batch;
@@ -53,13 +69,20 @@ public final class FeederBench {
     this.dtype = a.dtype;
   }
 
-  /** Entry point; see the class comment for the flags. */
+  /**
+   * Entry point without Spindle's command line (bin/gpu-check runs it from a bundle that has no
+   * picocli); see the class comment for the flags.
+   */
   public static void main(String[] args) throws Exception {
-    Args a = Args.parse(args);
-    String json = new FeederBench(a).run();
+    run(Args.parse(args).options());
+  }
+
+  /** Runs the benchmark; prints the JSON report and writes it to the options' file, if any. */
+  public static void run(Options o) throws Exception {
+    String json = new FeederBench(o).run();
     System.out.println(json);
-    if (a.report != null) {
-      Files.writeString(a.report, json + "\n", StandardCharsets.UTF_8);
+    if (o.report() != null) {
+      Files.writeString(o.report(), json + "\n", StandardCharsets.UTF_8);
     }
   }
 
@@ -279,6 +302,10 @@ public final class FeederBench {
     int size = 224;
     int producers = 2;
     ElementType dtype = ElementType.FLOAT16;
+
+    Options options() {
+      return new Options(device, report, seconds, batch, slots, size, producers, dtype);
+    }
 
     static Args parse(String[] args) {
       Args a = new Args();

@@ -12,11 +12,19 @@ public record ConfigKey<T>(String key, String defaultValue, String doc, Function
 
   /** Parses {@code value}; a bad value fails naming the key, the value and what is allowed. */
   public T parse(String value) {
+    return parse(value, key);
+  }
+
+  /**
+   * Parses {@code value} that came from {@code source} (the key, or the command-line flag that
+   * stands for it); a bad value fails naming the source, the value and what is allowed.
+   */
+  public T parse(String value, String source) {
     try {
       return parser.apply(value.trim());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "Invalid value for " + key + ": '" + value + "' (" + e.getMessage() + ")", e);
+          "Invalid value for " + source + ": '" + value + "' (" + e.getMessage() + ")", e);
     }
   }
 

@@ -10,26 +10,36 @@ import java.io.Serializable;
  */
 public record FailureBudget(long maxCount, double maxFraction, long minSamples)
     implements Serializable {
+  private static final String ALLOWED =
+      "must be a count >= 0 such as 10, or a fraction in [0, 1) such as 0.01 or 1%";
 
-  /** Parses {@code "10"}, {@code "0.01"} or {@code "1%"}. */
+  /**
+   * Parses {@code "10"}, {@code "0.01"} or {@code "1%"}.
+   *
+   * @throws IllegalArgumentException saying what is allowed, for anything else
+   */
   public static FailureBudget parse(String text, long minSamples) {
     String t = text.trim();
-    if (t.endsWith("%")) {
-      return fraction(Double.parseDouble(t.substring(0, t.length() - 1)) / 100.0, minSamples);
+    try {
+      if (t.endsWith("%")) {
+        return fraction(Double.parseDouble(t.substring(0, t.length() - 1)) / 100.0, minSamples);
+      }
+      if (t.contains(".")) {
+        return fraction(Double.parseDouble(t), minSamples);
+      }
+      long count = Long.parseLong(t);
+      if (count >= 0) {
+        return new FailureBudget(count, -1, minSamples);
+      }
+    } catch (NumberFormatException e) {
+      // the message below says what is allowed
     }
-    if (t.contains(".")) {
-      return fraction(Double.parseDouble(t), minSamples);
-    }
-    long count = Long.parseLong(t);
-    if (count < 0) {
-      throw new IllegalArgumentException("must be a count >= 0 or a fraction in [0, 1)");
-    }
-    return new FailureBudget(count, -1, minSamples);
+    throw new IllegalArgumentException(ALLOWED);
   }
 
   private static FailureBudget fraction(double f, long minSamples) {
     if (!(f >= 0 && f < 1)) {
-      throw new IllegalArgumentException("a fraction must be in [0, 1), got " + f);
+      throw new IllegalArgumentException(ALLOWED);
     }
     return new FailureBudget(-1, f, minSamples);
   }

@@ -33,7 +33,7 @@ public final class SpindleConfig {
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
       register(ImageConfig.REDUCED_DECODE, "false", "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)", SpindleConfig::bool);
   public static final ConfigKey<Long> IMAGE_SEED =
-      register(ImageConfig.SEED, "0", "Seed of random image operations; with the epoch and sample index it fixes every choice", Long::parseLong);
+      register(ImageConfig.SEED, "0", "Seed of random image operations; with the epoch and sample index it fixes every choice", SpindleConfig::anyLong);
   public static final ConfigKey<String> IMAGE_OUTPUT =
       register(ImageConfig.OUTPUT, "auto", "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc", SpindleConfig::outputMode);
   public static final ConfigKey<Integer> BATCH_SIZE =
@@ -60,7 +60,7 @@ public final class SpindleConfig {
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 
   public static final ConfigKey<Long> SEED =
-      register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", Long::parseLong);
+      register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", SpindleConfig::anyLong);
   public static final ConfigKey<Integer> SHUFFLE_WINDOW =
       register("spark.spindle.shuffleWindow", "16384", "Samples per shuffle window of the epoch plan; 1 keeps each shard's order", SpindleConfig::positiveInt);
   public static final ConfigKey<String> FEED_REMAINDER =
@@ -97,6 +97,29 @@ public final class SpindleConfig {
   /** All keys in documentation order. */
   public static List<ConfigKey<?>> keys() {
     return Collections.unmodifiableList(new ArrayList<>(KEYS.values()));
+  }
+
+  /** The key named {@code name}, or null when there is none. */
+  public static ConfigKey<?> key(String name) {
+    return KEYS.get(name);
+  }
+
+  /**
+   * Checks every known {@code spark.spindle.*} value in {@code settings}, and the settings that
+   * only make sense together (the image transform, the failure budget).
+   *
+   * @throws IllegalArgumentException naming the first key whose value is not allowed
+   */
+  public static void validate(Map<String, String> settings) {
+    settings.forEach((k, v) -> {
+      ConfigKey<?> key = KEYS.get(k);
+      if (key != null) {
+        key.parse(v);
+      }
+    });
+    uint8Transform(settings);
+    sampleLimits(settings);
+    FailureBudget.parse(get(settings, MAX_FAILURES), get(settings, MAX_FAILURES_MIN_SAMPLES));
   }
 
   /** Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default. */
@@ -205,35 +228,36 @@ public final class SpindleConfig {
   }
 
   private static int positiveInt(String s) {
-    int v = Integer.parseInt(s);
-    if (v <= 0) {
-      throw new IllegalArgumentException("must be > 0");
-    }
-    return v;
+    return (int) integer(s, 1, Integer.MAX_VALUE, "an integer > 0");
   }
 
   private static int nonNegativeInt(String s) {
-    int v = Integer.parseInt(s);
-    if (v < 0) {
-      throw new IllegalArgumentException("must be >= 0");
-    }
-    return v;
+    return (int) integer(s, 0, Integer.MAX_VALUE, "an integer >= 0");
   }
 
   private static long positiveLong(String s) {
-    long v = Long.parseLong(s);
-    if (v <= 0) {
-      throw new IllegalArgumentException("must be > 0");
-    }
-    return v;
+    return integer(s, 1, Long.MAX_VALUE, "an integer > 0");
   }
 
   private static long nonNegativeLong(String s) {
-    long v = Long.parseLong(s);
-    if (v < 0) {
-      throw new IllegalArgumentException("must be >= 0");
+    return integer(s, 0, Long.MAX_VALUE, "an integer >= 0");
+  }
+
+  private static long anyLong(String s) {
+    return integer(s, Long.MIN_VALUE, Long.MAX_VALUE, "an integer");
+  }
+
+  /** A whole number in [min, max]; anything else fails saying what is allowed. */
+  private static long integer(String s, long min, long max, String allowed) {
+    try {
+      long v = Long.parseLong(s);
+      if (v >= min && v <= max) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // the message below says what is allowed
     }
-    return v;
+    throw new IllegalArgumentException("must be " + allowed);
   }
 
   private static String deviceName(String s) {
@@ -255,11 +279,7 @@ public final class SpindleConfig {
   }
 
   private static int slotCount(String s) {
-    int v = Integer.parseInt(s);
-    if (v < 2) {
-      throw new IllegalArgumentException("must be >= 2");
-    }
-    return v;
+    return (int) integer(s, 2, Integer.MAX_VALUE, "an integer >= 2");
   }
 
   private static String remainderName(String s) {

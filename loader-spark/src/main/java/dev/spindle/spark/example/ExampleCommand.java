@@ -2,6 +2,8 @@ package dev.spindle.spark.example;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.FeedReport;
+import dev.spindle.Spindle;
 import dev.spindle.gpu.bridge.Admission;
 import dev.spindle.gpu.bridge.BridgeServer;
 import dev.spindle.gpu.bridge.BridgeStats;
@@ -11,9 +13,7 @@ import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.feed.GpuFeeder;
-import dev.spindle.spark.feed.FeedCommand;
 import dev.spindle.spark.feed.FeederConsumer;
-import dev.spindle.spark.job.Sessions;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
@@ -30,13 +30,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code example fashion-mnist [--epochs N] [--limit SAMPLES] [--report FILE] [--world-size W]
- * [--batch-size B] [--test-limit N] [--work DIR] [--source DIR] [--python EXE] [--master URL]}:
- * imports Fashion-MNIST into tar shards (a Spark job), opens one shared-memory feeder per rank and
- * the trainer bridge, starts W PyTorch trainer processes (DDP, gloo, CPU) that receive batches
- * through the bridge, runs the {@code feed} job into the feeders, and reports the trainers' test
- * accuracy and how long they waited for data. Spark runs embedded, so the feed tasks and the
- * feeders share this JVM. Main thread; the report is JSON.
+ * {@code example fashion-mnist}: imports Fashion-MNIST into tar shards (a Spark job), opens one
+ * shared-memory feeder per rank and the trainer bridge, starts W PyTorch trainer processes (DDP,
+ * gloo, CPU) that receive batches through the bridge, runs a feed ({@link Spindle#feed}) into the
+ * feeders, and reports the trainers' test accuracy and how long they waited for data. Spark must
+ * run embedded (the caller's session), so the feed tasks and the feeders share this JVM. Main
+ * thread; the report is JSON.
  */
 public final class ExampleCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,28 +45,32 @@ public final class ExampleCommand {
   private ExampleCommand() {}
 
   /**
-   * Parsed flags, with defaults. {@code ownWork}: the work directory is a temporary one the
-   * example made (no {@code --work}), removed when the example ends; a named one is kept.
+   * What to run. {@code ownWork}: the work directory is a temporary one the example made (see
+   * {@link #options}), removed when the example ends; a named one is kept.
    */
-  record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
-      boolean ownWork, Path source, String python, String master, String report) {}
+  public record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
+      boolean ownWork, Path source, String python) {}
 
-  /** Runs {@code argv} (after the command word {@code example}). */
-  public static JobReport run(String[] argv) throws IOException, InterruptedException {
-    Options o = ExampleOptions.parse(argv);
-    SparkSession spark = Sessions.start("example", o.master(), Map.of());
-    try {
-      JobReport report = run(spark, o);
-      if (o.report() != null) {
-        report.write(Path.of(o.report()));
-      }
-      return report;
-    } finally {
-      spark.stop();
-    }
+  /**
+   * The options, with {@code work} or else a new temporary directory as the work directory. Call
+   * it once every other value is checked: a refused command line leaves no directory behind.
+   */
+  public static Options options(int epochs, int limit, int world, int batch, int testLimit,
+      Path work, Path source, String python) throws IOException {
+    boolean own = work == null;
+    Path dir = own ? Files.createTempDirectory("spindle-example-") : work;
+    return new Options(epochs, limit, world, batch, testLimit, dir.toAbsolutePath(), own,
+        source, python);
   }
 
-  static JobReport run(SparkSession spark, Options o) throws IOException, InterruptedException {
+  /** The master the example runs on by default: enough task slots for the feed's ranks. */
+  public static String defaultMaster(int world) {
+    return "local[" + Math.max(4, 2 * world) + "]";
+  }
+
+  /** Runs the example on {@code spark} (embedded); removes its own work directory at the end. */
+  public static JobReport run(SparkSession spark, Options o)
+      throws IOException, InterruptedException {
     JobReport report;
     try {
       report = runIn(spark, o);
@@ -131,15 +134,14 @@ public final class ExampleCommand {
       throws IOException, InterruptedException {
     Trainers trainers = Trainers.start(o, bridge.socketPath(), token, freePort());
     FeederConsumer.install(feeders);
-    JobReport feed;
+    FeedReport feed;
     try {
       trainers.failFeedersOnExit(feeders.values());
-      feed = FeedCommand.run(spark, new String[] {"--input", o.work().resolve("shards").toString(),
-          "--world-size", Integer.toString(o.world()), "--epochs", Integer.toString(o.epochs()),
-          "--batch-size", Integer.toString(o.batch()), "--size", "28",
-          "--remainder", REMAINDER.name(),
-          "--partitions", Integer.toString(o.world()),
-          "--manifest", o.work().resolve("manifest.json").toString()});
+      feed = Spindle.feed(spark).input(o.work().resolve("shards").toString())
+          .worldSize(o.world()).batchSize(o.batch()).size(28).remainder(REMAINDER.name())
+          .partitions(o.world()).manifest(o.work().resolve("manifest.json").toString())
+          .epochs(o.epochs())
+          .run();
       feeders.values().forEach(GpuFeeder::endOfInput);
       trainers.await(TimeUnit.MINUTES.toSeconds(10));
     } catch (RuntimeException | IOException | InterruptedException e) {
@@ -151,7 +153,7 @@ public final class ExampleCommand {
     return report(o, trainers, feed, imported, bridge.stats());
   }
 
-  private static JobReport report(Options o, Trainers trainers, JobReport feed,
+  private static JobReport report(Options o, Trainers trainers, FeedReport feed,
       JobReport imported, BridgeStats stats) throws IOException {
     JsonNode r0 = JSON.readTree(trainers.reportFile(0).toFile());
     long samples = 0;

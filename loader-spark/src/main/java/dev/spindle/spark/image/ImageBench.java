@@ -17,8 +17,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 /**
- * The image benchmark: {@code --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report
- * FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]}. Decodes and transforms every
+ * The image benchmark ({@code bin/spindle bench images --input DIR [--threads N] [--batch-size 64]
+ * [--epochs 3] [--report FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]}). Decodes and transforms every
  * image of DIR (files or tar shards) in shuffled epochs into normalised float32 CHW batches in
  * host memory (Arrow buffers), on the executor engine ({@link EngineLoader}) or a plain pool
  * ({@link BatchLoader}), hands each batch to a consumer as a training loop would, then measures
@@ -35,23 +35,34 @@ public final class ImageBench {
 
   private ImageBench() {}
 
-  public static void main(String[] args) throws Exception {
-    Map<String, String> opt = options(args);
-    Path input = Path.of(require(opt, "input"));
-    int threads = Integer.parseInt(opt.getOrDefault("threads",
-        "" + Runtime.getRuntime().availableProcessors()));
-    int batchSize = Integer.parseInt(opt.getOrDefault("batch-size", "64"));
-    int epochs = Integer.parseInt(opt.getOrDefault("epochs", "3"));
-    long seed = Long.parseLong(opt.getOrDefault("seed", "0"));
-    String spec = opt.getOrDefault("transforms", "resize(256),center_crop(224),normalize");
-    String engine = opt.getOrDefault("engine", "pipeline");
-    if (!engine.equals("pipeline") && !engine.equals("pool")) {
-      throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
+  /**
+   * What to measure; {@code bin/spindle bench images} parses and checks the flags.
+   *
+   * @param engine pipeline (the executor engine) or pool (a plain thread pool)
+   * @param report where to write the JSON report, or null
+   */
+  public record Options(Path input, int threads, int batchSize, int epochs, long seed,
+      String transforms, String engine, Path report) {
+    public Options {
+      if (!engine.equals("pipeline") && !engine.equals("pool")) {
+        throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
+      }
+      if (threads <= 0 || batchSize <= 0 || epochs <= 0) {
+        throw new IllegalArgumentException("Invalid bench settings: threads " + threads
+            + ", batch size " + batchSize + ", epochs " + epochs + " (all must be > 0)");
+      }
     }
-    if (threads <= 0 || batchSize <= 0 || epochs <= 0) {
-      throw new IllegalArgumentException("Invalid bench settings: threads " + threads
-          + ", batch size " + batchSize + ", epochs " + epochs + " (all must be > 0)");
-    }
+  }
+
+  /** Runs the benchmark on the calling thread (plus the loader's pool); prints the JSON report. */
+  public static void run(Options o) throws Exception {
+    Path input = o.input();
+    int threads = o.threads();
+    int batchSize = o.batchSize();
+    int epochs = o.epochs();
+    long seed = o.seed();
+    String spec = o.transforms();
+    String engine = o.engine();
     List<BenchInput.Sample> samples = BenchInput.list(input);
     ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW);
     Map<String, Object> report = new LinkedHashMap<>();
@@ -85,8 +96,8 @@ public final class ImageBench {
     String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
         .writeValueAsString(report);
     System.out.println(json);
-    if (opt.containsKey("report")) {
-      Files.writeString(Path.of(opt.get("report")), json + "\n");
+    if (o.report() != null) {
+      Files.writeString(o.report(), json + "\n");
     }
   }
 
@@ -195,26 +206,5 @@ public final class ImageBench {
       return -1;
     }
     return -1;
-  }
-
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> opt = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("Invalid argument: " + args[i]
-            + " (usage: --input DIR [--threads N] [--batch-size 64] [--epochs 3] [--report FILE]"
-            + " [--transforms SPEC] [--seed S] [--engine pipeline|pool])");
-      }
-      opt.put(args[i].substring(2), args[++i]);
-    }
-    return opt;
-  }
-
-  private static String require(Map<String, String> opt, String key) {
-    String v = opt.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("Missing --" + key);
-    }
-    return v;
   }
 }

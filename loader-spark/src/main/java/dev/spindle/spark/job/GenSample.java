@@ -17,34 +17,34 @@ import org.apache.hadoop.fs.Path;
  * {@code gen-sample}: writes a deterministic synthetic dataset as WebDataset tar shards
  * ({@code shard-00000.tar} holding {@code sample-000000.jpg} + {@code sample-000000.cls}, …).
  * Shards are written by a small thread pool; each shard's bytes depend only on the options.
+ * Used by the {@code gen-sample} and {@code demo} commands, tests and notebooks.
  */
-final class GenSample {
-  record Options(String output, int shards, int perShard, int width, int height, long seed) {
-    Options {
+public final class GenSample {
+  /**
+   * What to generate.
+   *
+   * @throws IllegalArgumentException naming the flag and value when a count is not positive or
+   *     the image size is outside 8 pixels a side to 64 Mpixel
+   */
+  public record Options(String output, int shards, int perShard, int width, int height,
+      long seed) {
+    public Options {
       if (shards <= 0 || perShard <= 0) {
-        throw new Args.UsageException(
+        throw new IllegalArgumentException(
             "Invalid --shards/--per-shard: " + shards + "/" + perShard + " (must be > 0)");
       }
       if (width < 8 || height < 8 || (long) width * height > 64_000_000L) {
-        throw new Args.UsageException(
-            "Invalid --width/--height: " + width + "x" + height + " (8..64 Mpixel)");
+        throw new IllegalArgumentException(
+            "Invalid --width/--height: " + width + "x" + height + " (must be 8 or more a side,"
+                + " at most 64 Mpixel)");
       }
     }
   }
 
   private GenSample() {}
 
-  static Options options(Args args) {
-    return new Options(
-        args.require("--output"),
-        args.intValue("--shards", 4, 1),
-        args.intValue("--per-shard", 64, 1),
-        args.intValue("--width", 320, 8),
-        args.intValue("--height", 240, 8),
-        args.longValue("--seed", 0));
-  }
-
-  static JobReport run(Options o, Configuration conf) throws Exception {
+  /** Writes the dataset on the calling thread (plus a small pool); returns its report. */
+  public static JobReport run(Options o, Configuration conf) throws Exception {
     long start = System.nanoTime();
     Path out = new Path(o.output());
     FileSystem fs = out.getFileSystem(conf);

@@ -67,8 +67,7 @@ public final class PreprocessJob {
         ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles());
         Manifest manifest = catalog.list(input, new ClusterTarCounter(jsc));
         if (manifest.totalSamples() == 0) {
-          throw new IOException("No samples in " + input + " (" + manifest.shards().size()
-              + " empty shards)");
+          throw new IOException(EmptyShards.message(input, manifest, hadoop));
         }
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
         PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);

@@ -34,20 +34,21 @@ public final class PipelineBench {
     this.repeats = repeats;
   }
 
-  public static void main(String[] args) throws IOException {
-    Map<String, String> opts = parse(args);
-    int cores = Runtime.getRuntime().availableProcessors();
-    PipelineBench bench = new PipelineBench(
-        positive(opts, "--items", 200_000),
-        positive(opts, "--max-threads", cores),
-        positive(opts, "--stages", 4),
-        positive(opts, "--repeats", 5));
-    Map<String, Object> report = bench.run();
-    String file = opts.get("--report");
-    if (file != null) {
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValue(new File(file), report);
-      System.out.println("report: " + file);
+  /**
+   * Runs the benchmark on the calling thread (plus private pools); prints a table and, when
+   * {@code report} is not null, writes the JSON report there. Every count must be > 0 ({@code bin/
+   * spindle bench pipeline} checks the flags).
+   */
+  public static void run(int items, int maxThreads, int stages, int repeats, File report)
+      throws IOException {
+    if (items <= 0 || maxThreads <= 0 || stages <= 0 || repeats <= 0) {
+      throw new IllegalArgumentException("Invalid bench settings: items " + items + ", threads "
+          + maxThreads + ", stages " + stages + ", repeats " + repeats + " (all must be > 0)");
+    }
+    Map<String, Object> json = new PipelineBench(items, maxThreads, stages, repeats).run();
+    if (report != null) {
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(report, json);
+      System.out.println("report: " + report);
     }
   }
 
@@ -214,38 +215,4 @@ public final class PipelineBench {
   private static double[] round(double[] v) {
     return Arrays.stream(v).map(x -> Math.round(x * 100) / 100.0).toArray();
   }
-
-  private static Map<String, String> parse(String[] args) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (!List.of("--report", "--items", "--max-threads", "--stages", "--repeats").contains(a)) {
-        throw new IllegalArgumentException("Unknown option: " + a + " (expected --report FILE,"
-            + " --items N, --max-threads N, --stages N, --repeats N)");
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("Missing value for " + a);
-      }
-      opts.put(a, args[++i]);
-    }
-    return opts;
-  }
-
-  private static int positive(Map<String, String> opts, String key, int fallback) {
-    String v = opts.get(key);
-    if (v == null) {
-      return fallback;
-    }
-    int n;
-    try {
-      n = Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Invalid " + key + ": '" + v + "' (must be an integer)");
-    }
-    if (n <= 0) {
-      throw new IllegalArgumentException("Invalid " + key + ": " + n + " (must be > 0)");
-    }
-    return n;
-  }
-
 }

@@ -31,25 +31,26 @@ import org.apache.spark.sql.functions;
 public final class DataSourceBench {
   private DataSourceBench() {}
 
-  public static void main(String[] args) throws IOException, InterruptedException {
-    Map<String, String> opt = options(args);
-    String input = require(opt, "input");
-    int threads = positive(opt, "threads", Runtime.getRuntime().availableProcessors());
-    int rounds = positive(opt, "rounds", 3);
+  /** What to measure: the input, threads, image size, batch size, rounds, report file or null. */
+  public record Options(
+      String input, int threads, int size, int batchSize, int rounds, Path report) {}
+
+  /** Runs the rounds on an embedded Spark of its own, prints and writes the report. */
+  public static void run(Options o) throws IOException, InterruptedException {
     Map<String, String> conf = Map.of(
-        "spark.spindle.threads", Integer.toString(threads),
-        "spark.spindle.image.size", Integer.toString(positive(opt, "size", 224)),
-        "spark.spindle.batchSize", Integer.toString(positive(opt, "batch-size", 256)));
+        "spark.spindle.threads", Integer.toString(o.threads()),
+        "spark.spindle.image.size", Integer.toString(o.size()),
+        "spark.spindle.batchSize", Integer.toString(o.batchSize()));
     Path work = Files.createTempDirectory("spindle-bench-datasource");
-    SparkSession spark = session(threads, conf);
+    SparkSession spark = session(o.threads(), conf);
     try {
-      Map<String, Object> report = run(spark, input, conf, rounds, work);
-      report.put("threads", threads);
+      Map<String, Object> report = run(spark, o.input(), conf, o.rounds(), work);
+      report.put("threads", o.threads());
       String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
           .writeValueAsString(report);
       System.out.println(json);
-      if (opt.containsKey("report")) {
-        Files.writeString(Path.of(opt.get("report")), json + "\n");
+      if (o.report() != null) {
+        Files.writeString(o.report(), json + "\n");
       }
     } finally {
       spark.stop();
@@ -125,33 +126,5 @@ public final class DataSourceBench {
   private static double median(List<Map<String, Object>> rounds, String key) {
     double[] v = rounds.stream().mapToDouble(r -> (double) r.get(key)).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-  }
-
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> opt = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("Invalid argument: " + args[i] + " (usage: --input URI"
-            + " [--threads N] [--size 224] [--batch-size 256] [--rounds 3] [--report FILE])");
-      }
-      opt.put(args[i].substring(2), args[++i]);
-    }
-    return opt;
-  }
-
-  private static String require(Map<String, String> opt, String key) {
-    String v = opt.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("bench datasource needs --" + key);
-    }
-    return v;
-  }
-
-  private static int positive(Map<String, String> opt, String key, int fallback) {
-    int v = opt.containsKey(key) ? Integer.parseInt(opt.get(key).trim()) : fallback;
-    if (v <= 0) {
-      throw new IllegalArgumentException("Invalid --" + key + ": " + v + " (must be > 0)");
-    }
-    return v;
   }
 }

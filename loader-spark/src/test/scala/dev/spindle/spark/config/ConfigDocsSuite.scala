@@ -41,9 +41,23 @@ class ConfigDocsSuite extends AnyFunSuite {
 
   test("invalid values fail with the key, the value and what is allowed") {
     val e = intercept[IllegalArgumentException](SpindleConfig.get(Map("spark.spindle.threads" -> "-1").asJava, SpindleConfig.THREADS))
-    assert(e.getMessage == "Invalid value for spark.spindle.threads: '-1' (must be >= 0)")
+    assert(e.getMessage == "Invalid value for spark.spindle.threads: '-1' (must be an integer >= 0)")
     val f = intercept[IllegalArgumentException](SpindleConfig.MAX_FAILURES.parse("1.5"))
     assert(f.getMessage.contains("spark.spindle.maxFailures") && f.getMessage.contains("[0, 1)"))
+  }
+
+  test("a value that is no number says what is allowed, not how parsing failed") {
+    def msg(k: dev.spindle.spark.config.ConfigKey[_], v: String) = intercept[IllegalArgumentException](k.parse(v)).getMessage
+    assert(msg(SpindleConfig.BATCH_SIZE, "abc") == "Invalid value for spark.spindle.batchSize: 'abc' (must be an integer > 0)")
+    assert(msg(SpindleConfig.BATCH_SIZE, "0") == "Invalid value for spark.spindle.batchSize: '0' (must be an integer > 0)")
+    assert(msg(SpindleConfig.MAX_FAILURES, "lots") == "Invalid value for spark.spindle.maxFailures: 'lots' (must be a" +
+      " count >= 0 such as 10, or a fraction in [0, 1) such as 0.01 or 1%)")
+    assert(msg(SpindleConfig.SEED, "x1") == "Invalid value for spark.spindle.seed: 'x1' (must be an integer)")
+    assert(msg(SpindleConfig.FEED_SLOTS, "many") == "Invalid value for spark.spindle.feed.slots: 'many' (must be an integer >= 2)")
+    for (k <- SpindleConfig.keys().asScala; v <- Seq("abc", "-1", "1e99")) {
+      val m = try { k.parse(v); "" } catch { case e: IllegalArgumentException => e.getMessage }
+      assert(!m.contains("For input string"), m)
+    }
   }
 
   test("failure budgets read as counts or fractions") {

@@ -2,7 +2,7 @@ package dev.spindle.spark.example
 
 import java.io.ByteArrayInputStream
 import java.nio.charset.StandardCharsets
-import java.nio.file.{Files, Path}
+import java.nio.file.{Files, Path, Paths}
 import javax.imageio.ImageIO
 
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
@@ -72,8 +72,7 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
   }
 
   private def train(work: Path): Unit = {
-    val o = ExampleOptions.parse(Array("fashion-mnist", "--limit", "6000", "--test-limit", "2000",
-      "--work", work.toString))
+    val o = options(limit = 6000, testLimit = 2000, work = work)
     val r = ExampleCommand.run(spark, o)
     assert(Files.isDirectory(work.resolve("shards")), "a --work directory the user named is kept")
     val accuracy = r.get("test_accuracy").asInstanceOf[Double]
@@ -87,7 +86,7 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
   }
 
   test("without --work the example removes the work directory it made, also when it fails") {
-    val o = ExampleOptions.parse(Array("fashion-mnist", "--source", "/nonexistent-fmnist"))
+    val o = options(source = Paths.get("/nonexistent-fmnist"))
     assert(Files.isDirectory(o.work()) && o.work().getFileName.toString.startsWith("spindle-example-"))
     try {
       intercept[Exception](ExampleCommand.run(spark, o))
@@ -96,18 +95,14 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
   }
 
   test("the bridge's planned batches per rank are the feed job's, over every epoch") {
-    def planned(args: String*) = ExampleCommand.plannedBatches(ExampleOptions.parse(
-      (Seq("fashion-mnist", "--work", "/nonexistent-work") ++ args).toArray), 6000)
-    assert(planned() == 46) // 6000 samples, 2 ranks x 64, DROP_LAST, as the example trains
-    assert(planned("--epochs", "3", "--world-size", "4", "--batch-size", "100") == 3 * 15)
+    val work = Paths.get("/nonexistent-work")
+    assert(ExampleCommand.plannedBatches(options(work = work), 6000) == 46) // 2 ranks x 64, DROP_LAST
+    assert(ExampleCommand.plannedBatches(options(epochs = 3, world = 4, batch = 100, work = work),
+      6000) == 3 * 15)
   }
 
-  test("example refuses an unknown example, an unknown flag and a bad value by name") {
-    def err(args: String*) = intercept[IllegalArgumentException](ExampleOptions.parse(args.toArray))
-      .getMessage
-    assert(err("mnist") == "Unknown example: 'mnist' (available: fashion-mnist)")
-    assert(err("fashion-mnist", "--gpus", "2").startsWith("Unknown flag for 'example': --gpus"))
-    assert(err("fashion-mnist", "--limit", "0") ==
-      "Invalid --limit: '0' (must be an integer > 0)")
-  }
+  /** The example's options with its command line's defaults; no work directory: a new one. */
+  private def options(epochs: Int = 1, limit: Int = 60000, world: Int = 2, batch: Int = 64,
+      testLimit: Int = 10000, work: Path = null, source: Path = FashionMnistImport.DEBIAN_DIR) =
+    ExampleCommand.options(epochs, limit, world, batch, testLimit, work, source, "/usr/bin/python3")
 }

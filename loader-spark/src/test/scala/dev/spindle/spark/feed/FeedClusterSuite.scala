@@ -9,7 +9,8 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 import scala.jdk.OptionConverters._
 
-import dev.spindle.spark.metrics.JobReport
+import dev.spindle.FeedReport
+import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.spark.Success
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
@@ -52,7 +53,7 @@ class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  private def feed(args: String*): JobReport =
+  private def feed(args: String*): FeedReport =
     FeedCommand.run(spark, (Seq("--input", in.toString, "--size", "8", "--world-size", "2",
       "--batch-size", "4", "--seed", "3") ++ args).toArray)
 

@@ -7,7 +7,7 @@ import java.util.{Map => JMap}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.metrics.JobReport
+import dev.spindle.Report
 import dev.spindle.spark.plan.{Digest, EpochPlan, PlanSpec, Remainder}
 import dev.spindle.spark.shard.{Manifest, ShardCatalog}
 import dev.spindle.spark.testkit.{BadImages, TestFiles}
@@ -56,14 +56,14 @@ object FeedData {
     new PlanSpec(seed, epoch, world, batch, remainder, PlanSpec.DEFAULT_SHUFFLE_WINDOW)
 
   /** The report's rank entries, as Scala maps. */
-  def ranks(report: JobReport): Seq[Map[String, AnyRef]] =
+  def ranks(report: Report): Seq[Map[String, AnyRef]] =
     report.get("ranks").asInstanceOf[java.util.List[JMap[String, AnyRef]]].asScala.map(_.asScala.toMap).toSeq
 
   /** Digests of one epoch by rank. */
-  def digests(report: JobReport, epoch: Int): Seq[String] =
+  def digests(report: Report, epoch: Int): Seq[String] =
     ranks(report).filter(_("epoch") == epoch).sortBy(_("rank").asInstanceOf[Int]).map(_("digest").toString)
 
-  def quarantine(report: JobReport): Seq[Map[String, AnyRef]] =
+  def quarantine(report: Report): Seq[Map[String, AnyRef]] =
     report.get("quarantine").asInstanceOf[java.util.List[JMap[String, AnyRef]]].asScala.map(_.asScala.toMap).toSeq
 
   def digestOf(indices: Array[Long]): String = Digest.of(indices)

@@ -3,7 +3,8 @@ package dev.spindle.spark.feed
 import java.nio.file.{Files, Path}
 import java.nio.file.attribute.FileTime
 
-import dev.spindle.spark.metrics.JobReport
+import dev.spindle.FeedReport
+import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.Remainder
 import dev.spindle.spark.testkit.{SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
@@ -13,7 +14,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class FeedJobSuite extends AnyFunSuite with SparkFixture {
   import FeedData._
 
-  private def feed(in: Path, args: String*): JobReport =
+  private def feed(in: Path, args: String*): FeedReport =
     FeedCommand.run(spark, (Seq("--input", in.toString, "--size", "8") ++ args).toArray)
 
   test("per-rank digests equal the plan's with 1, 2 and 4 partitions and 1, 2 and 4 threads") {
@@ -53,7 +54,7 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       assert(r.get("failures") == 2L)
       assert(r.get("quarantine_total") == 2L && r.get("quarantine_truncated") == false)
       val reportFile = dir.resolve("feed.json")
-      r.write(reportFile)
+      r.writeTo(reportFile)
       assert(java.nio.file.Files.readAllLines(dir.resolve("feed.quarantine.jsonl")).size == 2)
 
       val e = intercept[IllegalStateException](feed(in, "--world-size", "2", "--batch-size", "4",
@@ -67,7 +68,7 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
     TestFiles.withTempDir("feed-manifest") { dir =>
       val in = tars(dir.resolve("in"), Seq(9, 9))
       val cache = in.resolve("_spindle_manifest.json")
-      def status(r: JobReport) = r.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("status")
+      def status(r: FeedReport) = r.get("manifest").asInstanceOf[java.util.Map[String, AnyRef]].get("status")
       val args = Seq("--world-size", "2", "--batch-size", "3")
       assert(status(feed(in, args: _*)) == "created")
       assert(Files.exists(cache))

@@ -6,8 +6,9 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import dev.spindle.spark.job.SpindleMain
-import dev.spindle.spark.metrics.JobReport
+import dev.spindle.spark.cli.SpindleMain
+import dev.spindle.FeedReport
+import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.{Digest, EpochPlan, LoaderState}
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,7 +17,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class FeedResumeSuite extends AnyFunSuite with SparkFixture {
   import FeedData._
 
-  private def feed(in: Path, args: String*): JobReport =
+  private def feed(in: Path, args: String*): FeedReport =
     FeedCommand.run(spark, (Seq("--input", in.toString, "--size", "8", "--partitions", "3") ++ args).toArray)
 
   private def state(file: Path) = LoaderState.fromJson(Files.readString(file))
@@ -81,15 +82,16 @@ class FeedResumeSuite extends AnyFunSuite with SparkFixture {
   }
 
   test("bad world sizes are usage errors, refused before Spark starts") {
-    for ((ws, msg) <- Seq("four" -> "Invalid world size: \"four\" (must be a whole number >= 1)",
-        "-2" -> "Invalid world size: -2 (must be >= 1)", "0" -> "Invalid world size: 0 (must be >= 1)")) {
+    for ((ws, msg) <- Seq("four" -> "Invalid value for --world-size: 'four' (must be an integer > 0)",
+        "-2" -> "Invalid value for --world-size: '-2' (must be an integer > 0)",
+        "0" -> "Invalid value for --world-size: '0' (must be an integer > 0)")) {
       val err = new ByteArrayOutputStream()
       val code = SpindleMain.run(Array("feed", "--input", "/nonexistent", "--world-size", ws),
         new PrintStream(new ByteArrayOutputStream()), new PrintStream(err))
       assert(code == 2, ws)
       assert(err.toString.contains(msg), err.toString)
     }
-    val e = intercept[dev.spindle.spark.job.Args.UsageException](
+    val e = intercept[picocli.CommandLine.ParameterException](
       FeedCommand.run(spark, Array("--input", "x", "--world-size", "2", "--stop-after-batches", "3")))
     assert(e.getMessage.contains("--stop-after-batches needs --save-state"))
   }

@@ -11,8 +11,8 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.config.SpindleConfig
-import dev.spindle.spark.job.Args
-import dev.spindle.spark.metrics.JobReport
+import dev.spindle.FeedReport
+import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.{Digest, EpochPlan}
 import dev.spindle.spark.shard.Manifest
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
@@ -48,7 +48,7 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       "--world-size", world.toString, "--serve", "--device", "host", "--socket", socket.toString,
       "--trainer-timeout", timeoutS.toString) ++ extra).toArray
 
-  private def start(a: Array[String]): Future[JobReport] = Future(FeedCommand.run(spark, a))
+  private def start(a: Array[String]): Future[FeedReport] = Future(FeedCommand.run(spark, a))
 
   private def awaitSocket(socket: Path, job: Future[_]): Unit = {
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
@@ -261,17 +261,20 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
   }
 
   test("serving flags and settings are checked before any work") {
-    def usage(a: String*): String = intercept[Args.UsageException](FeedCommand.run(spark, a.toArray)).getMessage
+    def usage(a: String*): String =
+      intercept[picocli.CommandLine.ParameterException](FeedCommand.run(spark, a.toArray)).getMessage
     val base = Seq("--input", "/nonexistent", "--world-size", "2")
     assert(usage(base :+ "--device" :+ "host": _*) == "--device needs --serve (it configures the trainer bridge)")
     assert(usage(base :+ "--socket" :+ "/tmp/x.sock": _*).startsWith("--socket needs --serve"))
     assert(usage(base ++ Seq("--serve", "--partitions", "4"): _*).startsWith("--partitions does not apply with --serve"))
     assert(usage(base ++ Seq("--serve", "--device", "gpu"): _*) ==
-      "Invalid value for spark.spindle.feed.device: 'gpu' (must be auto, cuda or host)")
+      "Invalid value for --device: 'gpu' (must be auto, cuda or host)")
     assert(usage(base ++ Seq("--serve", "--socket", "run/bridge.sock"): _*) ==
-      "Invalid value for spark.spindle.feed.socket: 'run/bridge.sock' (must be an absolute path)")
-    assert(usage(base ++ Seq("--serve", "--trainer-timeout", "0"): _*).contains("must be > 0"))
-    assert(usage(base ++ Seq("--serve", "--conf", "spark.spindle.feed.slots=1"): _*).contains("must be >= 2"))
+      "Invalid value for --socket: 'run/bridge.sock' (must be an absolute path)")
+    assert(usage(base ++ Seq("--serve", "--trainer-timeout", "0"): _*) ==
+      "Invalid value for --trainer-timeout: '0' (must be an integer > 0)")
+    assert(usage(base ++ Seq("--serve", "--conf", "spark.spindle.feed.slots=1"): _*) ==
+      "Invalid value for spark.spindle.feed.slots: '1' (must be an integer >= 2)")
     TestFiles.withTempDir("serve-slots") { dir =>
       val in = tars(dir.resolve("in"), Seq(30))
       val e = intercept[IllegalArgumentException](FeedCommand.run(spark,

@@ -133,7 +133,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
       val e = intercept[IllegalArgumentException](
         PreprocessJob.run(spark, dir.toString, dir.resolve("o").toString, false,
           Map("spark.spindle.batchSize" -> "-3").asJava))
-      assert(e.getMessage == "Invalid value for spark.spindle.batchSize: '-3' (must be > 0)")
+      assert(e.getMessage == "Invalid value for spark.spindle.batchSize: '-3' (must be an integer > 0)")
     }
   }
 

@@ -33,7 +33,7 @@ class PreprocessKillSuite extends AnyFunSuite with SparkFixture {
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
     val cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
     val args = Seq(java) ++ flags ++ Seq(s"-D${OutputCommitter.STEP_DELAY_PROPERTY}=3000",
-      "-cp", cp, "dev.spindle.spark.job.SpindleMain",
+      "-cp", cp, "dev.spindle.spark.cli.SpindleMain",
       "preprocess", "--input", in.toString, "--output", out.toString, "--overwrite",
       "--master", "local[2]") ++
       conf.toSeq.flatMap { case (k, v) => Seq("--conf", s"$k=$v") }

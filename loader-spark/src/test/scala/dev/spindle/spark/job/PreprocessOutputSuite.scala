@@ -71,7 +71,7 @@ class PreprocessOutputSuite extends AnyFunSuite with SparkFixture {
           run(gen(dir.resolve("in2"), seed = 8L), FaultyFileSystem.uri(out), overwrite = true)
         }
       }
-      val message = SpindleMain.rootMessage(e)
+      val message = dev.spindle.spark.cli.Errors.rootMessage(e)
       assert(message.contains("No space left on device"), message)
       assert(message.contains(out.toString + "/_temporary/"), message)
       assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)

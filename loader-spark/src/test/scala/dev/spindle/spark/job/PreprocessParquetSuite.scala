@@ -102,7 +102,7 @@ class PreprocessParquetSuite extends AnyFunSuite with SparkFixture {
           run(in, FaultyFileSystem.uri(out), parquet, overwrite = true)
         }
       }
-      assert(SpindleMain.rootMessage(e).contains("No space left on device"))
+      assert(dev.spindle.spark.cli.Errors.rootMessage(e).contains("No space left on device"))
       assert(ArrowFiles.partFiles(out).map(_.getFileName.toString).toSet == arrowFiles)
       assert(!Files.list(out).iterator().asScala.exists(_.getFileName.toString.endsWith(".parquet")))
 

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.cli;
 
 import dev.spindle.spark.config.SpindleConfig;
 import java.util.ArrayList;
@@ -11,16 +11,23 @@ import org.slf4j.LoggerFactory;
 import scala.Tuple2;
 
 /**
- * Starts the SparkSession a command runs on: the embedded default ({@code local[*]}, bound to
- * loopback), the master given by {@code --master}, or the one spark-submit configured.
+ * Starts the SparkSession a command runs on, and owns it (the command stops it): the embedded
+ * default ({@code local[*]}, bound to loopback), the master given by {@code --master}, or the one
+ * spark-submit configured. Main thread.
  */
-public final class Sessions {
+final class Sessions {
   private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
 
   private Sessions() {}
 
-  public static SparkSession start(String command, String master, Map<String, String> settings) {
-    SparkConf conf = new SparkConf(true); // spark.* system properties, as spark-submit sets them
+  /**
+   * A new session for {@code command} with {@code settings} on top of the {@code spark.*} system
+   * properties (as spark-submit sets them).
+   *
+   * @throws IllegalArgumentException when the master cannot run here (see {@link LocalCluster})
+   */
+  static SparkSession start(String command, String master, Map<String, String> settings) {
+    SparkConf conf = new SparkConf(true);
     if (master != null) {
       conf.setMaster(master);
     } else if (!conf.contains("spark.master")) {
@@ -28,6 +35,7 @@ public final class Sessions {
     }
     conf.setIfMissing("spark.app.name", "spindle " + command);
     conf.setIfMissing("spark.ui.showConsoleProgress", "false");
+    settings.forEach(conf::set);
     String effective = conf.get("spark.master");
     if (effective.startsWith("local")) {
       conf.setIfMissing("spark.driver.host", "127.0.0.1");
@@ -39,7 +47,9 @@ public final class Sessions {
         conf.set("spark.jars", appJar); // executors of a real cluster need Spindle's classes
       }
     }
-    settings.forEach(conf::set);
+    if (effective.startsWith("local-cluster")) {
+      LocalCluster.prepare(conf, System.getenv());
+    }
     List<String> keys = new ArrayList<>();
     for (Tuple2<String, String> kv : conf.getAll()) {
       keys.add(kv._1());

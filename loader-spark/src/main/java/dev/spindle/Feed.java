@@ -1,0 +1,210 @@
+package dev.spindle;
+
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.feed.FeedJob;
+import dev.spindle.spark.feed.FeedRequest;
+import dev.spindle.spark.feed.FeedResult;
+import dev.spindle.spark.plan.LoaderState;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Builds and runs one {@code feed} run: plans every epoch on the driver (refused before any task
+ * when a rank would get no batch), runs the plans on Spark and delivers every rank's batches
+ * exactly once, in plan order, either to the in-JVM consumer that checks and counts them or, with
+ * {@link #serve()}, to each rank's PyTorch trainer through the trainer bridge of its executor.
+ *
+ * <pre>{@code
+ * FeedReport report = Spindle.feed(spark)
+ *     .input("hdfs:///data/shards")                     // input
+ *     .worldSize(4).batchSize(64).seed(7)               // plan
+ *     .epochs(2)                                        // epochs 0 and 1
+ *     .serve().socket("/tmp/spindle-{user}/bridge.sock") // or leave out: check and count
+ *     .run();
+ * }</pre>
+ *
+ * <p>Settings not given here come from the session's {@code spark.spindle.*} configuration, then
+ * the keys' defaults; those given here apply to this run only. One thread uses a builder; a
+ * session runs one feed at a time.
+ */
+public final class Feed {
+  private final SparkSession spark;
+  private final JobSettings settings = new JobSettings();
+  private String input;
+  private String manifest;
+  private Integer worldSize;
+  private int epochs = 1;
+  private LoaderState resume;
+  private int stopAfterBatches;
+
+  Feed(SparkSession spark) {
+    this.spark = spark;
+  }
+
+  /** The dataset: a Hadoop FileSystem URI of {@code .tar} shards or an image folder tree. */
+  public Feed input(String uri) {
+    this.input = Uris.require("input", uri);
+    return this;
+  }
+
+  /**
+   * Where the shard list and counts are cached (default: {@code _spindle_manifest.json} in the
+   * input).
+   */
+  public Feed manifest(String file) {
+    this.manifest = Uris.require("manifest", file);
+    return this;
+  }
+
+  /** Trainer ranks; every rank gets the same number of batches per epoch. */
+  public Feed worldSize(int ranks) {
+    if (ranks < 1) {
+      throw new IllegalArgumentException(
+          "Invalid worldSize: " + ranks + " (must be an integer > 0)");
+    }
+    this.worldSize = ranks;
+    return this;
+  }
+
+  /** Seed of the epoch plans, as {@code spark.spindle.seed}. */
+  public Feed seed(long seed) {
+    settings.set(SpindleConfig.SEED, seed);
+    return this;
+  }
+
+  /** Rows per batch, as {@code spark.spindle.batchSize}. */
+  public Feed batchSize(int rows) {
+    settings.set(SpindleConfig.BATCH_SIZE, rows);
+    return this;
+  }
+
+  /**
+   * What to do with samples that fill no whole round: DROP_LAST, PAD or EXACT ({@code
+   * spark.spindle.feed.remainder}).
+   */
+  public Feed remainder(String policy) {
+    settings.set(SpindleConfig.FEED_REMAINDER, policy);
+    return this;
+  }
+
+  /** The transform chain, as {@code spark.spindle.image.transforms}; the output must stay uint8. */
+  public Feed transforms(String spec) {
+    settings.set(SpindleConfig.IMAGE_TRANSFORMS, spec);
+    return this;
+  }
+
+  /** The output side for the default chain, as {@code spark.spindle.image.size}. */
+  public Feed size(int pixels) {
+    settings.set(SpindleConfig.IMAGE_SIZE, pixels);
+    return this;
+  }
+
+  /**
+   * Spark partitions per epoch, as {@code spark.spindle.feed.partitions}; not with {@link
+   * #serve()}.
+   */
+  public Feed partitions(int partitions) {
+    settings.set(SpindleConfig.FEED_PARTITIONS, partitions);
+    return this;
+  }
+
+  /** At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads}. */
+  public Feed threads(int threads) {
+    settings.set(SpindleConfig.THREADS, threads);
+    return this;
+  }
+
+  /** Any {@code spark.spindle.*} setting for this run only (see the README's key table). */
+  public Feed set(String key, String value) {
+    settings.set(key, value);
+    return this;
+  }
+
+  /** Run until epochs {@code 0 .. epochs-1} are complete (default 1). */
+  public Feed epochs(int epochs) {
+    if (epochs < 1) {
+      throw new IllegalArgumentException("Invalid epochs: " + epochs + " (must be an integer > 0)");
+    }
+    this.epochs = epochs;
+    return this;
+  }
+
+  /**
+   * Continue from a loader state ({@link FeedReport#loaderState()}), delivering only what is left.
+   */
+  public Feed resume(String loaderStateJson) {
+    this.resume = LoaderState.fromJson(loaderStateJson);
+    return this;
+  }
+
+  /**
+   * Stop once every rank got this many batches in this run (0 = never); resume from the report's
+   * state.
+   */
+  public Feed stopAfterBatches(int batches) {
+    if (batches < 0) {
+      throw new IllegalArgumentException("Invalid stopAfterBatches: " + batches
+          + " (must be an integer >= 0)");
+    }
+    this.stopAfterBatches = batches;
+    return this;
+  }
+
+  /**
+   * Serve PyTorch trainers ({@code spark.spindle.feed.serve}): one task per rank streams the
+   * rank's batches into a feeder of its executor, which the rank's trainer leases through the
+   * trainer bridge. Without it, batches go to the in-JVM consumer that checks and counts them.
+   */
+  public Feed serve() {
+    settings.set(SpindleConfig.FEED_SERVE, true);
+    return this;
+  }
+
+  /** When serving: the feeder device, auto, cuda or host ({@code spark.spindle.feed.device}). */
+  public Feed device(String device) {
+    settings.set(SpindleConfig.FEED_DEVICE, device);
+    return this;
+  }
+
+  /**
+   * When serving: the bridge socket path; may hold {user} and {rank} ({@code
+   * spark.spindle.feed.socket}).
+   */
+  public Feed socket(String path) {
+    settings.set(SpindleConfig.FEED_SOCKET, path);
+    return this;
+  }
+
+  /**
+   * When serving: how long a rank task waits for its trainer ({@code
+   * spark.spindle.feed.trainerTimeoutSeconds}).
+   */
+  public Feed trainerTimeout(Duration timeout) {
+    settings.set(SpindleConfig.FEED_TRAINER_TIMEOUT, timeout.toSeconds());
+    return this;
+  }
+
+  /**
+   * Runs every epoch on the calling thread and returns the report, which the caller owns.
+   *
+   * @throws IllegalArgumentException before any Spark work, for missing input or world size, a
+   *     setting that is not allowed, serving settings without {@link #serve()}, or a plan that
+   *     cannot give every rank a batch
+   * @throws IOException when the input cannot be listed or the manifest cache not written
+   * @throws RuntimeException when the run fails (a task, the failure budget)
+   */
+  public FeedReport run() throws IOException {
+    Uris.present("input", input, "feed");
+    if (worldSize == null) {
+      throw new IllegalArgumentException("feed needs worldSize(...) before run()");
+    }
+    Map<String, String> conf = settings.merged(spark);
+    SpindleConfig.validate(conf);
+    ServeCheck.check(conf, settings);
+    FeedResult result = FeedJob.run(spark, new FeedRequest(input, manifest, worldSize, epochs,
+        resume, stopAfterBatches, conf));
+    return new FeedReport(result.report(), result.state().toJson());
+  }
+}

@@ -1,0 +1,42 @@
+package dev.spindle.spark.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code spindle}: the command tree; alone, it prints the usage and exits 2. Main thread. */
+@Command(name = "spindle", mixinStandardHelpOptions = true,
+    versionProvider = SpindleCommand.Version.class,
+    description = "Spindle: a thread-based distributed data loader on Apache Spark.",
+    synopsisSubcommandLabel = "<command>",
+    subcommands = {DemoCommand.class, GenSampleCommand.class, PreprocessCommand.class,
+        FeedCommand.class, ImportCommand.class, ExamplesCommand.class, BenchCommand.class,
+        ConfigCommand.class, HelpCommand.class},
+    footer = {"",
+        "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
+            + " FILE (spark.* settings, e.g. conf/examples/*.conf); flags and --conf win over the"
+            + " file. Without --master, jobs run on embedded Spark (local[*], bound to"
+            + " 127.0.0.1).",
+        "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing"
+            + " flag).",
+        "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."})
+final class SpindleCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return SpindleMain.USAGE;
+  }
+
+  /** The version in the jar's manifest, when there is one. */
+  static final class Version implements picocli.CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = SpindleCommand.class.getPackage().getImplementationVersion();
+      return new String[] {"Spindle " + (v == null ? "(development build)" : v)};
+    }
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The command line, {@code bin/spindle <command>} (and {@code spark-submit} of the shaded jar
+ * without {@code --class}): picocli commands over the public API ({@link dev.spindle.Spindle})
+ * and the jobs' own entry points. It parses and checks flags, builds the session a command runs
+ * on, calls the job, prints its one-line summary and writes its report; it holds no job logic.
+ *
+ * <pre>
+ *  argv ─► SpindleMain (picocli: parse, typed options, usage) ─► a command's call():
+ *            JobConf: --properties-file &lt; --conf &lt; flags, every spark.spindle.* value checked
+ *            ─► Sessions.start (embedded local[*] on 127.0.0.1, --master, or spark-submit's)
+ *            ─► Spindle.preprocess / feed ... run() ─► Summary line, --report FILE
+ *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing flag)
+ * </pre>
+ *
+ * <p>Everything here runs on the main thread.
+ */
+package dev.spindle.spark.cli;

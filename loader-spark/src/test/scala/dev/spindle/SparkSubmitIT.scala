@@ -1,0 +1,134 @@
+package dev.spindle
+
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.nio.file.{Files, Path, Paths}
+import java.util.concurrent.TimeUnit
+import java.util.jar.{JarEntry, JarOutputStream}
+import javax.tools.ToolProvider
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.feed.FeedData
+import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.testkit.{ArrowFiles, TestFiles}
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * After `package` (failsafe, `mvn verify`): the README's Java program, compiled against the
+ * shaded jar and Spark's jars alone, run by SparkSubmit (the README's bin/spark-submit-local) on
+ * local[2] and on local-cluster; and bin/spindle as a user runs it.
+ */
+class SparkSubmitIT extends AnyFunSuite {
+  private val root = Paths.get("..").toAbsolutePath.normalize
+  private val target = root.resolve("loader-spark/target")
+  private lazy val shadedJar: Path = {
+    val jars = Files.list(target).iterator().asScala.filter(_.toString.endsWith("-all.jar")).toSeq
+    assert(jars.size == 1, s"the shaded jar under $target (run after package): $jars")
+    jars.head
+  }
+  private lazy val sparkClasspath = Files.readString(target.resolve("spark-classpath.txt")).trim
+
+  /** Runs `cmd` from the repository root without the test JVM's Spark variables. */
+  private def run(cmd: Seq[String], dir: Path, timeoutS: Int = 300): (Int, String, String) = {
+    val out = dir.resolve("stdout.txt")
+    val err = dir.resolve("stderr.txt")
+    val pb = new ProcessBuilder(cmd: _*).directory(root.toFile)
+      .redirectOutput(out.toFile).redirectError(err.toFile)
+    Seq("SPARK_TESTING", "SPARK_SCALA_VERSION", "SPARK_HOME", "SPARK_LOCAL_IP")
+      .foreach(pb.environment().remove)
+    val p = pb.start()
+    if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
+      p.destroyForcibly()
+      fail(s"$cmd did not end within $timeoutS s; stderr:\n${Files.readString(err)}")
+    }
+    (p.exitValue(), Files.readString(out), Files.readString(err))
+  }
+
+  /** The README's example program, compiled against the shaded jar and Spark's jars, as a jar. */
+  private def exampleJar(dir: Path): Path = {
+    val readme = Files.readString(root.resolve("README.md"))
+    val begin = "<!-- example:SpindleJob.java -->\n```java\n"
+    assert(readme.contains(begin), "the README's example program")
+    val from = readme.indexOf(begin) + begin.length
+    val source = Files.createDirectories(dir.resolve("src")).resolve("SpindleJob.java")
+    Files.writeString(source, readme.substring(from, readme.indexOf("```", from)))
+    val classes = Files.createDirectories(dir.resolve("classes"))
+    val javac = ToolProvider.getSystemJavaCompiler
+    val code = javac.run(null, null, null, "-d", classes.toString, "-cp",
+      shadedJar.toString + File.pathSeparator + sparkClasspath, source.toString)
+    assert(code == 0, "the README's example does not compile against the shaded jar")
+    val jar = dir.resolve("spindle-job.jar")
+    val out = new JarOutputStream(Files.newOutputStream(jar))
+    try Files.list(classes).iterator().asScala.foreach { c =>
+      out.putNextEntry(new JarEntry(c.getFileName.toString))
+      out.write(Files.readAllBytes(c))
+      out.closeEntry()
+    } finally out.close()
+    jar
+  }
+
+  /** Runs the example with `master`; checks what it wrote and what it fed against the plans. */
+  private def submitExample(master: String, prefix: String): Unit = TestFiles.withTempDir(prefix) { dir =>
+    val in = dir.resolve("shards")
+    GenSample.run(new GenSample.Options(in.toString, 3, 8, 80, 60, 2L), new Configuration())
+    val arrow = dir.resolve("arrow")
+    val (code, out, err) = run(Seq("bin/spark-submit-local", "--master", master, "--class",
+      "SpindleJob", "--jars", shadedJar.toString, exampleJar(dir).toString, in.toString,
+      arrow.toString), dir)
+    assert(code == 0, s"stdout:\n$out\nstderr:\n$err")
+    assert(out.contains(s"preprocessed 24 images into file:$arrow"), out)
+    assert(ArrowFiles.readAll(arrow).size == 24)
+    val m = FeedData.manifest(in)
+    for (epoch <- 0 to 1; rank <- 0 to 1) {
+      val digest = FeedData.planDigests(m, FeedData.spec(7, epoch, 2, 8))(rank)
+      assert(out.contains(s"epoch $epoch rank $rank: 1 batches, digest $digest"), out)
+    }
+    assert(!err.contains("Using incubator modules"), err)
+  }
+
+  test("the README's program, built against the shaded jar, preprocesses and feeds under SparkSubmit on local[2]") {
+    submitExample("local[2]", "submit-local")
+  }
+
+  test("the same program on local-cluster[2,1,1024]: two executor JVMs without a Spark installation") {
+    submitExample("local-cluster[2,1,1024]", "submit-cluster")
+  }
+
+  test("bin/spindle: help exits 0 and a bad value 2, without the JVM's incubator-module line") {
+    TestFiles.withTempDir("launcher") { dir =>
+      val (help, helpOut, helpErr) = run(Seq("bin/spindle", "help"), dir)
+      assert(help == 0 && helpOut.startsWith("Usage: spindle"), helpErr)
+      assert(helpErr.isEmpty, helpErr)
+      val (bad, _, badErr) = run(Seq("bin/spindle", "preprocess", "--input", "x", "--output", "y",
+        "--batch-size", "abc"), dir)
+      assert(bad == 2)
+      assert(badErr == "spindle: Invalid value for --batch-size: 'abc' (must be an integer > 0)\n" +
+        "Run 'spindle preprocess --help' for its flags.\n", badErr)
+    }
+  }
+
+  test("bin/spindle --master local-cluster[...] runs two executor JVMs; plain java is told what it needs") {
+    TestFiles.withTempDir("launcher-cluster") { dir =>
+      val in = dir.resolve("shards")
+      GenSample.run(new GenSample.Options(in.toString, 2, 5, 64, 48, 1L), new Configuration())
+      val (code, out, err) = run(Seq("bin/spindle", "preprocess", "--master",
+        "local-cluster[2,1,1024]", "--input", in.toString, "--output", dir.resolve("out").toString,
+        "--size", "16"), dir)
+      assert(code == 0, err)
+      assert(out.startsWith("preprocess: 10 images (0 quarantined)"), out)
+      assert(!Files.exists(root.resolve("work")), "the workers' folder was left in the working directory")
+      val java = ProcessHandle.current().info().command().get()
+      val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
+        .filter(a => a.startsWith("--add-") || a.startsWith("-XX:+Ignore"))
+      val (refused, _, why) = run(Seq(java) ++ flags ++ Seq("-cp", shadedJar.toString +
+        File.pathSeparator + sparkClasspath, "dev.spindle.spark.cli.SpindleMain", "preprocess",
+        "--master", "local-cluster[2,1,1024]", "--input", in.toString, "--output",
+        dir.resolve("out2").toString), dir)
+      assert(refused == 2, why)
+      assert(why.contains("spindle: --master local-cluster[2,1,1024] starts executor JVMs the way a" +
+        " Spark installation does: set SPARK_HOME to one"), why)
+    }
+  }
+}
