@@ -23,23 +23,27 @@ import org.apache.parquet.io.api.Binary;
  * Without offset indexes the row group's two column chunks are read whole. One thread.
  *
  * <p>Calling pattern: {@link #seek(long)} to a row at or after the current one, then {@link
- * #image(int)} and {@link #label()} (each at most once per row).
+ * #image()} and {@link #label()} (each at most once per row); {@link #close()} releases the
+ * pages read.
  */
-final class ParquetRowGroup {
+final class ParquetRowGroup implements AutoCloseable {
   private final ParquetLayout layout;
+  private final PageReadStore pages;
   private final ColumnReader image;
   private final ColumnReader label;
   private final PrimitiveIterator.OfLong rows; // the rows the readers visit, in order
   private final long rowCount;
   private long current;
 
-  private ParquetRowGroup(ParquetLayout layout, PageReadStore pages, String createdBy) {
+  private ParquetRowGroup(ParquetLayout layout, PageReadStore pages, long rowCount,
+      String createdBy) {
     this.layout = layout;
+    this.pages = pages;
     ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages,
         new GroupRecordConverter(layout.schema()).getRootConverter(), layout.schema(), createdBy);
     this.image = store.getColumnReader(layout.image());
     this.label = store.getColumnReader(layout.label());
-    this.rowCount = pages.getRowCount();
+    this.rowCount = rowCount; // of the whole row group: a filtered store counts its ranges only
     this.rows = pages.getRowIndexes().orElseGet(() -> LongStream.range(0, rowCount).iterator());
     this.current = rows.hasNext() ? rows.nextLong() : rowCount;
   }
@@ -54,7 +58,8 @@ final class ParquetRowGroup {
     PageReadStore pages = ranges == null
         ? file.readRowGroup(index)
         : file.readFilteredRowGroup(index, ranges);
-    return new ParquetRowGroup(layout, pages, file.getFileMetaData().getCreatedBy());
+    return new ParquetRowGroup(layout, pages, file.getRowGroups().get(index).getRowCount(),
+        file.getFileMetaData().getCreatedBy());
   }
 
   /** The rows of the image pages that hold a wanted row, or null when the file has no index. */
@@ -115,6 +120,11 @@ final class ParquetRowGroup {
       return null;
     }
     return layout.labelRaw(label);
+  }
+
+  @Override
+  public void close() {
+    pages.close();
   }
 
   private static void skip(ColumnReader reader, int maxDefinitionLevel) {

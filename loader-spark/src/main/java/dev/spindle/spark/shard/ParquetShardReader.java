@@ -138,8 +138,8 @@ final class ParquetShardReader implements ShardReader {
   }
 
   private void openGroup(int g) {
+    closeGroup();
     groupIndex = g;
-    group = null;
     groupDamage = null;
     try {
       group = ParquetRowGroup.read(file, g, layout, wantedIn(g));
@@ -175,12 +175,22 @@ final class ParquetShardReader implements ShardReader {
     return rows;
   }
 
+  private void closeGroup() {
+    if (group != null) {
+      group.close();
+      group = null;
+    }
+  }
+
   @Override
   public void close() throws IOException {
     if (!closed) {
       closed = true;
-      group = null;
-      file.close();
+      try {
+        closeGroup();
+      } finally {
+        file.close();
+      }
     }
   }
 }
