@@ -130,7 +130,7 @@ final class ManifestCache {
   /** The input as the catalog records it: qualified (a brace pattern's folder part). */
   private String located(String input) throws IOException {
     if (BracePattern.isPattern(input)) {
-      return PatternInput.expand(input, hadoop).input();
+      return PatternInput.locate(input, hadoop);
     }
     Path root = new Path(input);
     try {

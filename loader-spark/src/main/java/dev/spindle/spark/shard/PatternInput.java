@@ -30,12 +30,8 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
    */
   public static PatternInput expand(String pattern, Configuration conf) throws IOException {
     BracePattern parsed = BracePattern.parse(pattern);
-    String prefix = parsed.literalPrefix();
-    int dirEnd = prefix.lastIndexOf('/') + 1;
-    Path dir = new Path(dirEnd == 0 ? "." : prefix.substring(0, dirEnd));
-    FileSystem fs = dir.getFileSystem(conf);
-    String base = (dirEnd == 0 ? fs.getWorkingDirectory() : fs.makeQualified(dir)).toString();
-    base = base.endsWith("/") ? base : base + "/";
+    int dirEnd = folderEnd(parsed);
+    String base = base(parsed, conf);
     List<String> uris = new ArrayList<>((int) parsed.size());
     ShardFormat format = null;
     for (String name : parsed.expand()) {
@@ -50,6 +46,30 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
       }
     }
     return new PatternInput(base + pattern.substring(dirEnd), uris, format);
+  }
+
+  /**
+   * The pattern as a manifest records it ({@link #input()}), without expanding it.
+   *
+   * @throws IllegalArgumentException naming the pattern when it is malformed or too large
+   */
+  public static String locate(String pattern, Configuration conf) throws IOException {
+    BracePattern parsed = BracePattern.parse(pattern);
+    return base(parsed, conf) + pattern.substring(folderEnd(parsed));
+  }
+
+  /** Where the folder part ends: after the last '/' before the first group. */
+  private static int folderEnd(BracePattern parsed) {
+    return parsed.literalPrefix().lastIndexOf('/') + 1;
+  }
+
+  /** The folder part, qualified, with a trailing '/'. */
+  private static String base(BracePattern parsed, Configuration conf) throws IOException {
+    int dirEnd = folderEnd(parsed);
+    Path dir = new Path(dirEnd == 0 ? "." : parsed.literalPrefix().substring(0, dirEnd));
+    FileSystem fs = dir.getFileSystem(conf);
+    String base = (dirEnd == 0 ? fs.getWorkingDirectory() : fs.makeQualified(dir)).toString();
+    return base.endsWith("/") ? base : base + "/";
   }
 
   private static ShardFormat formatOf(String pattern, String name, ShardFormat before) {
