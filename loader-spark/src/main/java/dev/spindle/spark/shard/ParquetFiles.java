@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /** Opening Parquet shards and counting their rows from the footer alone. Stateless; any thread. */
@@ -15,7 +16,9 @@ final class ParquetFiles {
 
   /**
    * Opens a Parquet file and reads its footer (nothing else), with the read options of {@code
-   * conf} (parquet-mr's {@code parquet.*} keys, e.g. vectored reads).
+   * conf} (parquet-mr's {@code parquet.*} keys, e.g. vectored reads). Page checksums, where the
+   * writer stored them, are verified unless {@code parquet.page.verify-checksum.enabled=false}: a
+   * corrupt page is a damaged row group, not silently wrong image bytes.
    *
    * @throws FileNotFoundException when it does not exist
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
@@ -30,7 +33,10 @@ final class ParquetFiles {
       throws IOException {
     try {
       return ParquetFileReader.open(HadoopInputFile.fromStatus(status, conf),
-          HadoopReadOptions.builder(conf, status.getPath()).build());
+          HadoopReadOptions.builder(conf, status.getPath())
+              .usePageChecksumVerification(
+                  conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
+              .build());
     } catch (FileNotFoundException e) {
       throw e;
     } catch (IOException | RuntimeException e) {

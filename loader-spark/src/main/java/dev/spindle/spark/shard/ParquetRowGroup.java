@@ -1,6 +1,7 @@
 package dev.spindle.spark.shard;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.PrimitiveIterator;
 import java.util.stream.LongStream;
 import org.apache.parquet.column.ColumnReader;
@@ -85,7 +86,7 @@ final class ParquetRowGroup implements AutoCloseable {
         holding[n++] = page;
       }
     }
-    return RowRanges.create(rowCount, java.util.Arrays.stream(holding, 0, n).iterator(), pages);
+    return RowRanges.create(rowCount, Arrays.stream(holding, 0, n).iterator(), pages);
   }
 
   /**

@@ -120,6 +120,30 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a corrupt page (checksum) quarantines its row group's rows from there on; other groups read") {
+    TestFiles.withTempDir("pq-page") { dir =>
+      val rnd = new Random(5)
+      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 4)
+      val file = dir.resolve("shard-000.parquet")
+      val groups = rowGroups(file.toString)
+      val shard = manifest(dir).shards.get(0)
+      val bytes = Files.readAllBytes(file)
+      val at = bytes.indexOfSlice(rows(0)(groups.head.toInt).image.slice(100, 116)) // first row of group 1
+      assert(at > 0)
+      bytes(at) = (bytes(at) ^ 1).toByte
+      Files.write(file, bytes)
+      val got = readAll(shard)
+      val first = groups.head.toInt
+      val end = first + groups(1).toInt
+      assert(got.take(first).forall(_.path.endsWith("|null")))
+      assert(got.slice(first, end).forall(_.path.contains(s"|row group 1 (rows $first–${end - 1}) cannot be ")),
+        got.map(_.path))
+      assert(got(first).path.contains("CRC checksum verification failed"), got(first).path)
+      assert(got.drop(end).map(_.image.toSeq) == rows(0).drop(end).map(_.image.toSeq), "later row groups read")
+    }
+  }
+
   private def refusal(dir: Path, columns: ParquetColumns = ParquetColumns.DEFAULT): String =
     intercept[IOException](manifest(dir, columns)).getMessage
 
