@@ -3,6 +3,7 @@ package dev.spindle.spark.config;
 import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
+import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
@@ -48,6 +49,10 @@ public final class SpindleConfig {
       register("spark.spindle.numClasses", "0", "Number of classes when known: a sample whose label is not below it is quarantined (tar labels and image-folder class indices); 0 = unknown: any label from 0 to 2147483647", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Integer> FOLDER_SHARD_FILES =
       register("spark.spindle.folderShardFiles", "1000", "Files of an image-folder tree per shard", SpindleConfig::positiveInt);
+  public static final ConfigKey<String> PARQUET_IMAGE_COLUMN =
+      register("spark.spindle.parquet.imageColumn", "image", "Parquet input: the column holding each row's encoded image, BINARY or a struct with a BINARY field 'bytes' (Hugging Face {bytes, path}) (--image-column)", SpindleConfig::columnName);
+  public static final ConfigKey<String> PARQUET_LABEL_COLUMN =
+      register("spark.spindle.parquet.labelColumn", "label", "Parquet input: the integer column holding each row's label (--label-column)", SpindleConfig::columnName);
   public static final ConfigKey<Long> PARTITION_BYTES =
       register("spark.spindle.partitionBytes", "268435456", "Consecutive small shards are grouped into one Spark partition up to this many bytes", SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> THREADS =
@@ -162,6 +167,16 @@ public final class SpindleConfig {
    */
   public static SampleLimits sampleLimits(Map<String, String> settings) {
     return new SampleLimits(get(settings, MAX_SAMPLE_BYTES), get(settings, NUM_CLASSES));
+  }
+
+  /**
+   * The columns of Parquet shards that hold image and label: {@code
+   * spark.spindle.parquet.imageColumn} and {@code spark.spindle.parquet.labelColumn}.
+   *
+   * @throws IllegalArgumentException naming the keys when they name the same column
+   */
+  public static ParquetColumns parquetColumns(Map<String, String> settings) {
+    return new ParquetColumns(get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
   }
 
   /** The known key closest to {@code key} by edit distance, for typo warnings. */
@@ -288,6 +303,13 @@ public final class SpindleConfig {
       throw new IllegalArgumentException("must be DROP_LAST, PAD or EXACT");
     }
     return v;
+  }
+
+  private static String columnName(String s) {
+    if (s.isEmpty()) {
+      throw new IllegalArgumentException("must name a column");
+    }
+    return s;
   }
 
   private static String manifestPolicy(String s) {

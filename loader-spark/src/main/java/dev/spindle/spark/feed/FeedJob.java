@@ -1,6 +1,6 @@
 package dev.spindle.spark.feed;
 
-import dev.spindle.spark.job.ClusterTarCounter;
+import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.FailureBudget;
@@ -41,7 +41,8 @@ public final class FeedJob {
     Map<String, String> conf = request.conf();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     ManifestCache.Loaded loaded = new ManifestCache(spark.sparkContext().hadoopConfiguration(),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES), new ClusterTarCounter(jsc))
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+        SpindleConfig.parquetColumns(conf), new ClusterShardCounter(jsc))
         .load(request.input(), request.manifestFile(),
             SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
     Manifest manifest = loaded.manifest();

@@ -3,16 +3,21 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.plan.FileFacts;
 import dev.spindle.spark.plan.ManifestCheck;
 import dev.spindle.spark.plan.ManifestCodec;
+import dev.spindle.spark.shard.BracePattern;
+import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.ParquetColumns;
+import dev.spindle.spark.shard.PatternInput;
+import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
+import dev.spindle.spark.shard.ShardFiles;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,11 +27,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The manifest of the feed's input, counted once and cached as JSON: at {@code --manifest FILE},
- * or as {@code _spindle_manifest.json} inside an input folder (when it can be written there). A
- * cached manifest is reused while a fresh listing shows every shard with the recorded size and
- * modification time ({@link ManifestCheck}); otherwise the job fails naming the changes, or (with
- * {@code spark.spindle.feed.manifestChanged=recount}) lists and counts the input again and
- * rewrites the cache. Used by {@code feed} and the {@code spindle} DataSource. Driver thread.
+ * or as {@code _spindle_manifest.json} inside an input folder (when it can be written there). The
+ * cache is bound to the input it is used for, not to the one it was written for: its shard paths
+ * are relative, so they are taken under the requested input (a copied or moved data set), and it
+ * is reused only while a fresh look at that input (a listing, or the files a brace pattern names)
+ * shows every shard with the recorded size and modification time and no other ({@link
+ * ManifestCheck}); otherwise the job fails naming the changes and both inputs, or (with {@code
+ * spark.spindle.feed.manifestChanged=recount}) counts the input again and rewrites the cache. A
+ * cache whose Parquet columns differ from the configured ones is counted again. Used by {@code feed} and the {@code spindle} DataSource. Driver
+ * thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";
@@ -37,18 +46,21 @@ public final class ManifestCache {
    *
    * @param manifest the manifest
    * @param location the cache file, or null when none could be used
-   * @param status "created", "reused", "recounted", or "not cached: reason"
+   * @param status "created", "reused", "reused (written for INPUT)", "recounted", "recounted:
+   *     reason", or "not cached: reason"
    */
   public record Loaded(Manifest manifest, String location, String status) {}
 
   private final Configuration hadoop;
   private final ShardCatalog catalog;
-  private final ShardCatalog.TarCounter counter;
+  private final ParquetColumns columns;
+  private final ShardCatalog.Counter counter;
 
-  public ManifestCache(
-      Configuration hadoop, int folderShardFiles, ShardCatalog.TarCounter counter) {
+  public ManifestCache(Configuration hadoop, int folderShardFiles, ParquetColumns columns,
+      ShardCatalog.Counter counter) {
     this.hadoop = hadoop;
-    this.catalog = new ShardCatalog(hadoop, folderShardFiles);
+    this.catalog = new ShardCatalog(hadoop, folderShardFiles, columns);
+    this.columns = columns;
     this.counter = counter;
   }
 
@@ -59,36 +71,74 @@ public final class ManifestCache {
   public Loaded load(String input, String manifestFile, boolean recount) throws IOException {
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
-    if (cache != null && fs.exists(cache)) {
-      Manifest cached;
-      try {
-        cached = read(fs, cache);
-      } catch (ManifestCodec.OutdatedException e) {
-        LOG.warn("{} ({}); counting again", e.getMessage(), cache);
-        return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
-      }
-      ManifestCheck check = ManifestCheck.compare(cached, listing(cached));
-      if (check.unchanged()) {
-        return new Loaded(cached, cache.toString(), "reused");
-      }
-      if (!recount) {
-        throw new IllegalStateException(check.describe()
-            + " (cached manifest " + cache + "; set spark.spindle.feed.manifestChanged=recount"
-            + " to count again)");
-      }
-      LOG.warn("{}; counting again", check.describe());
-      return store(catalog.list(input, counter), fs, cache, "recounted");
+    if (cache == null || !fs.exists(cache)) {
+      Manifest fresh = catalog.list(input, counter);
+      return cache == null
+          ? new Loaded(fresh, null, "not cached: the input is "
+              + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
+              + "; use --manifest")
+          : store(fresh, fs, cache, "created");
     }
-    Manifest fresh = catalog.list(input, counter);
-    return cache == null
-        ? new Loaded(fresh, null, "not cached: the input is a single file; use --manifest")
-        : store(fresh, fs, cache, "created");
+    Manifest written;
+    try {
+      written = read(fs, cache);
+    } catch (ManifestCodec.OutdatedException e) {
+      LOG.warn("{} ({}); counting again", e.getMessage(), cache);
+      return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+    }
+    String otherColumns = otherColumns(written);
+    if (otherColumns != null) {
+      LOG.warn("{} ({}); counting again", otherColumns, cache);
+      return store(catalog.list(input, counter), fs, cache, "recounted: " + otherColumns);
+    }
+    String here = located(input);
+    Manifest cached = here.equals(written.input()) ? written : written.rebased(here);
+    ManifestCheck check = ManifestCheck.compare(cached, look(cached));
+    if (check.unchanged()) {
+      return new Loaded(cached, cache.toString(), cached == written
+          ? "reused" : "reused (written for " + written.input() + ")");
+    }
+    String where = " (cached manifest " + cache + (cached == written ? ""
+        : ", written for " + written.input() + ", checked against the input " + here) + ")";
+    if (!recount) {
+      throw new IllegalStateException(check.describe() + where
+          + "; set spark.spindle.feed.manifestChanged=recount to count again");
+    }
+    LOG.warn("{}{}; counting again", check.describe(), where);
+    return store(catalog.list(input, counter), fs, cache, "recounted");
   }
 
   private Path defaultLocation(String input) throws IOException {
+    if (BracePattern.isPattern(input)) {
+      return null;
+    }
     Path root = new Path(input);
     FileSystem fs = root.getFileSystem(hadoop);
     return fs.getFileStatus(root).isDirectory() ? new Path(root, FILE_NAME) : null;
+  }
+
+  /** Why the written manifest's Parquet columns are not the configured ones, or null. */
+  private String otherColumns(Manifest written) {
+    for (Shard s : written.shards()) {
+      if (s.columns() != null && !s.columns().equals(columns)) {
+        return "the manifest was counted for Parquet columns " + s.columns().image() + ", "
+            + s.columns().label() + "; now " + columns.image() + ", " + columns.label();
+      }
+    }
+    return null;
+  }
+
+  /** The input as the catalog records it: qualified (a brace pattern's folder part). */
+  private String located(String input) throws IOException {
+    if (BracePattern.isPattern(input)) {
+      return PatternInput.locate(input, hadoop);
+    }
+    Path root = new Path(input);
+    try {
+      return root.getFileSystem(hadoop).getFileStatus(root).getPath().toString();
+    } catch (java.io.FileNotFoundException e) {
+      throw new java.io.FileNotFoundException("Input does not exist: " + input);
+    }
   }
 
   private static Manifest read(FileSystem fs, Path cache) throws IOException {
@@ -120,13 +170,23 @@ public final class ManifestCache {
     }
   }
 
-  /** The data files under the manifest's input, as the catalog would take them. */
-  private List<FileFacts> listing(Manifest cached) throws IOException {
+  /**
+   * The data files of the manifest's input as the catalog would take them now: a listing of its
+   * folder, the file itself, or the files its brace pattern names (looked at by the counter).
+   */
+  private List<FileFacts> look(Manifest cached) throws IOException {
+    List<FileFacts> out = new ArrayList<>();
+    if (BracePattern.isPattern(cached.input())) {
+      PatternInput pattern = PatternInput.expand(cached.input(), hadoop);
+      for (FileCount f : counter.count(pattern.uris(), ShardFiles.factsOnly())) {
+        if (f.refused() == null) {
+          out.add(new FileFacts(f.uri(), f.bytes(), f.modificationTime()));
+        }
+      }
+      return out;
+    }
     Path root = new Path(cached.input());
     FileSystem fs = root.getFileSystem(hadoop);
-    boolean tars = cached.shards().isEmpty()
-        || cached.shards().get(0).format() == ShardFormat.TAR;
-    List<FileFacts> out = new ArrayList<>();
     if (!fs.exists(root)) {
       return out;
     }
@@ -135,9 +195,10 @@ public final class ManifestCache {
       out.add(facts(status));
       return out;
     }
+    ShardFormat format = cached.shards().isEmpty() ? ShardFormat.TAR
+        : cached.shards().get(0).format();
     for (FileStatus f : InputListing.list(fs, status.getPath()).files()) {
-      String name = f.getPath().getName().toLowerCase(Locale.ROOT);
-      if (tars ? name.endsWith(".tar") : isImage(name)) {
+      if (ShardFiles.formatOf(f.getPath().getName()) == format) {
         out.add(facts(f));
       }
     }
@@ -146,9 +207,5 @@ public final class ManifestCache {
 
   private static FileFacts facts(FileStatus f) {
     return new FileFacts(f.getPath().toString(), f.getLen(), f.getModificationTime());
-  }
-
-  private static boolean isImage(String name) {
-    return name.endsWith(".jpg") || name.endsWith(".jpeg") || name.endsWith(".png");
   }
 }

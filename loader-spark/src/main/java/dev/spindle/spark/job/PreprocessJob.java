@@ -13,7 +13,6 @@ import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,13 +58,15 @@ public final class PreprocessJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     HadoopConf shipped = new HadoopConf(hadoop);
 
-    requireInput(hadoop, input); // before the output is touched: a typo leaves no empty folder
+    // before the output is touched: a typo leaves no empty folder
+    ShardCatalog.requireInput(hadoop, input);
     try (OutputCommitter committer = new OutputCommitter(output, hadoop,
         "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
       OutputCommitter.Recovery recovery = committer.setup();
       try {
-        ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles());
-        Manifest manifest = catalog.list(input, new ClusterTarCounter(jsc));
+        ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles(),
+            SpindleConfig.parquetColumns(conf));
+        Manifest manifest = catalog.list(input, new ClusterShardCounter(jsc));
         if (manifest.totalSamples() == 0) {
           throw new IOException(EmptyShards.message(input, manifest, hadoop));
         }
@@ -87,13 +88,6 @@ public final class PreprocessJob {
         committer.abortAfter(t);
         throw t;
       }
-    }
-  }
-
-  private static void requireInput(Configuration hadoop, String input) throws IOException {
-    Path path = new Path(input);
-    if (!path.getFileSystem(hadoop).exists(path)) {
-      throw new FileNotFoundException("Input does not exist: " + input);
     }
   }
 

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.shard.FolderEntry;
 import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.IOException;
@@ -14,6 +16,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads and writes a {@link Manifest} as JSON, so the shards are counted once and the manifest is
@@ -22,9 +25,12 @@ import java.util.List;
  * are not closed.
  */
 public final class ManifestCodec {
-  static final String FORMAT = "spindle-manifest/2";
-  /** Counted by the tar reader before counting and reading shared one parser (see below). */
-  private static final String OUTDATED = "spindle-manifest/1";
+  static final String FORMAT = "spindle-manifest/3";
+  /** Earlier formats and why a manifest of theirs is counted again rather than trusted. */
+  private static final Map<String, String> OUTDATED = Map.of(
+      "spindle-manifest/1", "counted tar shards with an earlier parser",
+      "spindle-manifest/2", "recorded absolute shard URIs, trusted under another input,"
+          + " and knew no Parquet or .tgz shards");
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
       .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
@@ -32,24 +38,25 @@ public final class ManifestCodec {
   private ManifestCodec() {}
 
   /**
-   * A manifest of an earlier format: valid once, but its sample counts may differ from what
-   * today's readers yield (format 1 counted tar samples with a parser of its own), so it must be
-   * counted again rather than trusted.
+   * A manifest of an earlier format: valid once, but not to be trusted today (its sample counts
+   * or shard paths may differ from what today's catalog finds), so it must be counted again.
    */
   public static final class OutdatedException extends IllegalArgumentException {
     OutdatedException(String format) {
-      super("Outdated manifest: format \"" + format + "\" counted tar shards with an earlier"
-          + " parser (expected \"" + FORMAT + "\")");
+      super("Outdated manifest: format \"" + format + "\" " + OUTDATED.get(format)
+          + " (expected \"" + FORMAT + "\")");
     }
   }
 
   private record EntryJson(String path, int label) {}
 
-  private record ShardJson(String uri, ShardFormat format, long bytes, long modificationTime,
+  private record ShardJson(String path, ShardFormat format, long bytes, long modificationTime,
       long samples, List<EntryJson> entries) {}
 
+  private record ColumnsJson(String image, String label) {}
+
   private record ManifestJson(String format, String input, List<String> classNames,
-      List<ShardJson> shards) {}
+      ColumnsJson parquetColumns, List<ShardJson> shards) {}
 
   /** The manifest as a JSON document. */
   public static String toJson(Manifest manifest) {
@@ -73,7 +80,7 @@ public final class ManifestCodec {
    */
   public static Manifest fromJson(String json) {
     try {
-      return fromDto(MAPPER.readValue(json, ManifestJson.class));
+      return fromTree(MAPPER.readTree(json));
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("Invalid manifest: " + e.getOriginalMessage(), e);
     }
@@ -86,48 +93,70 @@ public final class ManifestCodec {
    */
   public static Manifest read(InputStream in) throws IOException {
     try {
-      return fromDto(MAPPER.reader()
-          .without(JsonParser.Feature.AUTO_CLOSE_SOURCE)
-          .readValue(in, ManifestJson.class));
+      return fromTree(MAPPER.reader().without(JsonParser.Feature.AUTO_CLOSE_SOURCE).readTree(in));
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("Invalid manifest: " + e.getOriginalMessage(), e);
     }
   }
 
+  /**
+   * @throws IllegalArgumentException when a shard is not below the manifest's input: its path
+   *     could not be written relative to it
+   */
   private static ManifestJson toDto(Manifest m) {
     List<ShardJson> shards = new ArrayList<>(m.shards().size());
+    ParquetColumns columns = null;
     for (Shard s : m.shards()) {
       List<EntryJson> entries = new ArrayList<>(s.entries().size());
       for (FolderEntry e : s.entries()) {
         entries.add(new EntryJson(e.path(), e.label()));
       }
-      shards.add(new ShardJson(s.uri(), s.format(), s.bytes(), s.modificationTime(), s.samples(),
+      String path = m.relative(s.uri());
+      require(path != null, "shard " + s.uri() + " is not below the input " + m.input());
+      require(columns == null || s.columns() == null || columns.equals(s.columns()),
+          "shards of " + m.input() + " name different Parquet columns");
+      columns = columns != null ? columns : s.columns();
+      shards.add(new ShardJson(path, s.format(), s.bytes(), s.modificationTime(), s.samples(),
           entries));
     }
-    return new ManifestJson(FORMAT, m.input(), m.classNames(), shards);
+    return new ManifestJson(FORMAT, m.input(), m.classNames(),
+        columns == null ? null : new ColumnsJson(columns.image(), columns.label()), shards);
+  }
+
+  /** The format is checked first: earlier formats have other fields. */
+  private static Manifest fromTree(JsonNode tree) throws JsonProcessingException {
+    String format = tree == null || !tree.path("format").isTextual()
+        ? null : tree.get("format").asText();
+    if (OUTDATED.containsKey(format)) {
+      throw new OutdatedException(format);
+    }
+    if (!FORMAT.equals(format)) {
+      throw new IllegalArgumentException("Invalid manifest: format \"" + format
+          + "\" (expected \"" + FORMAT + "\")");
+    }
+    return fromDto(MAPPER.treeToValue(tree, ManifestJson.class));
   }
 
   private static Manifest fromDto(ManifestJson dto) {
-    if (dto != null && OUTDATED.equals(dto.format())) {
-      throw new OutdatedException(dto.format());
-    }
-    if (dto == null || !FORMAT.equals(dto.format())) {
-      throw new IllegalArgumentException("Invalid manifest: format \""
-          + (dto == null ? null : dto.format()) + "\" (expected \"" + FORMAT + "\")");
-    }
     require(dto.input() != null && dto.shards() != null && dto.classNames() != null,
         "\"input\", \"shards\" and \"classNames\" are required");
+    Manifest located = new Manifest(dto.input(), List.of(), dto.classNames());
+    ParquetColumns columns = dto.parquetColumns() == null ? null
+        : new ParquetColumns(dto.parquetColumns().image(), dto.parquetColumns().label());
     List<Shard> shards = new ArrayList<>(dto.shards().size());
     for (ShardJson s : dto.shards()) {
-      require(s != null && s.uri() != null && s.format() != null && s.entries() != null,
-          "a shard lacks \"uri\", \"format\" or \"entries\"");
+      require(s != null && s.path() != null && s.format() != null && s.entries() != null,
+          "a shard lacks \"path\", \"format\" or \"entries\"");
+      require(s.format() != ShardFormat.PARQUET || columns != null,
+          "Parquet shard " + s.path() + " but no \"parquetColumns\"");
       List<FolderEntry> entries = new ArrayList<>(s.entries().size());
       for (EntryJson e : s.entries()) {
-        require(e != null && e.path() != null, "an entry of " + s.uri() + " lacks \"path\"");
+        require(e != null && e.path() != null, "an entry of " + s.path() + " lacks \"path\"");
         entries.add(new FolderEntry(e.path(), e.label()));
       }
-      shards.add(new Shard(s.uri(), s.format(), s.bytes(), s.modificationTime(), s.samples(),
-          entries));
+      shards.add(new Shard(located.resolve(s.path()), s.format(), s.bytes(),
+          s.modificationTime(), s.samples(), entries,
+          s.format() == ShardFormat.PARQUET ? columns : null));
     }
     return new Manifest(dto.input(), shards, dto.classNames());
   }

@@ -18,9 +18,11 @@ import java.util.HexFormat;
 /**
  * What identifies a manifest's sample numbering, so that a loader state is only ever resumed on
  * the numbering it was written for. The hash covers, in canonical shard order, each shard's URI
- * relative to the manifest's input, format, size and sample count, a folder shard's files and
- * labels, and the class names; it leaves out the input location (a copied data set keeps its
- * fingerprint) and modification times (see {@link ManifestCheck} for change detection).
+ * relative to the manifest's input (for a brace pattern, its folder: {@link Manifest#base()}),
+ * format, size and sample count, a folder shard's files and labels, and the class names; it
+ * leaves out the input location (a copied data set keeps its fingerprint), modification times
+ * (see {@link ManifestCheck} for change detection) and a Parquet shard's column names (they do
+ * not change the numbering).
  *
  * @param sha256 64 lowercase hex digits, see the package documentation for the exact bytes hashed
  * @param shards the manifest's shard count, for messages
@@ -36,7 +38,7 @@ public record ManifestFingerprint(String sha256, int shards, long samples) imple
       writeString(out, "spindle-manifest-fingerprint/1");
       out.writeInt(manifest.shards().size());
       for (Shard shard : manifest.shards()) {
-        writeString(out, relative(manifest.input(), shard.uri()));
+        writeString(out, relative(manifest.base(), shard.uri()));
         writeString(out, shard.format().name());
         out.writeLong(shard.bytes());
         out.writeLong(shard.samples());

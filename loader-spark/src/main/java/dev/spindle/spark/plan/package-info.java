@@ -102,24 +102,32 @@
  * <h3>Manifest fingerprint</h3>
  *
  * SHA-256 over, big-endian: string {@code "spindle-manifest-fingerprint/1"}; int32 shard count;
- * per shard: its URI with the manifest's {@code input} prefix and one following '/' removed, its
- * format name ({@code TAR}, {@code IMAGE_FOLDER}), int64 bytes, int64 samples, int32 entry count,
+ * per shard: its URI with the manifest's {@code Manifest.base()} prefix (the input; for a brace
+ * pattern, its folder before the first brace) and one following '/' removed, its format name
+ * ({@code TAR}, {@code IMAGE_FOLDER}, {@code PARQUET}), int64 bytes, int64 samples, int32 entry count,
  * per entry its path and int32 label; int32 class-name count and each name. A string is its
  * int32 UTF-8 length followed by the bytes.
  *
- * <h3>Manifest JSON ({@code spindle-manifest/2})</h3>
+ * <h3>Manifest JSON ({@code spindle-manifest/3})</h3>
  *
  * <pre>
- * { "format": "spindle-manifest/2", "input": "file:/data/imagenet", "classNames": [],
- *   "shards": [ { "uri": "file:/data/imagenet/train-000.tar", "format": "TAR", "bytes": 1048576,
+ * { "format": "spindle-manifest/3", "input": "file:/data/imagenet", "classNames": [],
+ *   "parquetColumns": null,
+ *   "shards": [ { "path": "train-000.tar", "format": "TAR", "bytes": 1048576,
  *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
  * </pre>
  *
- * Folder shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. A tar
- * shard's {@code samples} is what its reader yields, counted by the same parser: good and
- * quarantined samples, and a damaged shard's final {@code (rest of shard)} sample. Format 1
- * (identical fields) was counted by a parser of its own that could disagree with the reader on
- * damaged shards or names that are not UTF-8; a cached format-1 manifest is counted again.
+ * A shard's {@code path} is relative to {@code Manifest.base()} ({@code ""} for the input itself:
+ * a single-file input, or an image folder's root), so the document describes its data wherever the
+ * data set is copied; a manifest whose shards are not below its input cannot be written. Folder
+ * shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. Parquet
+ * manifests name their columns once, {@code "parquetColumns": {"image": "image", "label":
+ * "label"}} (null otherwise). A tar shard's {@code samples} is what its reader yields, counted by
+ * the same parser: good and quarantined samples, and a damaged shard's final {@code (rest of
+ * shard)} sample; a Parquet shard's is its footer's row count. Earlier formats are counted again
+ * when met as a cache: format 1 (identical fields to 2) was counted by a parser of its own that
+ * could disagree with the reader on damaged shards or names that are not UTF-8; format 2 recorded
+ * absolute shard {@code uri}s, and its cache was trusted under another input.
  *
  * <h3>Digest</h3>
  *

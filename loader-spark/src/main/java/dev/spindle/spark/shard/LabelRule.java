@@ -4,7 +4,9 @@ package dev.spindle.spark.shard;
  * The label rule: a label entry holds a plain ASCII decimal number (digits 0-9 only: no sign, no
  * digits of other scripts, which {@link Integer#parseInt} would take), ASCII whitespace around it
  * allowed. The value must fit the int32 label column and, when the number of classes is known
- * ({@link SampleLimits#numClasses()}), be below it. Stateless.
+ * ({@link SampleLimits#numClasses()}), be below it. A label that is a number already (an image
+ * folder's class index, a Parquet integer column) is held to the same range, and must not be
+ * negative. Stateless.
  */
 final class LabelRule {
   static final String NOT_PLAIN = "is not a plain decimal number (ASCII digits 0-9 only, no sign)";
@@ -39,6 +41,9 @@ final class LabelRule {
 
   /** Why a label value is refused ("is over …"), or null when it is a valid label. */
   static String problem(long value, SampleLimits limits) {
+    if (value < 0) {
+      return "is negative";
+    }
     if (value > Integer.MAX_VALUE) {
       return "is over " + Integer.MAX_VALUE + ", the largest int32 label";
     }

@@ -1,6 +1,7 @@
 package dev.spindle.spark.shard;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -8,7 +9,8 @@ import java.util.List;
  * A sample's dataset index is {@code offset(shard) + position in shard}; everything downstream
  * (epoch plans, Arrow {@code index} column) is derived from this numbering.
  *
- * @param input the URI that was listed
+ * @param input the URI that was listed (qualified), or the brace pattern that was expanded (its
+ *     folder part qualified)
  * @param shards shards in canonical order
  * @param classNames class names by label, for class-per-folder trees; empty when labels come from
  *     the data itself (tar {@code .cls} entries)
@@ -37,6 +39,54 @@ public record Manifest(String input, List<Shard> shards, List<String> classNames
       total += s.bytes();
     }
     return total;
+  }
+
+  /**
+   * Where shard paths are relative to: the input itself (a folder, or a single shard file), or
+   * for a brace pattern the folder before its first brace, with a trailing '/'.
+   */
+  public String base() {
+    int brace = input.indexOf('{');
+    return brace < 0 ? input : input.substring(0, input.lastIndexOf('/', brace) + 1);
+  }
+
+  /**
+   * {@code uri}'s path below {@link #base()} ({@code ""} for the base itself), or null when it is
+   * not below it.
+   */
+  public String relative(String uri) {
+    String base = base();
+    if (uri.equals(base)) {
+      return "";
+    }
+    String prefix = base.endsWith("/") ? base : base + "/";
+    return uri.startsWith(prefix) && uri.length() > prefix.length()
+        ? uri.substring(prefix.length())
+        : null;
+  }
+
+  /** The URI of a path below {@link #base()}: the inverse of {@link #relative}. */
+  public String resolve(String relativePath) {
+    String base = base();
+    if (relativePath.isEmpty()) {
+      return base;
+    }
+    return base.endsWith("/") ? base + relativePath : base + "/" + relativePath;
+  }
+
+  /**
+   * The same shards, found under another input: each shard below {@link #base()} moves below
+   * {@code other}'s base (a copied or moved data set); a shard outside it keeps its URI.
+   */
+  public Manifest rebased(String otherInput) {
+    Manifest other = new Manifest(otherInput, List.of(), classNames);
+    List<Shard> moved = new ArrayList<>(shards.size());
+    for (Shard s : shards) {
+      String rel = relative(s.uri());
+      moved.add(new Shard(rel == null ? s.uri() : other.resolve(rel), s.format(), s.bytes(),
+          s.modificationTime(), s.samples(), s.entries(), s.columns()));
+    }
+    return new Manifest(otherInput, moved, classNames);
   }
 
   /** Dataset index of the first sample of every shard; one more entry holds the total. */

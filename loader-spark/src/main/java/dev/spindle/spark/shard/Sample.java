@@ -6,11 +6,13 @@ package dev.spindle.spark.shard;
  *
  * @param shard the shard it came from (for messages and quarantine records)
  * @param key the sample's key inside its shard (tar: the entry name up to the first dot of the file
- *     name, invalid UTF-8 bytes as {@code \xHH}; folders: {@code <class>/<file>}; {@code (rest of
- *     shard)} for a tar's damage, {@code (unread #N)} for a planned sample that was not read)
+ *     name, invalid UTF-8 bytes as {@code \xHH}; folders: {@code <class>/<file>}; Parquet: {@code
+ *     <file name>#<row>}, the row counted from 0 over the file; {@code (rest of shard)} for a tar's
+ *     damage, {@code (unread #N)} for a planned sample that was not read)
  * @param position the sample's position inside its shard, counting every sample
  * @param image the encoded image bytes, or null when the sample has none
- * @param imageName the entry or file that held the image (its extension names the format)
+ * @param imageName the entry or file that held the image, for messages (Parquet: {@code
+ *     image.bytes of row N})
  * @param label the class label, or null when the sample has none
  * @param problem why this sample cannot be used (no image, no label, a label outside the rule, too
  *     large, a repeated key, the shard's damage), or null

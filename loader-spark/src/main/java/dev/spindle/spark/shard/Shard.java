@@ -4,15 +4,18 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * One unit of input that a single reader walks from start to end: a tar file, or a run of files of
- * an image folder tree. Immutable; safe to share between threads and to ship to executors.
+ * One unit of input that a single reader walks from start to end: a tar file, a Parquet file, or
+ * a run of files of an image folder tree. Immutable; safe to share between threads and to ship to
+ * executors.
  *
- * @param uri the tar file, or the folder tree's root, as a Hadoop FileSystem URI
+ * @param uri the tar or Parquet file, or the folder tree's root, as a Hadoop FileSystem URI
  * @param format how the samples are stored
  * @param bytes total size on storage
  * @param modificationTime the newest modification time of its files, ms since the epoch
  * @param samples how many samples it holds (counted once, when the manifest was built)
- * @param entries for {@link ShardFormat#IMAGE_FOLDER}, its files in order; empty for tar shards
+ * @param entries for {@link ShardFormat#IMAGE_FOLDER}, its files in order; empty for other shards
+ * @param columns for {@link ShardFormat#PARQUET}, the columns that hold image and label; null for
+ *     other shards
  */
 public record Shard(
     String uri,
@@ -20,7 +23,8 @@ public record Shard(
     long bytes,
     long modificationTime,
     long samples,
-    List<FolderEntry> entries)
+    List<FolderEntry> entries,
+    ParquetColumns columns)
     implements Serializable {
 
   public Shard {
@@ -28,11 +32,21 @@ public record Shard(
     if (samples < 0) {
       throw new IllegalArgumentException("Invalid sample count for " + uri + ": " + samples);
     }
+    if ((format == ShardFormat.PARQUET) != (columns != null)) {
+      throw new IllegalArgumentException("Invalid shard " + uri + ": a " + format + " shard "
+          + (columns == null ? "needs" : "has no") + " Parquet columns");
+    }
   }
 
-  /** A name for messages: the tar path, or the folder root with the first file of the run. */
+  /** A tar or image-folder shard (no Parquet columns). */
+  public Shard(String uri, ShardFormat format, long bytes, long modificationTime, long samples,
+      List<FolderEntry> entries) {
+    this(uri, format, bytes, modificationTime, samples, entries, null);
+  }
+
+  /** A name for messages: the file's path, or the folder root with the first file of the run. */
   public String displayName() {
-    return format == ShardFormat.TAR || entries.isEmpty()
+    return format != ShardFormat.IMAGE_FOLDER || entries.isEmpty()
         ? uri
         : uri + " [" + entries.get(0).path() + " … " + entries.size() + " files]";
   }

@@ -34,6 +34,7 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
     return switch (shard.format()) {
       case TAR -> TarShardReader.open(shard, conf, limits, null);
       case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, null);
+      case PARQUET -> ParquetShardReader.open(shard, conf, limits, null);
     };
   }
 
@@ -41,9 +42,10 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    * Opens a reader that yields only the samples at {@code positions} (strictly increasing), each
    * with its own position. Skipped samples are passed over at the index level: a tar reader skips
    * their entries by header without reading the content, a folder reader never opens their
-   * files. The reader stops after the last wanted position; if the shard ends before it, the
-   * missing samples are simply not returned (the caller sees which positions came back and lists
-   * the others, {@link Sample#unread}).
+   * files, a Parquet reader reads only the row groups and pages that hold them. The reader stops
+   * after the last wanted position; if the shard ends before it, the missing samples are simply
+   * not returned (the caller sees which positions came back and lists the others, {@link
+   * Sample#unread}).
    */
   static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
@@ -56,6 +58,7 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
     return switch (shard.format()) {
       case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
       case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
+      case PARQUET -> ParquetShardReader.open(shard, conf, limits, positions.clone());
     };
   }
 }

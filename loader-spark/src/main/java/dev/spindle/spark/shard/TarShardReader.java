@@ -13,7 +13,8 @@ import org.apache.hadoop.fs.Path;
  * rules and damage handling are there, shared with {@link #countSamples}): {@code .jpg}, {@code
  * .jpeg} or {@code .png} is a sample's image, {@code .cls} (or {@code .label}) its label ({@link
  * LabelRule}); other entries are ignored. An entry over its limit is the sample's problem and is
- * never read. One thread.
+ * never read. A {@code .tar.gz} or {@code .tgz} shard is decompressed on the way ({@link
+ * GzipStream}: a damaged gzip stream is the shard's damage, like a damaged archive). One thread.
  */
 final class TarShardReader implements ShardReader {
   /** A label entry over this size is refused unread: a label is a few digits. */
@@ -42,7 +43,8 @@ final class TarShardReader implements ShardReader {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
     return new TarShardReader(
-        new BufferedInputStream(raw, 1 << 20), shard.uri(), limits, positions);
+        new BufferedInputStream(GzipStream.forShard(raw, shard.uri()), 1 << 20), shard.uri(),
+        limits, positions);
   }
 
   /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */

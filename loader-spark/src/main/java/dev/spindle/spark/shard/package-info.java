@@ -2,20 +2,28 @@
  * Shards: where samples come from.
  *
  * <pre>
- *  input URI ──► ShardCatalog (driver: Hadoop FileSystem listing, tar headers counted once)
+ *  input URI ──► ShardCatalog (driver: Hadoop FileSystem listing, or a BracePattern's names;
+ *   or pattern       │  tar headers / Parquet footers counted once, by a Counter: driver or
+ *                    │  a Spark job, ShardFiles says how per file kind)
  *                    │  Manifest = shards in path order + sample counts (+ class names)
  *                    ▼
- *  Shard ──► ShardReader.open ──► TarShardReader | ImageFolderReader ──► Sample (encoded bytes)
- *            (task thread)         (one thread per reader, streams through the FileSystem API)
+ *  Shard ──► ShardReader.open ──► TarShardReader (.tar, .tar.gz/.tgz via GzipStream)
+ *            (task thread)      | ParquetShardReader (ParquetLayout → ParquetRowGroup)
+ *                               | ImageFolderReader   ──► Sample (encoded bytes)
+ *                                 (one thread per reader, through the FileSystem API)
  * </pre>
  *
- * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …).
+ * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …), or a
+ * brace pattern of them.
  * Leaves: {@link dev.spindle.spark.shard.Manifest} on the driver; {@link
  * dev.spindle.spark.shard.Sample}s, in stored order, on the thread that reads a shard. A sample's
  * dataset index is {@code manifest.offsets()[shard] + sample.position()}. Nothing is decoded here;
  * a sample that cannot be used (no image, no label, a label outside {@code LabelRule}, too large,
  * a repeated key) carries a problem text instead of being dropped, so the caller can quarantine it
- * with its shard and key. A tar's damage is its last sample, key {@code (rest of shard)}. Counting
+ * with its shard and key. A tar's damage is its last sample, key {@code (rest of shard)}; a
+ * Parquet sample's key is {@code <file name>#<row>}. A file that cannot be a shard at all (a
+ * missing pattern name, an unusable Parquet footer or schema) is refused while counting ({@link
+ * dev.spindle.spark.shard.ShardRefusedException}), naming it. Counting
  * (the manifest) and reading walk a tar through one parser, {@code TarSampleCursor}, so a shard's
  * count is exactly the number of samples its reader yields, whatever its bytes.
  */

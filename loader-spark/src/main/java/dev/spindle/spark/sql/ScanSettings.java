@@ -3,6 +3,7 @@ package dev.spindle.spark.sql;
 import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.SampleLimits;
 import java.io.Serializable;
 import java.util.Map;
@@ -23,6 +24,7 @@ import java.util.Map;
  * @param arrowLimit byte limit of the executor's Arrow allocator
  * @param partitionBytes whole shards are grouped into one partition up to this many bytes
  * @param folderShardFiles files of an image-folder tree per shard
+ * @param columns the columns of a Parquet input holding the image and the label
  * @param budget the failure budget, applied to each partition
  */
 record ScanSettings(
@@ -37,6 +39,7 @@ record ScanSettings(
     long arrowLimit,
     long partitionBytes,
     int folderShardFiles,
+    ParquetColumns columns,
     FailureBudget budget)
     implements Serializable {
 
@@ -51,6 +54,7 @@ record ScanSettings(
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
         SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+        SpindleConfig.parquetColumns(conf),
         FailureBudget.parse(
             SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
             SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));

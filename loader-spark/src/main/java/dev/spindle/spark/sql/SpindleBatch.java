@@ -1,7 +1,7 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.feed.ManifestCache;
-import dev.spindle.spark.job.ClusterTarCounter;
+import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.plan.ShardGroup;
 import java.io.IOException;
@@ -56,7 +56,7 @@ final class SpindleBatch implements Batch {
   private ManifestCache.Loaded manifest() {
     JavaSparkContext jsc = sparkContext();
     ManifestCache cache = new ManifestCache(jsc.hadoopConfiguration(),
-        settings.folderShardFiles(), new ClusterTarCounter(jsc));
+        settings.folderShardFiles(), settings.columns(), new ClusterShardCounter(jsc));
     try {
       ManifestCache.Loaded loaded = cache.load(settings.input(), settings.manifest(), true);
       LOG.info("Manifest of {}: {} shards, {} samples ({})", settings.input(),

@@ -8,7 +8,7 @@
  *  SpindleDataSource (TableProvider, "spindle")
  *    ScanOptions: options + session conf ─► ScanSettings (invalid values fail here)
  *  SpindleTable ─► SpindleScanBuilder (column pruning) ─► SpindleScan (metrics)
- *  SpindleBatch: ManifestCache (+ ClusterTarCounter)
+ *  SpindleBatch: ManifestCache (+ ClusterShardCounter)
  *    ─► ShardGroup.plan(partitionBytes) ─► SpindleInputPartition[] ─► SpindleReaderFactory
  *                                                 ─► SpindlePartitionReader (columnar):
  *                                                    ShardSamples ─► SamplePath ─► ScanColumns

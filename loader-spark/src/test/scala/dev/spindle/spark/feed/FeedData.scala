@@ -9,8 +9,8 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.Report
 import dev.spindle.spark.plan.{Digest, EpochPlan, PlanSpec, Remainder}
-import dev.spindle.spark.shard.{Manifest, ShardCatalog}
-import dev.spindle.spark.testkit.{BadImages, TestFiles}
+import dev.spindle.spark.shard.{Manifest, ParquetColumns, ShardCatalog}
+import dev.spindle.spark.testkit.{BadImages, ParquetInputs, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import javax.imageio.ImageIO
 import org.apache.hadoop.conf.Configuration
@@ -42,10 +42,22 @@ object FeedData {
     dir
   }
 
+  /** The samples `tars` writes, as Parquet rows: shard `i` holds `counts(i)` rows. */
+  def rows(counts: Seq[Int], bad: Set[(Int, Int)] = Set.empty): Seq[Seq[ParquetInputs.Sample]] =
+    counts.zipWithIndex.map { case (n, s) =>
+      (0 until n).map { j =>
+        val image = if (bad((s, j))) BadImages.garbage(200) else png(s * 1000 + j)
+        ParquetInputs.Sample(image, Int.box(j % 10), f"s${s}_$j%04d.png")
+      }
+    }
+
   /** The manifest the catalog builds for `dir` (counting on the calling thread). */
-  def manifest(dir: Path): Manifest =
-    new ShardCatalog(new Configuration(), 1000).list(dir.toString,
-      uris => uris.asScala.map(u => ShardCatalog.countTar(u, new Configuration())).toArray)
+  def manifest(dir: Path): Manifest = manifestOf(dir.toString)
+
+  /** The manifest the catalog builds for an input (counting on the calling thread). */
+  def manifestOf(input: String, columns: ParquetColumns = ParquetColumns.DEFAULT): Manifest =
+    new ShardCatalog(new Configuration(), 1000, columns).list(input,
+      ShardCatalog.Counter.onThisThread(new Configuration()))
 
   /** Per rank, the digest of the whole epoch as the plan defines it. */
   def planDigests(m: Manifest, spec: PlanSpec): Seq[String] =

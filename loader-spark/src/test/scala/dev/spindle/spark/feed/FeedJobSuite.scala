@@ -11,7 +11,7 @@ import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The feed job in local mode: determinism, quarantine, manifest caching. */
-class FeedJobSuite extends AnyFunSuite with SparkFixture {
+class FeedJobSuite extends AnyFunSuite with SparkFixture with FeedProperties {
   import FeedData._
 
   private def feed(in: Path, args: String*): FeedReport =
@@ -19,20 +19,7 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
 
   test("per-rank digests equal the plan's with 1, 2 and 4 partitions and 1, 2 and 4 threads") {
     TestFiles.withTempDir("feed-det") { dir =>
-      val in = tars(dir.resolve("in"), Seq(13, 7, 21, 9, 15))
-      val m = manifest(in)
-      val expected = Seq(0, 1).map(e => planDigests(m, spec(7, e, 3, 4)))
-      assert(expected(0) != expected(1), "epochs must differ")
-      for (p <- Seq(1, 2, 4); t <- Seq(1, 2, 4)) {
-        val r = feed(in, "--world-size", "3", "--batch-size", "4", "--seed", "7", "--epochs", "2",
-          "--partitions", p.toString, "--threads", t.toString)
-        assert(digests(r, 0) == expected(0), s"partitions $p threads $t")
-        assert(digests(r, 1) == expected(1), s"partitions $p threads $t")
-        assert(ranks(r).map(_("batches")) == Seq.fill(6)(5)) // 65 samples / (3 ranks × 4) = 5
-        assert(r.get("images") == 120L)
-        assert(r.get("failures") == 0L)
-        assert(r.get("samples_read") == 120L) // every delivered row decoded once, nothing more
-      }
+      checkDigests(tars(dir.resolve("in"), Counts).toString, Seq(1, 2, 4), Seq(1, 2, 4))
     }
   }
 
@@ -93,11 +80,11 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture {
       assert(status(r) == "created" && Files.exists(elsewhere))
 
       // a cache written by an earlier version (format 1, its own tar counter) is counted again
-      Files.writeString(cache, Files.readString(cache).replace("spindle-manifest/2", "spindle-manifest/1"))
+      Files.writeString(cache, Files.readString(cache).replace("spindle-manifest/3", "spindle-manifest/1"))
       Files.deleteIfExists(in.resolve("._spindle_manifest.json.crc")) // Hadoop's checksum of it
       val outdated = status(feed(in, args: _*)).toString
       assert(outdated.startsWith("recounted: Outdated manifest"), outdated)
-      assert(Files.readString(cache).contains("spindle-manifest/2"))
+      assert(Files.readString(cache).contains("spindle-manifest/3"))
       assert(status(feed(in, args: _*)) == "reused")
     }
   }

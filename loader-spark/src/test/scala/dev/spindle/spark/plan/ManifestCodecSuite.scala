@@ -5,7 +5,7 @@ import java.util.{List => JList}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, Shard, ShardFormat}
+import dev.spindle.spark.shard.{FolderEntry, Manifest, ParquetColumns, Shard, ShardFormat}
 
 class ManifestCodecSuite extends AnyFunSuite {
   private val folder = new Manifest("file:/data/imgs",
@@ -16,10 +16,42 @@ class ManifestCodecSuite extends AnyFunSuite {
         JList.of(new FolderEntry("dog/ü ñ.jpg", 1)))),
     JList.of("cat", "dog"))
 
+  private val columns = new ParquetColumns("img", "cls")
+  private val parquet = new Manifest("hdfs://nn/data/train-{00..01}.parquet",
+    JList.of(
+      new Shard("hdfs://nn/data/train-00.parquet", ShardFormat.PARQUET, 900L, 17L, 40L, JList.of(), columns),
+      new Shard("hdfs://nn/data/train-01.parquet", ShardFormat.PARQUET, 800L, 18L, 35L, JList.of(), columns)),
+    JList.of())
+
   test("a manifest survives its JSON form unchanged") {
     val tars = Plans.manifest(Seq(10, 0, 7))
     assert(ManifestCodec.fromJson(ManifestCodec.toJson(tars)) == tars)
     assert(ManifestCodec.fromJson(ManifestCodec.toJson(folder)) == folder)
+    assert(ManifestCodec.fromJson(ManifestCodec.toJson(parquet)) == parquet)
+  }
+
+  test("shard paths are written relative to the input (a brace pattern's folder), columns once") {
+    val json = ManifestCodec.toJson(parquet)
+    assert(json.contains("\"path\":\"train-00.parquet\""), json)
+    assert(!json.contains("hdfs://nn/data/train-00"), json)
+    assert(json.contains("\"parquetColumns\":{\"image\":\"img\",\"label\":\"cls\"}"), json)
+    val tars = Plans.manifest(Seq(1, 2))
+    assert(ManifestCodec.toJson(tars).contains("\"path\":\"shard-00001.tar\""))
+    assert(ManifestCodec.toJson(folder).contains("\"path\":\"\",\"format\":\"IMAGE_FOLDER\""))
+    val outside = new Manifest("file:/data/in", JList.of(new Shard("file:/data/input2/a.tar",
+      ShardFormat.TAR, 1L, 1L, 1L, JList.of())), JList.of())
+    val e = intercept[IllegalArgumentException](ManifestCodec.toJson(outside))
+    assert(e.getMessage.contains("shard file:/data/input2/a.tar is not below the input file:/data/in"))
+  }
+
+  test("read under another input, a manifest's shards move with it") {
+    val tars = Plans.manifest(Seq(1, 2))
+    val moved = ManifestCodec.fromJson(ManifestCodec.toJson(tars)).rebased("file:/copy")
+    assert(moved.input == "file:/copy")
+    assert(moved.shards.get(1).uri == "file:/copy/shard-00001.tar")
+    assert(moved.rebased(tars.input) == tars)
+    val p = parquet.rebased("file:/local/t-{00..01}.parquet")
+    assert(p.shards.get(0).uri == "file:/local/train-00.parquet")
   }
 
   test("streams round-trip and are left open for their owner") {
@@ -39,8 +71,8 @@ class ManifestCodecSuite extends AnyFunSuite {
 
   test("the JSON document carries its format tag and the documented field names") {
     val json = ManifestCodec.toJson(folder)
-    for (field <- Seq("\"format\":\"spindle-manifest/2\"", "\"input\"", "\"classNames\"", "\"shards\"",
-      "\"uri\"", "\"bytes\"", "\"modificationTime\"", "\"samples\"", "\"entries\"", "\"path\"", "\"label\"",
+    for (field <- Seq("\"format\":\"spindle-manifest/3\"", "\"input\"", "\"classNames\"", "\"shards\"",
+      "\"parquetColumns\"", "\"bytes\"", "\"modificationTime\"", "\"samples\"", "\"entries\"", "\"path\"", "\"label\"",
       "\"IMAGE_FOLDER\"")) {
       assert(json.contains(field), field)
     }
@@ -50,17 +82,24 @@ class ManifestCodecSuite extends AnyFunSuite {
     def refused(json: String) = intercept[IllegalArgumentException](ManifestCodec.fromJson(json)).getMessage
     assert(refused("""{"format":"spindle-manifest/0","input":"x","classNames":[],"shards":[]}""")
       .contains("format \"spindle-manifest/0\""))
-    assert(refused("""{"format":"spindle-manifest/2","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
-    assert(refused("""{"format":"spindle-manifest/2","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/3","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
+    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
       .contains("ZIP"))
-    assert(refused("""{"format":"spindle-manifest/2","input":"x","classNames":[],"shards":[{"uri":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
       .contains("a.tar"))
+    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.parquet","format":"PARQUET","bytes":1,"modificationTime":1,"samples":4,"entries":[]}]}""")
+      .contains("Parquet shard a.parquet but no \"parquetColumns\""))
     assert(refused("{").startsWith("Invalid manifest"))
   }
 
-  test("a manifest of format 1 is refused as outdated, so a cache of it is counted again") {
-    val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/2", "spindle-manifest/1")
+  test("manifests of formats 1 and 2 are refused as outdated, so a cache of them is counted again") {
+    val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/3", "spindle-manifest/1")
     val e = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v1))
     assert(e.getMessage.contains("\"spindle-manifest/1\" counted tar shards with an earlier parser"))
+    val v2 = ManifestCodec.toJson(folder).replace("spindle-manifest/3", "spindle-manifest/2")
+    val e2 = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v2))
+    assert(e2.getMessage.contains("\"spindle-manifest/2\" recorded absolute shard URIs"))
+    val written2 = """{"format":"spindle-manifest/2","input":"file:/d","classNames":[],"shards":[{"uri":"file:/d/a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}"""
+    intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(written2))
   }
 }

@@ -12,8 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class ShardCatalogSuite extends AnyFunSuite {
   private val conf = new Configuration()
-  private val localCounter: ShardCatalog.TarCounter =
-    uris => uris.asScala.map(u => ShardCatalog.countTar(u, conf)).toArray
+  private val localCounter = ShardCatalog.Counter.onThisThread(conf)
 
   private def catalog(files: Int = 1000) = new ShardCatalog(conf, files)
 

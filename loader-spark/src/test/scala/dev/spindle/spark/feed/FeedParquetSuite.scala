@@ -1,0 +1,90 @@
+package dev.spindle.spark.feed
+
+import java.nio.file.Path
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.plan.Remainder
+import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.ParquetInputs.Sample
+import org.apache.spark.sql.types.{StringType, StructField}
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Feeding Parquet shards written by Spark and by DuckDB, plain BINARY images and Hugging Face's
+ * `{bytes, path}` struct: the same determinism, resume and quarantine properties as tar shards
+ * ([[FeedProperties]]), and preprocess on the same inputs.
+ */
+class FeedParquetSuite extends AnyFunSuite with SparkFixture with FeedProperties {
+  import FeedData._
+
+  private def bySpark(dir: Path, struct: Boolean): String =
+    ParquetInputs.spark(spark, dir.resolve("in"), rows(Counts), struct,
+      extra = Seq(StructField("caption", StringType))).toString // another column, never read
+
+  private def byDuckDb(dir: Path, struct: Boolean): String =
+    ParquetInputs.duckdbShards(dir.resolve("in"), rows(Counts), struct).toString
+
+  test("Spark-written {bytes, path}: digests equal the plan's over 1 and 4 partitions and threads") {
+    TestFiles.withTempDir("pq-feed-s") { dir => checkDigests(bySpark(dir, struct = true), Seq(1, 4), Seq(1, 4)) }
+  }
+
+  test("DuckDB-written BLOB: digests equal the plan's over 1 and 4 partitions and threads") {
+    TestFiles.withTempDir("pq-feed-d") { dir => checkDigests(byDuckDb(dir, struct = false), Seq(1, 4), Seq(1, 4)) }
+  }
+
+  test("Spark-written BINARY and DuckDB-written {bytes, path}: digests equal the plan's") {
+    TestFiles.withTempDir("pq-feed-s2") { dir => checkDigests(bySpark(dir, struct = false), Seq(2), Seq(2)) }
+    TestFiles.withTempDir("pq-feed-d2") { dir => checkDigests(byDuckDb(dir, struct = true), Seq(2), Seq(2)) }
+  }
+
+  test("Parquet: a run stopped at a random batch and resumed delivers exactly the uninterrupted tail") {
+    TestFiles.withTempDir("pq-resume") { dir => checkStopAndResumeAtRandom(bySpark(dir, struct = true), dir) }
+  }
+
+  test("Parquet: stopping with 2 ranks and resuming with 3 delivers the rest of the epoch exactly once") {
+    TestFiles.withTempDir("pq-n2m") { dir => checkResumeOnAnotherWorldSize(byDuckDb(dir, struct = true), dir) }
+  }
+
+  /** Shards of 13 and 7 rows; rows 2 (null image), 5 (null label) and 9 (not an image) of shard 0. */
+  private def withBadRows(dir: Path): Path = {
+    val good = rows(Seq(13, 7), bad = Set((0, 9)))
+    val shard0 = good(0).updated(2, Sample(null, 2, "x")).updated(5, good(0)(5).copy(label = null))
+    ParquetInputs.spark(spark, dir.resolve("in"), Seq(shard0, good(1)), struct = true)
+  }
+
+  test("null images and labels are quarantined with file and row; every sample once, counts equal") {
+    TestFiles.withTempDir("pq-bad") { dir =>
+      val in = withBadRows(dir)
+      val m = manifest(in)
+      val r = feedOn(in.toString, "--world-size", "2", "--batch-size", "4", "--remainder", "PAD",
+        "--conf", "spark.spindle.maxFailures=5")
+      assert(digests(r, 0) == planDigests(m, spec(0, 0, 2, 4, Remainder.PAD)))
+      assert(ranks(r).map(_("batches")) == Seq(3, 3))
+      assert(ranks(r).map(_("samples").asInstanceOf[Long]).sum == 20L)
+      val q = quarantine(r).map(e => (e("key").toString, e("index").asInstanceOf[Number].longValue, e("reason").toString))
+      assert(q.map(e => (e._1, e._2)) ==
+        Seq(("shard-000.parquet#2", 2L), ("shard-000.parquet#5", 5L), ("shard-000.parquet#9", 9L)))
+      assert(q(0)._3 == "the image is null (column 'image.bytes', row 2)")
+      assert(q(1)._3 == "the label is null (column 'label', row 5)")
+      assert(q(2)._3.startsWith("cannot decode image.bytes of row 9"), q(2)._3)
+      assert(quarantine(r).forall(_("shard").toString.endsWith("/in/shard-000.parquet")))
+    }
+  }
+
+  test("preprocess reads Parquet shards: each good row written once, the bad ones quarantined") {
+    TestFiles.withTempDir("pq-pp") { dir =>
+      val in = withBadRows(dir)
+      val out = dir.resolve("out")
+      val report = PreprocessJob.run(spark, in.toString, out.toString, false, Map(
+        "spark.spindle.image.size" -> "8", "spark.spindle.batchSize" -> "4",
+        "spark.spindle.maxFailures" -> "5").asJava)
+      assert(report.get("images") == 17L && report.get("failures") == 3L)
+      val written = ArrowFiles.readAll(out)
+      val expected = (0 until 13).filterNot(Set(2, 5, 9)).map(j => (s"shard-000.parquet#$j", j.toLong, j % 10)) ++
+        (0 until 7).map(j => (s"shard-001.parquet#$j", 13L + j, j % 10))
+      assert(written.map(w => (w.key, w.index, w.label)).sortBy(_._2) == expected)
+    }
+  }
+}

@@ -1,0 +1,218 @@
+package dev.spindle.spark.shard
+
+import java.io.IOException
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+import scala.util.Random
+
+import dev.spindle.spark.feed.FeedData
+import dev.spindle.spark.testkit.{ParquetInputs, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.ParquetInputs.Sample
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path => HPath}
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Parquet shards written by Spark and by DuckDB: counting, reading, skipping, bad input. */
+class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
+  private val conf = new Configuration()
+  private val limits = new SampleLimits(1 << 20, 0)
+  private val big64 = new SampleLimits(64 << 20, 0)
+
+  private def manifest(dir: Path, columns: ParquetColumns = ParquetColumns.DEFAULT): Manifest =
+    new ShardCatalog(conf, 1000, columns).list(dir.toString, ShardCatalog.Counter.onThisThread(conf))
+
+  private def readAll(shard: Shard, positions: Array[Int] = null, l: SampleLimits = limits): Seq[Sample] = {
+    val r = if (positions == null) ShardReader.open(shard, conf, l) else ShardReader.open(shard, conf, l, positions)
+    try r.asScala.map(s => Sample(s.image, s.label, s.key + "|" + s.problem)).toSeq finally r.close()
+  }
+
+  private def rowGroups(file: String): Seq[Long] = {
+    val r = ParquetFileReader.open(HadoopInputFile.fromPath(new HPath(file), conf))
+    try r.getRowGroups.asScala.map(_.getRowCount).toSeq finally r.close()
+  }
+
+  /** Every shard of `dir` read whole equals `rows`: bytes, labels, keys `shard-00S.parquet#J`. */
+  private def checkReads(dir: Path, rows: Seq[Seq[Sample]]): Unit = {
+    val m = manifest(dir)
+    assert(m.shards.asScala.map(_.format).toSet == Set(ShardFormat.PARQUET))
+    assert(m.shards.asScala.map(_.samples) == rows.map(_.size.toLong))
+    m.shards.asScala.zip(rows).zipWithIndex.foreach { case ((shard, expected), s) =>
+      val got = readAll(shard)
+      assert(got.map(_.path) == expected.indices.map(j => f"shard-$s%03d.parquet#$j|null"))
+      assert(got.map(_.label) == expected.map(_.label))
+      assert(got.map(_.image.toSeq) == expected.map(_.image.toSeq))
+    }
+  }
+
+  test("Spark-written Parquet, BINARY and {bytes, path}: counted from footers, every row a sample") {
+    for (struct <- Seq(false, true)) TestFiles.withTempDir("pq-spark") { dir =>
+      val rows = FeedData.rows(Seq(5, 9))
+      ParquetInputs.spark(spark, dir, rows, struct)
+      assert(rowGroups(dir.resolve("shard-001.parquet").toString).size >= 2, "several row groups")
+      checkReads(dir, rows)
+      val shard = manifest(dir).shards.get(1)
+      val some = readAll(shard, Array(0, 3, 4, 8))
+      assert(some.map(_.path.takeWhile(_ != '|')) == Seq(0, 3, 4, 8).map(j => s"shard-001.parquet#$j"))
+      assert(some.map(_.image.toSeq) == Seq(0, 3, 4, 8).map(j => rows(1)(j).image.toSeq))
+      assert(readAll(shard, Array(7, 9, 12)).map(_.label) == Seq(Int.box(7))) // past the end: not returned
+    }
+  }
+
+  test("DuckDB-written Parquet, BLOB and {bytes, path}: counted and read the same") {
+    for (struct <- Seq(false, true)) TestFiles.withTempDir("pq-duck") { dir =>
+      val rows = FeedData.rows(Seq(6, 3))
+      ParquetInputs.duckdbShards(dir.resolve("in"), rows, struct)
+      checkReads(dir.resolve("in"), rows)
+      val some = readAll(manifest(dir.resolve("in")).shards.get(0), Array(1, 5))
+      assert(some.map(_.image.toSeq) == Seq(1, 5).map(j => rows(0)(j).image.toSeq))
+    }
+  }
+
+  test("reading some rows reads only the row groups and pages that hold them") {
+    // random bytes: snappy cannot shrink them, so the bytes read show what was read
+    val big = 1 << 20
+    val rnd = new Random(3)
+    val rows = Seq((0 until 12).map(j => Sample(Array.fill(big)(rnd.nextInt().toByte), Int.box(j), "")))
+    // vectored reads (parquet-mr's default) bypass the stream statistics that measure the reads
+    val streamed = new Configuration()
+    streamed.setBoolean("parquet.hadoop.vectored.io.enabled", false)
+    def bytesRead = FileSystem.getAllStatistics.asScala.filter(_.getScheme == "file").map(_.getBytesRead).sum
+    def read(shard: Shard, positions: Array[Int]) = {
+      val r = if (positions == null) ShardReader.open(shard, streamed, big64)
+        else ShardReader.open(shard, streamed, big64, positions)
+      try r.asScala.map(s => (s.label, s.image.toSeq)).toSeq finally r.close()
+    }
+    // one row group of 6 pages (page index: only 2 pages are read), then row groups of ~2 rows
+    for ((rowsPerGroup, groups) <- Seq(100 -> 1, 4 -> 3)) TestFiles.withTempDir("pq-skip") { dir =>
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = rowsPerGroup)
+      val found = rowGroups(dir.resolve("shard-000.parquet").toString)
+      assert(if (groups == 1) found == Seq(12L) else found.size >= groups, found)
+      val shard = manifest(dir).shards.get(0)
+      val before = bytesRead
+      val got = read(shard, Array(1, 9))
+      val some = bytesRead - before
+      assert(got == Seq(1, 9).map(j => (Int.box(j), rows(0)(j).image.toSeq)))
+      assert(some < 5L * big, s"read $some bytes: more than the two pages of 2 rows that hold them")
+      val beforeAll = bytesRead
+      assert(read(shard, null).size == 12)
+      assert(bytesRead - beforeAll >= 12L * big)
+    }
+  }
+
+  test("a null image or label is a quarantined sample keyed by file and row; limits apply") {
+    TestFiles.withTempDir("pq-null") { dir =>
+      val png = FeedData.png(1)
+      val rows = Seq(Seq(Sample(png, 1, "a"), Sample(null, 2, "b"), Sample(png, null, "c"),
+        Sample(Array.fill(3000)(1.toByte), 3, "d"), Sample(png, 7, "e")))
+      ParquetInputs.spark(spark, dir, rows, struct = true)
+      val got = readAll(manifest(dir).shards.get(0), null, new SampleLimits(2000, 5))
+      assert(got.map(_.path) == Seq(
+        "shard-000.parquet#0|null",
+        "shard-000.parquet#1|the image is null (column 'image.bytes', row 1)",
+        "shard-000.parquet#2|the label is null (column 'label', row 2)",
+        "shard-000.parquet#3|image is 3000 bytes, over spark.spindle.maxSampleBytes=2000",
+        "shard-000.parquet#4|label 7 (column 'label', row 4) is not below spark.spindle.numClasses=5"))
+    }
+  }
+
+  test("a corrupt page (checksum) quarantines its row group's rows from there on; other groups read") {
+    TestFiles.withTempDir("pq-page") { dir =>
+      val rnd = new Random(5)
+      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 4)
+      val file = dir.resolve("shard-000.parquet")
+      val groups = rowGroups(file.toString)
+      val shard = manifest(dir).shards.get(0)
+      val bytes = Files.readAllBytes(file)
+      val at = bytes.indexOfSlice(rows(0)(groups.head.toInt).image.slice(100, 116)) // first row of group 1
+      assert(at > 0)
+      bytes(at) = (bytes(at) ^ 1).toByte
+      Files.write(file, bytes)
+      val got = readAll(shard)
+      val first = groups.head.toInt
+      val end = first + groups(1).toInt
+      assert(got.take(first).forall(_.path.endsWith("|null")))
+      assert(got.slice(first, end).forall(_.path.contains(s"|row group 1 (rows $first–${end - 1}) cannot be ")),
+        got.map(_.path))
+      assert(got(first).path.contains("CRC checksum verification failed"), got(first).path)
+      assert(got.drop(end).map(_.image.toSeq) == rows(0).drop(end).map(_.image.toSeq), "later row groups read")
+    }
+  }
+
+  private def refusal(dir: Path, columns: ParquetColumns = ParquetColumns.DEFAULT): String =
+    intercept[IOException](manifest(dir, columns)).getMessage
+
+  test("a file without the image or label column is refused, naming it and its columns") {
+    TestFiles.withTempDir("pq-cols") { dir =>
+      val df = spark.createDataFrame(Seq(Row(Array[Byte](1), 1, "x")).asJava, StructType(Seq(
+        StructField("picture", BinaryType), StructField("label", IntegerType), StructField("note", StringType))))
+      ParquetInputs.write(spark, df, dir.resolve("a.parquet"))
+      val e = refusal(dir)
+      assert(e.contains("a.parquet has no column 'image' for the image (its columns: picture, label, note)"), e)
+      assert(e.contains("spark.spindle.parquet.imageColumn (--image-column)"), e)
+      assert(manifest(dir, new ParquetColumns("picture", "label")).totalSamples == 1L)
+      val l = refusal(dir, new ParquetColumns("picture", "class"))
+      assert(l.contains("has no column 'class' for the label (its columns: picture, label, note)"), l)
+    }
+  }
+
+  test("columns of the wrong type are refused, naming file, column and type") {
+    def refusedWith(fields: Seq[StructField], values: Seq[Any]): String = TestFiles.withTempDir("pq-type") { dir =>
+      ParquetInputs.write(spark, spark.createDataFrame(Seq(Row.fromSeq(values)).asJava, StructType(fields)),
+        dir.resolve("t.parquet"))
+      refusal(dir)
+    }
+    val text = refusedWith(Seq(StructField("image", StringType), StructField("label", IntegerType)), Seq("x.jpg", 1))
+    assert(text.contains("t.parquet: column 'image' has type 'optional binary image (STRING)'"), text)
+    val float = refusedWith(Seq(StructField("image", BinaryType), StructField("label", DoubleType)), Seq(Array[Byte](1), 1.0))
+    assert(float.contains("t.parquet: column 'label' has type 'optional double label'; labels must be integers"), float)
+    val noBytes = refusedWith(Seq(StructField("image", StructType(Seq(StructField("path", StringType)))),
+      StructField("label", LongType)), Seq(Row("p"), 1L))
+    assert(noBytes.contains("column 'image' has type 'optional group image { optional binary path (STRING); }'"), noBytes)
+    val list = refusedWith(Seq(StructField("image", BinaryType), StructField("label", ArrayType(IntegerType))),
+      Seq(Array[Byte](1), Seq(1)))
+    assert(list.contains("column 'label' has type 'optional group label (LIST)"), list)
+  }
+
+  test("a corrupt or truncated footer refuses the shard by name") {
+    TestFiles.withTempDir("pq-footer") { dir =>
+      ParquetInputs.spark(spark, dir, FeedData.rows(Seq(3, 3)), struct = false)
+      val bad = dir.resolve("shard-001.parquet")
+      val bytes = Files.readAllBytes(bad)
+      Files.write(bad, bytes.take(bytes.length - 20))
+      val e = refusal(dir)
+      assert(e.startsWith("1 of 2 shards of file:" + dir + " cannot be used: file:" + bad
+        + ": cannot read its Parquet footer ("), e)
+      Files.write(bad, "not parquet at all".getBytes)
+      assert(refusal(dir).contains(bad + ": cannot read its Parquet footer"))
+    }
+  }
+
+  test("DuckDB integer types: unsigned labels read as their value; too large ones are quarantined") {
+    TestFiles.withTempDir("pq-uint") { dir =>
+      Files.createDirectories(dir.resolve("in"))
+      Files.write(dir.resolve("img.bin"), FeedData.png(2))
+      ParquetInputs.duckdb(
+        s"""COPY (SELECT b.content AS image, v.label FROM read_blob('$dir/img.bin') b,
+           |  (VALUES (200::UTINYINT), (7::UTINYINT)) v(label)) TO '$dir/in/u8.parquet' (FORMAT parquet)""".stripMargin,
+        s"""COPY (SELECT b.content AS image, v.label FROM read_blob('$dir/img.bin') b,
+           |  (VALUES (18446744073709551615::UBIGINT), (3::UBIGINT)) v(label))
+           |  TO '$dir/in/u64.parquet' (FORMAT parquet)""".stripMargin,
+        s"""COPY (SELECT b.content AS image, -4::SMALLINT AS label FROM read_blob('$dir/img.bin') b)
+           |  TO '$dir/in/i16.parquet' (FORMAT parquet)""".stripMargin)
+      val m = manifest(dir.resolve("in"))
+      val got = m.shards.asScala.map(s => new HPath(s.uri).getName -> readAll(s)).toMap
+      assert(got("u8.parquet").map(_.label) == Seq(Int.box(200), Int.box(7)))
+      assert(got("u64.parquet").map(_.path.dropWhile(_ != '|')) ==
+        Seq("|label 18446744073709551615 (column 'label', row 0) is over 2147483647, the largest int32 label", "|null"))
+      assert(got("i16.parquet").map(_.path.dropWhile(_ != '|')) == Seq("|label -4 (column 'label', row 0) is negative"))
+      ParquetInputs.duckdb(s"COPY (SELECT 'x'::BLOB AS image, 1.5::FLOAT AS label) TO '$dir/in/f.parquet' (FORMAT parquet)")
+      assert(refusal(dir.resolve("in")).contains("f.parquet: column 'label' has type 'optional float label'"))
+    }
+  }
+}
