@@ -52,7 +52,7 @@ class DataSourceOptionsSuite extends AnyFunSuite with SparkFixture {
         intercept[IllegalArgumentException](reader.option(option, value).load(in.toString))
           .getMessage
       assert(loadError("size", "-1") == "Invalid value for option 'size'"
-        + " (spark.spindle.image.size) of the spindle data source: '-1' (must be > 0)")
+        + " (spark.spindle.image.size) of the spindle data source: '-1' (must be an integer > 0)")
       assert(loadError("maxFailures", "lots").startsWith("Invalid value for option"
         + " 'maxFailures' (spark.spindle.maxFailures) of the spindle data source: 'lots'"))
       assert(loadError("transforms", "resize(big)").contains("'transforms'"
