@@ -3,11 +3,9 @@ package dev.spindle
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 
 import dev.spindle.spark.feed.FeedData
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
-import org.apache.spark.sql.execution.datasources.DataSource
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -104,8 +102,10 @@ class SpindleApiSuite extends AnyFunSuite with SparkFixture with BeforeAndAfterA
   }
 
   test("read loads shards as a DataFrame through the spindle data source") {
-    assume(Try(DataSource.lookupDataSource(Read.FORMAT, spark.sessionState.conf)).isSuccess,
-      "the spindle DataSource V2 is not on the classpath yet")
-    assert(Spindle.read(spark).load(in.toString).count() == 41L)
+    val df = Spindle.read(spark).option("size", "16").load(in.toString)
+    assert(df.columns.toSeq.take(4) == Seq("image", "height", "width", "channels"))
+    val rows = df.select("height", "width", "index").collect()
+    assert(rows.length == 41 && rows.forall(r => r.getInt(0) == 16 && r.getInt(1) == 16))
+    assert(rows.map(_.getLong(2)).sorted.toSeq == (0L until 41L))
   }
 }
