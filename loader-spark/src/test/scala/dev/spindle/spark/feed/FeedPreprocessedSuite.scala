@@ -1,12 +1,19 @@
 package dev.spindle.spark.feed
 
 import java.nio.file.{Files, Path}
+import java.util.UUID
 import java.util.concurrent.atomic.AtomicInteger
 
+import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
+import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
 import dev.spindle.spark.cli.FeedCommand
+import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.plan.EpochPlan
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import org.apache.arrow.vector.{IntVector, VarCharVector}
+import org.apache.spark.api.java.JavaSparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskStart}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -23,6 +30,47 @@ class FeedPreprocessedSuite extends AnyFunSuite with SparkFixture with FeedPrope
 
   private def prep(dir: Path, format: String): String =
     Preprocessed.write(spark, tars(dir.resolve("in"), Counts), dir.resolve("prep"), format).toString
+
+  /**
+   * Every row of every batch that epoch 0's feed tasks (world 2, batch 4, seed 3) deliver, read off
+   * the batches themselves: (rank, batch, index, key, label, pixels), in delivery order.
+   */
+  private def delivered(input: String, conf: Map[String, String]): Seq[(Int, Int, Long, String, Int, Seq[Byte])] = {
+    val m = manifestOf(input)
+    val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
+    val inputs = JavaSparkContext.fromSparkContext(spark.sparkContext).broadcast(FeedInputs.of(plan, m))
+    try {
+      val task = new FeedTask("pixels", inputs, FeedSettings.from(conf.asJava, m),
+        new HadoopConf(spark.sparkContext.hadoopConfiguration))
+      val rows = ArrayBuffer[(Int, Int, Long, String, Int, Seq[Byte])]()
+      val consumer: BatchConsumer = b => {
+        val images = b.root.getVector(BatchSchema.IMAGE).asInstanceOf[FixedShapeTensorVector].getUnderlyingVector
+        val rowBytes = images.getListSize
+        val keys = b.root.getVector(BatchSchema.KEY).asInstanceOf[VarCharVector]
+        val labels = b.root.getVector(BatchSchema.LABEL).asInstanceOf[IntVector]
+        for (r <- 0 until b.rows) {
+          val px = new Array[Byte](rowBytes)
+          images.getDataVector.getDataBuffer.getBytes(r.toLong * rowBytes, px)
+          rows += ((b.key.rank, b.key.batch, b.index(r), new String(keys.get(r), "UTF-8"), labels.get(r), px.toSeq))
+        }
+      }
+      for (slices <- FeedPartitions.split(plan, plan.batchesPerRank(), 1).asScala)
+        task.run(slices, consumer, UUID.randomUUID().toString)
+      rows.toSeq
+    } finally inputs.destroy()
+  }
+
+  test("feeding the output delivers byte for byte what feeding the original shards delivers") {
+    TestFiles.withTempDir("prep-px") { dir =>
+      for (format <- Seq("arrow", "parquet")) {
+        val in = prep(dir.resolve(format), format)
+        val original = delivered(dir.resolve(format).resolve("in").toString, Map("spark.spindle.image.size" -> "8"))
+        assert(original.size == 64 && original.map(_._6).distinct.size == 64, "64 distinct images")
+        assert(delivered(in, Map.empty) == original, format)
+        assert(delivered(in, Map("spark.spindle.image.size" -> "8")) == original, format)
+      }
+    }
+  }
 
   test("Arrow output: digests equal the plan's over 1 and 4 partitions and threads; nothing decoded") {
     TestFiles.withTempDir("prep-a") { dir =>

@@ -10,15 +10,20 @@ import org.apache.spark.sql.SparkSession
 /** `preprocess` outputs of test inputs, in either format, for the suites that read them. */
 object Preprocessed {
   /**
-   * Spark settings that make preprocess's Parquet writer cut row groups of about 5 rows of 8×8×3
-   * pixels and pages of 2 rows, so that positions have row groups and pages to skip.
+   * A Spark setting that makes preprocess's Parquet writer cut row groups of 10 KB: parquet-mr
+   * checks a row group's size from its 100th row on, so a part file of 250 rows of 8×8×3 pixels
+   * has 3 row groups (of 100, 100 and 50 rows) for positions to skip.
    */
-  val smallParquetGroups: Map[String, String] = Map(
-    "spark.hadoop.parquet.block.size" -> "1000",
-    "spark.hadoop.parquet.block.size.row.check.min" -> "1",
-    "spark.hadoop.parquet.block.size.row.check.max" -> "1",
-    "spark.hadoop.parquet.page.size.row.check.min" -> "1",
-    "spark.hadoop.parquet.page.row.count.limit" -> "2")
+  val smallParquetGroups: Map[String, String] = Map("spark.hadoop.parquet.block.size" -> "10000")
+
+  /**
+   * Writes `bytes` over a local file that Hadoop's local file system wrote, and removes its
+   * `.crc` side file, which would make Hadoop refuse the change before Spindle sees it.
+   */
+  def overwrite(file: Path, bytes: Array[Byte]): Unit = {
+    java.nio.file.Files.write(file, bytes)
+    java.nio.file.Files.deleteIfExists(file.resolveSibling("." + file.getFileName + ".crc"))
+  }
 
   /**
    * Preprocesses `in` into `out` (`arrow` or `parquet`) at size 8, record batches of 4 rows, one
