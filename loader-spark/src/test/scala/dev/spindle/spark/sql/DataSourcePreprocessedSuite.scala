@@ -1,13 +1,14 @@
 package dev.spindle.spark.sql
 
-import java.nio.file.Path
+import java.nio.file.{Files, Path}
+import java.util.HexFormat
 
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.batch.ExecutorAllocator
 import dev.spindle.spark.feed.{FeedData, Preprocessed}
 import dev.spindle.spark.job.PreprocessJob
-import dev.spindle.spark.testkit.{ArrowFiles, Row, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, Row, SparkFixture, TestFiles}
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -56,6 +57,20 @@ class DataSourcePreprocessedSuite extends AnyFunSuite with SparkFixture {
       assert(spark.sql(s"SELECT count(*), min(length(image)) FROM spindle.`$out`").collect().head.toSeq ==
         Seq(14L, 192))
       assertAllocatorsClosed()
+    }
+  }
+
+  test("DuckDB (as a Python user without pyarrow) reads the Parquet output's files as stored") {
+    TestFiles.withTempDir("dsp-duck") { dir =>
+      val out = prep(dir, "parquet")
+      val files = ArrowFiles.partFiles(out).map(f => s"'$f'").mkString("[", ", ", "]")
+      val csv = dir.resolve("rows.csv")
+      ParquetInputs.duckdb(s"COPY (SELECT index, key, label, hex(image) AS image FROM" +
+        s" read_parquet($files) ORDER BY index) TO '$csv' (HEADER false)")
+      val got = Files.readAllLines(csv).asScala.toSeq.map(_.split(","))
+        .map(c => Row(c(0).toLong, c(1), c(2).toInt, HexFormat.of().parseHex(c(3)).toSeq))
+      assert(got == rows(read(out)))
+      assert(got.size == 14)
     }
   }
 
