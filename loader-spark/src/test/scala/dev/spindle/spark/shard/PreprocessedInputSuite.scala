@@ -70,6 +70,20 @@ class PreprocessedInputSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("an image folder's class names come back from the output's manifest") {
+    TestFiles.withTempDir("pi-cls") { dir =>
+      for ((c, i) <- Seq("cat", "dog").zipWithIndex; j <- 0 until 3) {
+        Files.createDirectories(dir.resolve(s"in/$c"))
+        Files.write(dir.resolve(s"in/$c/$j.png"), png(i * 10 + j))
+      }
+      val out = Preprocessed.write(spark, dir.resolve("in"), dir.resolve("prep"), "arrow")
+      val m = catalog(out)
+      assert(m.classNames.asScala == Seq("cat", "dog"))
+      assert(m.shards.asScala.toSeq.flatMap(s => readAll(s)).map(s => (s.key, s.label.intValue)) ==
+        Seq("cat/0.png" -> 0, "cat/1.png" -> 0, "cat/2.png" -> 0, "dog/0.png" -> 1, "dog/1.png" -> 1, "dog/2.png" -> 1))
+    }
+  }
+
   test("stored rows read whole equal the files' rows; keys, labels and indices are the stored ones") {
     for (format <- Seq("arrow", "parquet")) TestFiles.withTempDir("pi-r") { dir =>
       val out = prep(dir, format)
