@@ -43,7 +43,11 @@ public final class Feed {
     this.spark = spark;
   }
 
-  /** The dataset: a Hadoop FileSystem URI of {@code .tar} shards or an image folder tree. */
+  /**
+   * The dataset: a Hadoop FileSystem URI of shards ({@code .tar}, {@code .parquet}, a brace
+   * pattern, an image folder tree), or a {@code preprocess} output folder, whose stored images
+   * are fed as they are, without decoding (image settings, if given, must match them).
+   */
   public Feed input(String uri) {
     this.input = Uris.require("input", uri);
     return this;
@@ -51,7 +55,7 @@ public final class Feed {
 
   /**
    * Where the shard list and counts are cached (default: {@code _spindle_manifest.json} in the
-   * input).
+   * input); not used for a {@code preprocess} output, whose {@code _manifest.json} lists them.
    */
   public Feed manifest(String file) {
     this.manifest = Uris.require("manifest", file);

@@ -37,8 +37,9 @@ public final class Preprocess {
   }
 
   /**
-   * The dataset: a Hadoop FileSystem URI of a {@code .tar} shard or a folder of them, or an image
-   * folder tree.
+   * The dataset: a Hadoop FileSystem URI of shards ({@code .tar}, {@code .parquet}, a brace
+   * pattern, an image folder tree), or another {@code preprocess} output, whose rows are copied
+   * as stored (to change its format or batch size; image settings, if given, must match them).
    */
   public Preprocess input(String uri) {
     this.input = Uris.require("input", uri);

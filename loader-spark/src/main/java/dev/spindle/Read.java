@@ -41,7 +41,10 @@ public final class Read {
     return this;
   }
 
-  /** The shards under {@code uri} as a DataFrame. */
+  /**
+   * The shards under {@code uri} as a DataFrame; for a {@code preprocess} output folder, its
+   * stored rows as they are.
+   */
   public Dataset<Row> load(String uri) {
     return spark.read().format(FORMAT).options(options).load(Uris.require("uri", uri));
   }

@@ -35,7 +35,8 @@ public final class FeedCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--input", required = true, paramLabel = "URI",
-      description = "Shards: a .tar file, a folder of them, or an image folder tree")
+      description = "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
+          + " image folder tree) or a preprocess output folder (its _manifest.json)")
   String input;
 
   @Option(names = "--world-size", required = true, paramLabel = "W",

@@ -24,7 +24,8 @@ final class PreprocessCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--input", required = true, paramLabel = "URI",
-      description = "Shards: a .tar file, a folder of them, or an image folder tree")
+      description = "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
+          + " image folder tree) or a preprocess output folder (its _manifest.json)")
   String input;
 
   @Option(names = "--output", required = true, paramLabel = "URI",

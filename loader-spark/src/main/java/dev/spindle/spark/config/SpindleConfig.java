@@ -22,13 +22,13 @@ public final class SpindleConfig {
   private static final Map<String, ConfigKey<?>> KEYS = new LinkedHashMap<>();
 
   public static final ConfigKey<Integer> IMAGE_SIZE =
-      register("spark.spindle.image.size", "224", "Output image side: resize the short side, centre-crop a square (--size)", SpindleConfig::positiveInt);
+      register("spark.spindle.image.size", "224", "Output image side: resize the short side, centre-crop a square (--size). A preprocess output read as input keeps its stored size: another value is refused", SpindleConfig::positiveInt);
   public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
       register(ImageConfig.MAX_PIXELS, Long.toString(ImageTransform.DEFAULT_MAX_PIXELS), "Images declaring more pixels are quarantined from their header, before decoding", SpindleConfig::positiveLong);
   public static final ConfigKey<Long> IMAGE_MAX_DECODE_BYTES =
       register(ImageConfig.MAX_DECODE_BYTES, Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES), "Images whose decode would allocate more bytes are quarantined from their headers, before any allocation: bounds memory per decode thread. Counts the decoded pixels at the decode scale, decoder buffers (a progressive JPEG's coefficients), Spindle's copies and resample buffers: about 6.5 bytes a pixel for an upright baseline JPEG, 9.5 progressive, 12.7 when EXIF turns it", SpindleConfig::positiveLong);
   public static final ConfigKey<String> IMAGE_TRANSFORMS =
-      register(ImageConfig.TRANSFORMS, "resize(SIZE),center_crop(SIZE)", "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images", SpindleConfig::transformSpec);
+      register(ImageConfig.TRANSFORMS, "resize(SIZE),center_crop(SIZE)", "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images. A preprocess output read as input is never transformed again: another chain than its own is refused", SpindleConfig::transformSpec);
   public static final ConfigKey<Boolean> IMAGE_EXIF_ORIENTATION =
       register(ImageConfig.EXIF_ORIENTATION, "true", "Turn JPEGs upright by their EXIF orientation first (as PIL's ImageOps.exif_transpose)", SpindleConfig::bool);
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =

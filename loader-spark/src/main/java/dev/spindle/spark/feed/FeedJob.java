@@ -58,7 +58,7 @@ public final class FeedJob {
     if (serve != null) {
       ServeStage.announce(jsc, request.worldSize(), serve);
     }
-    Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf),
+    Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf, manifest),
         new HadoopConf(spark.sparkContext().hadoopConfiguration()),
         serve != null ? request.worldSize()
             : partitions > 0 ? partitions : jsc.defaultParallelism(), serve);
@@ -122,6 +122,7 @@ public final class FeedJob {
     private long samples;
     private long samplesRead;
     private long bytesIn;
+    private long imagesDecoded;
     private long firstBatchEpochMs = Long.MAX_VALUE;
     private long refused;
     private boolean stoppedEarly;
@@ -209,6 +210,7 @@ public final class FeedJob {
     private void account(TaskOutcome o) {
       samplesRead += o.samplesRead();
       bytesIn += o.bytesIn();
+      imagesDecoded += o.imagesDecoded();
       if (o.firstBatchEpochMs() > 0) {
         firstBatchEpochMs = Math.min(firstBatchEpochMs, o.firstBatchEpochMs());
       }
@@ -232,8 +234,8 @@ public final class FeedJob {
           .put("shuffle_window", spec.shuffleWindow())
           .put("partitions", partitions)
           .put("threads", settings.threads())
-          .put("image_shape", List.of(settings.transform().height(), settings.transform().width(), settings.transform().channels()))
-          .put("transforms", settings.transform().spec())
+          .put("image_shape", settings.images().shape())
+          .put("transforms", settings.images().transforms())
           .put("ranks", ranks)
           .put("serve", serve == null ? null : Map.of("device", serve.device(),
               "socket", serve.socketTemplate(), "slots", serve.slots(),
@@ -243,6 +245,7 @@ public final class FeedJob {
           .put("samples", samples)
           .put("samples_read", samplesRead)
           .put("bytes_in", bytesIn)
+          .put("images_decoded", imagesDecoded)
           .put("failures", quarantined.total());
       return quarantined.putInto(report)
           .put("repeats_not_redelivered", refused)

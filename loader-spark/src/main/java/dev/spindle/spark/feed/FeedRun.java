@@ -100,7 +100,8 @@ final class FeedRun {
     quarantined.add(record);
   }
 
-  TaskOutcome outcome(long samplesRead, long bytesIn) {
-    return new TaskOutcome(records, quarantined, samplesRead, bytesIn, firstBatchEpochMs, null);
+  TaskOutcome outcome(long samplesRead, long bytesIn, long imagesDecoded) {
+    return new TaskOutcome(records, quarantined, samplesRead, bytesIn, imagesDecoded,
+        firstBatchEpochMs, null);
   }
 }

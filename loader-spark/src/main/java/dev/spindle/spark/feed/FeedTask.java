@@ -2,7 +2,7 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.samples.Decoded;
@@ -22,7 +22,8 @@ import org.apache.spark.broadcast.Broadcast;
  * <pre>
  *  source "read" (I/O pool: RowSource, planned samples only)
  *    ─► pipe "decode" (the executor-wide CPU pool, at most spark.spindle.threads of this task's
- *       rows at once, input order; a bad sample stays in place as a row with a problem)
+ *       rows at once, input order; a bad sample stays in place as a row with a problem; a
+ *       preprocess output's stored pixels are only checked, never decoded)
  *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
  *    ─► task thread: FeedRun fills the Arrow batch, stands in for bad rows, delivers
  * </pre>
@@ -62,15 +63,15 @@ final class FeedTask implements Serializable {
     TaskContext ctx = TaskContext.get();
     String owner = "feed-p" + (ctx == null ? 0 : ctx.partitionId())
         + "-a" + (ctx == null ? 0 : ctx.taskAttemptId());
-    ImageTransform transform = settings.transform();
+    BatchImages images = settings.images();
     int batchSize = in.plan().spec().batchSize();
     RowSource source = new RowSource(in, slices, settings, conf.get());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
-        ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
-            transform.channels(), batchSize)) {
+        ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
+            images.channels(), batchSize)) {
       FeedRun run = new FeedRun(scope, settings, batch, consumer);
       int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
-      PathSpec spec = PathSpec.keeping(owner, transform, batchSize, threads);
+      PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
       try (SamplePath<Row> path = SamplePath.start(spec, source, allocator)) {
         for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
           try {
@@ -79,7 +80,7 @@ final class FeedTask implements Serializable {
             rows.forEach(Decoded::close);
           }
         }
-        return run.outcome(source.samplesRead(), source.bytesIn());
+        return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;
         throw new IOException(cause.getMessage(), cause);

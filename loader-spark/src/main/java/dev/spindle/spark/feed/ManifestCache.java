@@ -9,6 +9,7 @@ import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.PatternInput;
+import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.shard.ShardFiles;
@@ -34,11 +35,17 @@ import org.slf4j.LoggerFactory;
  * shows every shard with the recorded size and modification time and no other ({@link
  * ManifestCheck}); otherwise the job fails naming the changes and both inputs, or (with {@code
  * spark.spindle.feed.manifestChanged=recount}) counts the input again and rewrites the cache. A
- * cache whose Parquet columns differ from the configured ones is counted again. Used by {@code feed} and the {@code spindle} DataSource. Driver
- * thread.
+ * cache whose Parquet columns differ from the configured ones is counted again. A {@code
+ * preprocess} output is neither counted nor cached: its own {@code _manifest.json}, the commit
+ * record, is the manifest ({@link PreprocessedInput}), and its part files are checked against it
+ * (size, rows) when they are opened. Used by {@code feed} and the {@code spindle} DataSource.
+ * Driver thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";
+  /** The status of a preprocess output's manifest: read as committed, never counted or cached. */
+  public static final String PREPROCESSED = "preprocess output: its _manifest.json lists the"
+      + " files and rows (nothing counted, nothing cached)";
   private static final Logger LOG = LoggerFactory.getLogger(ManifestCache.class);
 
   /**
@@ -69,6 +76,15 @@ public final class ManifestCache {
    * @param recount true to re-count changed data, false to refuse it
    */
   public Loaded load(String input, String manifestFile, boolean recount) throws IOException {
+    Manifest preprocessed = PreprocessedInput.manifest(hadoop, input);
+    if (preprocessed != null) {
+      if (manifestFile != null) {
+        LOG.warn("The manifest cache {} is not used: {} is a preprocess output, whose {} lists"
+            + " its files and rows", manifestFile, input, PreprocessedInput.MANIFEST);
+      }
+      return new Loaded(preprocessed, preprocessed.input() + "/" + PreprocessedInput.MANIFEST,
+          PREPROCESSED);
+    }
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
     if (cache == null || !fs.exists(cache)) {

@@ -7,8 +7,8 @@ import dev.spindle.gpu.device.GpuAssignment;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.feed.GpuFeeder;
-import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.samples.BatchImages;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -139,9 +139,9 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   private FeederConfig config(EpochPlan plan) {
-    ImageTransform t = feed.settings().transform();
+    BatchImages images = feed.settings().images();
     return FeederConfig.of(plan.spec().batchSize(),
-            NormalizeSpec.raw(t.height(), t.width(), t.channels()))
+            NormalizeSpec.raw(images.height(), images.width(), images.channels()))
         .withSlots(serve.slots())
         .withLeaseTimeout(serve.trainerTimeout());
   }

@@ -10,7 +10,8 @@ import java.util.List;
  * @param batches every batch it produced, in production order
  * @param quarantined samples it could not use (planned index, shard, key, reason)
  * @param samplesRead encoded samples read from shards (repeats read once)
- * @param bytesIn encoded bytes read
+ * @param bytesIn encoded bytes read (a preprocess output's: stored pixel bytes)
+ * @param imagesDecoded images it decoded and transformed (0 for a preprocess output's stored rows)
  * @param firstBatchEpochMs wall-clock time its first batch reached the consumer, or 0
  * @param served how its rank was served ({@code feed --serve}), or null
  */
@@ -19,16 +20,18 @@ record TaskOutcome(
     List<QuarantineRecord> quarantined,
     long samplesRead,
     long bytesIn,
+    long imagesDecoded,
     long firstBatchEpochMs,
     ServedRank served)
     implements Serializable {
 
   /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
   static TaskOutcome empty() {
-    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, null);
+    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null);
   }
 
   TaskOutcome withServed(ServedRank s) {
-    return new TaskOutcome(batches, quarantined, samplesRead, bytesIn, firstBatchEpochMs, s);
+    return new TaskOutcome(batches, quarantined, samplesRead, bytesIn, imagesDecoded,
+        firstBatchEpochMs, s);
   }
 }

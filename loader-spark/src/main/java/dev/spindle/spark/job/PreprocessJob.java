@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.sink.CommittedFile;
@@ -70,6 +70,7 @@ public final class PreprocessJob {
         if (manifest.totalSamples() == 0) {
           throw new IOException(EmptyShards.message(input, manifest, hadoop));
         }
+        settings = settings.forInput(manifest, conf);
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
         PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
         List<TaskResult> results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
@@ -163,7 +164,7 @@ public final class PreprocessJob {
     m.put("files", fileList);
     m.put("rows", o.rows());
     List<Map<String, Object>> fields = new ArrayList<>();
-    ImageTransform t = s.transform();
+    BatchImages t = s.images();
     for (Field f : BatchSchema.of(t.height(), t.width(), t.channels()).getFields()) {
       Map<String, Object> field = new LinkedHashMap<>();
       field.put("name", f.getName());
@@ -171,8 +172,8 @@ public final class PreprocessJob {
       fields.add(field);
     }
     m.put("schema", fields);
-    m.put("image_shape", List.of(t.height(), t.width(), t.channels()));
-    m.put("transforms", t.spec());
+    m.put("image_shape", t.shape());
+    m.put("transforms", t.transforms());
     m.put("class_names", manifest.classNames());
     Map<String, Object> in = new LinkedHashMap<>();
     in.put("uri", manifest.input());
@@ -209,8 +210,8 @@ public final class PreprocessJob {
     return o.listed().putInto(report)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
-        .put("image_shape", List.of(s.transform().height(), s.transform().width(), s.transform().channels()))
-        .put("transforms", s.transform().spec())
+        .put("image_shape", s.images().shape())
+        .put("transforms", s.images().transforms())
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())

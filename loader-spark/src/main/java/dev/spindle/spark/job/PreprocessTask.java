@@ -2,11 +2,11 @@ package dev.spindle.spark.job;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
@@ -49,18 +49,18 @@ final class PreprocessTask implements Serializable {
     long attempt = ctx == null ? 0 : ctx.taskAttemptId();
     Path file = OutputCommitter.attemptFile(
         jobTemporary, group.partition(), attempt, settings.format());
-    ImageTransform transform = settings.transform();
+    BatchImages images = settings.images();
     String owner = "preprocess-p" + group.partition() + "-a" + attempt;
     ShardSamples source =
         new ShardSamples(group.shards(), group.offsets(), conf.get(), settings.limits());
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
-        ImageBatch batch = new ImageBatch(allocator, transform.height(), transform.width(),
-            transform.channels(), settings.batchSize());
+        ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
+            images.channels(), settings.batchSize());
         BatchFileSink sink = settings.format().open(file, conf.get(), batch.root(),
-            new int[] {transform.height(), transform.width(), transform.channels()})) {
+            new int[] {images.height(), images.width(), images.channels()})) {
       // in input order a finished image waits for every earlier one: a few slots per thread
       // keep a thread from idling behind a slower image (see EngineLoader.inFlight)
-      PathSpec spec = PathSpec.quarantining(owner, transform, settings.batchSize(),
+      PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
           4 * SamplePath.cpuThreads(), settings.budget().toPipelineBudget());
       Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink);
       sink.close();

@@ -30,7 +30,11 @@ import org.slf4j.LoggerFactory;
 public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardSamples.class);
 
-  /** A sample with its dataset index. */
+  /**
+   * A sample with its dataset index: {@code offset(shard) + position}, or for a row of a
+   * preprocess output the index it was stored with (its index in the dataset preprocess read), so
+   * that reading or converting such an output keeps each row's index.
+   */
   public record Located(Sample sample, long index) implements IndexedSample {
     @Override
     public String id() {
@@ -94,7 +98,7 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
     position++;
     bytesRead += s.image() == null ? 0 : s.image().length;
     samples++;
-    return new Located(s, offsets[current] + s.position());
+    return new Located(s, s.stored() != null ? s.stored().index() : offsets[current] + s.position());
   }
 
   private boolean advance() throws IOException {

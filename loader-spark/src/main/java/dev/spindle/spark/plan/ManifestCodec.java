@@ -111,6 +111,8 @@ public final class ManifestCodec {
       for (FolderEntry e : s.entries()) {
         entries.add(new EntryJson(e.path(), e.label()));
       }
+      require(!s.format().decoded(), "shard " + s.uri() + " is a preprocess output's part file;"
+          + " such an output is read from its own _manifest.json, never cached");
       String path = m.relative(s.uri());
       require(path != null, "shard " + s.uri() + " is not below the input " + m.input());
       require(columns == null || s.columns() == null || columns.equals(s.columns()),
@@ -147,6 +149,8 @@ public final class ManifestCodec {
     for (ShardJson s : dto.shards()) {
       require(s != null && s.path() != null && s.format() != null && s.entries() != null,
           "a shard lacks \"path\", \"format\" or \"entries\"");
+      require(!s.format().decoded(), "shard " + s.path() + " is a preprocess output's part file"
+          + " (" + s.format() + "); such an output is read from its own _manifest.json");
       require(s.format() != ShardFormat.PARQUET || columns != null,
           "Parquet shard " + s.path() + " but no \"parquetColumns\"");
       List<FolderEntry> entries = new ArrayList<>(s.entries().size());

@@ -1,6 +1,5 @@
 package dev.spindle.spark.samples;
 
-import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.pipeline.FailureBudget;
 import java.util.Objects;
 
@@ -8,8 +7,9 @@ import java.util.Objects;
  * How one task runs the sample path. Immutable.
  *
  * @param owner the pipeline's name in logs and statistics, e.g. {@code preprocess-p3-a17}
- * @param transform the decode and transform into uint8 pixels, or null to pass the encoded bytes
- *     through (samples are still checked: one with a problem is bad)
+ * @param images how rows get their uint8 pixels (decoded by a transform, or a preprocess output's
+ *     stored pixels, checked and copied), or null to pass the samples' bytes through (samples are
+ *     still checked: one with a problem is bad)
  * @param batchSize rows per batch
  * @param concurrency samples in the decode stage at once (a limit, not a thread count: decoding
  *     runs on the executor-wide CPU pool)
@@ -19,7 +19,7 @@ import java.util.Objects;
  */
 public record PathSpec(
     String owner,
-    ImageTransform transform,
+    BatchImages images,
     int batchSize,
     int concurrency,
     BadSamples bad,
@@ -52,19 +52,19 @@ public record PathSpec(
   }
 
   /** Bad samples are quarantined against {@code budget}. */
-  public static PathSpec quarantining(String owner, ImageTransform transform, int batchSize,
+  public static PathSpec quarantining(String owner, BatchImages images, int batchSize,
       int concurrency, FailureBudget budget) {
-    return new PathSpec(owner, transform, batchSize, concurrency, BadSamples.QUARANTINE, budget);
+    return new PathSpec(owner, images, batchSize, concurrency, BadSamples.QUARANTINE, budget);
   }
 
   /** Bad samples stay in place as rows with a problem. */
   public static PathSpec keeping(
-      String owner, ImageTransform transform, int batchSize, int concurrency) {
-    return new PathSpec(owner, transform, batchSize, concurrency, BadSamples.KEEP, null);
+      String owner, BatchImages images, int batchSize, int concurrency) {
+    return new PathSpec(owner, images, batchSize, concurrency, BadSamples.KEEP, null);
   }
 
-  /** The decode stage's name: "decode", or "check" when the path passes encoded bytes through. */
+  /** The decode stage's name: "decode", or "check" when the path passes the bytes through. */
   String stage() {
-    return transform == null ? "check" : "decode";
+    return images == null ? "check" : "decode";
   }
 }

@@ -37,6 +37,7 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   private final PathSpec spec;
   private final BufferAllocator allocator;
   private final LongAdder decodeNanos = new LongAdder();
+  private final LongAdder imagesDecoded = new LongAdder();
   private final PipelineIterator<List<Decoded<T>>> rows;
 
   private SamplePath(PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
@@ -81,9 +82,10 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   }
 
   /**
-   * Copies the rows' pixels, labels, keys and indices into rows {@code 0..} of {@code batch}, row
+   * Copies the rows' pixels (decoded, or a preprocess output's stored pixels, which the decode
+   * stage only checked), labels, keys and indices into rows {@code 0..} of {@code batch}, row
    * {@code r} of the list into row {@code r}; rows with a problem are left as they are and
-   * returned. Does not seal the batch. Task thread; for paths that decode.
+   * returned. Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
    */
   public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
     BitSet bad = new BitSet(rows.size());
@@ -94,11 +96,15 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
         bad.set(r);
         continue;
       }
-      if (d.pixels() == null) {
-        throw new IllegalStateException("Row " + r + " holds no pixels: the path does not decode");
-      }
       Sample s = d.item().sample();
-      batch.imageData().setBytes(r * rowBytes, d.pixels(), 0, rowBytes);
+      if (d.pixels() != null) {
+        batch.imageData().setBytes(r * rowBytes, d.pixels(), 0, rowBytes);
+      } else if (s.stored() != null && s.image().length == rowBytes) {
+        batch.imageData().setBytes(r * rowBytes, s.image(), 0, rowBytes);
+      } else {
+        throw new IllegalStateException("Row " + r + " holds no pixels for this batch: the path"
+            + " neither decoded it nor holds its " + rowBytes + " stored bytes");
+      }
       batch.setRow(r, s.label(), s.key(), d.item().index());
     }
     return bad;
@@ -128,6 +134,14 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     return decodeNanos.sum();
   }
 
+  /**
+   * Images decoded and transformed so far ({@link ImageTransform#apply} calls that succeeded); 0
+   * for a preprocess output's stored pixels, which are only checked and copied.
+   */
+  public long imagesDecoded() {
+    return imagesDecoded.sum();
+  }
+
   /** Stops the pipeline and releases every row still inside it; idempotent. */
   @Override
   public void close() {
@@ -140,14 +154,19 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     if (!s.usable()) {
       return reject(item, s.problem(), null);
     }
-    ImageTransform transform = spec.transform();
-    if (transform == null) {
+    BatchImages images = spec.images();
+    if (images == null) {
       return Decoded.ok(item, null);
     }
+    if (s.stored() != null || !images.decodes()) {
+      return stored(item, s, images);
+    }
+    ImageTransform transform = images.transform();
     ArrowBuf pixels = allocator.buffer(transform.outputBytes());
     long start = System.nanoTime();
     try {
       transform.apply(s.image(), 0, s.image().length, item.index(), pixels, 0);
+      imagesDecoded.increment();
       return Decoded.ok(item, pixels);
     } catch (ImageException e) {
       pixels.close();
@@ -164,6 +183,24 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     } finally {
       decodeNanos.add(System.nanoTime() - start);
     }
+  }
+
+  /**
+   * A preprocess output's stored row: nothing to decode; its size is checked here (a bad one is a
+   * bad sample) and {@link #fill} copies it.
+   */
+  private Decoded<T> stored(T item, Sample s, BatchImages images) throws ImageException {
+    if (s.stored() == null || images.decodes()) {
+      throw new IllegalStateException(SampleId.of(s.shard(), s.key(), item.index()) + " is "
+          + (s.stored() == null ? "an encoded sample in a path of stored pixels"
+              : "a stored row in a path that decodes"));
+    }
+    if (s.image().length != images.rowBytes()) {
+      return reject(item, s.imageName() + " holds " + s.image().length + " bytes; the"
+          + " preprocess output's image_shape " + images.shape() + " needs " + images.rowBytes(),
+          null);
+    }
+    return Decoded.ok(item, null);
   }
 
   private Decoded<T> reject(T item, String reason, ImageException cause) throws ImageException {

@@ -6,8 +6,9 @@
  *  source "read" (I/O pool)   ─► pipe "decode" (executor-wide CPU pool,  ─► aggregate "batch"
  *  an Iterator of               ≤ concurrency in flight, input order):      batchSize rows
  *  IndexedSamples               decode + transform into uint8 pixels         │
- *  (job.ShardSamples: whole     (or "check": encoded bytes pass through)     ▼ task thread
- *  shards; feed.RowSource:      bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
+ *  (job.ShardSamples: whole     (a preprocess output's stored pixels: size   ▼ task thread
+ *  shards; ...)                 checked only; "check": bytes pass through)
+ *  feed.RowSource:              bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
  *  planned rows)                budget) or KEEP (a row with a problem)     SamplePath.fill ─► ImageBatch
  *                                                                            │
  *  sinks:  preprocess: ArrowFileSink (committed files)  feed: FeedRun (stand-ins, a feeder or the
@@ -15,7 +16,9 @@
  * </pre>
  *
  * <p><b>Enters:</b> {@link dev.spindle.spark.samples.IndexedSample}s from the caller's source
- * (pulled on one I/O-pool thread) and a {@link dev.spindle.spark.samples.PathSpec}. <b>Leaves:</b>
+ * (pulled on one I/O-pool thread) and a {@link dev.spindle.spark.samples.PathSpec}, whose {@link
+ * dev.spindle.spark.samples.BatchImages} say whether rows are decoded or, for a {@code preprocess}
+ * output, its stored pixels copied by {@code fill} without any decode. <b>Leaves:</b>
  * batches of {@link dev.spindle.spark.samples.Decoded} rows on the task thread, the quarantine
  * list, pipeline statistics and decode time. <b>Threads:</b> the pipeline engine's ({@code
  * dev.spindle.spark.pipeline}); decode runs on the executor-wide CPU pool that every task

@@ -12,15 +12,30 @@ import java.util.List;
  * @param input the URI that was listed (qualified), or the brace pattern that was expanded (its
  *     folder part qualified)
  * @param shards shards in canonical order
- * @param classNames class names by label, for class-per-folder trees; empty when labels come from
- *     the data itself (tar {@code .cls} entries)
+ * @param classNames class names by label, for class-per-folder trees and {@code preprocess} outputs
+ *     that recorded them; empty when labels come from the data itself (tar {@code .cls} entries)
+ * @param stored for a {@code preprocess} output ({@link PreprocessedInput}), what its rows hold:
+ *     every shard is then one of its part files ({@link ShardFormat#decoded()}); null for encoded
+ *     inputs
  */
-public record Manifest(String input, List<Shard> shards, List<String> classNames)
-    implements Serializable {
+public record Manifest(String input, List<Shard> shards, List<String> classNames,
+    StoredImages stored) implements Serializable {
 
   public Manifest {
     shards = List.copyOf(shards);
     classNames = List.copyOf(classNames);
+    for (Shard s : shards) {
+      if (s.format().decoded() != (stored != null)) {
+        throw new IllegalArgumentException("Invalid manifest of " + input + ": " + s.uri()
+            + " is a " + s.format() + " shard, but the manifest "
+            + (stored == null ? "records no stored images" : "is a preprocess output's"));
+      }
+    }
+  }
+
+  /** The manifest of an encoded input (no stored images). */
+  public Manifest(String input, List<Shard> shards, List<String> classNames) {
+    this(input, shards, classNames, null);
   }
 
   /** Total samples over all shards. */
@@ -79,14 +94,14 @@ public record Manifest(String input, List<Shard> shards, List<String> classNames
    * {@code other}'s base (a copied or moved data set); a shard outside it keeps its URI.
    */
   public Manifest rebased(String otherInput) {
-    Manifest other = new Manifest(otherInput, List.of(), classNames);
+    Manifest other = new Manifest(otherInput, List.of(), classNames, stored);
     List<Shard> moved = new ArrayList<>(shards.size());
     for (Shard s : shards) {
       String rel = relative(s.uri());
       moved.add(new Shard(rel == null ? s.uri() : other.resolve(rel), s.format(), s.bytes(),
           s.modificationTime(), s.samples(), s.entries(), s.columns()));
     }
-    return new Manifest(otherInput, moved, classNames);
+    return new Manifest(otherInput, moved, classNames, stored);
   }
 
   /** Dataset index of the first sample of every shard; one more entry holds the total. */

@@ -2,8 +2,10 @@ package dev.spindle.spark.shard;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.PrimitiveIterator;
 import java.util.stream.LongStream;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
@@ -14,64 +16,67 @@ import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
 
 /**
- * The image and label columns of one row group, read for some of its rows. Only the two projected
- * columns are read. When only some rows are wanted and the file has offset indexes (Parquet's page
- * index, which parquet-mr, Spark and DuckDB write), only the image pages holding a wanted row are
- * read, with the label pages that overlap them ({@link ParquetFileReader#readFilteredRowGroup});
- * rows inside those pages that are not wanted are skipped value by value without being copied.
- * Without offset indexes the row group's two column chunks are read whole. One thread.
+ * The projected columns of one row group, read for some of its rows. Only the projected columns
+ * are read. When only some rows are wanted and the file has offset indexes (Parquet's page index,
+ * which parquet-mr, Spark and DuckDB write), only the pages of the first column (the image, the
+ * large one) holding a wanted row are read, with the other columns' pages that overlap them
+ * ({@link ParquetFileReader#readFilteredRowGroup}); rows inside those pages that are not wanted are
+ * skipped value by value without being copied. Without offset indexes the row group's column
+ * chunks are read whole. One thread.
  *
- * <p>Calling pattern: {@link #seek(long)} to a row at or after the current one, then {@link
- * #image()} and {@link #label()} (each at most once per row); {@link #close()} releases the
+ * <p>Calling pattern: {@link #seek(long)} to a row at or after the current one, then read each
+ * column at most once per row ({@link #binary}, {@link #reader}); {@link #close()} releases the
  * pages read.
  */
 final class ParquetRowGroup implements AutoCloseable {
-  private final ParquetLayout layout;
+  private final List<ColumnDescriptor> columns;
   private final PageReadStore pages;
-  private final ColumnReader image;
-  private final ColumnReader label;
+  private final ColumnReader[] readers;
   private final PrimitiveIterator.OfLong rows; // the rows the readers visit, in order
   private final long rowCount;
   private long current;
 
-  private ParquetRowGroup(ParquetLayout layout, PageReadStore pages, long rowCount,
-      String createdBy) {
-    this.layout = layout;
+  private ParquetRowGroup(MessageType schema, List<ColumnDescriptor> columns,
+      PageReadStore pages, long rowCount, String createdBy) {
+    this.columns = List.copyOf(columns);
     this.pages = pages;
     ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages,
-        new GroupRecordConverter(layout.schema()).getRootConverter(), layout.schema(), createdBy);
-    this.image = store.getColumnReader(layout.image());
-    this.label = store.getColumnReader(layout.label());
+        new GroupRecordConverter(schema).getRootConverter(), schema, createdBy);
+    this.readers = columns.stream().map(store::getColumnReader).toArray(ColumnReader[]::new);
     this.rowCount = rowCount; // of the whole row group: a filtered store counts its ranges only
     this.rows = pages.getRowIndexes().orElseGet(() -> LongStream.range(0, rowCount).iterator());
     this.current = rows.hasNext() ? rows.nextLong() : rowCount;
   }
 
   /**
-   * Reads the pages of row group {@code index} that hold the {@code wanted} rows (sorted, within
-   * the row group), or the whole group when {@code wanted} is null.
+   * Reads the pages of row group {@code index} of {@code schema}'s {@code columns} that hold the
+   * {@code wanted} rows (sorted, within the row group), or the whole group when {@code wanted} is
+   * null.
    */
-  static ParquetRowGroup read(ParquetFileReader file, int index, ParquetLayout layout,
-      long[] wanted) throws IOException {
-    RowRanges ranges = wanted == null ? null : pagesHolding(file, index, layout, wanted);
+  static ParquetRowGroup read(ParquetFileReader file, int index, MessageType schema,
+      List<ColumnDescriptor> columns, long[] wanted) throws IOException {
+    RowRanges ranges = wanted == null ? null : pagesHolding(file, index, columns, wanted);
     PageReadStore pages = ranges == null
         ? file.readRowGroup(index)
         : file.readFilteredRowGroup(index, ranges);
-    return new ParquetRowGroup(layout, pages, file.getRowGroups().get(index).getRowCount(),
-        file.getFileMetaData().getCreatedBy());
+    return new ParquetRowGroup(schema, columns, pages,
+        file.getRowGroups().get(index).getRowCount(), file.getFileMetaData().getCreatedBy());
   }
 
-  /** The rows of the image pages that hold a wanted row, or null when the file has no index. */
-  private static RowRanges pagesHolding(ParquetFileReader file, int index, ParquetLayout layout,
-      long[] wanted) {
+  /** The rows of the first column's pages that hold a wanted row, or null without an index. */
+  private static RowRanges pagesHolding(ParquetFileReader file, int index,
+      List<ColumnDescriptor> columns, long[] wanted) {
     long rowCount = file.getRowGroups().get(index).getRowCount();
     ColumnIndexStore indexes = file.getColumnIndexStore(index);
     OffsetIndex pages;
     try {
-      pages = indexes.getOffsetIndex(ColumnPath.get(layout.image().getPath()));
-      indexes.getOffsetIndex(ColumnPath.get(layout.label().getPath()));
+      pages = indexes.getOffsetIndex(ColumnPath.get(columns.get(0).getPath()));
+      for (ColumnDescriptor c : columns) {
+        indexes.getOffsetIndex(ColumnPath.get(c.getPath()));
+      }
     } catch (ColumnIndexStore.MissingOffsetIndexException e) {
       return null;
     }
@@ -97,8 +102,9 @@ final class ParquetRowGroup implements AutoCloseable {
    */
   void seek(long row) {
     while (current < row) {
-      skip(image, layout.image().getMaxDefinitionLevel());
-      skip(label, layout.label().getMaxDefinitionLevel());
+      for (int c = 0; c < readers.length; c++) {
+        skip(readers[c], columns.get(c).getMaxDefinitionLevel());
+      }
       current = rows.hasNext() ? rows.nextLong() : rowCount;
     }
     if (current != row) {
@@ -107,20 +113,19 @@ final class ParquetRowGroup implements AutoCloseable {
     }
   }
 
-  /** The current row's image bytes (valid until the next {@link #seek}), or null when null. */
-  Binary image() {
-    if (image.getCurrentDefinitionLevel() < layout.image().getMaxDefinitionLevel()) {
-      return null;
-    }
-    return image.getBinary();
+  /** True when column {@code c} of the current row is null. */
+  boolean isNull(int c) {
+    return readers[c].getCurrentDefinitionLevel() < columns.get(c).getMaxDefinitionLevel();
   }
 
-  /** The current row's label as stored ({@link ParquetLayout#labelRaw}), or null when null. */
-  Long label() {
-    if (label.getCurrentDefinitionLevel() < layout.label().getMaxDefinitionLevel()) {
-      return null;
-    }
-    return layout.labelRaw(label);
+  /** Column {@code c}'s bytes in the current row (valid until the next {@link #seek}), or null. */
+  Binary binary(int c) {
+    return isNull(c) ? null : readers[c].getBinary();
+  }
+
+  /** Column {@code c}'s reader, at the current row's value (check {@link #isNull} first). */
+  ColumnReader reader(int c) {
+    return readers[c];
   }
 
   @Override

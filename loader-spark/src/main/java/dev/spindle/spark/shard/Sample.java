@@ -1,13 +1,16 @@
 package dev.spindle.spark.shard;
 
 /**
- * One encoded sample read from a shard, before decoding. Owned by whoever received it from the
- * reader; immutable apart from the image array, which must not be modified.
+ * One sample read from a shard, before decoding: its encoded image, or for a row of a {@code
+ * preprocess} output its stored pixels ({@link #stored()}), which are never decoded. Owned by
+ * whoever received it from the reader; immutable apart from the image array, which must not be
+ * modified.
  *
  * @param shard the shard it came from (for messages and quarantine records)
  * @param key the sample's key inside its shard (tar: the entry name up to the first dot of the file
  *     name, invalid UTF-8 bytes as {@code \xHH}; folders: {@code <class>/<file>}; Parquet: {@code
- *     <file name>#<row>}, the row counted from 0 over the file; {@code (rest of shard)} for a tar's
+ *     <file name>#<row>}, the row counted from 0 over the file; a preprocess output's row: the key
+ *     it was stored with, the original sample's; {@code (rest of shard)} for a tar's
  *     damage, {@code (unread #N)} for a planned sample that was not read)
  * @param position the sample's position inside its shard, counting every sample
  * @param image the encoded image bytes, or null when the sample has none
@@ -16,6 +19,10 @@ package dev.spindle.spark.shard;
  * @param label the class label, or null when the sample has none
  * @param problem why this sample cannot be used (no image, no label, a label outside the rule, too
  *     large, a repeated key, the shard's damage), or null
+ * @param stored for a row of a {@code preprocess} output ({@link ShardFormat#DECODED_ARROW}, {@link
+ *     ShardFormat#DECODED_PARQUET}): {@code image} holds its stored uint8 pixels (H·W·C, row-major
+ *     HWC: already decoded and transformed), and this is what else the row stored; null for an
+ *     encoded sample
  */
 public record Sample(
     String shard,
@@ -24,7 +31,22 @@ public record Sample(
     byte[] image,
     String imageName,
     Integer label,
-    String problem) {
+    String problem,
+    Stored stored) {
+
+  /**
+   * What a row of a {@code preprocess} output stored besides its pixels and label.
+   *
+   * @param index its {@code index} column: the sample's dataset index in the input {@code
+   *     preprocess} read
+   */
+  public record Stored(long index) {}
+
+  /** An encoded sample. */
+  public Sample(String shard, String key, long position, byte[] image, String imageName,
+      Integer label, String problem) {
+    this(shard, key, position, image, imageName, label, problem, null);
+  }
 
   /** True when the sample can go on to decoding. */
   public boolean usable() {

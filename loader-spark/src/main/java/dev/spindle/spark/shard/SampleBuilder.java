@@ -23,6 +23,7 @@ final class SampleBuilder {
   private String imageName;
   private Integer label;
   private String problem;
+  private Sample.Stored stored;
 
   SampleBuilder(String shard, String key, long position, SampleLimits limits) {
     this.shard = shard;
@@ -80,6 +81,12 @@ final class SampleBuilder {
     return number < 0 ? problem(what + " " + LabelRule.NOT_PLAIN) : label(number, what);
   }
 
+  /** Marks the sample as a stored row of a preprocess output: its image is decoded pixels. */
+  SampleBuilder stored(long index) {
+    stored = new Sample.Stored(index);
+    return this;
+  }
+
   SampleBuilder problem(String reason) {
     if (problem == null) {
       problem = reason;
@@ -94,7 +101,7 @@ final class SampleBuilder {
     if (problem == null && label == null) {
       problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
-    return new Sample(shard, key, position, image, imageName, label, problem);
+    return new Sample(shard, key, position, image, imageName, label, problem, stored);
   }
 
   /** The sample's entries and the rule that grouped them, for a sample that lacks a part. */

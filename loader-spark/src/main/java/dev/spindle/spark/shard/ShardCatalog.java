@@ -13,7 +13,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Finds the shards of an input and builds the {@link Manifest}. Runs on the driver. Accepted
- * inputs: one shard file ({@code .tar}, {@code .tar.gz}, {@code .tgz}, {@code .parquet}); a tree
+ * inputs: a {@code preprocess} output folder (its {@code _manifest.json} lists the shards and
+ * their rows: {@link PreprocessedInput}; nothing is listed or counted); one shard file ({@code
+ * .tar}, {@code .tar.gz}, {@code .tgz}, {@code .parquet}); a tree
  * holding tar shards (WebDataset) or Parquet files, listed through the Hadoop FileSystem API; a
  * class-per-folder tree {@code ROOT/<class>/<image>}; or a brace pattern naming shard files
  * ({@link PatternInput}; nothing is listed, and a named file that does not exist is an error).
@@ -107,9 +109,15 @@ public final class ShardCatalog {
       ShardFormat format = ShardFiles.formatOf(status.getPath().getName());
       if (format != ShardFormat.TAR && format != ShardFormat.PARQUET) {
         throw new IOException("Input " + input + " is a file but not a shard (.tar, .tar.gz,"
-            + " .tgz or .parquet)");
+            + " .tgz or .parquet)" + (rootUri.endsWith(".arrow")
+                ? "; a preprocess output is read as its folder, the one holding "
+                    + PreprocessedInput.MANIFEST : ""));
       }
       return fileManifest(rootUri, List.of(rootUri), format, counter);
+    }
+    Manifest preprocessed = PreprocessedInput.read(fs, status.getPath());
+    if (preprocessed != null) {
+      return preprocessed;
     }
     InputListing.Listing listing = InputListing.list(fs, status.getPath());
     skipped = listing.skipped();
@@ -144,8 +152,9 @@ public final class ShardCatalog {
     }
     throw new IOException("No shards under " + input + ": expected .tar shards (WebDataset:"
         + " KEY.jpg + KEY.cls; also .tar.gz, .tgz), .parquet files (columns "
-        + columns.image() + ", " + columns.label() + ") or an image folder tree"
-        + " ROOT/<class>/<image>.jpg|png");
+        + columns.image() + ", " + columns.label() + "), an image folder tree"
+        + " ROOT/<class>/<image>.jpg|png or a preprocess output (its " + PreprocessedInput.MANIFEST
+        + ")");
   }
 
   private Manifest fileManifest(String input, List<String> uris, ShardFormat format,

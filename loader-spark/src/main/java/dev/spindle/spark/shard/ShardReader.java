@@ -35,6 +35,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       case TAR -> TarShardReader.open(shard, conf, limits, null);
       case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, null);
       case PARQUET -> ParquetShardReader.open(shard, conf, limits, null);
+      case DECODED_ARROW -> DecodedArrowReader.open(shard, conf, limits, null);
+      case DECODED_PARQUET -> DecodedParquetReader.open(shard, conf, limits, null);
     };
   }
 
@@ -42,7 +44,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    * Opens a reader that yields only the samples at {@code positions} (strictly increasing), each
    * with its own position. Skipped samples are passed over at the index level: a tar reader skips
    * their entries by header without reading the content, a folder reader never opens their
-   * files, a Parquet reader reads only the row groups and pages that hold them. The reader stops
+   * files, a Parquet reader reads only the row groups and pages that hold them, an Arrow reader of
+   * a preprocess output only the record batches that hold them. The reader stops
    * after the last wanted position; if the shard ends before it, the missing samples are simply
    * not returned (the caller sees which positions came back and lists the others, {@link
    * Sample#unread}).
@@ -59,6 +62,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
       case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
       case PARQUET -> ParquetShardReader.open(shard, conf, limits, positions.clone());
+      case DECODED_ARROW -> DecodedArrowReader.open(shard, conf, limits, positions.clone());
+      case DECODED_PARQUET -> DecodedParquetReader.open(shard, conf, limits, positions.clone());
     };
   }
 }

@@ -4,12 +4,16 @@
  * <pre>
  *  input URI ──► ShardCatalog (driver: Hadoop FileSystem listing, or a BracePattern's names;
  *   or pattern       │  tar headers / Parquet footers counted once, by a Counter: driver or
- *                    │  a Spark job, ShardFiles says how per file kind)
- *                    │  Manifest = shards in path order + sample counts (+ class names)
+ *                    │  a Spark job, ShardFiles says how per file kind; a preprocess output:
+ *                    │  PreprocessedInput reads its _manifest.json, nothing is counted)
+ *                    │  Manifest = shards in path order + sample counts (+ class names,
+ *                    │  + StoredImages for a preprocess output)
  *                    ▼
  *  Shard ──► ShardReader.open ──► TarShardReader (.tar, .tar.gz/.tgz via GzipStream)
- *            (task thread)      | ParquetShardReader (ParquetLayout → ParquetRowGroup)
+ *            (task thread)      | ParquetShardReader (ParquetLayout → ParquetRows)
  *                               | ImageFolderReader   ──► Sample (encoded bytes)
+ *                               | DecodedArrowReader, DecodedParquetReader (a preprocess
+ *                                 output's part files) ──► Sample (stored pixels, StoredRows)
  *                                 (one thread per reader, through the FileSystem API)
  * </pre>
  *
@@ -17,7 +21,8 @@
  * brace pattern of them.
  * Leaves: {@link dev.spindle.spark.shard.Manifest} on the driver; {@link
  * dev.spindle.spark.shard.Sample}s, in stored order, on the thread that reads a shard. A sample's
- * dataset index is {@code manifest.offsets()[shard] + sample.position()}. Nothing is decoded here;
+ * dataset index is {@code manifest.offsets()[shard] + sample.position()}. Nothing is decoded here
+ * (a preprocess output's rows hold pixels that were decoded when they were stored);
  * a sample that cannot be used (no image, no label, a label outside {@code LabelRule}, too large,
  * a repeated key) carries a problem text instead of being dropped, so the caller can quarantine it
  * with its shard and key. A tar's damage is its last sample, key {@code (rest of shard)}; a

@@ -2,8 +2,8 @@ package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.job.ShardSamples;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.SamplePath;
 import java.util.List;
@@ -19,26 +19,26 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Decoded columns: the sample path's {@link ImageBatch} (the Arrow batch {@code preprocess}
- * writes) exposed to Spark without copying it. {@code label}, {@code key} and {@code index} are
+ * writes; for a preprocess output, its stored rows) exposed to Spark without copying it. {@code label}, {@code key} and {@code index} are
  * its vectors; {@code image} is a {@link VarBinaryVector} over its pixel buffer (Spark reads no
  * fixed-size lists): offsets {@code i x rowBytes} and validity set once per task, data the very
  * buffer the rows are filled into. {@code height}, {@code width} and {@code channels} are
  * constant vectors filled once; {@code shard} is written per batch. Task thread only.
  */
 final class DecodedColumns extends ScanColumns {
-  private final ImageTransform transform;
+  private final BatchImages images;
   private final int capacity;
   private final BufferAllocator allocator;
   private final ImageBatch batch;
   private final VarCharVector shards;
 
-  DecodedColumns(ImageTransform transform, int capacity, StructType schema,
+  DecodedColumns(BatchImages images, int capacity, StructType schema,
       BufferAllocator allocator) {
-    this.transform = transform;
+    this.images = images;
     this.capacity = capacity;
     this.allocator = allocator;
-    this.batch = own(new ImageBatch(allocator, transform.height(), transform.width(),
-        transform.channels(), capacity));
+    this.batch = own(new ImageBatch(allocator, images.height(), images.width(),
+        images.channels(), capacity));
     try {
       this.shards = own(new VarCharVector(ScanSchema.SHARD, allocator));
       shards.allocateNew(capacity * 64L, capacity);
@@ -67,9 +67,9 @@ final class DecodedColumns extends ScanColumns {
   ValueVector vector(String column) {
     return switch (column) {
       case ScanSchema.IMAGE -> imageView();
-      case ScanSchema.HEIGHT -> constant(column, transform.height());
-      case ScanSchema.WIDTH -> constant(column, transform.width());
-      case ScanSchema.CHANNELS -> constant(column, transform.channels());
+      case ScanSchema.HEIGHT -> constant(column, images.height());
+      case ScanSchema.WIDTH -> constant(column, images.width());
+      case ScanSchema.CHANNELS -> constant(column, images.channels());
       case ScanSchema.LABEL -> batch.root().getVector(BatchSchema.LABEL);
       case ScanSchema.KEY -> batch.root().getVector(BatchSchema.KEY);
       case ScanSchema.SHARD -> shards;

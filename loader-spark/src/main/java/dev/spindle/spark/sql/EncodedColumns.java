@@ -16,11 +16,15 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Encoded columns ({@code decode=false}): {@code image} holds each image file's bytes as read
- * from its shard, {@code format} its extension, then {@code label}, {@code key}, {@code shard},
+ * from its shard, {@code format} its extension (for a preprocess output: its stored pixels as
+ * they are, {@code format} {@code raw}; their shape is the output's {@code image_shape}), then {@code label}, {@code key}, {@code shard},
  * {@code index}. Vectors are allocated once per task and grow as needed; each batch overwrites
  * them. Task thread only.
  */
 final class EncodedColumns extends ScanColumns {
+  /** The {@code format} of a preprocess output's stored pixels: uint8 H×W×C, row-major. */
+  static final String RAW = "raw";
+
   private final VarBinaryVector image;
   private final VarCharVector format;
   private final IntVector label;
@@ -58,7 +62,7 @@ final class EncodedColumns extends ScanColumns {
     for (int r = 0; r < rows.size(); r++) {
       Sample s = rows.get(r).item().sample();
       image.setSafe(r, s.image());
-      format.setSafe(r, utf8(extension(s.imageName())));
+      format.setSafe(r, utf8(s.stored() != null ? RAW : extension(s.imageName())));
       label.set(r, s.label());
       key.setSafe(r, s.key().getBytes(StandardCharsets.UTF_8));
       shard.setSafe(r, utf8(s.shard()));

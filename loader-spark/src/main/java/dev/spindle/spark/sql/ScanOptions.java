@@ -3,13 +3,17 @@ package dev.spindle.spark.sql;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
+import dev.spindle.spark.shard.PreprocessedInput;
+import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +39,10 @@ final class ScanOptions {
   /**
    * @param options the options as given (names in any case)
    * @param session the session's configuration; its {@code spark.spindle.*} keys are defaults
+   * @param hadoop to look at the input: a preprocess output's stored images set the scan's
    */
-  static ScanSettings resolve(Map<String, String> options, Map<String, String> session) {
+  static ScanSettings resolve(Map<String, String> options, Map<String, String> session,
+      Configuration hadoop) {
     unknown(options).forEach(LOG::warn);
     Map<String, String> conf = new HashMap<>();
     session.forEach((k, v) -> {
@@ -53,8 +59,15 @@ final class ScanOptions {
     });
     Map<String, String> own = new HashMap<>();
     options.forEach((name, value) -> own.put(lower(name), value));
-    return ScanSettings.of(input(own), decode(own.get(DECODE)), uri(own, QUARANTINE),
-        uri(own, MANIFEST), conf);
+    String input = input(own);
+    StoredImages stored;
+    try {
+      stored = PreprocessedInput.storedImages(hadoop, input);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
+    return ScanSettings.of(input, decode(own.get(DECODE)), uri(own, QUARANTINE),
+        uri(own, MANIFEST), conf, stored);
   }
 
   /** A warning for every option that names nothing, with the closest name. */

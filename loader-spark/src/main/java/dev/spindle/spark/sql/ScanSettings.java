@@ -2,9 +2,10 @@ package dev.spindle.spark.sql;
 
 import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.image.ImageTransform;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.SampleLimits;
+import dev.spindle.spark.shard.StoredImages;
 import java.io.Serializable;
 import java.util.Map;
 
@@ -17,7 +18,8 @@ import java.util.Map;
  * @param decode true: decoded, transformed uint8 images; false: the image files' bytes
  * @param quarantine where each task lists its quarantined samples as JSON lines, or null
  * @param manifest the manifest cache file, or null for the default beside the data
- * @param transform the decode and transform (also when not decoding: it is checked all the same)
+ * @param images the decode and transform (also when not decoding: it is checked all the same),
+ *     or, for a preprocess output, its stored images (copied as they are)
  * @param batchSize rows per columnar batch
  * @param limits what a shard reader accepts in one sample
  * @param threads caps the decodes in flight per task ({@code 4 x} this); 0 = the executor's pool
@@ -32,7 +34,7 @@ record ScanSettings(
     boolean decode,
     String quarantine,
     String manifest,
-    ImageTransform transform,
+    BatchImages images,
     int batchSize,
     SampleLimits limits,
     int threads,
@@ -43,11 +45,17 @@ record ScanSettings(
     FailureBudget budget)
     implements Serializable {
 
-  /** Reads the {@code spark.spindle.*} settings from {@code conf} (full key names). */
+  /**
+   * Reads the {@code spark.spindle.*} settings from {@code conf} (full key names).
+   *
+   * @param stored the input's stored images when it is a preprocess output, else null
+   * @throws IllegalArgumentException for an invalid value, or image settings that disagree with
+   *     the stored images
+   */
   static ScanSettings of(String input, boolean decode, String quarantine, String manifest,
-      Map<String, String> conf) {
+      Map<String, String> conf, StoredImages stored) {
     return new ScanSettings(input, decode, quarantine, manifest,
-        SpindleConfig.uint8Transform(conf),
+        BatchImages.of(stored, conf, input),
         SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
         SpindleConfig.sampleLimits(conf),
         SpindleConfig.get(conf, SpindleConfig.THREADS),

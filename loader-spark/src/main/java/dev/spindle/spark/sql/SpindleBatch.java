@@ -4,6 +4,9 @@ import dev.spindle.spark.feed.ManifestCache;
 import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -20,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The physical scan, planned on the driver: the input's manifest (listed and counted once, tar
  * shards counted by a Spark job, cached as {@code _spindle_manifest.json} beside the data or at
- * the {@code manifest} option, and counted again when the shards changed), then partitions of
+ * the {@code manifest} option, and counted again when the shards changed; a preprocess output's
+ * own {@code _manifest.json}, read as it is), then partitions of
  * whole shards up to {@code spark.spindle.partitionBytes}. Each scan has an id of its own, which
  * names its quarantine files. Driver thread.
  */
@@ -40,7 +44,9 @@ final class SpindleBatch implements Batch {
   @Override
   public synchronized InputPartition[] planInputPartitions() {
     if (partitions == null) {
-      List<ShardGroup> groups = ShardGroup.plan(manifest().manifest(), settings.partitionBytes());
+      Manifest manifest = manifest().manifest();
+      requireSameImages(manifest);
+      List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
       partitions = groups.stream().map(SpindleInputPartition::new).toArray(InputPartition[]::new);
       LOG.info("spindle scan {} of {}: {} partitions", scanId, settings.input(), partitions.length);
     }
@@ -64,6 +70,23 @@ final class SpindleBatch implements Batch {
       return loaded;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The images the scan was set up for (when the DataFrame was defined) must still be the input's:
+   * an input that became, or stopped being, a preprocess output, or whose stored shape changed,
+   * is refused before any task.
+   */
+  private void requireSameImages(Manifest manifest) {
+    StoredImages now = manifest.stored();
+    BatchImages planned = settings.images();
+    boolean same = now == null ? planned.decodes()
+        : !planned.decodes() && planned.shape().equals(now.shape());
+    if (!same) {
+      throw new IllegalStateException("The input " + settings.input() + " changed since the"
+          + " DataFrame was defined: it " + (now == null ? "is no longer a preprocess output"
+              : "is now a preprocess output of " + now.shape() + " images") + "; load it again");
     }
   }
 

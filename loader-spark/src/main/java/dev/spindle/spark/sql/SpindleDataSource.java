@@ -43,7 +43,8 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
     SparkSession spark = SparkSession.active();
     ScanSettings settings = ScanOptions.resolve(options,
-        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()));
+        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()),
+        spark.sparkContext().hadoopConfiguration());
     requireInput(spark, settings.input());
     return new SpindleTable(settings);
   }

@@ -80,7 +80,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     int pool = SamplePath.cpuThreads();
     int threads = settings.threads() > 0 ? Math.min(settings.threads(), pool) : pool;
     // as in preprocess: in input order a few slots per thread keep a thread from idling
-    return PathSpec.quarantining(owner, settings.decode() ? settings.transform() : null,
+    return PathSpec.quarantining(owner, settings.decode() ? settings.images() : null,
         settings.batchSize(), 4 * threads, settings.budget().toPipelineBudget());
   }
 

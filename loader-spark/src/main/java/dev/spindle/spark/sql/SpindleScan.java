@@ -29,8 +29,10 @@ final class SpindleScan implements Scan {
 
   @Override
   public String description() {
+    String images = settings.images().decodes() ? settings.images().transforms()
+        : "stored: " + settings.images().transforms();
     return "spindle " + settings.input() + (settings.decode()
-        ? " [" + settings.transform().spec() + "]" : " [encoded]");
+        ? " [" + images + "]" : settings.images().decodes() ? " [encoded]" : " [stored, raw]");
   }
 
   @Override

@@ -115,6 +115,24 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a preprocess output is served like its shards: the planned keys, labels and bytes, nothing decoded") {
+    TestFiles.withTempDir("serve-prep") { dir =>
+      val prep = Preprocessed.write(spark, tars(dir.resolve("in"), Counts), dir.resolve("prep"), "arrow")
+      val m = manifest(prep) // a part file per shard: the shards' numbering
+      val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(prep, socket, 2, 60))
+      awaitSocket(socket, job)
+      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      trainers.foreach(t => assert(t.await() == 0, t.output))
+      val report = Await.result(job, 3.minutes)
+      // the bytes each trainer got are those of decoding the original PNGs (assertPlanned)
+      trainers.zipWithIndex.foreach { case (t, r) => assertPlanned(m, plan, r, t.batches(), 0L until 8L) }
+      assert(digests(report, 0) == planDigests(m, spec(3, 0, 2, 4)))
+      assert(report.get("images_decoded") == 0L && report.get("samples_read") == 64L)
+    }
+  }
+
   test("a trainer killed mid-epoch and restarted from its saved state resumes exactly where it left off") {
     TestFiles.withTempDir("serve-kill") { dir =>
       val in = tars(dir.resolve("in"), Counts)

@@ -87,7 +87,8 @@ class DataSourceOptionsSuite extends AnyFunSuite with SparkFixture {
   test("the reader owns its batch: reused, valid until next(), close() twice is safe") {
     withInput { in =>
       val settings = ScanOptions.resolve(
-        Map("path" -> in.toString, "size" -> "8", "batchSize" -> "2").asJava, Map.empty.asJava)
+        Map("path" -> in.toString, "size" -> "8", "batchSize" -> "2").asJava, Map.empty.asJava,
+        new org.apache.hadoop.conf.Configuration())
       val batch = new SpindleBatch(settings, ScanSchema.of(true))
       val partition = batch.planInputPartitions().head
       val r = batch.createReaderFactory().createColumnarReader(partition)

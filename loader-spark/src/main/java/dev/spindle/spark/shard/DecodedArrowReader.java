@@ -1,0 +1,152 @@
+package dev.spindle.spark.shard;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Reads an Arrow IPC part file of a {@code preprocess} output ({@link ShardFormat#DECODED_ARROW}):
+ * row {@code N} (counted from 0 over the file) is sample {@code N}, its {@code image} the stored
+ * pixels, with its stored {@code label}, {@code key} and {@code index} ({@link StoredRows}). Only
+ * the record batches holding a wanted row are loaded: where each batch starts is found from the
+ * batches' headers ({@link ArrowBlockRows}), never from their bodies. A file that no longer
+ * matches the manifest (another size or row count, another schema, a batch of other rows) fails
+ * the open or the read, naming it; Arrow IPC has no checksums, so a changed pixel byte is not
+ * seen. Owns an Arrow allocator of its own (one record batch at a time), closed with it; one
+ * thread.
+ */
+final class DecodedArrowReader implements ShardReader {
+  private final Shard shard;
+  private final String fileName;
+  private final SampleLimits limits;
+  private final BufferAllocator allocator;
+  private final ArrowFileReader file;
+  private final List<ArrowBlock> blocks;
+  private final long[] starts; // the first row of each record batch, then the file's row count
+  private final int[] wanted; // rows to read, strictly increasing; null = every row
+  private int nextWanted;
+  private long nextRow;
+  private int loaded = -1;
+  private StoredColumns columns;
+  private boolean closed;
+
+  private DecodedArrowReader(Shard shard, SampleLimits limits, BufferAllocator allocator,
+      HadoopReadChannel channel, int[] wanted) throws IOException {
+    this.shard = shard;
+    this.fileName = new Path(shard.uri()).getName();
+    this.limits = limits;
+    this.allocator = allocator;
+    this.wanted = wanted;
+    this.file = new ArrowFileReader(channel, allocator);
+    try {
+      this.blocks = file.getRecordBlocks();
+      StoredColumns.check(file.getVectorSchemaRoot(), shard.uri());
+      this.starts = ArrowBlockRows.starts(channel, blocks, shard.samples());
+      StoredFiles.requireRows(shard, starts[starts.length - 1]);
+    } catch (IOException | RuntimeException e) {
+      file.close();
+      throw e;
+    }
+  }
+
+  /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
+  static DecodedArrowReader open(Shard shard, Configuration conf, SampleLimits limits,
+      int[] positions) throws IOException {
+    FileStatus status = StoredFiles.requireSize(shard, conf);
+    BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
+    HadoopReadChannel channel = null;
+    try {
+      channel = new HadoopReadChannel(
+          status.getPath().getFileSystem(conf).open(status.getPath()), status.getLen());
+      return new DecodedArrowReader(shard, limits, allocator, channel, positions);
+    } catch (IOException | RuntimeException e) {
+      if (channel != null) {
+        channel.close();
+      }
+      allocator.close();
+      if (e instanceof RuntimeException) {
+        throw StoredFiles.mismatch(shard.uri(), "it cannot be read as an Arrow IPC file ("
+            + e.getMessage() + ")", e);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean hasNext() {
+    return !closed && nextPosition() < starts[starts.length - 1];
+  }
+
+  @Override
+  public Sample next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("No more samples in " + shard.uri());
+    }
+    long row = nextPosition();
+    if (wanted == null) {
+      nextRow++;
+    } else {
+      nextWanted++;
+    }
+    int b = blockOf(row);
+    if (b != loaded) {
+      load(b);
+    }
+    return columns.sample(shard, fileName, row, (int) (row - starts[b]), limits);
+  }
+
+  private long nextPosition() {
+    if (wanted == null) {
+      return nextRow;
+    }
+    return nextWanted < wanted.length ? wanted[nextWanted] : Long.MAX_VALUE;
+  }
+
+  private int blockOf(long row) {
+    int i = Arrays.binarySearch(starts, row);
+    int b = i >= 0 ? i : -i - 2;
+    while (starts[b + 1] == starts[b]) { // empty batches share their start with the next
+      b++;
+    }
+    return b;
+  }
+
+  private void load(int b) {
+    try {
+      file.loadRecordBatch(blocks.get(b));
+      VectorSchemaRoot root = file.getVectorSchemaRoot();
+      long expected = starts[b + 1] - starts[b];
+      if (root.getRowCount() != expected) {
+        throw StoredFiles.mismatch(shard.uri(), "its record batch " + b + " holds "
+            + root.getRowCount() + " rows, " + expected + " were expected");
+      }
+      loaded = b;
+      columns = new StoredColumns(root);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Failed reading record batch " + b + " of " + shard.uri()
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!closed) {
+      closed = true;
+      try {
+        file.close(); // its vectors and the channel
+      } finally {
+        allocator.close(); // fails loudly if a buffer leaked
+      }
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.spindle.spark.shard;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads a Parquet part file of a {@code preprocess} output ({@link ShardFormat#DECODED_PARQUET}):
+ * row {@code N} is sample {@code N}, its {@code image} the stored pixels, with its stored {@code
+ * label}, {@code key} and {@code index} ({@link StoredRows}). Only those four columns are read; row
+ * groups without a wanted row are never read, and within a row group only the pages holding one
+ * ({@link ParquetRows}); page checksums are verified as for any Parquet shard, and a row group that
+ * cannot be decoded quarantines its wanted rows from the failing one on. A file that no longer
+ * matches the manifest (another size or row count, another schema) fails the open, naming it.
+ * One thread.
+ */
+final class DecodedParquetReader implements ShardReader {
+  private static final String[] COLUMNS = {"image", "label", "key", "index"};
+  private static final PrimitiveTypeName[] TYPES = {PrimitiveTypeName.BINARY,
+      PrimitiveTypeName.INT32, PrimitiveTypeName.BINARY, PrimitiveTypeName.INT64};
+
+  private final Shard shard;
+  private final String fileName;
+  private final ParquetRows rows;
+  private final SampleLimits limits;
+
+  private DecodedParquetReader(Shard shard, ParquetRows rows, SampleLimits limits) {
+    this.shard = shard;
+    this.fileName = new Path(shard.uri()).getName();
+    this.rows = rows;
+    this.limits = limits;
+  }
+
+  /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
+  static DecodedParquetReader open(Shard shard, Configuration conf, SampleLimits limits,
+      int[] positions) throws IOException {
+    StoredFiles.requireSize(shard, conf);
+    ParquetFileReader file = ParquetFiles.open(shard.uri(), conf);
+    try {
+      MessageType projection = project(file.getFileMetaData().getSchema(), shard.uri());
+      file.setRequestedSchema(projection);
+      List<ColumnDescriptor> columns = new ArrayList<>();
+      for (String c : COLUMNS) {
+        columns.add(projection.getColumnDescription(new String[] {c}));
+      }
+      ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
+      StoredFiles.requireRows(shard, rows.rowCount());
+      return new DecodedParquetReader(shard, rows, limits);
+    } catch (IOException | RuntimeException e) {
+      file.close();
+      throw e;
+    }
+  }
+
+  /** The four columns of the file's schema, or a refusal naming the file and the column. */
+  private static MessageType project(MessageType schema, String uri) throws IOException {
+    List<Type> fields = new ArrayList<>();
+    for (int c = 0; c < COLUMNS.length; c++) {
+      Type t = schema.containsField(COLUMNS[c]) ? schema.getType(COLUMNS[c]) : null;
+      if (t == null || !t.isPrimitive() || t.isRepetition(Type.Repetition.REPEATED)
+          || ((PrimitiveType) t).getPrimitiveTypeName() != TYPES[c]) {
+        throw StoredFiles.mismatch(uri, "its column '" + COLUMNS[c] + "' is "
+            + (t == null ? "missing" : "'" + t.toString().trim() + "'") + ", not " + TYPES[c]
+            + " as preprocess writes it");
+      }
+      fields.add(t);
+    }
+    return new MessageType(schema.getName(), fields);
+  }
+
+  @Override
+  public boolean hasNext() {
+    return rows.hasNext();
+  }
+
+  @Override
+  public Sample next() {
+    long row = rows.next();
+    ParquetRowGroup group = rows.at(row);
+    if (group != null) {
+      try {
+        return read(group, row);
+      } catch (RuntimeException e) {
+        rows.damaged(row, e);
+      }
+    }
+    return StoredRows.damaged(shard, fileName, row, rows.damage(), limits);
+  }
+
+  private Sample read(ParquetRowGroup group, long row) {
+    Binary image = group.binary(0);
+    Integer label = group.isNull(1) ? null : group.reader(1).getInteger();
+    Binary key = group.binary(2);
+    Long index = group.isNull(3) ? null : group.reader(3).getLong();
+    return StoredRows.sample(shard, fileName, row, key == null ? null : key.toStringUsingUTF8(),
+        image == null ? -1 : image.length(), image == null ? null : image::getBytes, label,
+        index, limits);
+  }
+
+  @Override
+  public void close() throws IOException {
+    rows.close();
+  }
+}

@@ -1,0 +1,38 @@
+package dev.spindle.spark.shard;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What the rows of a {@code preprocess} output hold: images already decoded and transformed, all
+ * of one shape, as its {@code _manifest.json} records them ({@code image_shape}, {@code
+ * transforms}). Immutable; shipped to executors inside a {@link Manifest}.
+ *
+ * @param height rows of pixels
+ * @param width pixels per row
+ * @param channels values per pixel (3: RGB)
+ * @param transforms the transform chain that made them, as {@code preprocess} ran it
+ */
+public record StoredImages(int height, int width, int channels, String transforms)
+    implements Serializable {
+
+  public StoredImages {
+    if (height <= 0 || width <= 0 || channels <= 0) {
+      throw new IllegalArgumentException("Invalid image shape [" + height + ", " + width + ", "
+          + channels + "] (every dimension must be > 0)");
+    }
+    if (transforms == null) {
+      throw new IllegalArgumentException("Stored images need the transforms that made them");
+    }
+  }
+
+  /** Bytes of one image: H·W·C. */
+  public long rowBytes() {
+    return (long) height * width * channels;
+  }
+
+  /** [H, W, C]. */
+  public List<Integer> shape() {
+    return List.of(height, width, channels);
+  }
+}
