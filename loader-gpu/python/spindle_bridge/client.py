@@ -23,22 +23,31 @@ def _torch():
         return None
 
 
-class Batch:
-    """One batch's descriptor: number in the rank's epoch, plan indices and sample keys."""
+class Batch(tuple):
+    """One batch: unpacks as ``(images, labels)``; also carries ``weights`` (float32 ``[N]``,
+    1.0 for a real sample, 0.0 for padding (``PAD`` remainder) and for a stand-in of a
+    quarantined sample: multiply the per-sample loss by it), ``keys`` (sample keys),
+    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``.
+    ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
+    loader's device."""
 
-    def __init__(self, desc):
-        self.number = desc["batch"]
-        self.rows = desc["rows"]
-        self.indices = desc["indices"]
-        self.keys = desc["keys"]
-        self.shape = desc["shape"]
-        self.dtype = desc["dtype"]
-        self.image_offset = desc["image_offset"]
-        self.labels_offset = desc["labels_offset"]
+    def __new__(cls, images, labels, weights, desc):
+        b = super().__new__(cls, (images, labels))
+        b.images, b.labels, b.weights = images, labels, weights
+        b.number = desc["batch"]
+        b.rows = desc["rows"]
+        b.indices = desc["indices"]
+        b.keys = desc["keys"]
+        b.shape = desc["shape"]
+        b.dtype = desc["dtype"]
+        b.image_offset = desc["image_offset"]
+        b.labels_offset = desc["labels_offset"]
+        return b
 
 
 class SpindleLoader:
-    """Yields ``(images, labels)`` for one rank, viewing the feeder's memory without a copy.
+    """Yields a rank's batches (:class:`Batch`, which unpacks as ``(images, labels)`` and carries
+    ``weights``, ``keys`` and ``indices``), viewing the feeder's memory without a copy.
 
     Images are uint8 ``[N, H, W, C]`` (or normalised ``[N, C, H, W]`` float16/float32, as the
     feeder is configured); labels int64 ``[N]``. The views are read-only and valid until the next
@@ -135,9 +144,10 @@ class SpindleLoader:
                 raise p.ProtocolError("batch %d carries a CUDA IPC event (kind %d), which this "
                                       "client does not wait on" % (desc["batch"], desc["event"]))
             self._held = desc["batch"]
-            self.last = Batch(desc)
+            images, labels = self._views(desc)
+            self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
             self.batches_yielded += 1
-            yield self._views(desc)
+            yield self.last
 
     def _views(self, d):
         if self._cuda is not None:
@@ -152,6 +162,13 @@ class SpindleLoader:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # read-only views, by design
             return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+
+    def _weights(self, weights):
+        w = np.array(weights, dtype=np.float32)
+        if self.torch is None:
+            return w if self._cuda is None else self._cuda.to_device(w)
+        t = self.torch.from_numpy(w)
+        return t if self._cuda is None else t.to(self.device)
 
     def _release_held(self):
         if self._held is None:

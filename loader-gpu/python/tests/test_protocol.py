@@ -30,7 +30,7 @@ class ProtocolTest(unittest.TestCase):
         f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3")
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 2, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
+                         (b"SPDL", 3, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
         r = p.Reader(f[12:])
         self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()),
                          ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3"))
@@ -95,13 +95,14 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual((w["dtype"], w["height"], w["max_rows"], w["loader_state"]),
                          ("uint8", 28, 64, '{"a": 1}'))
 
-    def test_batch_round_trips_with_indices_and_keys(self):
+    def test_batch_round_trips_with_indices_weights_and_keys(self):
         payload = (struct.pack("<qiBB", 5, 2, 0, 2) + struct.pack("<qq", 2, 3)
                    + struct.pack("<qqqB", 256, 6, 512, 0) + struct.pack("<qq", 10, 11)
-                   + p.string("k-é") + p.string("k2"))
+                   + struct.pack("<ff", 1.0, 0.0) + p.string("k-é") + p.string("k2"))
         b = p.parse_batch(payload)
         self.assertEqual((b["batch"], b["rows"], b["shape"], b["image_offset"]), (5, 2, (2, 3), 256))
-        self.assertEqual((b["indices"], b["keys"]), ([10, 11], ["k-é", "k2"]))
+        self.assertEqual((b["indices"], b["weights"], b["keys"]),
+                         ([10, 11], [1.0, 0.0], ["k-é", "k2"]))
 
     def test_cuda_ipc_welcome_carries_ordinal_64_handle_bytes_and_size(self):
         handle = bytes(range(1, 65))
@@ -123,16 +124,17 @@ class ProtocolTest(unittest.TestCase):
     def test_batch_with_ipc_event_carries_64_event_bytes(self):
         payload = (struct.pack("<qiBB", 1, 1, 0, 1) + struct.pack("<q", 4)
                    + struct.pack("<qqqB", 0, 4, 256, 1) + b"\x07" * 64
-                   + struct.pack("<q", 9) + p.string("k"))
+                   + struct.pack("<q", 9) + struct.pack("<f", 0.0) + p.string("k"))
         b = p.parse_batch(payload)
-        self.assertEqual((b["event"], b["ipc_event"], b["indices"]), (1, b"\x07" * 64, [9]))
+        self.assertEqual((b["event"], b["ipc_event"], b["indices"], b["weights"]),
+                         (1, b"\x07" * 64, [9], [0.0]))
 
     def test_truncated_message_is_refused(self):
         with self.assertRaisesRegex(p.ProtocolError, "too short"):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 2"):
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 3: use the"):
             p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):

@@ -157,8 +157,12 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
       assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 1 (this feeder speaks version 2)"))
-      assert(refusal(s, header(2, Wire.HELLO, 1 << 24)) == (3,
+        "Unsupported protocol version 1: this feeder speaks version 3; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 3"))
+      // a version 2 client (no loss weights in BATCH) is told which version to use
+      assert(refusal(s, frame2(Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
+        "Unsupported protocol version 2: this feeder speaks version 3"))
+      assert(refusal(s, header(3, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
       assert(refusal(s, "GET / HTTP/1.1\r\n\r\n".getBytes("UTF-8"))._1 == 1)
       assert(refusal(s, frame(Wire.HELLO, ByteBuffer.allocate(3))) == (1,
@@ -185,7 +189,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 11)
+      assert(server.stats().refused == 12)
     }
   }
 
@@ -546,8 +550,8 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
     try {
       val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
-      assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
-        + "carries at most 65536)")
+      assert(e.getMessage == "Invalid feeder for rank 0: batches of 32769 rows (a BATCH message "
+        + "carries at most 32768)")
     } finally feeder.close(Duration.ZERO)
   }
 
