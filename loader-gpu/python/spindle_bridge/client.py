@@ -6,7 +6,6 @@ import os
 import socket
 import stat
 import time
-import warnings
 
 import numpy as np
 
@@ -50,9 +49,10 @@ class SpindleLoader:
     ``weights``, ``keys`` and ``indices``), viewing the feeder's memory without a copy.
 
     Images are uint8 ``[N, H, W, C]`` (or normalised ``[N, C, H, W]`` float16/float32, as the
-    feeder is configured); labels int64 ``[N]``. The views are read-only and valid until the next
-    batch is requested: the loader then releases the batch and the feeder reuses its slot. Copy
-    (or convert, e.g. ``images.float()``) what must outlive the step.
+    feeder is configured); labels int64 ``[N]``. The views are valid until the next batch is
+    requested: the loader then releases the batch and the feeder reuses its slot. Copy (or
+    convert, e.g. ``images.float()``) what must outlive the step. On the host they may be written
+    (in-place ops): the mapping is copy-on-write, so writes stay in this process.
 
     ``device="cpu"``: a feeder on host shared memory; numpy arrays or CPU tensors. ``device=
     "cuda:N"`` (or ``"cuda"``, torch's current device): a feeder on that GPU; the batches are
@@ -90,6 +90,7 @@ class SpindleLoader:
         self._held = None
         self._ended = False
         self._mm = None
+        self._written = ()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(timeout_s + 30.0)
         self._sock.connect(str(socket_path))
@@ -157,11 +158,10 @@ class SpindleLoader:
                                offset=d["image_offset"]).reshape(d["shape"])
         labels = np.frombuffer(self._mm, dtype=np.int64, count=d["rows"],
                                offset=d["labels_offset"])
+        self._written = ((d["image_offset"], d["image_bytes"]), (d["labels_offset"], 8 * d["rows"]))
         if self.torch is None:
             return images, labels
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # read-only views, by design
-            return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+        return self.torch.from_numpy(images), self.torch.from_numpy(labels)
 
     def _weights(self, weights):
         w = np.array(weights, dtype=np.float32)
@@ -175,6 +175,7 @@ class SpindleLoader:
             return
         held, self._held = self._held, None
         if self._cuda is None:
+            _discard_private_pages(self._mm, self._written)
             self._sock.sendall(p.release(held))
             return
         # The GPU may still run work queued on the batch: release it once that work is done,
@@ -233,8 +234,11 @@ def merge_states(states):
 
 
 def _map_shared(path, size):
-    """Maps the feeder's slab read-only: ``/proc/<feeder pid>/fd/<n>``, an unlinked file that
-    exists only while the feeder holds it."""
+    """Maps the feeder's slab ``/proc/<feeder pid>/fd/<n>`` (an unlinked file that exists only
+    while the feeder holds it) copy-on-write: the trainer reads the feeder's bytes, and a write
+    into a batch (``images[0] = 1``, an in-place op) copies the page it touches into this
+    process; the feeder's memory never changes. _discard_private_pages drops those copies when
+    the batch is released, so the slot shows the feeder's next batch again."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as e:
@@ -246,9 +250,18 @@ def _map_shared(path, size):
         if not stat.S_ISREG(st.st_mode) or st.st_size != size:
             raise p.ProtocolError("the feeder's shared memory %s is not a file of %d bytes (the "
                                   "feeder closed it?)" % (path, size))
-        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        return mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
     finally:
         os.close(fd)
+
+
+def _discard_private_pages(mm, ranges):
+    """Drops this process's copies of the pages of ``ranges`` (offset, length) of the
+    copy-on-write mapping ``mm``: they read the feeder's memory again. Whole pages around each
+    range, which only the released batch's views share."""
+    for offset, length in ranges:
+        start = offset - offset % mmap.PAGESIZE
+        mm.madvise(mmap.MADV_DONTNEED, start, offset + length - start)
 
 
 def _run_token(token, socket_path):

@@ -35,6 +35,8 @@ def main():
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
     a.add_argument("--ipc", choices=["cupy", "driver"], help="CUDA IPC opener (default: auto)")
     a.add_argument("--token", help="the run token (default: SPINDLE_RUN_TOKEN)")
+    a.add_argument("--scribble", action="store_true",
+                   help="after recording a batch, write into its images and labels in place")
     args = a.parse_args()
     state = json.load(open(args.state_in)) if args.state_in else None
     with open(args.out, "w", encoding="utf-8") as out:
@@ -60,6 +62,10 @@ def main():
                 view_of(loader, images, b),
                 ",".join("%g" % w for w in host_list(b.weights))]) + "\n")
             out.flush()
+            if args.scribble:
+                images[0, 0, 0, 0] = 1
+                images[...] = 255  # in place, on every byte of the batch
+                labels[...] = -7
             if args.die_after and loader.batches_yielded == args.die_after:
                 with open(args.state_out, "w") as s:
                     json.dump(loader.state_dict(), s)

@@ -99,6 +99,20 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("a trainer may write into its batches (tensors and arrays): it alone sees the writes") {
+    val feeds = Seq(0, 1).map(r => new Feed(r, (0L until 24L).filter(_ % 2 == r), slots = 3))
+    withBridge(2, feeds) { (server, dir) =>
+      // rank 0 writes through torch tensors, rank 1 through numpy arrays; each batch's every
+      // byte after hashing it: 12 batches through 3 slots, so a write that reached the slot (or
+      // stayed in the trainer's mapping) would show in a later batch's bytes
+      val ts = Seq(new Trainer(server.socketPath(), 0, 2, dir, Seq("--scribble")),
+        new Trainer(server.socketPath(), 1, 2, dir, Seq("--scribble") ++ Np))
+      ts.foreach(t => assert(t.await() == 0, t.output))
+      assert(ts(0).batches().forall(_.arrayType == "Tensor"))
+      ts.zip(feeds).foreach { case (t, f) => assertArrived(t.batches(), f, 0L until 12L) }
+    }
+  }
+
   test("two ranks get disjoint, equal shares while training concurrently") {
     val feeds = Seq(0, 1).map(r => new Feed(r, (0L until 20L).filter(_ % 2 == r), slots = 3))
     withBridge(2, feeds) { (server, dir) =>
