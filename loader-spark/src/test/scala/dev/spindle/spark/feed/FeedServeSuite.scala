@@ -304,6 +304,24 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a trainer that dies holding a batch and is not replaced fails its rank naming the rank, not the lease") {
+    TestFiles.withTempDir("serve-died") { dir =>
+      val in = tars(dir.resolve("in"), Seq(40))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 3))
+      awaitSocket(socket, job)
+      val t = new Trainer(socket, 0, 1, dir, Seq("--die-after", "2", "--state-out",
+        dir.resolve("state.json").toString))
+      assert(t.await() == 137, t.output) // SIGKILL while holding batch 1
+      val e = intercept[Exception](Await.result(job, 3.minutes))
+      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      assert(msg.contains("Trainer of rank 0 (connection") && msg.contains("disconnected without BYE")
+        && msg.contains("holding batch(es) [1]"), msg)
+      assert(msg.contains(s"no trainer of rank 0 reconnected to $socket within 3 s"), msg)
+      assert(!msg.contains("close the DeviceBatch"), msg)
+    }
+  }
+
   test("serving flags and settings are checked before any work") {
     def usage(a: String*): String =
       intercept[picocli.CommandLine.ParameterException](FeedCommand.run(spark, a.toArray)).getMessage
