@@ -91,9 +91,7 @@ class SpindleLoader:
         self._ended = False
         self._mm = None
         self._written = ()
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.settimeout(timeout_s + 30.0)
-        self._sock.connect(str(socket_path))
+        self._sock = _connect(str(socket_path), timeout_s)
         try:
             try:
                 self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
@@ -119,6 +117,28 @@ class SpindleLoader:
                                   % (w["device"], self.device))
         else:
             self._cuda = CudaSlab(w, self.ordinal, self.torch, self._ipc_opener)
+
+    @classmethod
+    def from_env(cls, **overrides):
+        """A loader built from the launcher's environment: ``RANK``, ``WORLD_SIZE`` (as
+        torchrun sets them), ``SPINDLE_SOCKET`` (the feeder's socket), ``SPINDLE_RUN_TOKEN``,
+        optional ``SPINDLE_DEVICE`` (``cpu`` by default, or ``cuda:N``), ``SPINDLE_STATE`` (a
+        loader state JSON file to resume from) and ``SPINDLE_TIMEOUT_S`` (300 by default).
+        Keyword arguments override them (``SpindleLoader(...)``'s names)."""
+        env = os.environ
+        missing = [k for k in ("RANK", "WORLD_SIZE", "SPINDLE_SOCKET") if not env.get(k)]
+        if missing and not all(_ENV_ARGS[k] in overrides for k in missing):
+            raise ValueError("SpindleLoader.from_env: %s not set (RANK, WORLD_SIZE and "
+                             "SPINDLE_SOCKET are required; see the README)" % ", ".join(missing))
+        args = {"socket_path": env.get("SPINDLE_SOCKET"), "rank": _env_int("RANK"),
+                "world_size": _env_int("WORLD_SIZE"),
+                "device": env.get("SPINDLE_DEVICE") or "cpu",
+                "timeout_s": float(env.get("SPINDLE_TIMEOUT_S") or 300.0)}
+        if env.get("SPINDLE_STATE"):
+            with open(env["SPINDLE_STATE"], encoding="utf-8") as f:
+                args["state"] = json.load(f)
+        args.update(overrides)
+        return cls(**args)
 
     @property
     def memory_base(self):
@@ -253,6 +273,44 @@ def _map_shared(path, size):
         return mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
     finally:
         os.close(fd)
+
+
+_ENV_ARGS = {"RANK": "rank", "WORLD_SIZE": "world_size", "SPINDLE_SOCKET": "socket_path"}
+
+
+def _env_int(name):
+    v = os.environ.get(name)
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise ValueError("Invalid %s: %r (must be an integer)" % (name, v)) from None
+
+
+def _connect(path, timeout_s):
+    """A socket connected to the feeder at ``path``, retrying with back-off (50 ms doubling to
+    1 s) while nothing listens there yet (the feeder still starting), for at most ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.05
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout_s + 30.0)
+        try:
+            sock.connect(path)
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError) as e:
+            sock.close()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ConnectionError("no Spindle feeder listening on %s within %.1f s (%s): "
+                                      "start the feed job first, or check the socket path it "
+                                      "printed" % (path, timeout_s, e.strerror)) from None
+            time.sleep(min(pause, left))
+            pause = min(2 * pause, 1.0)
+        except BaseException:
+            sock.close()
+            raise
 
 
 def _discard_private_pages(mm, ranges):

@@ -569,6 +569,36 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     } finally feeder.close(Duration.ZERO)
   }
 
+  test("pip installs the client into a fresh virtual environment offline, where it imports") {
+    val dir = tempDir()
+    try {
+      // a copy: setuptools builds in the source tree (build/, *.egg-info)
+      val src = Files.createDirectories(dir.resolve("src"))
+      Files.copy(Scripts.resolve("pyproject.toml"), src.resolve("pyproject.toml"))
+      val pkg = Files.createDirectories(src.resolve("spindle_bridge"))
+      Files.list(Scripts.resolve("spindle_bridge")).iterator().asScala
+        .filter(_.toString.endsWith(".py")).foreach(f => Files.copy(f, pkg.resolve(f.getFileName)))
+      val venv = dir.resolve("venv")
+      def run(cmd: String*): String = {
+        val pb = new ProcessBuilder(cmd: _*).directory(dir.toFile).redirectErrorStream(true)
+        pb.environment().put("PIP_NO_INDEX", "1") // offline: no package index
+        pb.environment().remove("PYTHONPATH")
+        val p = pb.start()
+        val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
+        assert(p.waitFor(300, TimeUnit.SECONDS) && p.exitValue() == 0, s"${cmd.mkString(" ")}: $out")
+        out
+      }
+      run(Python, "-m", "venv", "--system-site-packages", venv.toString)
+      val py = venv.resolve("bin/python").toString
+      run(py, "-m", "pip", "install", "--no-build-isolation", src.toString)
+      val got = run(py, "-c", "import spindle_bridge as s; print(s.__file__); print(s.VERSION); "
+        + "print(s.SpindleLoader.from_env.__name__)")
+      val lines = got.linesIterator.toSeq
+      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "3"
+        && lines(2) == "from_env", got)
+    } finally deleteRecursively(dir)
+  }
+
   test("the Python client's protocol unit tests pass") {
     val pb = new ProcessBuilder(Python, "-m", "unittest", "discover", "-s",
       Scripts.resolve("tests").toString, "-v").redirectErrorStream(true)
