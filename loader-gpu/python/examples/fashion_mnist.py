@@ -82,10 +82,13 @@ def main():
     started = time.perf_counter()
     step_s, samples, batches, loss = 0.0, 0, 0, None
     with SpindleLoader(args.socket, args.rank, args.world_size, timeout_s=600) as loader:
-        for images, labels in loader:
+        for batch in loader:
+            images, labels, weights = batch.images, batch.labels, batch.weights
             t = time.perf_counter()
             x = to_input(images)
-            loss = F.cross_entropy(model(x), labels, ignore_index=-1)  # -1: quarantined rows
+            # weights: 0 for padding and stand-ins of quarantined samples (whose label may be -1)
+            per_row = F.cross_entropy(model(x), labels, ignore_index=-1, reduction="none")
+            loss = (per_row * weights).sum() / weights.sum().clamp(min=1.0)
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -2,8 +2,9 @@
 
     from spindle_bridge import SpindleLoader
     loader = SpindleLoader("/tmp/spindle/bridge.sock", rank=0, world_size=2)
-    for images, labels in loader:      # torch tensors viewing the feeder's shared memory
-        ...                            # valid until the next batch is requested
+    for batch in loader:               # torch tensors viewing the feeder's shared memory
+        images, labels = batch         # valid until the next batch is requested
+        # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins
     state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
 
 Needs numpy; returns torch tensors when torch is importable (``as_numpy=True`` for arrays).

@@ -6,7 +6,6 @@ import os
 import socket
 import stat
 import time
-import warnings
 
 import numpy as np
 
@@ -23,27 +22,37 @@ def _torch():
         return None
 
 
-class Batch:
-    """One batch's descriptor: number in the rank's epoch, plan indices and sample keys."""
+class Batch(tuple):
+    """One batch: unpacks as ``(images, labels)``; also carries ``weights`` (float32 ``[N]``,
+    1.0 for a real sample, 0.0 for padding (``PAD`` remainder) and for a stand-in of a
+    quarantined sample: multiply the per-sample loss by it), ``keys`` (sample keys),
+    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``.
+    ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
+    loader's device."""
 
-    def __init__(self, desc):
-        self.number = desc["batch"]
-        self.rows = desc["rows"]
-        self.indices = desc["indices"]
-        self.keys = desc["keys"]
-        self.shape = desc["shape"]
-        self.dtype = desc["dtype"]
-        self.image_offset = desc["image_offset"]
-        self.labels_offset = desc["labels_offset"]
+    def __new__(cls, images, labels, weights, desc):
+        b = super().__new__(cls, (images, labels))
+        b.images, b.labels, b.weights = images, labels, weights
+        b.number = desc["batch"]
+        b.rows = desc["rows"]
+        b.indices = desc["indices"]
+        b.keys = desc["keys"]
+        b.shape = desc["shape"]
+        b.dtype = desc["dtype"]
+        b.image_offset = desc["image_offset"]
+        b.labels_offset = desc["labels_offset"]
+        return b
 
 
 class SpindleLoader:
-    """Yields ``(images, labels)`` for one rank, viewing the feeder's memory without a copy.
+    """Yields a rank's batches (:class:`Batch`, which unpacks as ``(images, labels)`` and carries
+    ``weights``, ``keys`` and ``indices``), viewing the feeder's memory without a copy.
 
     Images are uint8 ``[N, H, W, C]`` (or normalised ``[N, C, H, W]`` float16/float32, as the
-    feeder is configured); labels int64 ``[N]``. The views are read-only and valid until the next
-    batch is requested: the loader then releases the batch and the feeder reuses its slot. Copy
-    (or convert, e.g. ``images.float()``) what must outlive the step.
+    feeder is configured); labels int64 ``[N]``. The views are valid until the next batch is
+    requested: the loader then releases the batch and the feeder reuses its slot. Copy (or
+    convert, e.g. ``images.float()``) what must outlive the step. On the host they may be written
+    (in-place ops): the mapping is copy-on-write, so writes stay in this process.
 
     ``device="cpu"``: a feeder on host shared memory; numpy arrays or CPU tensors. ``device=
     "cuda:N"`` (or ``"cuda"``, torch's current device): a feeder on that GPU; the batches are
@@ -81,9 +90,8 @@ class SpindleLoader:
         self._held = None
         self._ended = False
         self._mm = None
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.settimeout(timeout_s + 30.0)
-        self._sock.connect(str(socket_path))
+        self._written = ()
+        self._sock = _connect(str(socket_path), timeout_s)
         try:
             try:
                 self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
@@ -110,6 +118,28 @@ class SpindleLoader:
         else:
             self._cuda = CudaSlab(w, self.ordinal, self.torch, self._ipc_opener)
 
+    @classmethod
+    def from_env(cls, **overrides):
+        """A loader built from the launcher's environment: ``RANK``, ``WORLD_SIZE`` (as
+        torchrun sets them), ``SPINDLE_SOCKET`` (the feeder's socket), ``SPINDLE_RUN_TOKEN``,
+        optional ``SPINDLE_DEVICE`` (``cpu`` by default, or ``cuda:N``), ``SPINDLE_STATE`` (a
+        loader state JSON file to resume from) and ``SPINDLE_TIMEOUT_S`` (300 by default).
+        Keyword arguments override them (``SpindleLoader(...)``'s names)."""
+        env = os.environ
+        missing = [k for k in ("RANK", "WORLD_SIZE", "SPINDLE_SOCKET") if not env.get(k)]
+        if missing and not all(_ENV_ARGS[k] in overrides for k in missing):
+            raise ValueError("SpindleLoader.from_env: %s not set (RANK, WORLD_SIZE and "
+                             "SPINDLE_SOCKET are required; see the README)" % ", ".join(missing))
+        args = {"socket_path": env.get("SPINDLE_SOCKET"), "rank": _env_int("RANK"),
+                "world_size": _env_int("WORLD_SIZE"),
+                "device": env.get("SPINDLE_DEVICE") or "cpu",
+                "timeout_s": float(env.get("SPINDLE_TIMEOUT_S") or 300.0)}
+        if env.get("SPINDLE_STATE"):
+            with open(env["SPINDLE_STATE"], encoding="utf-8") as f:
+                args["state"] = json.load(f)
+        args.update(overrides)
+        return cls(**args)
+
     @property
     def memory_base(self):
         """Device pointer of the feeder's slab in this process (CUDA IPC), else None."""
@@ -135,9 +165,10 @@ class SpindleLoader:
                 raise p.ProtocolError("batch %d carries a CUDA IPC event (kind %d), which this "
                                       "client does not wait on" % (desc["batch"], desc["event"]))
             self._held = desc["batch"]
-            self.last = Batch(desc)
+            images, labels = self._views(desc)
+            self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
             self.batches_yielded += 1
-            yield self._views(desc)
+            yield self.last
 
     def _views(self, d):
         if self._cuda is not None:
@@ -147,17 +178,24 @@ class SpindleLoader:
                                offset=d["image_offset"]).reshape(d["shape"])
         labels = np.frombuffer(self._mm, dtype=np.int64, count=d["rows"],
                                offset=d["labels_offset"])
+        self._written = ((d["image_offset"], d["image_bytes"]), (d["labels_offset"], 8 * d["rows"]))
         if self.torch is None:
             return images, labels
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # read-only views, by design
-            return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+        return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+
+    def _weights(self, weights):
+        w = np.array(weights, dtype=np.float32)
+        if self.torch is None:
+            return w if self._cuda is None else self._cuda.to_device(w)
+        t = self.torch.from_numpy(w)
+        return t if self._cuda is None else t.to(self.device)
 
     def _release_held(self):
         if self._held is None:
             return
         held, self._held = self._held, None
         if self._cuda is None:
+            _discard_private_pages(self._mm, self._written)
             self._sock.sendall(p.release(held))
             return
         # The GPU may still run work queued on the batch: release it once that work is done,
@@ -216,8 +254,11 @@ def merge_states(states):
 
 
 def _map_shared(path, size):
-    """Maps the feeder's slab read-only: ``/proc/<feeder pid>/fd/<n>``, an unlinked file that
-    exists only while the feeder holds it."""
+    """Maps the feeder's slab ``/proc/<feeder pid>/fd/<n>`` (an unlinked file that exists only
+    while the feeder holds it) copy-on-write: the trainer reads the feeder's bytes, and a write
+    into a batch (``images[0] = 1``, an in-place op) copies the page it touches into this
+    process; the feeder's memory never changes. _discard_private_pages drops those copies when
+    the batch is released, so the slot shows the feeder's next batch again."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as e:
@@ -229,9 +270,56 @@ def _map_shared(path, size):
         if not stat.S_ISREG(st.st_mode) or st.st_size != size:
             raise p.ProtocolError("the feeder's shared memory %s is not a file of %d bytes (the "
                                   "feeder closed it?)" % (path, size))
-        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        return mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
     finally:
         os.close(fd)
+
+
+_ENV_ARGS = {"RANK": "rank", "WORLD_SIZE": "world_size", "SPINDLE_SOCKET": "socket_path"}
+
+
+def _env_int(name):
+    v = os.environ.get(name)
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise ValueError("Invalid %s: %r (must be an integer)" % (name, v)) from None
+
+
+def _connect(path, timeout_s):
+    """A socket connected to the feeder at ``path``, retrying with back-off (50 ms doubling to
+    1 s) while nothing listens there yet (the feeder still starting), for at most ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.05
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout_s + 30.0)
+        try:
+            sock.connect(path)
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError) as e:
+            sock.close()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ConnectionError("no Spindle feeder listening on %s within %.1f s (%s): "
+                                      "start the feed job first, or check the socket path it "
+                                      "printed" % (path, timeout_s, e.strerror)) from None
+            time.sleep(min(pause, left))
+            pause = min(2 * pause, 1.0)
+        except BaseException:
+            sock.close()
+            raise
+
+
+def _discard_private_pages(mm, ranges):
+    """Drops this process's copies of the pages of ``ranges`` (offset, length) of the
+    copy-on-write mapping ``mm``: they read the feeder's memory again. Whole pages around each
+    range, which only the released batch's views share."""
+    for offset, length in ranges:
+        start = offset - offset % mmap.PAGESIZE
+        mm.madvise(mmap.MADV_DONTNEED, start, offset + length - start)
 
 
 def _run_token(token, socket_path):

@@ -91,6 +91,11 @@ class CudaSlab:
                                "0x%x" % (t.device, t.data_ptr(), self.ordinal, array.ptr))
         return t
 
+    def to_device(self, host):
+        """A cupy copy of numpy array ``host`` on this device (trainers without torch)."""
+        with self.cupy.cuda.Device(self.ordinal):
+            return self.cupy.asarray(host)
+
     def fence(self):
         """An event recorded now on the current stream: the work queued so far that may read a
         batch. ``done()`` polls it, ``wait()`` blocks on it."""

@@ -1,11 +1,11 @@
-"""Framing and message layouts of the Spindle bridge protocol, version 2 (see PROTOCOL.md).
+"""Framing and message layouts of the Spindle bridge protocol, version 3 (see PROTOCOL.md).
 
 Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
 u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
 """
 import struct
 
-VERSION = 2
+VERSION = 3
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
 MAX_PAYLOAD = 1 << 20
@@ -52,7 +52,8 @@ def read_frame(sock):
     if magic != MAGIC:
         raise ProtocolError("not a Spindle bridge: bad magic %r" % magic)
     if version != VERSION:
-        raise ProtocolError("feeder speaks protocol version %d, this client version %d"
+        raise ProtocolError("feeder speaks protocol version %d, this client version %d: use the "
+                            "spindle_bridge client of the feeder's Spindle release"
                             % (version, VERSION), "BAD_VERSION")
     if length > MAX_PAYLOAD:
         raise ProtocolError("%s message of %d bytes exceeds the protocol's frame limit of %d bytes"
@@ -112,6 +113,10 @@ class Reader:
     def i64(self):
         return self.take("<q")
 
+    def f32s(self, n):
+        v = self.take("<%df" % n)
+        return list(v) if n > 1 else [v]
+
     def string(self):
         n = self.take("<I")
         if self.at + n > len(self.b):
@@ -149,5 +154,6 @@ def parse_batch(payload):
     if b["event"]:
         b["ipc_event"] = r.take("<64s")
     b["indices"] = [r.i64() for _ in range(b["rows"])]
+    b["weights"] = r.f32s(b["rows"])
     b["keys"] = [r.string() for _ in range(b["rows"])]
     return b

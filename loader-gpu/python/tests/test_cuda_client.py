@@ -66,7 +66,8 @@ class FakeFeeder(threading.Thread):
 def batch(n, event=0):
     return (struct.pack("<qiBB", n, 2, 0, 4) + struct.pack("<qqqq", 2, 2, 2, 1)
             + struct.pack("<qqqB", 4096 * n, 8, 4096 * n + 256, event) + b"\xee" * 64 * event
-            + struct.pack("<qq", 2 * n, 2 * n + 1) + p.string("a%d" % n) + p.string("b%d" % n))
+            + struct.pack("<qq", 2 * n, 2 * n + 1) + struct.pack("<ff", 1.0, 0.0)
+            + p.string("a%d" % n) + p.string("b%d" % n))
 
 
 class FakeFence:
@@ -92,6 +93,9 @@ class FakeSlab:
 
     def views(self, d):
         return ("images@%d" % d["image_offset"], d["shape"]), ("labels@%d" % d["labels_offset"],)
+
+    def to_device(self, host):
+        return ("weights", host.tolist())
 
     def fence(self):
         n, self.fences = self.fences, self.fences + 1
@@ -135,6 +139,7 @@ class CudaClientTest(unittest.TestCase):
         self.assertEqual(self.log[0], ("open", 0, HANDLE, "driver"))
         self.assertEqual(got, [(("images@0", (2, 2, 2, 1)), ("labels@256",))])
         self.assertEqual(loader.last.image_offset, 0)
+        self.assertEqual(loader.last.weights, ("weights", [1.0, 0.0]))  # on the device
         self.assertEqual(loader.memory_base, 0x7000)
 
     def test_batches_are_released_only_after_their_fence_and_at_most_one_waits(self):

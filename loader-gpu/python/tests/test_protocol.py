@@ -5,6 +5,7 @@ import struct
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -30,7 +31,7 @@ class ProtocolTest(unittest.TestCase):
         f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3")
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 2, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
+                         (b"SPDL", 3, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
         r = p.Reader(f[12:])
         self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()),
                          ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3"))
@@ -95,13 +96,14 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual((w["dtype"], w["height"], w["max_rows"], w["loader_state"]),
                          ("uint8", 28, 64, '{"a": 1}'))
 
-    def test_batch_round_trips_with_indices_and_keys(self):
+    def test_batch_round_trips_with_indices_weights_and_keys(self):
         payload = (struct.pack("<qiBB", 5, 2, 0, 2) + struct.pack("<qq", 2, 3)
                    + struct.pack("<qqqB", 256, 6, 512, 0) + struct.pack("<qq", 10, 11)
-                   + p.string("k-é") + p.string("k2"))
+                   + struct.pack("<ff", 1.0, 0.0) + p.string("k-é") + p.string("k2"))
         b = p.parse_batch(payload)
         self.assertEqual((b["batch"], b["rows"], b["shape"], b["image_offset"]), (5, 2, (2, 3), 256))
-        self.assertEqual((b["indices"], b["keys"]), ([10, 11], ["k-é", "k2"]))
+        self.assertEqual((b["indices"], b["weights"], b["keys"]),
+                         ([10, 11], [1.0, 0.0], ["k-é", "k2"]))
 
     def test_cuda_ipc_welcome_carries_ordinal_64_handle_bytes_and_size(self):
         handle = bytes(range(1, 65))
@@ -123,16 +125,17 @@ class ProtocolTest(unittest.TestCase):
     def test_batch_with_ipc_event_carries_64_event_bytes(self):
         payload = (struct.pack("<qiBB", 1, 1, 0, 1) + struct.pack("<q", 4)
                    + struct.pack("<qqqB", 0, 4, 256, 1) + b"\x07" * 64
-                   + struct.pack("<q", 9) + p.string("k"))
+                   + struct.pack("<q", 9) + struct.pack("<f", 0.0) + p.string("k"))
         b = p.parse_batch(payload)
-        self.assertEqual((b["event"], b["ipc_event"], b["indices"]), (1, b"\x07" * 64, [9]))
+        self.assertEqual((b["event"], b["ipc_event"], b["indices"], b["weights"]),
+                         (1, b"\x07" * 64, [9], [0.0]))
 
     def test_truncated_message_is_refused(self):
         with self.assertRaisesRegex(p.ProtocolError, "too short"):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 2"):
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 3: use the"):
             p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):
@@ -168,6 +171,76 @@ class ProtocolTest(unittest.TestCase):
         with self.assertRaisesRegex(p.ProtocolError, "BUSY: maximum of 8"):
             SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=5)
         t.join(10)
+
+    def set_env(self, env):
+        """Sets ``env`` in os.environ until the test ends."""
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+
+        def restore():
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        self.addCleanup(restore)
+
+    def refusing_feeder(self, path, delay_s, hellos):
+        """A feeder that binds ``path`` after ``delay_s``, records one HELLO, refuses it."""
+        def run():
+            time.sleep(delay_s)
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(path)
+            server.listen(1)
+            conn, _ = server.accept()
+            t, payload = p.read_frame(conn)
+            r = p.Reader(payload)
+            hellos.append((t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()))
+            conn.sendall(p.frame(p.ERROR, struct.pack("<H", 10) + p.string("not this run")))
+            conn.close()
+            server.close()
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
+    def test_connect_retries_while_the_feeder_starts(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        hellos = []
+        t = self.refusing_feeder(path, 0.4, hellos)
+        with self.assertRaisesRegex(p.ProtocolError, "BAD_TOKEN: not this run"):
+            SpindleLoader(path, 1, 2, as_numpy=True, token="t" * 16, timeout_s=10)
+        t.join(10)
+        self.assertEqual(hellos, [(p.HELLO, "t" * 16, 1, 2, -1, "cpu", "")])
+
+    def test_connect_gives_up_after_the_timeout_naming_the_socket(self):
+        path = os.path.join(tempfile.gettempdir(), "spindle-none-%d.sock" % os.getpid())
+        started = time.monotonic()
+        with self.assertRaisesRegex(ConnectionError, "no Spindle feeder listening on %s within "
+                                    "0.3 s" % path):
+            SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=0.3)
+        self.assertLess(time.monotonic() - started, 5)
+
+    def test_from_env_reads_rank_world_socket_token_device_and_state(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        state = os.path.join(d.name, "state.json")
+        with open(state, "w") as f:
+            f.write('{"worldSize": 2, "batchesConsumed": [3, 5]}')
+        env = {"RANK": "1", "WORLD_SIZE": "2", "SPINDLE_SOCKET": path, "SPINDLE_RUN_TOKEN":
+               "e" * 16, "SPINDLE_STATE": state, "SPINDLE_TIMEOUT_S": "10"}
+        self.set_env(env)
+        hellos = []
+        t = self.refusing_feeder(path, 0, hellos)
+        with self.assertRaisesRegex(p.ProtocolError, "BAD_TOKEN"):
+            SpindleLoader.from_env(as_numpy=True)
+        t.join(10)
+        self.assertEqual(hellos[0][1:5], ("e" * 16, 1, 2, 5))  # rank 1's entry of the state
+        del os.environ["RANK"]
+        with self.assertRaisesRegex(ValueError, "RANK not set"):
+            SpindleLoader.from_env()
 
     def test_shared_memory_is_mapped_only_when_it_is_the_announced_file(self):
         with tempfile.NamedTemporaryFile() as f:

@@ -2,10 +2,11 @@
 
 Each batch becomes one tab-separated line in --out (UTF-8): ``B, number, sha256 of the image
 bytes, type, labels, plan indices, keys, shape, device, view`` (lists comma-separated, keys
-'|'-separated, shape 'x'-separated), as the trainer saw them through the views: the type it got
+'|'-separated, shape 'x'-separated), then the loss weights (comma-separated, as ``%g``), as
+the trainer saw them through the views: the type it got
 (Tensor, ndarray or cupy's ndarray), the device they live on (``cpu``, ``cuda:N``) and, on CUDA,
 whether the images are a view of the feeder's slab at the batch's offset (``view`` / ``copy``;
-``-`` on the host). Then ``END, wait seconds, state JSON, opener``; or ``ERROR, code, message``
+``-`` on the host); the weights come last. Then ``END, wait seconds, state JSON, opener``; or ``ERROR, code, message``
 when the feeder refused the trainer. ``--device cuda:N`` reads a feeder on a GPU by CUDA IPC;
 ``--ipc cupy|driver`` picks how the handle is opened.
 """
@@ -34,6 +35,8 @@ def main():
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
     a.add_argument("--ipc", choices=["cupy", "driver"], help="CUDA IPC opener (default: auto)")
     a.add_argument("--token", help="the run token (default: SPINDLE_RUN_TOKEN)")
+    a.add_argument("--scribble", action="store_true",
+                   help="after recording a batch, write into its images and labels in place")
     args = a.parse_args()
     state = json.load(open(args.state_in)) if args.state_in else None
     with open(args.out, "w", encoding="utf-8") as out:
@@ -47,15 +50,22 @@ def main():
         if args.expect_error:
             out.write("CONNECTED\n")
             return 1
-        for images, labels in loader:
+        for batch in loader:
+            images, labels = batch
             b = loader.last
+            assert b is batch
             out.write("\t".join([
                 "B", str(b.number), hashlib.sha256(host_bytes(images)).hexdigest(),
                 type(images).__name__,
                 ",".join(map(str, labels.tolist())), ",".join(map(str, b.indices)),
                 "|".join(b.keys), "x".join(map(str, images.shape)), device_of(images),
-                view_of(loader, images, b)]) + "\n")
+                view_of(loader, images, b),
+                ",".join("%g" % w for w in host_list(b.weights))]) + "\n")
             out.flush()
+            if args.scribble:
+                images[0, 0, 0, 0] = 1
+                images[...] = 255  # in place, on every byte of the batch
+                labels[...] = -7
             if args.die_after and loader.batches_yielded == args.die_after:
                 with open(args.state_out, "w") as s:
                     json.dump(loader.state_dict(), s)
@@ -74,6 +84,15 @@ def host_bytes(images):
     if hasattr(images, "get"):  # cupy
         return images.get().tobytes()
     return images.tobytes()
+
+
+def host_list(array):
+    """A tensor's or array's values as a host list."""
+    if hasattr(array, "cpu"):  # torch
+        return array.cpu().tolist()
+    if hasattr(array, "get"):  # cupy
+        return array.get().tolist()
+    return array.tolist()
 
 
 def device_of(images):

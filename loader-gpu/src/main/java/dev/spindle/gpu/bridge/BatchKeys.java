@@ -12,11 +12,11 @@ final class BatchKeys {
   /** Most bytes of a key in BATCH, whatever the batch size. */
   static final int MAX_KEY_BYTES = 256;
   /** Most rows a served batch may have: every row still gets a few key bytes. */
-  static final int MAX_ROWS = 65_536;
+  static final int MAX_ROWS = 32_768;
   /** Bytes kept for BATCH's fields other than the per-row ones (they take at most 135). */
   private static final int FIXED = 200;
-  /** Per row: the i64 plan index and the key's u32 length. */
-  private static final int PER_ROW = 12;
+  /** Per row: the i64 plan index, the f32 weight and the key's u32 length. */
+  private static final int PER_ROW = 16;
 
   private BatchKeys() {}
 

@@ -222,6 +222,16 @@ public final class BridgeServer implements AutoCloseable {
     }
   }
 
+  /**
+   * How {@code rank}'s last trainer left while it held batches (it died: killed or crashed), for
+   * the failure of a rank that no trainer took since; null if it ended with BYE, held nothing,
+   * or a trainer took the rank since. Any thread.
+   */
+  public String departedTrainer(int rank) {
+    RankChannel c = late == null ? ranks.get(rank) : late.channel(rank, ranks);
+    return c == null ? null : c.departed();
+  }
+
   /** Stops serving {@code rank} (its producer failed); its trainer's next request fails. */
   public void unserve(int rank) {
     requireLate();

@@ -4,9 +4,9 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 
 /**
- * A trainer's HELLO (protocol version 2): the run token, rank, world size, resume point, device,
- * and the plan identity of the loader state it resumes from. Immutable; made by the connection's
- * thread.
+ * A trainer's HELLO (protocol versions 2, 3): the run token, rank, world size, resume point,
+ * device, and the plan identity of the loader state it resumes from. Immutable; made by the
+ * connection's thread.
  *
  * @param token the run token presented ("" for none)
  * @param rank the rank asked for

@@ -32,6 +32,8 @@ final class RankChannel {
   private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
   private TrainerSession owner;
+  /** How the last trainer left while holding batches, until the next one claims the rank. */
+  private String departed;
   private long nextFromFeeder;
   private boolean ended;
   private boolean retired;
@@ -58,6 +60,7 @@ final class RankChannel {
       return owner.toString();
     }
     owner = s;
+    departed = null;
     return null;
   }
 
@@ -145,12 +148,26 @@ final class RankChannel {
       held.forEach(DeviceBatch::close);
       return;
     }
+    if (!held.isEmpty()) {
+      departed = "Trainer of rank " + rank + " (" + s + ") disconnected without BYE at "
+          + java.time.Instant.now() + " holding batch(es) "
+          + held.stream().map(this::number).sorted().toList() + ": it died (crashed or killed; its "
+          + "exit status and log are where it was started)";
+    }
     List<DeviceBatch> all = new java.util.ArrayList<>(pending);
     all.addAll(held);
     all.sort(Comparator.comparingLong(this::number));
     pending.clear();
     pending.addAll(all);
     owner = null;
+  }
+
+  /**
+   * How the rank's last trainer left while holding batches (it died), or null when it ended
+   * with BYE, or a trainer took the rank since.
+   */
+  synchronized String departed() {
+    return departed;
   }
 
   /** Releases every revoked batch (server close). */

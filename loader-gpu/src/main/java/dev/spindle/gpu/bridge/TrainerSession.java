@@ -206,7 +206,7 @@ final class TrainerSession implements Runnable {
       keys[i] = BatchKeys.cut(b.key(i), keyLimit);
       keyBytes += 4 + keys[i].length;
     }
-    ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 8 * rows + keyBytes);
+    ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 12 * rows + keyBytes);
     o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal())
         .put((byte) shape.length);
     for (long d : shape) {
@@ -217,6 +217,9 @@ final class TrainerSession implements Runnable {
         .putLong(memory.offsetOf(b.labelsPointer(), 8L * rows)).put((byte) 0);
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
+    }
+    for (int i = 0; i < rows; i++) {
+      o.putFloat(b.weight(i));
     }
     for (byte[] k : keys) {
       Wire.putString(o, k);

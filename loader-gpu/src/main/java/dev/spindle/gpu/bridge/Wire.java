@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * written by one thread at a time.
  */
 final class Wire {
-  static final int VERSION = 2;
+  static final int VERSION = 3;
   static final int HEADER = 12;
   static final int MAX_PAYLOAD = 1 << 20;
   private static final byte[] MAGIC = {'S', 'P', 'D', 'L'};
@@ -54,7 +54,8 @@ final class Wire {
     long length = Integer.toUnsignedLong(h.getInt());
     if (version != VERSION) {
       throw new ProtocolException(BridgeError.BAD_VERSION, "Unsupported protocol version "
-          + version + " (this feeder speaks version " + VERSION + ")");
+          + version + ": this feeder speaks version " + VERSION + "; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version " + VERSION);
     }
     if (length > MAX_PAYLOAD) {
       throw new ProtocolException(BridgeError.TOO_LARGE, "Invalid message: payload of " + length

@@ -2,6 +2,7 @@ package dev.spindle.gpu.feed;
 
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.device.PinnedPool;
+import java.util.BitSet;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
@@ -28,9 +29,12 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
 final class BatchWriter {
   private BatchWriter() {}
 
-  /** Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}. */
-  static void write(VectorSchemaRoot root, SlotMemory m, NormalizeSpec spec, int maxRows,
-      PinnedPool pool) {
+  /**
+   * Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}; rows
+   * set in {@code unweighted} get loss weight 0, the others 1.
+   */
+  static void write(VectorSchemaRoot root, BitSet unweighted, SlotMemory m, NormalizeSpec spec,
+      int maxRows, PinnedPool pool) {
     int rows = root.getRowCount();
     if (rows <= 0 || rows > maxRows) {
       throw new IllegalArgumentException(
@@ -45,6 +49,7 @@ final class BatchWriter {
     for (int i = 0; i < rows; i++) {
       requireValue(index, i, keys);
       m.indices[i] = index.get(i);
+      m.weights[i] = unweighted.get(i) ? 0f : 1f;
     }
     m.rows = rows;
     placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);

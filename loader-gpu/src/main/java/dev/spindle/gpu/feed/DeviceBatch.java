@@ -91,6 +91,13 @@ public final class DeviceBatch implements AutoCloseable {
     return checked(m.indices[Objects.checkIndex(row, rows)]);
   }
 
+  /** Loss weight of {@code row}: 1 for a real sample, 0 for padding and stand-ins. */
+  public float weight(int row) {
+    float w = m.weights[Objects.checkIndex(row, rows)];
+    checkValid();
+    return w;
+  }
+
   /** Sample key of {@code row}. */
   public String key(int row) {
     String k = m.key(Objects.checkIndex(row, rows));

@@ -9,6 +9,7 @@ import dev.spindle.gpu.ring.Lease;
 import dev.spindle.gpu.ring.PrefetchRing;
 import dev.spindle.gpu.ring.Slot;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -120,10 +121,20 @@ public final class GpuFeeder implements AutoCloseable {
    */
   public void offer(VectorSchemaRoot root, Duration timeout)
       throws TimeoutException, InterruptedException {
+    offer(root, new BitSet(), timeout);
+  }
+
+  /**
+   * {@link #offer(VectorSchemaRoot, Duration)} with loss weights: the rows set in {@code
+   * unweighted} (padding, stand-ins of quarantined samples) get weight 0 ({@link
+   * DeviceBatch#weight}), the others 1. The caller keeps {@code unweighted}.
+   */
+  public void offer(VectorSchemaRoot root, BitSet unweighted, Duration timeout)
+      throws TimeoutException, InterruptedException {
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     boolean published = false;
     try {
-      BatchWriter.write(root, slot.payload(), config.normalize(), config.maxRows(), pool);
+      BatchWriter.write(root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
       ring.publish(slot);
       published = true;
     } finally {

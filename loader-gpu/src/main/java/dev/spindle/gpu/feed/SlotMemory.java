@@ -7,7 +7,7 @@ import org.apache.arrow.memory.ReferenceManager;
 
 /**
  * One slot's memory: its range of a host slab (uint8 images, then int64 labels), its offsets in
- * the device slab, and host-side metadata (labels, keys, plan indices). Created once per slot by
+ * the device slab, and host-side metadata (labels, keys, plan indices, loss weights). Created once per slot by
  * {@link SlotArena}; owned by whoever holds the slot (see {@code SlotState}).
  */
 final class SlotMemory {
@@ -19,6 +19,8 @@ final class SlotMemory {
   final long deviceOutput;
   final long[] labels;
   final long[] indices;
+  /** Loss weight per row: 1 for a real sample, 0 for padding and stand-ins. */
+  final float[] weights;
   final int[] keyEnds;
   byte[] keyBytes;
   int rows;
@@ -39,6 +41,7 @@ final class SlotMemory {
     this.deviceOutput = deviceOutput;
     this.labels = new long[maxRows];
     this.indices = new long[maxRows];
+    this.weights = new float[maxRows];
     this.keyEnds = new int[maxRows];
     this.keyBytes = new byte[64 * maxRows];
   }

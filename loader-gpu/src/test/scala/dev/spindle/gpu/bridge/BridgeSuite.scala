@@ -99,6 +99,20 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("a trainer may write into its batches (tensors and arrays): it alone sees the writes") {
+    val feeds = Seq(0, 1).map(r => new Feed(r, (0L until 24L).filter(_ % 2 == r), slots = 3))
+    withBridge(2, feeds) { (server, dir) =>
+      // rank 0 writes through torch tensors, rank 1 through numpy arrays; each batch's every
+      // byte after hashing it: 12 batches through 3 slots, so a write that reached the slot (or
+      // stayed in the trainer's mapping) would show in a later batch's bytes
+      val ts = Seq(new Trainer(server.socketPath(), 0, 2, dir, Seq("--scribble")),
+        new Trainer(server.socketPath(), 1, 2, dir, Seq("--scribble") ++ Np))
+      ts.foreach(t => assert(t.await() == 0, t.output))
+      assert(ts(0).batches().forall(_.arrayType == "Tensor"))
+      ts.zip(feeds).foreach { case (t, f) => assertArrived(t.batches(), f, 0L until 12L) }
+    }
+  }
+
   test("two ranks get disjoint, equal shares while training concurrently") {
     val feeds = Seq(0, 1).map(r => new Feed(r, (0L until 20L).filter(_ % 2 == r), slots = 3))
     withBridge(2, feeds) { (server, dir) =>
@@ -157,8 +171,12 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
       assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 1 (this feeder speaks version 2)"))
-      assert(refusal(s, header(2, Wire.HELLO, 1 << 24)) == (3,
+        "Unsupported protocol version 1: this feeder speaks version 3; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 3"))
+      // a version 2 client (no loss weights in BATCH) is told which version to use
+      assert(refusal(s, frame2(Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
+        "Unsupported protocol version 2: this feeder speaks version 3"))
+      assert(refusal(s, header(3, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
       assert(refusal(s, "GET / HTTP/1.1\r\n\r\n".getBytes("UTF-8"))._1 == 1)
       assert(refusal(s, frame(Wire.HELLO, ByteBuffer.allocate(3))) == (1,
@@ -185,7 +203,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 11)
+      assert(server.stats().refused == 12)
     }
   }
 
@@ -546,9 +564,39 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       FeederConfig.of(BatchKeys.MAX_ROWS + 1, NormalizeSpec.raw(1, 1, 1)).withSlots(2))
     try {
       val e = intercept[IllegalArgumentException](new RankFeed(0, feeder, 0, ""))
-      assert(e.getMessage == "Invalid feeder for rank 0: batches of 65537 rows (a BATCH message "
-        + "carries at most 65536)")
+      assert(e.getMessage == "Invalid feeder for rank 0: batches of 32769 rows (a BATCH message "
+        + "carries at most 32768)")
     } finally feeder.close(Duration.ZERO)
+  }
+
+  test("pip installs the client into a fresh virtual environment offline, where it imports") {
+    val dir = tempDir()
+    try {
+      // a copy: setuptools builds in the source tree (build/, *.egg-info)
+      val src = Files.createDirectories(dir.resolve("src"))
+      Files.copy(Scripts.resolve("pyproject.toml"), src.resolve("pyproject.toml"))
+      val pkg = Files.createDirectories(src.resolve("spindle_bridge"))
+      Files.list(Scripts.resolve("spindle_bridge")).iterator().asScala
+        .filter(_.toString.endsWith(".py")).foreach(f => Files.copy(f, pkg.resolve(f.getFileName)))
+      val venv = dir.resolve("venv")
+      def run(cmd: String*): String = {
+        val pb = new ProcessBuilder(cmd: _*).directory(dir.toFile).redirectErrorStream(true)
+        pb.environment().put("PIP_NO_INDEX", "1") // offline: no package index
+        pb.environment().remove("PYTHONPATH")
+        val p = pb.start()
+        val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
+        assert(p.waitFor(300, TimeUnit.SECONDS) && p.exitValue() == 0, s"${cmd.mkString(" ")}: $out")
+        out
+      }
+      run(Python, "-m", "venv", "--system-site-packages", venv.toString)
+      val py = venv.resolve("bin/python").toString
+      run(py, "-m", "pip", "install", "--no-build-isolation", src.toString)
+      val got = run(py, "-c", "import spindle_bridge as s; print(s.__file__); print(s.VERSION); "
+        + "print(s.SpindleLoader.from_env.__name__)")
+      val lines = got.linesIterator.toSeq
+      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "3"
+        && lines(2) == "from_env", got)
+    } finally deleteRecursively(dir)
   }
 
   test("the Python client's protocol unit tests pass") {

@@ -19,12 +19,13 @@ class WireSuite extends AnyFunSuite {
   }
 
   test("sample keys get 256 bytes each while the rows fit, less in very large batches") {
-    assert(BatchKeys.limit(1) == 256 && BatchKeys.limit(3000) == 256)
-    // 10,000 rows: (1,048,576 - 200 - 12 * 10,000) / 10,000 = 92 bytes a key.
-    assert(BatchKeys.limit(10000) == 92)
-    assert(BatchKeys.limit(BatchKeys.MAX_ROWS) == 3)
+    assert(BatchKeys.limit(1) == 256 && BatchKeys.limit(3854) == 256)
+    assert(BatchKeys.limit(3855) == 255)
+    // 10,000 rows: (1,048,576 - 200 - 16 * 10,000) / 10,000 = 88 bytes a key.
+    assert(BatchKeys.limit(10000) == 88)
+    assert(BatchKeys.limit(BatchKeys.MAX_ROWS) == 15)
     for (rows <- Seq(1, 64, 4096, 20000, BatchKeys.MAX_ROWS)) {
-      val worst = 200L + rows * (8L + 4L + BatchKeys.limit(rows))
+      val worst = 200L + rows * (8L + 4L + 4L + BatchKeys.limit(rows))
       assert(worst <= Wire.MAX_PAYLOAD, s"$rows rows")
     }
     intercept[IllegalArgumentException](BatchKeys.limit(BatchKeys.MAX_ROWS + 1))

@@ -18,6 +18,10 @@ final class Summary {
     if (r.get("time_to_first_batch_s") != null) {
       s.append(String.format(", first batch after %.2f s", num(r.get("time_to_first_batch_s"))));
     }
+    if (r.get("test_accuracy") != null) {
+      s.append(String.format(", test accuracy %.4f on %s images", num(r.get("test_accuracy")),
+          r.get("test_samples")));
+    }
     if (r.get("output") != null) {
       s.append(" -> ").append(r.get("output"));
     }

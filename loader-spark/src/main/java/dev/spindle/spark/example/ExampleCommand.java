@@ -167,9 +167,11 @@ public final class ExampleCommand {
       step = Math.max(step, n.get("step_s").asDouble());
       waits.add(n.get("wait_s").asDouble());
     }
+    double wall = (System.nanoTime() - trainers.startNanos()) / 1e9;
     return new JobReport("example fashion-mnist")
         .put("images", samples)
-        .put("wall_s", (System.nanoTime() - trainers.startNanos()) / 1e9)
+        .put("wall_s", wall)
+        .put("images_per_s", samples / wall)
         .put("test_accuracy", r0.get("test_accuracy").asDouble())
         .put("test_samples", r0.get("test_samples").asLong())
         .put("train_samples", samples)

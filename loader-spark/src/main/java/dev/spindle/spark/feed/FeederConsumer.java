@@ -3,6 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -14,8 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@code spindle example} runs Spark embedded, so driver and executor share the JVM); otherwise
  * feed tasks use {@link VerifyingConsumer} alone.
  *
- * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered;
- * {@code offer} blocks while the rank's ring is full, so a slow trainer back-pressures the task.
+ * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered
+ * with each row's loss weight ({@link #unweighted}); {@code offer} blocks while the rank's ring
+ * is full, so a slow trainer back-pressures the task.
  * Called on task threads; {@link #install} and {@link #uninstall} from the owner's thread.
  */
 public final class FeederConsumer implements BatchConsumer {
@@ -55,6 +57,13 @@ public final class FeederConsumer implements BatchConsumer {
     return new FeederConsumer(new VerifyingConsumer(plan), Map.of(rank, feeder), timeout);
   }
 
+  /** Rows that get loss weight 0: stand-ins of quarantined samples and the padded last rows. */
+  static BitSet unweighted(FeedBatch batch) {
+    BitSet rows = batch.substituted();
+    rows.set(batch.rows() - batch.padded(), batch.rows());
+    return rows;
+  }
+
   @Override
   public void accept(FeedBatch batch) {
     verify.accept(batch);
@@ -65,7 +74,7 @@ public final class FeederConsumer implements BatchConsumer {
           + feeders.keySet() + "); batch " + batch.key());
     }
     try {
-      feeder.offer(batch.root(), timeout);
+      feeder.offer(batch.root(), unweighted(batch), timeout);
     } catch (TimeoutException e) {
       throw new IllegalStateException("Trainer of rank " + rank + " took no batch for "
           + timeout + "; batch " + batch.key(), e);

@@ -104,12 +104,31 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
           bridge.socketPath().toString(), feeder.device().description(),
           feeder.stats().toJson()));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
+      String died = bridge.departedTrainer(rank);
       feeder.fail(e);
       bridge.unserve(rank);
+      if (died != null) {
+        throw trainerDied(died, rank, socket, e);
+      }
       throw e;
     } finally {
       ExecutorServing.release(rank);
     }
+  }
+
+  /**
+   * The failure of a rank whose trainer died holding batches and was not replaced within the
+   * trainer timeout: says so, naming the rank, instead of the ring's lease expiry it caused.
+   */
+  private IllegalStateException trainerDied(String died, int rank, Path socket, Throwable e) {
+    IllegalStateException f = new IllegalStateException(died + "; no trainer of rank " + rank
+        + " reconnected to " + socket + " within " + serve.trainerTimeout().toSeconds()
+        + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank " + rank + " failed");
+    if (!(e instanceof dev.spindle.gpu.ring.LeaseExpiredException)
+        && !(e.getCause() instanceof dev.spindle.gpu.ring.LeaseExpiredException)) {
+      f.initCause(e); // another failure than the dead trainer's leases: keep it
+    }
+    return f;
   }
 
   /**

@@ -82,6 +82,8 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     assert(r.get("bridge_batches_delivered") == 92L)
     assert(r.get("test_samples") == 2000L)
     assert(r.get("trainer_wait_s").asInstanceOf[Double] >= 0)
+    val rate = r.get("images_per_s").asInstanceOf[Double] // the summary line's images/s
+    assert(rate > 0 && !rate.isNaN && !rate.isInfinite, s"images_per_s $rate")
     assert(!Files.exists(work.resolve("bridge/bridge.sock")), "socket left behind")
   }
 

@@ -13,7 +13,7 @@ import scala.jdk.CollectionConverters._
 import dev.spindle.spark.config.SpindleConfig
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.plan.{Digest, EpochPlan}
+import dev.spindle.spark.plan.{Digest, EpochPlan, Remainder}
 import dev.spindle.spark.shard.Manifest
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
@@ -112,6 +112,32 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       }
       val lastLine = trainers(0).lines().last
       assert(lastLine.kind == "END" && lastLine.fields(2).contains("\"batchesConsumed\": [8, 0]"))
+    }
+  }
+
+  test("trainers get loss weight 0 exactly on padded rows and stand-ins of quarantined samples") {
+    TestFiles.withTempDir("serve-weights") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7, 21), bad = Set((1, 3))) // 41 samples
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 2, 4, Remainder.PAD))
+      val bad = m.offsets()(1) + 3
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 2, 60, "--remainder", "PAD",
+        "--conf", "spark.spindle.maxFailures=3"))
+      awaitSocket(socket, job)
+      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      trainers.foreach(t => assert(t.await() == 0, t.output))
+      Await.result(job, 3.minutes)
+      var zeros = 0
+      for ((t, r) <- trainers.zipWithIndex; l <- t.batches()) {
+        val rows = plan.rank(r).batch(l.batch.toInt).toSeq
+        val padded = plan.rank(r).paddedIn(l.batch.toInt)
+        val expected = rows.indices.map(i => if (i >= rows.size - padded || rows(i) == bad) 0.0 else 1.0)
+        assert(l.indices == rows && l.weights == expected, s"rank $r batch ${l.batch}")
+        zeros += expected.count(_ == 0.0)
+      }
+      assert(trainers.flatMap(_.batches()).exists(_.indices.contains(bad)), "bad sample served")
+      assert(trainers.map(_.batches().size).sum == 12 && zeros >= 2, s"$zeros zero weights")
     }
   }
 
@@ -278,6 +304,24 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a trainer that dies holding a batch and is not replaced fails its rank naming the rank, not the lease") {
+    TestFiles.withTempDir("serve-died") { dir =>
+      val in = tars(dir.resolve("in"), Seq(40))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 1, 3))
+      awaitSocket(socket, job)
+      val t = new Trainer(socket, 0, 1, dir, Seq("--die-after", "2", "--state-out",
+        dir.resolve("state.json").toString))
+      assert(t.await() == 137, t.output) // SIGKILL while holding batch 1
+      val e = intercept[Exception](Await.result(job, 3.minutes))
+      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      assert(msg.contains("Trainer of rank 0 (connection") && msg.contains("disconnected without BYE")
+        && msg.contains("holding batch(es) [1]"), msg)
+      assert(msg.contains(s"no trainer of rank 0 reconnected to $socket within 3 s"), msg)
+      assert(!msg.contains("close the DeviceBatch"), msg)
+    }
+  }
+
   test("serving flags and settings are checked before any work") {
     def usage(a: String*): String =
       intercept[picocli.CommandLine.ParameterException](FeedCommand.run(spark, a.toArray)).getMessage
@@ -362,5 +406,6 @@ object FeedServeSuite {
     def indices: Seq[Long] = fields(5).split(',').toSeq.map(_.toLong)
     def keys: Seq[String] = fields(6).split('|').toSeq
     def shape: String = fields(7)
+    def weights: Seq[Double] = fields(10).split(',').toSeq.map(_.toDouble)
   }
 }
