@@ -488,14 +488,19 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     val dir = tempDir()
     val (mine, theirs) = socketPair(dir)
     val handOver = new CountDownLatch(1)
+    val accepting = new CountDownLatch(1)
     val calls = new AtomicInteger()
     val late: BridgeServer.Acceptor = server =>
-      if (calls.incrementAndGet() == 1) { handOver.await(); theirs } else server.accept()
+      if (calls.incrementAndGet() == 1) { accepting.countDown(); handOver.await(); theirs }
+      else server.accept()
     val server = BridgeServer.start(dir.resolve("bridge.sock"), 1,
       java.util.List.of(new RankFeed(0, feed.feeder, 0, "")),
       Admission.of(RunToken.random()), late)
     teardown(server, Seq(feed), dir) {
       try {
+        // close only once the accept thread is inside accept(): a close() that came first would
+        // end the accept loop before it ever accepted, leaving nothing to test
+        assert(accepting.await(30, java.util.concurrent.TimeUnit.SECONDS), "accept() was called")
         val closing = new Thread(() => server.close())
         closing.start()
         await("close() began")(scala.util.Try(server.checkOpen()).isFailure)
