@@ -93,7 +93,8 @@ public final class Preprocess {
    * ({@code spark.spindle.output.format}).
    */
   public Preprocess format(String format) {
-    return set("spark.spindle.output.format", format);
+    settings.set(SpindleConfig.OUTPUT_FORMAT, format);
+    return this;
   }
 
   /** Replace output a former job committed there (default: refuse it). */

@@ -2,6 +2,7 @@ package dev.spindle.spark.cli;
 
 import dev.spindle.PreprocessReport;
 import dev.spindle.Spindle;
+import dev.spindle.spark.config.SpindleConfig;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -50,7 +51,7 @@ final class PreprocessCommand implements Callable<Integer> {
     JobConf conf = JobConf.of(spark, cl);
     image.putInto(conf);
     columns.putInto(conf);
-    conf.flag("--format", format, "spark.spindle.output.format");
+    conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
     SparkSession session = Jobs.session(cl, "preprocess", spark, settings);
     try {

@@ -250,8 +250,7 @@ public final class OutputCommitter implements AutoCloseable {
   private boolean holdsOutput() throws IOException {
     for (FileStatus f : fs.listStatus(output)) {
       String name = f.getPath().getName();
-      if (name.equals(MANIFEST) || (name.startsWith("part-")
-          && (name.endsWith(".arrow") || name.endsWith(".parquet")))) {
+      if (name.equals(MANIFEST) || (name.startsWith("part-") && OutputFormat.isOutputFile(name))) {
         return true;
       }
     }

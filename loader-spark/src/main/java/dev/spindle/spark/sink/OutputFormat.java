@@ -31,6 +31,16 @@ public enum OutputFormat {
     return manifestName;
   }
 
+  /** True when {@code fileName} ends in one of the formats' extensions. */
+  static boolean isOutputFile(String fileName) {
+    for (OutputFormat f : values()) {
+      if (fileName.endsWith("." + f.extension)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Opens a sink writing {@code root}'s batches ({@code height × width × channels} images). */
   public BatchFileSink open(Path path, Configuration conf, VectorSchemaRoot root, int[] shape)
       throws IOException {

@@ -63,6 +63,8 @@ class SpindleMainSuite extends AnyFunSuite {
           " fraction in [0, 1) such as 0.01 or 1%)"),
       (Seq("preprocess") ++ job ++ Seq("--conf", "spark.spindle.image.transforms=resize(64),blur"),
         "Invalid value for spark.spindle.image.transforms: 'resize(64),blur'"),
+      (Seq("preprocess") ++ job ++ Seq("--format", "csv"),
+        "Invalid value for --format: 'csv' (must be arrow or parquet)"),
       (Seq("demo", "--batch-size", "x"), "Invalid value for --batch-size: 'x' (must be an integer > 0)"),
       (Seq("feed", "--input", "/nonexistent", "--world-size", "four"),
         "Invalid value for --world-size: 'four' (must be an integer > 0)"),
