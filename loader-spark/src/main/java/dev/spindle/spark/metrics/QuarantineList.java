@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -17,17 +18,28 @@ import java.util.Map;
  * quarantined and none goes unlisted. The report carries {@code quarantine_total} and {@code
  * quarantine_truncated}. The records stay in memory: the driver has received every one of them
  * from its tasks anyway (each is a few hundred bytes, and their number is bounded by the failure
- * budget). Driver thread.
+ * budget). Both list the records in dataset order, whatever order the tasks' threads met them in,
+ * so that two runs over the same input report the same list: by index, then those whose index is
+ * unknown (a shard's unreadable rest) by shard and key. Driver thread.
  */
 public final class QuarantineList {
   public static final int REPORTED = 100;
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final List<QuarantineRecord> records = new ArrayList<>();
+  /** Dataset order: known indices first, ascending; then the unknown ones by shard, key, reason. */
+  private static final Comparator<QuarantineRecord> ORDER =
+      Comparator.comparing((QuarantineRecord q) -> q.index() < 0)
+          .thenComparingLong(QuarantineRecord::index)
+          .thenComparing(QuarantineRecord::shard, Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(QuarantineRecord::key, Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(QuarantineRecord::reason, Comparator.nullsFirst(Comparator.naturalOrder()));
 
-  /** Adds one record (in the order the job wants them listed). */
+  private final List<QuarantineRecord> records = new ArrayList<>();
+  private boolean sorted = true;
+
   public void add(QuarantineRecord record) {
     records.add(record);
+    sorted = false;
   }
 
   public void addAll(Iterable<QuarantineRecord> all) {
@@ -38,8 +50,9 @@ public final class QuarantineList {
     return records.size();
   }
 
-  /** The first {@link #REPORTED} records. */
+  /** The first {@link #REPORTED} records, in dataset order. */
   public List<QuarantineRecord> first() {
+    sort();
     return List.copyOf(records.subList(0, Math.min(REPORTED, records.size())));
   }
 
@@ -58,6 +71,7 @@ public final class QuarantineList {
     if (records.isEmpty()) {
       return false;
     }
+    sort();
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       for (QuarantineRecord q : records) {
         out.write(JSON.writeValueAsString(q.toReport()));
@@ -65,5 +79,12 @@ public final class QuarantineList {
       }
     }
     return true;
+  }
+
+  private void sort() {
+    if (!sorted) {
+      records.sort(ORDER);
+      sorted = true;
+    }
   }
 }
