@@ -10,7 +10,9 @@ import time
 import numpy as np
 
 from . import protocol as p
+from .batch import Batch, drop, hold
 from .cuda import CudaSlab, parse_device, require_support
+from .state_file import StateFile
 
 
 def _torch():
@@ -20,28 +22,6 @@ def _torch():
         return torch
     except ImportError:
         return None
-
-
-class Batch(tuple):
-    """One batch: unpacks as ``(images, labels)``; also carries ``weights`` (float32 ``[N]``,
-    1.0 for a real sample, 0.0 for padding (``PAD`` remainder) and for a stand-in of a
-    quarantined sample: multiply the per-sample loss by it), ``keys`` (sample keys),
-    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``.
-    ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
-    loader's device."""
-
-    def __new__(cls, images, labels, weights, desc):
-        b = super().__new__(cls, (images, labels))
-        b.images, b.labels, b.weights = images, labels, weights
-        b.number = desc["batch"]
-        b.rows = desc["rows"]
-        b.indices = desc["indices"]
-        b.keys = desc["keys"]
-        b.shape = desc["shape"]
-        b.dtype = desc["dtype"]
-        b.image_offset = desc["image_offset"]
-        b.labels_offset = desc["labels_offset"]
-        return b
 
 
 class SpindleLoader:
@@ -68,34 +48,55 @@ class SpindleLoader:
 
     ``state_dict()`` is the loader state JSON (as a dict) with this rank's batches consumed;
     pass it back as ``state=`` to resume within the same epoch (the feeder refuses a state of
-    another plan: another dataset, seed, epoch, batch size, world size or leg). Not thread-safe: one iterating thread per loader.
+    another plan: another dataset, seed, epoch, batch size, world size or leg).
+
+    ``epochs=E`` (the run's end epoch, exclusive; ``SPINDLE_EPOCHS``): one loader for the whole
+    run. Each connection serves one epoch (a leg); iterating the loader again after an epoch's
+    END connects anew for the next epoch while ``epoch + 1 < E`` (see :meth:`epochs`,
+    :meth:`set_epoch`). Without it the loader serves one leg. ``epoch`` is the current leg's
+    epoch (from the feeder's loader state; None when it states none).
+
+    ``state_out=PATH`` (``SPINDLE_STATE_OUT``): the loader keeps ``state_dict()`` in that file,
+    replaced atomically before each request that follows a finished step and after each END.
+
+    Not thread-safe: one iterating thread per loader.
     """
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
-                 as_numpy=False, ipc=None, token=None):
+                 as_numpy=False, ipc=None, token=None, epochs=None, state_out=None):
         self.rank, self.world_size = rank, world_size
         self.timeout_s = timeout_s
+        self.end_epoch = _end_epoch(epochs)
         self.torch = None if as_numpy else _torch()
         self.ordinal = parse_device(device, self.torch)
         self.device = device if self.ordinal is None else "cuda:%d" % self.ordinal
         if self.ordinal is not None:
             require_support(self.ordinal, self.torch)
-        token = _run_token(token, socket_path)
+        self.socket_path = str(socket_path)
+        self._token = _run_token(token, socket_path)
         self._ipc_opener = ipc
+        self._state_file = None if state_out is None else StateFile(state_out)
+        self._sock = None
+        self.wait_s = 0.0
+        self._connect_leg(state)
+
+    def _connect_leg(self, state):
+        """Connects (HELLO with ``state``, None: continue where the rank is) and maps the
+        memory the WELCOME names; the loader then serves that leg from its first batch."""
         self._cuda = None
         self._fences = []
-        self.wait_s = 0.0
         self.batches_yielded = 0
         self.last = None
         self._held = None
         self._ended = False
         self._mm = None
         self._written = ()
-        self._sock = _connect(str(socket_path), timeout_s)
+        self._sock = _connect(self.socket_path, self.timeout_s)
         try:
             try:
-                self._sock.sendall(p.hello(token, rank, world_size, _resume_point(state, rank),
-                                           self.device, _plan_identity(state)))
+                self._sock.sendall(p.hello(self._token, self.rank, self.world_size,
+                                           _resume_point(state, self.rank), self.device,
+                                           _plan_identity(state)))
             except (BrokenPipeError, ConnectionResetError):
                 pass  # a feeder that refused at once (BUSY) has closed: its ERROR is read below
             msg_type, payload = p.read_frame(self._sock)
@@ -107,6 +108,9 @@ class SpindleLoader:
         except BaseException:
             self._sock.close()
             raise
+        base = self.welcome["loader_state"]
+        self._base_state = json.loads(base) if base else None
+        self.epoch = _epoch_of(self._base_state)
 
     def _map(self):
         w = self.welcome
@@ -123,8 +127,10 @@ class SpindleLoader:
         """A loader built from the launcher's environment: ``RANK``, ``WORLD_SIZE`` (as
         torchrun sets them), ``SPINDLE_SOCKET`` (the feeder's socket), ``SPINDLE_RUN_TOKEN``,
         optional ``SPINDLE_DEVICE`` (``cpu`` by default, or ``cuda:N``), ``SPINDLE_STATE`` (a
-        loader state JSON file to resume from) and ``SPINDLE_TIMEOUT_S`` (300 by default).
-        Keyword arguments override them (``SpindleLoader(...)``'s names)."""
+        loader state JSON file to resume from), ``SPINDLE_TIMEOUT_S`` (300 by default),
+        ``SPINDLE_EPOCHS`` (``epochs``: the run's end epoch) and ``SPINDLE_STATE_OUT``
+        (``state_out``: the state file to keep current). Keyword arguments override them
+        (``SpindleLoader(...)``'s names)."""
         env = os.environ
         missing = [k for k in ("RANK", "WORLD_SIZE", "SPINDLE_SOCKET") if not env.get(k)]
         if missing and not all(_ENV_ARGS[k] in overrides for k in missing):
@@ -133,7 +139,9 @@ class SpindleLoader:
         args = {"socket_path": env.get("SPINDLE_SOCKET"), "rank": _env_int("RANK"),
                 "world_size": _env_int("WORLD_SIZE"),
                 "device": env.get("SPINDLE_DEVICE") or "cpu",
-                "timeout_s": float(env.get("SPINDLE_TIMEOUT_S") or 300.0)}
+                "timeout_s": float(env.get("SPINDLE_TIMEOUT_S") or 300.0),
+                "epochs": _env_int("SPINDLE_EPOCHS"),
+                "state_out": env.get("SPINDLE_STATE_OUT") or None}
         if env.get("SPINDLE_STATE"):
             with open(env["SPINDLE_STATE"], encoding="utf-8") as f:
                 args["state"] = json.load(f)
@@ -146,7 +154,12 @@ class SpindleLoader:
         return None if self._cuda is None else self._cuda.base
 
     def __iter__(self):
+        if self._ended:
+            if self._next_epoch() is None:
+                return
+            self._reconnect()
         while not self._ended:
+            self._save_state()
             self._release_held()
             started = time.perf_counter()
             self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
@@ -154,6 +167,7 @@ class SpindleLoader:
             self.wait_s += time.perf_counter() - started
             if msg_type == p.END:
                 self._ended = True
+                self._save_state()
                 return
             if msg_type == p.TIMEOUT:
                 raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
@@ -167,8 +181,76 @@ class SpindleLoader:
             self._held = desc["batch"]
             images, labels = self._views(desc)
             self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
+            hold(self.last)
             self.batches_yielded += 1
             yield self.last
+
+    def epochs(self):
+        """Yields the run's epoch numbers, from the current leg's up to ``epochs - 1``,
+        connecting anew for each next one: ``for epoch in loader.epochs(): for batch in loader:
+        ...``. Each epoch must be iterated to its END before the next is asked for (the feeder
+        serves a rank's epochs one after the other): otherwise RuntimeError. Needs ``epochs=``
+        and a feeder that states its loader state (``bin/spindle train``)."""
+        if self.end_epoch is None:
+            raise ValueError("SpindleLoader.epochs() needs the run's end epoch: pass epochs=E "
+                             "(SPINDLE_EPOCHS)")
+        if self.epoch is None:
+            raise RuntimeError("SpindleLoader.epochs(): the feeder on %s states no loader state, "
+                               "so the epoch it serves is unknown" % self.socket_path)
+        if self._ended:
+            if self._next_epoch() is None:
+                return
+            self._reconnect()
+        while True:
+            yield self.epoch
+            if not self._ended:
+                raise RuntimeError(
+                    "epoch %d of rank %d was not iterated to its end (%d batches consumed, "
+                    "batch %d next): the feeder still serves it; iterate the loader until it "
+                    "stops before asking for epoch %d"
+                    % (self.epoch, self.rank, self.position(), self.position(), self.epoch + 1))
+            if self._next_epoch() is None:
+                return
+            self._reconnect()
+
+    def set_epoch(self, epoch):
+        """Checks that ``epoch`` is the one the loader serves next (the current one until its
+        END, then the next): Spindle serves epochs in plan order, so this only catches a
+        trainer whose count went astray (ValueError naming both). A no-op when the feeder
+        states no epoch."""
+        if self.epoch is None:
+            return
+        expected = self.epoch if not self._ended else self._next_epoch()
+        if epoch == expected:
+            return
+        if expected is None:
+            raise ValueError("set_epoch(%d): rank %d's run ended with epoch %d (epochs=%s): "
+                             "no epoch is served next" % (epoch, self.rank, self.epoch,
+                                                          self.end_epoch))
+        raise ValueError("set_epoch(%d): rank %d is served epoch %d next (Spindle serves epochs "
+                         "in plan order)" % (epoch, self.rank, expected))
+
+    def _next_epoch(self):
+        """The epoch the next leg serves after this one's END; None when the run ends here."""
+        if self.end_epoch is None or self.epoch is None or self.epoch + 1 >= self.end_epoch:
+            return None
+        return self.epoch + 1
+
+    def _reconnect(self):
+        """After a leg's END: disconnects (BYE), connects without a state for the next epoch."""
+        expected = self._next_epoch()
+        self._disconnect()
+        self._connect_leg(None)
+        if self.epoch != expected:
+            got = self.epoch
+            self.close()
+            raise p.ProtocolError("after epoch %d's END the feeder on %s served epoch %s to rank "
+                                  "%d (expected %d)" % (expected - 1, self.socket_path, got,
+                                                        self.rank, expected))
+
+    def _save_state(self):
+        if self._state_file is not None:
+            self._state_file.write(json.dumps(self.state_dict()))
 
     def _views(self, d):
         if self._cuda is not None:
@@ -194,6 +276,7 @@ class SpindleLoader:
         if self._held is None:
             return
         held, self._held = self._held, None
+        drop(self.last)
         if self._cuda is None:
             _discard_private_pages(self._mm, self._written)
             self._sock.sendall(p.release(held))
@@ -212,16 +295,45 @@ class SpindleLoader:
 
     def state_dict(self):
         """The loader state document with this rank's ``batchesConsumed`` entry updated."""
-        base = self.welcome["loader_state"]
-        state = copy.deepcopy(json.loads(base)) if base else {
+        state = copy.deepcopy(self._base_state) if self._base_state else {
             "worldSize": self.world_size, "batchesConsumed": [0] * self.world_size}
         state["batchesConsumed"][self.rank] = self.position()
         return state
 
+    def load_state_dict(self, state):
+        """Resumes from ``state`` (a loader state, as ``state_dict()`` returns it) before the
+        first batch of a leg (torchdata's ``StatefulDataLoader`` calls it so): the loader
+        connects anew stating it, and the feeder serves the rank from there (it refuses a state
+        of another plan or one behind the rank, see PROTOCOL.md). After an epoch's END it
+        connects for the next epoch with it. A state equal to ``state_dict()`` changes nothing;
+        once a batch of the leg was taken, RuntimeError (the feeder has moved on)."""
+        if state == self.state_dict():
+            return
+        if self.batches_yielded and not self._ended:
+            raise RuntimeError("load_state_dict: rank %d already took %d batches of this leg "
+                               "(batch %d next); load a state before the first batch"
+                               % (self.rank, self.batches_yielded, self.position()))
+        _resume_point(state, self.rank)  # refuses a state without this rank before any BYE
+        if self._ended and self._next_epoch() is None:
+            raise RuntimeError("load_state_dict: rank %d's run ended with epoch %s (epochs=%s)"
+                               % (self.rank, self.epoch, self.end_epoch))
+        self._disconnect()
+        self._connect_leg(state)
+
+    def as_dataset(self):
+        """This loader as a ``torch.utils.data.IterableDataset`` (:class:`spindle_bridge.
+        dataset.SpindleDataset`), for ``DataLoader(ds, batch_size=None)``."""
+        from .dataset import SpindleDataset
+        return SpindleDataset(self)
+
     def close(self):
         """Releases every batch (BYE) and disconnects. Views handed out become invalid."""
-        if self._sock.fileno() < 0:
+        self._disconnect()
+
+    def _disconnect(self):
+        if self._sock is None or self._sock.fileno() < 0:
             return
+        drop(self.last)
         try:
             if self._cuda is not None:
                 self._cuda.synchronize()  # BYE releases every batch: nothing may still read them
@@ -369,6 +481,21 @@ def _plan_value(v):
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
     return ""
+
+
+def _end_epoch(epochs):
+    if epochs is None:
+        return None
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise ValueError("Invalid epochs: %r (must be an integer > 0: the run's end epoch, "
+                         "exclusive; SPINDLE_EPOCHS)" % (epochs,))
+    return epochs
+
+
+def _epoch_of(state):
+    """The ``epoch`` of a loader state document; None without a state or an integer epoch."""
+    epoch = state.get("epoch") if isinstance(state, dict) else None
+    return epoch if isinstance(epoch, int) and not isinstance(epoch, bool) else None
 
 
 def _resume_point(state, rank):

@@ -1,0 +1,54 @@
+"""Batch: what SpindleLoader yields, and how it survives torch's DataLoader."""
+
+# Batches a loader has handed out and not yet released, by id() of their images. torch's
+# default_convert (DataLoader(batch_size=None)) rebuilds a namedtuple-like batch as
+# ``type(batch)(images, labels)``; the rebuilt batch finds its extras here.
+_LIVE = {}
+
+
+class Batch(tuple):
+    """One batch: unpacks as ``(images, labels)``; also carries ``weights`` (float32 ``[N]``,
+    1.0 for a real sample, 0.0 for padding (``PAD`` remainder) and for a stand-in of a
+    quarantined sample: multiply the per-sample loss by it), ``keys`` (sample keys),
+    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``.
+    ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
+    loader's device.
+
+    It looks like a namedtuple (``_fields``) so that ``torch.utils.data.DataLoader(...,
+    batch_size=None)`` keeps it a Batch: ``Batch(images, labels)`` with the very images tensor of
+    a batch the loader still holds is that batch again, extras included; other images give a
+    Batch whose extras are None."""
+
+    _fields = ("images", "labels")
+
+    def __new__(cls, images, labels, weights=None, desc=None):
+        b = super().__new__(cls, (images, labels))
+        b.images, b.labels = images, labels
+        if desc is None:
+            held = _LIVE.get(id(images))
+            if held is not None and held.images is images:
+                b.__dict__.update({k: v for k, v in held.__dict__.items() if k != "labels"})
+                return b
+            desc = dict.fromkeys(("batch", "rows", "indices", "keys", "shape", "dtype",
+                                  "image_offset", "labels_offset"))
+        b.weights = weights
+        b.number = desc["batch"]
+        b.rows = desc["rows"]
+        b.indices = desc["indices"]
+        b.keys = desc["keys"]
+        b.shape = desc["shape"]
+        b.dtype = desc["dtype"]
+        b.image_offset = desc["image_offset"]
+        b.labels_offset = desc["labels_offset"]
+        return b
+
+
+def hold(batch):
+    """Registers a batch handed to the trainer (see _LIVE)."""
+    _LIVE[id(batch.images)] = batch
+
+
+def drop(batch):
+    """Unregisters a batch once it is released (or its loader closed)."""
+    if batch is not None and _LIVE.get(id(batch.images)) is batch:
+        del _LIVE[id(batch.images)]
