@@ -7,6 +7,11 @@
         # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins
     state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
 
+A whole run in one process (``bin/spindle train`` sets the environment; ``python -m
+spindle_bridge.launch`` starts the script): ``loader = SpindleLoader.from_env()`` then ``for
+epoch in loader.epochs(): for batch in loader: ...``; ``loader.as_dataset()`` for
+``torch.utils.data.DataLoader(ds, batch_size=None)``.
+
 Needs numpy; returns torch tensors when torch is importable (``as_numpy=True`` for arrays).
 No pyarrow, no pyspark.
 
