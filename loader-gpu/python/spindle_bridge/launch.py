@@ -9,10 +9,13 @@
   driver JVM died, even by SIGKILL) it sends SIGKILL to the whole group, so no trainer outlives
   the job that fed it;
 - makes stdout and stderr line-buffered (the JVM pumps the lines into its logs);
+- dumps every thread's Python stack to stderr on SIGUSR1 (``faulthandler``): before it kills a
+  trainer that hung, the JVM asks for the stacks, so the error shows where it was stuck;
 - runs the script as ``__main__`` with ``sys.argv = [SCRIPT, ARGS...]`` and the script's folder
   first on ``sys.path``; the exit status is the script's (0, ``sys.exit(n)``, 1 after a
   traceback). A missing script: a message on stderr and status 2.
 """
+import faulthandler
 import os
 import runpy
 import signal
@@ -37,6 +40,7 @@ def main(argv):
         stream.reconfigure(line_buffering=True)
     lead_own_group()
     die_with_parent(os.getppid())
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     sys.argv = [script] + list(argv[1:])
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     try:

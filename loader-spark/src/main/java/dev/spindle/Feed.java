@@ -4,6 +4,9 @@ import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.FeedJob;
 import dev.spindle.spark.feed.FeedRequest;
 import dev.spindle.spark.feed.FeedResult;
+import dev.spindle.spark.feed.PythonClient;
+import dev.spindle.spark.feed.TrainJob;
+import dev.spindle.spark.feed.TrainSettings;
 import dev.spindle.spark.plan.LoaderState;
 import java.io.IOException;
 import java.time.Duration;
@@ -188,6 +191,72 @@ public final class Feed {
   public Feed trainerTimeout(Duration timeout) {
     settings.set(SpindleConfig.FEED_TRAINER_TIMEOUT, timeout.toSeconds());
     return this;
+  }
+
+  /**
+   * For {@link #train}: the Python interpreter of the training scripts ({@code
+   * spark.spindle.train.python}).
+   */
+  public Feed python(String executable) {
+    settings.set(SpindleConfig.TRAIN_PYTHON, executable);
+    return this;
+  }
+
+  /**
+   * For {@link #train}: a Hadoop URI every node can use, where each rank's loader state outlives
+   * its trainer ({@code spark.spindle.train.stateDir}; needed on a cluster master).
+   */
+  public Feed stateDir(String uri) {
+    settings.set(SpindleConfig.TRAIN_STATE_DIR, uri);
+    return this;
+  }
+
+  /** For {@link #train}: restarts after trainers fail ({@code spark.spindle.train.maxRestarts}). */
+  public Feed maxRestarts(int restarts) {
+    settings.set(SpindleConfig.TRAIN_MAX_RESTARTS, restarts);
+    return this;
+  }
+
+  /**
+   * For {@link #train}: the most ranks one executor may run ({@code
+   * spark.spindle.train.nprocPerExecutor}).
+   */
+  public Feed nprocPerExecutor(int ranks) {
+    settings.set(SpindleConfig.TRAIN_NPROC_PER_EXECUTOR, ranks);
+    return this;
+  }
+
+  /**
+   * Trains: runs the epochs as {@link #serve()} does and, inside each rank's task, starts {@code
+   * script} (with {@code args}) on the executor's node with torchrun's environment ({@code RANK},
+   * {@code LOCAL_RANK}, {@code WORLD_SIZE}, {@code LOCAL_WORLD_SIZE}, {@code MASTER_ADDR}, {@code
+   * MASTER_PORT}) and the loader's ({@code SPINDLE_SOCKET}, the run token, device, state), so that
+   * {@code SpindleLoader.from_env()} and {@code init_process_group()} work in it. A trainer that
+   * fails restarts every rank from its saved state; see the README's "Training from Spark".
+   *
+   * @throws IllegalArgumentException before any Spark work, as {@link #run()}, or if the script
+   *     is not a file (on a local master)
+   * @throws RuntimeException when the run fails: the failing ranks, how, and their last lines
+   */
+  public FeedReport train(String script, String... args) throws IOException {
+    Uris.present("input", input, "train");
+    if (worldSize == null) {
+      throw new IllegalArgumentException("train needs worldSize(...) before train(script)");
+    }
+    settings.set(SpindleConfig.FEED_SERVE, true);
+    Map<String, String> conf = settings.merged(spark);
+    SpindleConfig.validate(conf);
+    java.nio.file.Path file = java.nio.file.Path.of(script).toAbsolutePath().normalize();
+    if (spark.sparkContext().master().startsWith("local") && !java.nio.file.Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("Training script not found: " + file);
+    }
+    TrainSettings train = new TrainSettings(SpindleConfig.get(conf, SpindleConfig.TRAIN_PYTHON),
+        file.toString(), java.util.List.of(args), PythonClient.dir().toString(),
+        SpindleConfig.get(conf, SpindleConfig.TRAIN_NPROC_PER_EXECUTOR),
+        SpindleConfig.get(conf, SpindleConfig.TRAIN_MAX_RESTARTS));
+    FeedResult result = TrainJob.run(spark, new FeedRequest(input, manifest, worldSize, epochs,
+        resume, 0, conf), train);
+    return new FeedReport(result.report(), result.state().toJson());
   }
 
   /**

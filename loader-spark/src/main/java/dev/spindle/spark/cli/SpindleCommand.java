@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
     description = "Spindle: a thread-based distributed data loader on Apache Spark.",
     synopsisSubcommandLabel = "<command>",
     subcommands = {DemoCommand.class, GenSampleCommand.class, PreprocessCommand.class,
-        FeedCommand.class, ImportCommand.class, ExamplesCommand.class, BenchCommand.class,
+        FeedCommand.class, TrainCommand.class, ImportCommand.class, ExamplesCommand.class, BenchCommand.class,
         ConfigCommand.class, HelpCommand.class},
     footer = {"",
         "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"

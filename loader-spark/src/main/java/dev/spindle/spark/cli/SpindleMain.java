@@ -35,6 +35,7 @@ public final class SpindleMain {
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setParameterExceptionHandler(Errors::usage);
     cli.setExecutionExceptionHandler(Errors::failure);
+    cli.getSubcommands().get("train").setStopAtPositional(true); // the script's flags are its own
     return cli;
   }
 }

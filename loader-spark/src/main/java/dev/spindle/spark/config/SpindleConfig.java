@@ -81,11 +81,19 @@ public final class SpindleConfig {
   public static final ConfigKey<String> FEED_DEVICE =
       register("spark.spindle.feed.device", "auto", "Feeder device when serving: auto (the task's GPU from Spark's resources, else GPU 0, if CUDA has it; else host shared memory), cuda, or host (--device)", SpindleConfig::deviceName);
   public static final ConfigKey<String> FEED_SOCKET =
-      register("spark.spindle.feed.socket", "/tmp/spindle-{user}/bridge.sock", "Absolute path of the executor's trainer-bridge socket when serving; {user} = the executor's user, {rank} = the rank (one socket per rank: needed when several executors share a node). Directory made 0700, socket 0600 (--socket)", SpindleConfig::socketTemplate);
+      register("spark.spindle.feed.socket", "/tmp/spindle-{user}/bridge.sock", "Absolute path of the executor's trainer-bridge socket when serving; {user} = the executor's user, {rank} = the rank (one socket per rank: needed when several executors share a node), {pid} = the executor JVM's process id; train uses /tmp/spindle-{user}/train-{pid}.sock unless this is set. Directory made 0700, socket 0600 (--socket)", SpindleConfig::socketTemplate);
   public static final ConfigKey<Long> FEED_TRAINER_TIMEOUT =
       register("spark.spindle.feed.trainerTimeoutSeconds", "600", "When serving, how long a rank task waits for its trainer to say hello, to take a batch, and to finish the rank's batches (--trainer-timeout)", SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> FEED_SLOTS =
       register("spark.spindle.feed.slots", "4", "Batches in flight in each serving feeder's ring (pinned host and device memory for this many batches)", SpindleConfig::slotCount);
+  public static final ConfigKey<String> TRAIN_PYTHON =
+      register("spark.spindle.train.python", "python3", "train: the Python interpreter that runs each rank's training script on the executor's node, a command on the PATH or an absolute path (--python)", SpindleConfig::nonBlank);
+  public static final ConfigKey<String> TRAIN_STATE_DIR =
+      register("spark.spindle.train.stateDir", "", "train: a Hadoop URI where each rank's loader state and exit are kept, read by a restarted rank wherever it runs; empty = a local temporary directory, which only local and local-cluster masters may use (--state-dir)", s -> s);
+  public static final ConfigKey<Integer> TRAIN_MAX_RESTARTS =
+      register("spark.spindle.train.maxRestarts", "2", "train: how many times the ranks are restarted, each from the loader state it saved, after a trainer exits with an error or is killed (--max-restarts)", SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<Integer> TRAIN_NPROC_PER_EXECUTOR =
+      register("spark.spindle.train.nprocPerExecutor", "0", "train: the most ranks one executor may run; the job fails before any trainer starts if Spark placed more; 0 = no limit (--nproc-per-executor)", SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
       register("spark.spindle.feed.testDelayMs", "0", "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job", SpindleConfig::nonNegativeLong);
 
@@ -242,6 +250,13 @@ public final class SpindleConfig {
     return s;
   }
 
+  private static String nonBlank(String s) {
+    if (s.isBlank()) {
+      throw new IllegalArgumentException("must not be empty");
+    }
+    return s;
+  }
+
   private static int positiveInt(String s) {
     return (int) integer(s, 1, Integer.MAX_VALUE, "an integer > 0");
   }
@@ -287,7 +302,7 @@ public final class SpindleConfig {
     if (!s.startsWith("/")) {
       throw new IllegalArgumentException("must be an absolute path");
     }
-    if (s.replace("{user}", "u").replace("{rank}", "0").length() > 100) {
+    if (s.replace("{user}", "u").replace("{rank}", "0").replace("{pid}", "4194304").length() > 100) {
       throw new IllegalArgumentException("must be under 100 bytes: a Unix socket path's limit");
     }
     return s;

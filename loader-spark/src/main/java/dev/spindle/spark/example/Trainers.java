@@ -2,6 +2,7 @@ package dev.spindle.spark.example;
 
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.feed.PythonClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,23 +122,8 @@ final class Trainers {
     }
   }
 
-  /** {@code loader-gpu/python}: under the working directory or one of its parents, or the jar's. */
+  /** {@code loader-gpu/python} ({@link PythonClient#dir()}). */
   static Path pythonDir() {
-    List<Path> starts = new ArrayList<>();
-    starts.add(Path.of("").toAbsolutePath());
-    String jar = System.getProperty("spindle.app.jar");
-    if (jar != null) {
-      starts.add(Path.of(jar).toAbsolutePath());
-    }
-    for (Path s : starts) {
-      for (Path d = s; d != null; d = d.getParent()) {
-        Path candidate = d.resolve("loader-gpu/python");
-        if (Files.isDirectory(candidate.resolve("spindle_bridge"))) {
-          return candidate;
-        }
-      }
-    }
-    throw new IllegalStateException("Cannot find loader-gpu/python (the Python client) above "
-        + starts + "; run from the Spindle checkout");
+    return PythonClient.dir();
   }
 }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +101,16 @@ final class ExecutorServing {
     f = GpuFeeder.open(new SharedMemoryDevice(), config);
     HOST_FEEDERS.put(rank, f);
     return f;
+  }
+
+  /** The feeder that serves {@code rank} now, if any: its GPU's, else its host feeder. */
+  static synchronized Optional<GpuFeeder> existingFeeder(int rank) {
+    for (Map.Entry<Integer, Integer> e : GPU_HOLDERS.entrySet()) {
+      if (e.getValue() == rank) {
+        return GpuFeeders.existing(e.getKey());
+      }
+    }
+    return Optional.ofNullable(HOST_FEEDERS.get(rank)).filter(f -> !f.isClosed());
   }
 
   /** {@code rank} is done with its feeder; its GPU may serve another rank. */

@@ -40,11 +40,7 @@ public final class FeedJob {
     long startMs = System.currentTimeMillis();
     Map<String, String> conf = request.conf();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    ManifestCache.Loaded loaded = new ManifestCache(spark.sparkContext().hadoopConfiguration(),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        SpindleConfig.parquetColumns(conf), new ClusterShardCounter(jsc))
-        .load(request.input(), request.manifestFile(),
-            SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
+    ManifestCache.Loaded loaded = loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     LoaderState state = startState(manifest, request);
     if (state.epoch() >= request.epochs()) {
@@ -68,6 +64,17 @@ public final class FeedJob {
     JobReport report = epochs.report(request, loaded, state, wall, startMs)
         .put("master", spark.sparkContext().master());
     return new FeedResult(report, state);
+  }
+
+  /** The request's manifest: the cached one if it still describes the input, else counted. */
+  static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
+      throws IOException {
+    Map<String, String> conf = request.conf();
+    return new ManifestCache(jsc.sc().hadoopConfiguration(),
+        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+        SpindleConfig.parquetColumns(conf), new ClusterShardCounter(jsc))
+        .load(request.input(), request.manifestFile(),
+            SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
   }
 
   /** The state to start from, with the plan settings checked against a resumed state. */

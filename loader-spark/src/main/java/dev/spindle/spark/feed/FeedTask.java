@@ -32,11 +32,20 @@ import org.apache.spark.broadcast.Broadcast;
  */
 final class FeedTask implements Serializable {
   private final String runId;
-  final Broadcast<FeedInputs> inputs;
+  final Inputs inputs;
   private final FeedSettings settings;
   private final HadoopConf conf;
 
+  /** Where a task finds its epoch's plan and manifest: a broadcast, or one it computed. */
+  interface Inputs extends Serializable {
+    FeedInputs value();
+  }
+
   FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf) {
+    this(runId, (Inputs) inputs::value, settings, conf);
+  }
+
+  FeedTask(String runId, Inputs inputs, FeedSettings settings, HadoopConf conf) {
     this.runId = runId;
     this.inputs = inputs;
     this.settings = settings;

@@ -11,6 +11,7 @@ import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.samples.BatchImages;
 import java.io.Serializable;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -79,36 +80,61 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
 
   private TaskOutcome serveRank(FeedSlice planned)
       throws java.io.IOException, InterruptedException {
+    return serveLeg(feed, serve, planned, scope(), Watch.NONE);
+  }
+
+  /**
+   * What a rank task checks while it waits for its trainer: {@link #check} throws when the wait
+   * is pointless (the trainer process it started has died). Called on the task thread.
+   */
+  interface Watch {
+    Watch NONE = () -> {};
+
+    void check();
+  }
+
+  /** How long one wait lasts before the task looks at its {@link Watch} again. */
+  private static final Duration SLICE = Duration.ofMillis(250);
+
+  /**
+   * Serves the leg {@code planned} of {@code feed}'s plan to the rank's trainer: waits for its
+   * HELLO, streams the batches from its resume point into the rank's feeder, waits until it took
+   * the last. Task thread.
+   */
+  static TaskOutcome serveLeg(FeedTask feed, ServeSettings serve, FeedSlice planned, String scope,
+      Watch watch) throws java.io.IOException, InterruptedException {
     EpochPlan plan = feed.inputs.value().plan();
     int rank = planned.rank();
     Path socket = serve.socketFor(rank);
     BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(),
         serve.token());
     String state = plan.stateAtStart().toJson();
-    long resume = awaitTrainer(bridge, rank, socket, state);
+    long resume = awaitTrainer(feed, serve, bridge, rank, socket, state, watch);
     int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
-        config(plan));
+        config(feed, serve, plan));
+    long waitBefore = feeder.stats().ring().consumerWaitNanos();
     try {
       bridge.serve(new RankFeed(rank, feeder, start, state, end));
       TaskOutcome o = start >= end ? TaskOutcome.empty()
           : feed.run(List.of(new FeedSlice(rank, start, end)),
-              FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope());
-      if (!bridge.awaitFinished(rank, serve.trainerTimeout())) {
+              FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope);
+      if (!awaitFinished(bridge, rank, serve.trainerTimeout(), watch)) {
         throw new IllegalStateException("Trainer of rank " + rank + " on " + socket
             + " did not take the rank's last batches within " + serve.trainerTimeout().toSeconds()
-            + " s (spark.spindle.feed.trainerTimeoutSeconds)");
+            + " s (spark.spindle.feed.trainerTimeoutSeconds)",
+            new TimeoutException("the rank's end was not taken"));
       }
       return o.withServed(new ServedRank(rank, start, resume, executor(), host(),
           bridge.socketPath().toString(), feeder.device().description(),
-          feeder.stats().toJson()));
+          feeder.stats().toJson(), feeder.stats().ring().consumerWaitNanos() - waitBefore));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
       String died = bridge.departedTrainer(rank);
       feeder.fail(e);
       bridge.unserve(rank);
       if (died != null) {
-        throw trainerDied(died, rank, socket, e);
+        throw trainerDied(serve, died, rank, socket, e);
       }
       throw e;
     } finally {
@@ -116,11 +142,17 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
+  /** The feeder that serves {@code rank} in this JVM now (to fail it from a watching thread). */
+  static java.util.Optional<GpuFeeder> currentFeeder(int rank) {
+    return ExecutorServing.existingFeeder(rank);
+  }
+
   /**
    * The failure of a rank whose trainer died holding batches and was not replaced within the
    * trainer timeout: says so, naming the rank, instead of the ring's lease expiry it caused.
    */
-  private IllegalStateException trainerDied(String died, int rank, Path socket, Throwable e) {
+  private static IllegalStateException trainerDied(ServeSettings serve, String died, int rank,
+      Path socket, Throwable e) {
     IllegalStateException f = new IllegalStateException(died + "; no trainer of rank " + rank
         + " reconnected to " + socket + " within " + serve.trainerTimeout().toSeconds()
         + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank " + rank + " failed");
@@ -133,19 +165,46 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
 
   /**
    * The resume point of the rank's trainer: -1, or within the rank's planned batches, from a
-   * state of the plan of {@code state} (the state the rank is served from).
+   * state of the plan of {@code state} (the state the rank is served from). Waits in slices,
+   * checking {@code watch} between them.
    */
-  private long awaitTrainer(BridgeServer bridge, int rank, Path socket, String state)
-      throws InterruptedException {
-    try {
-      return bridge.awaitTrainer(rank, serve.trainerTimeout(), state,
-          feed.inputs.value().plan().rank(rank).batches());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("No trainer of rank " + rank + " connected to " + socket
-          + " on " + host() + " within " + serve.trainerTimeout().toSeconds() + " s "
-          + "(spark.spindle.feed.trainerTimeoutSeconds): start it there with SpindleLoader('"
-          + socket + "', rank=" + rank + ", world_size=" + bridge.worldSize() + ") and "
-          + RunToken.ENV + " set to the contents of " + bridge.tokenFile(), e);
+  private static long awaitTrainer(FeedTask feed, ServeSettings serve, BridgeServer bridge,
+      int rank, Path socket, String state, Watch watch) throws InterruptedException {
+    long deadline = System.nanoTime() + serve.trainerTimeout().toNanos();
+    long batches = feed.inputs.value().plan().rank(rank).batches();
+    while (true) {
+      watch.check();
+      long left = deadline - System.nanoTime();
+      try {
+        return bridge.awaitTrainer(rank, Duration.ofNanos(Math.max(1, Math.min(left,
+            SLICE.toNanos()))), state, batches);
+      } catch (TimeoutException e) {
+        if (System.nanoTime() - deadline >= 0) {
+          throw new IllegalStateException("No trainer of rank " + rank + " connected to "
+              + socket + " on " + host() + " within " + serve.trainerTimeout().toSeconds()
+              + " s (spark.spindle.feed.trainerTimeoutSeconds): start it there with"
+              + " SpindleLoader('" + socket + "', rank=" + rank + ", world_size="
+              + bridge.worldSize() + ") and " + RunToken.ENV + " set to the contents of "
+              + bridge.tokenFile(), e);
+        }
+      }
+    }
+  }
+
+  /** {@link BridgeServer#awaitFinished}, in slices, checking {@code watch} between them. */
+  private static boolean awaitFinished(BridgeServer bridge, int rank, Duration timeout,
+      Watch watch) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      watch.check();
+      long left = deadline - System.nanoTime();
+      if (bridge.awaitFinished(rank, Duration.ofNanos(Math.max(0, Math.min(left,
+          SLICE.toNanos()))))) {
+        return true;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
     }
   }
 
@@ -157,7 +216,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     return resume < 0 ? planned.fromBatch() : Math.toIntExact(resume);
   }
 
-  private FeederConfig config(EpochPlan plan) {
+  private static FeederConfig config(FeedTask feed, ServeSettings serve, EpochPlan plan) {
     BatchImages images = feed.settings().images();
     return FeederConfig.of(plan.spec().batchSize(),
             NormalizeSpec.raw(images.height(), images.width(), images.channels()))
@@ -166,7 +225,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   /** The task's GPU from Spark's resources (spread by rank over several), else GPU 0. */
-  private static int ordinal(int rank) {
+  static int ordinal(int rank) {
     TaskContext ctx = TaskContext.get();
     ResourceInformation gpu = ctx == null ? null : ctx.resourcesJMap().get("gpu");
     if (gpu == null || gpu.addresses().length == 0) {
@@ -181,12 +240,12 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     return runId + "/attempt-" + (ctx == null ? 0 : ctx.taskAttemptId());
   }
 
-  private static String executor() {
+  static String executor() {
     SparkEnv env = SparkEnv.get();
     return env == null ? "?" : env.executorId();
   }
 
-  private static String host() {
+  static String host() {
     try {
       return java.net.InetAddress.getLocalHost().getHostName();
     } catch (java.net.UnknownHostException e) {

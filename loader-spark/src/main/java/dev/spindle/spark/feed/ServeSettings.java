@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code spark.spindle.feed.*} keys. Immutable; any thread.
  *
  * @param device auto, cuda or host
- * @param socketTemplate the bridge socket path, with {@code {user}} and {@code {rank}} unresolved
+ * @param socketTemplate the bridge socket path, with {@code {user}}, {@code {rank}} and {@code
+ *     {pid}} (the serving JVM's) unresolved
  * @param trainerTimeout how long a rank task waits for its trainer (hello, each batch, the end)
  * @param slots ring slots of each feeder
  * @param token this run's token, which every trainer must present (made here, once per run)
@@ -41,6 +42,7 @@ record ServeSettings(String device, String socketTemplate, Duration trainerTimeo
   }
 
   static String resolve(String template, String user, int rank) {
-    return template.replace("{user}", user).replace("{rank}", Integer.toString(rank));
+    return template.replace("{user}", user).replace("{rank}", Integer.toString(rank))
+        .replace("{pid}", Long.toString(ProcessHandle.current().pid()));
   }
 }

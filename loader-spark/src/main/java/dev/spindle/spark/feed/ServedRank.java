@@ -16,9 +16,12 @@ import java.util.Map;
  * @param device the feeder's device description
  * @param feederStatsJson the feeder's statistics when the rank finished ({@code FeederStats}
  *     JSON: cumulative since the feeder was created, which may be an earlier epoch or run)
+ * @param trainerWaitNanos how long the trainer waited for this leg's batches (its requests that
+ *     found no batch ready)
  */
 record ServedRank(int rank, int firstBatch, long trainerResume, String executor, String host,
-    String socket, String device, String feederStatsJson) implements Serializable {
+    String socket, String device, String feederStatsJson, long trainerWaitNanos)
+    implements Serializable {
 
   Map<String, Object> toReport() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -27,6 +30,7 @@ record ServedRank(int rank, int firstBatch, long trainerResume, String executor,
     m.put("socket", socket);
     m.put("device", device);
     m.put("trainer_resume", trainerResume);
+    m.put("trainer_wait_s", trainerWaitNanos / 1e9);
     return m;
   }
 }

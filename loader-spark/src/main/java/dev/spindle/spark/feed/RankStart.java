@@ -1,0 +1,46 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.plan.LoaderState;
+
+/**
+ * Where one rank of a {@code train} run starts: the plan of its epoch's leg, the batch it starts
+ * from, and the state its trainer resumes with. Every rank's leg of an epoch is the same plan, the
+ * one its start state gives (the run's start state for the run's first epoch, the epoch's initial
+ * state for later ones); a rank restarted from the state its trainer saved continues that plan
+ * from its own count of batches consumed, whatever the other ranks' counts in that document (they
+ * are as they were when the leg began): resuming the document itself would re-split the rest of
+ * the epoch as for a new world size.
+ *
+ * @param plan the leg's plan
+ * @param position the rank's first batch to serve
+ * @param trainerState the loader state JSON the trainer resumes with ({@code SPINDLE_STATE})
+ */
+record RankStart(EpochPlan plan, int position, String trainerState) {
+
+  /**
+   * @param saved the state the rank's trainer saved last, or null if it saved none (a first
+   *     start)
+   * @throws IllegalArgumentException if {@code saved} is of another plan than this run's
+   */
+  static RankStart of(int rank, int world, TrainInputs in, String saved) {
+    LoaderState runStart = LoaderState.fromJson(in.startState());
+    if (saved == null) {
+      EpochPlan plan = runStart.resume(in.manifest(), world);
+      return new RankStart(plan, plan.rank(rank).firstBatch(), plan.stateAtStart().toJson());
+    }
+    LoaderState rankState = LoaderState.fromJson(saved);
+    LoaderState legStart = rankState.epoch() == runStart.epoch() ? runStart
+        : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(rankState.epoch()));
+    EpochPlan plan = legStart.resume(in.manifest(), world);
+    int position = rankState.batchesConsumed()[rank];
+    if (position < plan.rank(rank).firstBatch() || position > plan.batchesPerRank()) {
+      throw new IllegalArgumentException("Rank " + rank + "'s saved state (epoch "
+          + rankState.epoch() + ", " + position + " batches consumed) does not continue this"
+          + " run's plan, whose rank " + rank + " has batches " + plan.rank(rank).firstBatch()
+          + ".." + plan.batchesPerRank() + " (spark.spindle.train.stateDir holds another run's"
+          + " states?)");
+    }
+    return new RankStart(plan, position, saved);
+  }
+}

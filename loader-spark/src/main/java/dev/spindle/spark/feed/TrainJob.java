@@ -1,0 +1,202 @@
+package dev.spindle.spark.feed;
+
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.shard.Manifest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+/**
+ * {@code train}: one barrier stage of {@code world} tasks, task {@code r} starting rank {@code
+ * r}'s training script beside its executor and serving it every epoch of the run ({@link
+ * TrainTask}). When a trainer fails (exits with an error, is killed), every rank is restarted in a
+ * new stage, each from the loader state its trainer saved last ({@link TrainStateStore}), up to
+ * {@code spark.spindle.train.maxRestarts} times; a trainer that hangs, or any other failure, ends
+ * the job with the failing ranks' own account and last output lines. Driver thread.
+ */
+public final class TrainJob {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainJob.class);
+  private static final ClassTag<TrainRankResult> RESULT =
+      ClassTag$.MODULE$.apply(TrainRankResult.class);
+
+  private static final long EXIT_WAIT_MS = 30_000;
+  /**
+   * The bridge socket of a train run unless {@code spark.spindle.feed.socket} is set: one per
+   * executor JVM, since Spindle hands each trainer its path and a restarted rank may run in
+   * another executor of the same node.
+   */
+  static final String TRAIN_SOCKET = "/tmp/spindle-{user}/train-{pid}.sock";
+
+  private TrainJob() {}
+
+  public static FeedResult run(SparkSession spark, FeedRequest request, TrainSettings train)
+      throws IOException {
+    long startNanos = System.nanoTime();
+    Map<String, String> conf = request.conf();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    int world = request.worldSize();
+    requireSlots(jsc, world);
+    ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
+    Manifest manifest = loaded.manifest();
+    LoaderState start = FeedJob.startState(manifest, request);
+    if (start.epoch() >= request.epochs()) {
+      throw new IllegalArgumentException("Nothing to do: the state is at epoch " + start.epoch()
+          + " and --epochs is " + request.epochs());
+    }
+    String runId = UUID.randomUUID().toString();
+    TrainStateStore store = store(jsc, conf, runId);
+    ServeSettings serve = ServeSettings.from(conf.containsKey(SpindleConfig.FEED_SOCKET.key())
+        ? conf : withSocket(conf, TRAIN_SOCKET));
+    String line = "spindle train: " + world + " rank(s) of " + train.script() + " on "
+        + serve.device() + " feeders, epochs " + start.epoch() + ".." + (request.epochs() - 1)
+        + "; loader states in " + store.location();
+    System.out.println(line);
+    LOG.info(line);
+    Broadcast<TrainInputs> inputs = jsc.broadcast(
+        TrainInputs.of(manifest, start.toJson(), request.epochs()));
+    TrainTask task = new TrainTask(inputs, FeedSettings.from(conf, manifest),
+        new HadoopConf(jsc.hadoopConfiguration()), serve, train, store, runId);
+    TrainReport report = new TrainReport(request, train, loaded, store.location());
+    jsc.setLocalProperty("spark.job.interruptOnCancel", "true");
+    try {
+      report.finished(attempts(jsc, world, task, store, train, report));
+      if (SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
+        store.delete(); // its own temporary directory: nothing to resume from a finished run
+      }
+    } finally {
+      jsc.setLocalProperty("spark.job.interruptOnCancel", null);
+      inputs.destroy();
+    }
+    LoaderState end = LoaderState.initial(manifest, start.spec().withEpoch(request.epochs()));
+    return new FeedResult(report.build(end, (System.nanoTime() - startNanos) / 1e9)
+        .put("master", jsc.master()), end);
+  }
+
+  /** Runs the stage, restarting it after trainers' failures while restarts are left. */
+  private static List<TrainRankResult> attempts(JavaSparkContext jsc, int world, TrainTask task,
+      TrainStateStore store, TrainSettings train, TrainReport report) throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      store.clearExits(world);
+      try {
+        List<Integer> ranks = new ArrayList<>();
+        for (int r = 0; r < world; r++) {
+          ranks.add(r);
+        }
+        return new JavaRDD<>(jsc.parallelize(ranks, world).rdd().barrier()
+            .mapPartitions(task, false, RESULT), RESULT).collect();
+      } catch (Exception e) { // collect() throws SparkException, a checked one, undeclared
+        List<TrainerExit> exits = awaitExits(store, world);
+        List<TrainerExit> causes = exits.stream().filter(TrainerExit::cause)
+            .sorted(java.util.Comparator.comparingLong(TrainerExit::endedAtMs)).toList();
+        if (causes.isEmpty()) { // no rank failed on its own account: Spark's error says why
+          throw e instanceof RuntimeException r ? r : new IllegalStateException(e.getMessage(), e);
+        }
+        report.failedAttempt(exits);
+        boolean restartable = causes.stream().allMatch(TrainerExit::restartable);
+        if (!restartable || attempt >= train.maxRestarts()) {
+          throw new TrainFailure(message(causes, attempt, restartable, train, store), e);
+        }
+        String line = "spindle train: " + causes.size() + " rank(s) failed ("
+            + causes.get(0).message() + "; rank " + causes.get(0).rank() + "); restarting every"
+            + " rank from its saved loader state (restart " + (attempt + 1) + " of at most "
+            + train.maxRestarts() + ")";
+        System.out.println(line);
+        LOG.warn(line);
+      }
+    }
+  }
+
+  private static String message(List<TrainerExit> causes, int attempt, boolean restartable,
+      TrainSettings train, TrainStateStore store) {
+    StringBuilder m = new StringBuilder("spindle train failed");
+    if (restartable) {
+      m.append(" after ").append(attempt).append(" restart(s) (spark.spindle.train.maxRestarts=")
+          .append(train.maxRestarts()).append(')');
+    }
+    m.append(":");
+    causes.forEach(c -> m.append('\n').append(c.describe()));
+    m.append("\nEach rank's loader state is kept in ").append(store.location())
+        .append(": the same command with --state-dir ").append(store.location())
+        .append(" resumes every rank from it.");
+    return m.toString();
+  }
+
+  /**
+   * How each rank's task of a failed stage ended, once every one has said (a cancelled task first
+   * kills its trainer and saves its last state: a restart must not read the state before that),
+   * or after {@link #EXIT_WAIT_MS} (a task that never started, or whose executor died, says
+   * nothing).
+   */
+  private static List<TrainerExit> awaitExits(TrainStateStore store, int world)
+      throws IOException {
+    long deadline = System.currentTimeMillis() + EXIT_WAIT_MS;
+    while (true) {
+      List<TrainerExit> exits = new ArrayList<>();
+      for (int r = 0; r < world; r++) {
+        store.exit(r).map(TrainerExit::fromJson).ifPresent(exits::add);
+      }
+      if (exits.size() == world || System.currentTimeMillis() > deadline) {
+        return exits;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return exits;
+      }
+    }
+  }
+
+  /** The run's state store: the configured directory, else a new local one (local masters). */
+  private static TrainStateStore store(JavaSparkContext jsc, Map<String, String> conf,
+      String runId) throws IOException {
+    String dir = SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR);
+    if (dir.isEmpty()) {
+      String master = jsc.master();
+      if (!master.startsWith("local")) {
+        throw new IllegalArgumentException("train on master " + master + " needs --state-dir"
+            + " (spark.spindle.train.stateDir): a directory every node can read and write"
+            + " (hdfs://, s3a://, a shared mount), where each rank's loader state outlives its"
+            + " trainer");
+      }
+      dir = Files.createTempDirectory("spindle-train-").toUri().toString();
+    }
+    return new TrainStateStore(dir, new HadoopConf(jsc.hadoopConfiguration()));
+  }
+
+  private static Map<String, String> withSocket(Map<String, String> conf, String socket) {
+    Map<String, String> m = new java.util.HashMap<>(conf);
+    m.put(SpindleConfig.FEED_SOCKET.key(), socket);
+    return m;
+  }
+
+  /** A local master must run every rank at once (a barrier stage), or Spark retries for minutes. */
+  private static void requireSlots(JavaSparkContext jsc, int world) {
+    if (jsc.sc().isLocal() && jsc.sc().defaultParallelism() < world) {
+      throw new IllegalArgumentException("train runs one task per rank at once: world size "
+          + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
+          + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
+    }
+  }
+
+  /** The run failed: which ranks, how, and their last output lines. */
+  public static final class TrainFailure extends IllegalStateException {
+    TrainFailure(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

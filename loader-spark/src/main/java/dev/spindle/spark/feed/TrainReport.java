@@ -1,0 +1,108 @@
+package dev.spindle.spark.feed;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.metrics.QuarantineList;
+import dev.spindle.spark.plan.LoaderState;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON report of a {@code train} run: the run's settings; per rank ({@code trainers}) its
+ * exit code, wall time, time waiting for data, node and final loader state; per rank and epoch
+ * ({@code ranks}) the leg served in the last attempt (first batch, batches, samples); the failed
+ * attempts' accounts ({@code restarts}); the quarantine list. Driver thread.
+ */
+final class TrainReport {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final FeedRequest request;
+  private final TrainSettings train;
+  private final ManifestCache.Loaded loaded;
+  private final String stateDir;
+  private final List<List<Map<String, Object>>> restarts = new ArrayList<>();
+  private final List<Map<String, Object>> trainers = new ArrayList<>();
+  private final List<Map<String, Object>> legs = new ArrayList<>();
+  private final QuarantineList quarantined = new QuarantineList();
+  private long rows;
+  private long samples;
+
+  TrainReport(FeedRequest request, TrainSettings train, ManifestCache.Loaded loaded,
+      String stateDir) {
+    this.request = request;
+    this.train = train;
+    this.loaded = loaded;
+    this.stateDir = stateDir;
+  }
+
+  void failedAttempt(List<TrainerExit> exits) {
+    List<Map<String, Object>> attempt = new ArrayList<>();
+    for (TrainerExit e : exits) {
+      Map<String, Object> m = e.toReport();
+      m.put("message", e.message());
+      attempt.add(m);
+    }
+    restarts.add(attempt);
+  }
+
+  void finished(List<TrainRankResult> results) throws IOException {
+    for (TrainRankResult r : results) {
+      Map<String, Object> t = r.exit().toReport();
+      t.put("state", r.finalState() == null ? null : JSON.readValue(r.finalState(), Map.class));
+      trainers.add(t);
+      for (TrainRankResult.Leg leg : r.legs()) {
+        TaskOutcome o = leg.outcome();
+        long real = 0;
+        for (BatchRecord b : o.batches()) {
+          real += b.indices().length - b.padded() - b.substituted();
+          rows += b.indices().length;
+        }
+        samples += real;
+        quarantined.addAll(o.quarantined());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rank", r.exit().rank());
+        m.put("epoch", leg.epoch());
+        m.put("first_batch", o.served() == null ? null : o.served().firstBatch());
+        m.put("batches", o.batches().size());
+        m.put("samples", real);
+        if (o.served() != null) {
+          m.putAll(o.served().toReport());
+        }
+        legs.add(m);
+      }
+    }
+  }
+
+  JobReport build(LoaderState end, double wall) throws IOException {
+    Map<String, Object> manifest = new LinkedHashMap<>();
+    manifest.put("location", loaded.location());
+    manifest.put("status", loaded.status());
+    manifest.put("shards", loaded.manifest().shards().size());
+    manifest.put("samples", loaded.manifest().totalSamples());
+    JobReport report = new JobReport("train")
+        .put("input", request.input())
+        .put("manifest", manifest)
+        .put("world_size", request.worldSize())
+        .put("epochs", request.epochs())
+        .put("seed", end.seed())
+        .put("batch_size", end.batchSize())
+        .put("remainder", end.remainder().name())
+        .put("python", train.python())
+        .put("script", train.script())
+        .put("args", train.args())
+        .put("state_dir", stateDir)
+        .put("trainers", trainers)
+        .put("restarts", restarts)
+        .put("ranks", legs)
+        .put("images", rows)
+        .put("samples", samples)
+        .put("failures", quarantined.total());
+    return quarantined.putInto(report)
+        .put("state", JSON.readValue(end.toJson(), Map.class))
+        .put("wall_s", wall)
+        .put("images_per_s", rows / wall);
+  }
+}

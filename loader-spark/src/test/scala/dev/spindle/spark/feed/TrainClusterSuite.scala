@@ -1,0 +1,66 @@
+package dev.spindle.spark.feed
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.cli.TrainCommand
+import dev.spindle.spark.testkit.TestFiles
+import org.apache.spark.sql.SparkSession
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * `train` on two executor JVMs (local-cluster[2,1,1024]): one rank per executor, each trainer a
+ * child of its executor, fed every sample of every epoch once, after one of them was killed.
+ */
+class TrainClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
+  import FeedData._
+  import TrainRuns._
+
+  private var spark: SparkSession = _
+  private var dir: Path = _
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    dir = TestFiles.tempDir("train-cluster")
+    System.setProperty("spark.test.home", Files.createDirectories(dir.resolve("spark-home")).toString)
+    spark = SparkSession.builder().master("local-cluster[2,1,1024]").appName("train-cluster")
+      .config("spark.driver.host", "127.0.0.1")
+      .config("spark.driver.bindAddress", "127.0.0.1")
+      .config("spark.ui.enabled", "false")
+      .config("spark.executor.memory", "1g")
+      .config("spark.executor.extraClassPath",
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")))
+      .getOrCreate()
+  }
+
+  override protected def afterAll(): Unit = {
+    try if (spark != null) spark.stop()
+    finally {
+      TestFiles.deleteRecursively(dir)
+      super.afterAll()
+    }
+  }
+
+  test("two ranks on two executors, one SIGKILLed mid-epoch: restarted from saved states, every sample once") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    val in = tars(dir.resolve("in"), Seq(11, 17, 9)) // 37 samples
+    val out = Files.createDirectories(dir.resolve("out"))
+    val r = TrainCommand.run(spark, Array("--input", in.toString, "--size", "8", "--world-size", "2",
+      "--batch-size", "3", "--seed", "9", "--remainder", "PAD", "--epochs", "2", "--python", Python,
+      "--state-dir",
+      dir.resolve("states").toUri.toString, "--", Script.toString, out.toString,
+      "--kill-rank", "0", "--kill-step", "3"))
+    val real = realRows(out, 2)
+    val expected = for (e <- 0 until 2; i <- 0L until 37) yield (e, i)
+    assert(real.sorted == expected.sorted)
+    val trainersReport = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+    assert(trainersReport.map(_.get("executor")).toSet.size == 2, "one rank per executor JVM")
+    assert(trainersReport.map(_.get("exit_code")) == Seq(0, 0))
+    assert(r.fields().get("restarts").asInstanceOf[java.util.List[_]].size == 1)
+    val steps0 = steps(out, 0).size
+    assert(steps0 == steps(out, 1).size && steps0 == 2 * 7, "equal batch counts: 2 epochs of 7")
+    trainers(out).foreach(t => assert(!alive(t.get("pid").asLong)))
+  }
+}
