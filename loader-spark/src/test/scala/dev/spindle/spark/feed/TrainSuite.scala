@@ -67,6 +67,21 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("the README's five-line script (examples/minimal_train.py) trains on two ranks as it stands") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    TestFiles.withTempDir("train-minimal") { dir =>
+      val script = PythonClient.dir().resolve("examples/minimal_train.py")
+      val readme = Files.readString(PythonClient.dir().resolve("../../README.md"))
+      assert(readme.contains(Files.readString(script).trim), "the README shows the script as it is")
+      val r = TrainCommand.run(spark, Array("--input", dataset(dir).toString, "--size", "8",
+        "--world-size", "2", "--batch-size", "4", "--epochs", "2", "--python", Python, "--",
+        script.toString))
+      val t = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(t.map(_.get("exit_code")) == Seq(0, 0))
+      assert(r.ranks().asScala.map(_.epoch).toSet == Set(0, 1))
+    }
+  }
+
   test("a trainer killed with SIGKILL mid-epoch: every rank restarts from its saved state, each sample still once") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-kill") { dir =>
