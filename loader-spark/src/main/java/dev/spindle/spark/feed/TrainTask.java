@@ -104,21 +104,25 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
             "driver".equals(executor()));
       } catch (IOException e) {
         store.saveExit(rank, new TrainerExit(rank, "error", -1, 0, 0, state.epoch(),
-            RankServeTask.host(), executor(), -1, e.getMessage(), "(not started)", System.currentTimeMillis()).toJson());
+            RankServeTask.host(), executor(), -1, e.getMessage(), "(not started)",
+            System.currentTimeMillis()).toJson());
         throw e;
       }
-      try (TrainerWatch watch = new TrainerWatch(rank, trainer, ctx, stateOut, store)) {
+      TrainerWatch watch = new TrainerWatch(rank, trainer, ctx, stateOut, store);
+      try {
         return serveEpochs(rank, start, trainer, watch);
       } catch (RuntimeException | IOException | InterruptedException e) {
         if (!ctx.isInterrupted() && isTimeout(e)) {
           trainer.dumpStacks(); // where it hung, into its last lines
         }
         trainer.kill();
+        watch.close(); // its last copy of the state: the trainer can no longer move it on
         TrainerExit exit = failure(rank, state, trainer, e, ctx);
         store.saveExit(rank, exit.toJson());
         throw new IllegalStateException(exit.describe(), e);
       } finally {
         trainer.kill(); // nothing outlives the task
+        watch.close();
       }
     } finally {
       deleteQuietly(work);
@@ -133,9 +137,8 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     EpochPlan plan = start.plan();
     int from = start.position();
     while (true) {
-      EpochPlan p = plan;
-      FeedTask feed = new FeedTask(runId, () -> new FeedInputs(p, in.manifest(), in.offsets()),
-          settings, conf);
+      FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
+      FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf);
       FeedSlice planned = new FeedSlice(rank, from, plan.batchesPerRank());
       TaskOutcome o = RankServeTask.serveLeg(feed, serve, planned, scope(), watch);
       legs.add(new TrainRankResult.Leg(plan.epoch(), o));
@@ -162,7 +165,8 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
     String finalState = store.state(rank).orElse(null);
     TrainerExit exit = new TrainerExit(rank, "ok", 0, trainer.wallSeconds(), waitNanos / 1e9,
-        in.endEpoch(), RankServeTask.host(), executor(), trainer.pid(), "finished", "", System.currentTimeMillis());
+        in.endEpoch(), RankServeTask.host(), executor(), trainer.pid(), "finished", "",
+        System.currentTimeMillis());
     store.saveExit(rank, exit.toJson());
     return new TrainRankResult(exit, legs, finalState);
   }

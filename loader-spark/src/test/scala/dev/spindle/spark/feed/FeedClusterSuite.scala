@@ -11,7 +11,7 @@ import scala.jdk.OptionConverters._
 
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.testkit.{LocalCluster, TestFiles}
 import org.apache.spark.Success
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.SparkSession
@@ -34,15 +34,7 @@ class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     super.beforeAll()
     dir = TestFiles.tempDir("feed-cluster")
     in = tars(dir.resolve("in"), Seq(13, 7, 21, 9, 15)) // 65 samples
-    System.setProperty("spark.test.home", Files.createDirectories(dir.resolve("spark-home")).toString)
-    spark = SparkSession.builder().master("local-cluster[2,1,1024]").appName("feed-cluster")
-      .config("spark.driver.host", "127.0.0.1")
-      .config("spark.driver.bindAddress", "127.0.0.1")
-      .config("spark.ui.enabled", "false")
-      .config("spark.executor.memory", "1g")
-      .config("spark.executor.extraClassPath",
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")))
-      .getOrCreate()
+    spark = LocalCluster.session(dir, "feed-cluster")
   }
 
   override protected def afterAll(): Unit = {

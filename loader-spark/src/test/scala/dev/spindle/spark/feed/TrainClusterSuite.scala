@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.TrainCommand
-import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.testkit.{LocalCluster, TestFiles}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
@@ -24,15 +24,7 @@ class TrainClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     dir = TestFiles.tempDir("train-cluster")
-    System.setProperty("spark.test.home", Files.createDirectories(dir.resolve("spark-home")).toString)
-    spark = SparkSession.builder().master("local-cluster[2,1,1024]").appName("train-cluster")
-      .config("spark.driver.host", "127.0.0.1")
-      .config("spark.driver.bindAddress", "127.0.0.1")
-      .config("spark.ui.enabled", "false")
-      .config("spark.executor.memory", "1g")
-      .config("spark.executor.extraClassPath",
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")))
-      .getOrCreate()
+    spark = LocalCluster.session(dir, "train-cluster")
   }
 
   override protected def afterAll(): Unit = {
