@@ -31,7 +31,7 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
   private volatile boolean closed;
   private volatile boolean serving = true;
   private volatile RuntimeException failure;
-  private long mirroredModified = -1;
+  private String mirrored;
   private long cleanExitSeenMs = -1;
 
   TrainerWatch(int rank, TrainerProcess trainer, TaskContext task, Path stateOut,
@@ -71,11 +71,12 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
       if (!Files.exists(stateOut)) {
         return;
       }
-      long modified = Files.getLastModifiedTime(stateOut).toMillis() ^ Files.size(stateOut);
+      // by content: steps can be faster than the file system's time stamps, and the state's
+      // JSON has the same length from one batch count to the next
       String json = Files.readString(stateOut);
-      if (modified != mirroredModified && !json.isBlank()) {
+      if (!json.isBlank() && !json.equals(mirrored)) {
         store.saveState(rank, json);
-        mirroredModified = modified;
+        mirrored = json;
       }
     } catch (IOException e) {
       LOG.warn("Could not copy rank {}'s loader state {} to {}: {}", rank, stateOut,
