@@ -28,7 +28,7 @@ final class Trainers {
   /** Starts one trainer per rank, handing each the run's {@code token} in its environment. */
   static Trainers start(ExampleCommand.Options o, Path socket, RunToken token, int port)
       throws IOException {
-    Path python = pythonDir();
+    Path python = PythonClient.dir();
     Trainers t = new Trainers(o.work());
     try {
       for (int r = 0; r < o.world(); r++) {
@@ -122,8 +122,4 @@ final class Trainers {
     }
   }
 
-  /** {@code loader-gpu/python} ({@link PythonClient#dir()}). */
-  static Path pythonDir() {
-    return PythonClient.dir();
-  }
 }

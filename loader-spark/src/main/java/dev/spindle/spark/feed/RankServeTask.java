@@ -142,11 +142,6 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     }
   }
 
-  /** The feeder that serves {@code rank} in this JVM now (to fail it from a watching thread). */
-  static java.util.Optional<GpuFeeder> currentFeeder(int rank) {
-    return ExecutorServing.existingFeeder(rank);
-  }
-
   /**
    * The failure of a rank whose trainer died holding batches and was not replaced within the
    * trainer timeout: says so, naming the rank, instead of the ring's lease expiry it caused.

@@ -28,11 +28,7 @@ final class ServeStage {
    * trainers connect.
    */
   static void announce(JavaSparkContext jsc, int world, ServeSettings serve) {
-    if (jsc.sc().isLocal() && jsc.sc().defaultParallelism() < world) {
-      throw new IllegalArgumentException("--serve runs one task per rank at once: world size "
-          + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
-          + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
-    }
+    requireSlots(jsc, world, "--serve");
     String rank0 = ServeSettings.resolve(serve.socketTemplate(),
         System.getProperty("user.name"), 0);
     String line = "spindle feed: serving " + world + " trainer rank(s) on " + serve.device()
@@ -42,6 +38,19 @@ final class ServeStage {
         + ".token)";
     System.out.println(line);
     LOG.info(line);
+  }
+
+  /**
+   * Refuses a local master with fewer task slots than {@code world} ranks: a barrier stage needs
+   * all of them at once, and Spark would retry for minutes before failing. {@code what} names
+   * the command or flag that runs one task per rank.
+   */
+  static void requireSlots(JavaSparkContext jsc, int world, String what) {
+    if (jsc.sc().isLocal() && jsc.sc().defaultParallelism() < world) {
+      throw new IllegalArgumentException(what + " runs one task per rank at once: world size "
+          + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
+          + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
+    }
   }
 
   /** Serves every rank's batches {@code [firstBatch, stop)}; returns each rank's outcome. */

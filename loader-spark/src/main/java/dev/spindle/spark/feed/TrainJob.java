@@ -49,7 +49,7 @@ public final class TrainJob {
     Map<String, String> conf = request.conf();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     int world = request.worldSize();
-    requireSlots(jsc, world);
+    ServeStage.requireSlots(jsc, world, "train");
     ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     LoaderState start = FeedJob.startState(manifest, request);
@@ -182,15 +182,6 @@ public final class TrainJob {
     Map<String, String> m = new java.util.HashMap<>(conf);
     m.put(SpindleConfig.FEED_SOCKET.key(), socket);
     return m;
-  }
-
-  /** A local master must run every rank at once (a barrier stage), or Spark retries for minutes. */
-  private static void requireSlots(JavaSparkContext jsc, int world) {
-    if (jsc.sc().isLocal() && jsc.sc().defaultParallelism() < world) {
-      throw new IllegalArgumentException("train runs one task per rank at once: world size "
-          + world + " needs " + world + " task slots, but master " + jsc.master() + " has "
-          + jsc.sc().defaultParallelism() + " (use --master local[" + world + "] or more)");
-    }
   }
 
   /** The run failed: which ranks, how, and their last output lines. */

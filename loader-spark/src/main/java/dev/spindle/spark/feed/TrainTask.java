@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.spark.BarrierTaskContext;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
@@ -101,10 +101,10 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       TrainerProcess trainer;
       try {
         trainer = TrainerProcess.start(rank, train.python(), train.script(), train.args(), env,
-            "driver".equals(executor()));
+            "driver".equals(RankServeTask.executor()));
       } catch (IOException e) {
         store.saveExit(rank, new TrainerExit(rank, "error", -1, 0, 0, state.epoch(),
-            RankServeTask.host(), executor(), -1, e.getMessage(), "(not started)",
+            RankServeTask.host(), RankServeTask.executor(), -1, e.getMessage(), "(not started)",
             System.currentTimeMillis()).toJson());
         throw e;
       }
@@ -125,7 +125,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
         watch.close();
       }
     } finally {
-      deleteQuietly(work);
+      FileUtil.fullyDelete(work.toFile()); // a temporary folder: what stays, the OS cleans
     }
   }
 
@@ -165,7 +165,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
     String finalState = store.state(rank).orElse(null);
     TrainerExit exit = new TrainerExit(rank, "ok", 0, trainer.wallSeconds(), waitNanos / 1e9,
-        in.endEpoch(), RankServeTask.host(), executor(), trainer.pid(), "finished", "",
+        in.endEpoch(), RankServeTask.host(), RankServeTask.executor(), trainer.pid(), "finished", "",
         System.currentTimeMillis());
     store.saveExit(rank, exit.toJson());
     return new TrainRankResult(exit, legs, finalState);
@@ -195,7 +195,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       default -> e.toString();
     };
     return new TrainerExit(rank, kind, code, trainer.wallSeconds(), 0, state.epoch(),
-        RankServeTask.host(), executor(), trainer.pid(), message, trainer.tail(),
+        RankServeTask.host(), RankServeTask.executor(), trainer.pid(), message, trainer.tail(),
         System.currentTimeMillis());
   }
 
@@ -226,18 +226,5 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   private String scope() {
     BarrierTaskContext ctx = BarrierTaskContext.get();
     return runId + "/attempt-" + (ctx == null ? 0 : ctx.taskAttemptId());
-  }
-
-  private static String executor() {
-    SparkEnv env = SparkEnv.get();
-    return env == null ? "?" : env.executorId();
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // a temporary directory: the OS cleans it
-    }
   }
 }
