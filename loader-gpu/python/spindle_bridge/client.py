@@ -12,6 +12,7 @@ import numpy as np
 from . import protocol as p
 from .batch import Batch, drop, hold
 from .cuda import CudaSlab, parse_device, require_support
+from .pinned import pin
 from .state_file import StateFile
 
 
@@ -59,11 +60,21 @@ class SpindleLoader:
     ``state_out=PATH`` (``SPINDLE_STATE_OUT``): the loader keeps ``state_dict()`` in that file,
     replaced atomically before each request that follows a finished step and after each END.
 
+    ``len(loader)``: the batches this rank gets in the current epoch (all of them, also those
+    consumed before a resume), as the feeder states it; TypeError where the feeder does not know
+    (a feed whose length is unknown).
+
+    ``pin_memory=True`` (host feeders): page-locks this process's mapping of the feeder's memory
+    with CUDA once per leg, so that ``images.to("cuda", non_blocking=True)`` copies by DMA; a
+    warning and no pinning where torch has no CUDA (see ``spindle_bridge.pinned``). ``pinned``
+    says whether the current leg's mapping is pinned.
+
     Not thread-safe: one iterating thread per loader.
     """
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
-                 as_numpy=False, ipc=None, token=None, epochs=None, state_out=None):
+                 as_numpy=False, ipc=None, token=None, epochs=None, state_out=None,
+                 pin_memory=False):
         self.rank, self.world_size = rank, world_size
         self.timeout_s = timeout_s
         self.end_epoch = _end_epoch(epochs)
@@ -76,6 +87,8 @@ class SpindleLoader:
         self._token = _run_token(token, socket_path)
         self._ipc_opener = ipc
         self._state_file = None if state_out is None else StateFile(state_out)
+        self.pin_memory = bool(pin_memory) and self.ordinal is None  # CUDA batches: on device
+        self._pin = None
         self._sock = None
         self.wait_s = 0.0
         self._connect_leg(state)
@@ -116,6 +129,9 @@ class SpindleLoader:
         w = self.welcome
         if w["memory"] == p.MEMORY_SHM:
             self._mm = _map_shared(w["path"], w["size"])
+            if self.pin_memory:
+                self._pin = pin(self._mm, self.torch)
+                self.pin_memory = self._pin is not None  # warned once: not again each leg
         elif self.ordinal is None or w["device"] != self.ordinal:
             raise p.ProtocolError("feeder offered CUDA IPC memory on cuda:%d to a trainer on %s"
                                   % (w["device"], self.device))
@@ -147,6 +163,19 @@ class SpindleLoader:
                 args["state"] = json.load(f)
         args.update(overrides)
         return cls(**args)
+
+    @property
+    def pinned(self):
+        """Whether the current leg's mapping of the feeder's memory is page-locked (CUDA)."""
+        return self._pin is not None
+
+    def __len__(self):
+        end = self.welcome["end_batch"]
+        if end < 0:
+            raise TypeError("len(SpindleLoader): the feeder on %s does not know how many batches "
+                            "rank %d gets (a feed of unknown length)" % (self.socket_path,
+                                                                         self.rank))
+        return end
 
     @property
     def memory_base(self):
@@ -344,6 +373,9 @@ class SpindleLoader:
             self._sock.close()
             if self._cuda is not None:
                 self._cuda.close()
+        if self._pin is not None:
+            self._pin.close()
+            self._pin = None
         if self._mm is not None:
             try:
                 self._mm.close()

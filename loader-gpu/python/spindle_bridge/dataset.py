@@ -8,7 +8,9 @@
 
 ``batch_size=None`` because the feeder batches already; ``num_workers=0`` because the batches are
 views of this process's mapping of the feeder's memory and the decoding already runs in the
-feeder's threads (worker processes would add copies, not speed). ``pin_memory`` is not supported.
+feeder's threads (worker processes would add copies, not speed). For pinned batches pass
+``pin_memory=True`` to the loader (it page-locks the feeder's memory once) rather than to the
+DataLoader (which would copy every batch into pinned memory).
 """
 import torch.utils.data
 
@@ -19,9 +21,9 @@ class SpindleDataset(torch.utils.data.IterableDataset):
     """Iterating it iterates ``loader`` (each ``iter()`` continues the current epoch, or starts
     the next one after an epoch's END when the loader has ``epochs=``). Yields the loader's
     :class:`~spindle_bridge.Batch` objects; ``DataLoader(ds, batch_size=None)`` keeps them
-    (``weights``, ``keys``, ``indices`` included). It has no ``__len__``: the feeder does not say
-    how many batches a rank gets. ``set_epoch``, ``state_dict`` and ``load_state_dict`` are the
-    loader's. Only in the loader's process (``num_workers=0``); one iterating thread."""
+    (``weights``, ``keys``, ``indices`` included). ``len()``, ``set_epoch``, ``state_dict`` and
+    ``load_state_dict`` are the loader's. Only in the loader's process (``num_workers=0``); one
+    iterating thread."""
 
     def __init__(self, loader):
         if not isinstance(loader, SpindleLoader):
@@ -36,6 +38,9 @@ class SpindleDataset(torch.utils.data.IterableDataset):
 
     def __getstate__(self):
         raise RuntimeError(_NO_WORKERS)  # what a spawned DataLoader worker would need
+
+    def __len__(self):
+        return len(self.loader)
 
     def set_epoch(self, epoch):
         self.loader.set_epoch(epoch)

@@ -1,11 +1,11 @@
-"""Framing and message layouts of the Spindle bridge protocol, version 3 (see PROTOCOL.md).
+"""Framing and message layouts of the Spindle bridge protocol, version 4 (see PROTOCOL.md).
 
 Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
 u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
 """
 import struct
 
-VERSION = 3
+VERSION = 4
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
 MAX_PAYLOAD = 1 << 20
@@ -141,6 +141,7 @@ def parse_welcome(payload):
     w["dtype"] = DTYPES[r.u8()]
     w["height"], w["width"], w["channels"], w["max_rows"] = r.i32(), r.i32(), r.i32(), r.i32()
     w["loader_state"] = r.string()
+    w["end_batch"] = r.i64()
     return w
 
 

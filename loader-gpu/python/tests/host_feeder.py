@@ -64,7 +64,8 @@ class HostFeeder(threading.Thread):
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, n, p.MEMORY_SHM)
                              + p.string(self.slab) + struct.pack("<qBiiii", 4 * SLOT, 0, 2, 2,
                                                                  1, ROWS)
-                             + p.string(json.dumps(leg_state(epoch, n)))))
+                             + p.string(json.dumps(leg_state(epoch, n)))
+                             + struct.pack("<q", batches)))
         ended = False
         while True:
             try:

@@ -46,7 +46,8 @@ class FakeFeeder(threading.Thread):
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, 0, p.MEMORY_CUDA_IPC)
                              + struct.pack("<i", self.ordinal) + HANDLE
                              + struct.pack("<q", 1 << 20)
-                             + struct.pack("<Biiii", 0, 2, 2, 1, 4) + p.string("")))
+                             + struct.pack("<Biiii", 0, 2, 2, 1, 4) + p.string("")
+                             + struct.pack("<q", self.batches)))
         sent = 0
         while True:
             t, payload = p.read_frame(conn)

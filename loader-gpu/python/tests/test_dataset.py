@@ -63,6 +63,28 @@ class DatasetTest(unittest.TestCase):
         self.assertEqual((other.weights, other.keys, tuple(other)[1] is b.labels),
                          (None, None, True))
 
+    def test_len_is_the_batches_of_the_current_epoch_also_in_a_dataloader(self):
+        f, loader = self.loader([(0, 3), (1, 2)], epochs=2)
+        batches = DataLoader(loader.as_dataset(), batch_size=None)
+        lengths = []
+        for epoch in loader.epochs():
+            lengths.append((epoch, len(loader), len(batches), len(list(batches))))
+        self.assertEqual(lengths, [(0, 3, 3, 3), (1, 2, 2, 2)])
+
+    def test_len_counts_the_batches_consumed_before_a_resume(self):
+        f, loader = self.loader([(0, 3)])
+        loader.load_state_dict(dict(loader.state_dict(), batchesConsumed=[2]))
+        self.assertEqual((len(loader), [b.number for b in loader]), (3, [2]))
+
+    def test_pin_memory_without_cuda_warns_and_serves_the_same_batches(self):
+        if torch.cuda.is_available():
+            self.skipTest("torch has CUDA here: the GPU check pins for real")
+        with self.assertWarnsRegex(UserWarning, r"pin_memory=True\): not pinning, torch has no "
+                                   r"CUDA device"):
+            f, loader = self.loader([(0, 2)], pin_memory=True)
+        self.assertFalse(loader.pinned)
+        self.assertEqual([b.indices for b in loader], [[0, 1], [10, 11]])
+
     def test_worker_processes_are_refused(self):
         f, loader = self.loader([(0, 1)])
         with self.assertRaisesRegex(RuntimeError, r"SpindleDataset cannot be read in DataLoader "

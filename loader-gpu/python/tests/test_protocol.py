@@ -14,9 +14,10 @@ from spindle_bridge.client import _plan_identity, _resume_point, _run_token  # n
 from spindle_bridge.client import SpindleLoader, _map_shared, merge_states  # noqa: E402
 
 
-def welcome_payload(state=""):
+def welcome_payload(state="", end_batch=12):
     return (struct.pack("<iiqB", 1, 2, 7, p.MEMORY_SHM) + p.string("/dev/shm/x")
-            + struct.pack("<qBiiii", 4096, 0, 28, 28, 1, 64) + p.string(state))
+            + struct.pack("<qBiiii", 4096, 0, 28, 28, 1, 64) + p.string(state)
+            + struct.pack("<q", end_batch))
 
 
 class ProtocolTest(unittest.TestCase):
@@ -31,7 +32,7 @@ class ProtocolTest(unittest.TestCase):
         f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3")
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 3, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
+                         (b"SPDL", 4, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
         r = p.Reader(f[12:])
         self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()),
                          ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3"))
@@ -95,6 +96,8 @@ class ProtocolTest(unittest.TestCase):
                          (1, 2, 7, "/dev/shm/x", 4096))
         self.assertEqual((w["dtype"], w["height"], w["max_rows"], w["loader_state"]),
                          ("uint8", 28, 64, '{"a": 1}'))
+        self.assertEqual(w["end_batch"], 12)
+        self.assertEqual(p.parse_welcome(welcome_payload(end_batch=-1))["end_batch"], -1)
 
     def test_batch_round_trips_with_indices_weights_and_keys(self):
         payload = (struct.pack("<qiBB", 5, 2, 0, 2) + struct.pack("<qq", 2, 3)
@@ -109,7 +112,8 @@ class ProtocolTest(unittest.TestCase):
         handle = bytes(range(1, 65))
         payload = (struct.pack("<iiqB", 0, 1, 3, p.MEMORY_CUDA_IPC) + struct.pack("<i", 2)
                    + handle + struct.pack("<q", 1 << 30)
-                   + struct.pack("<BiiiI", 0, 4, 4, 3, 16) + p.string(""))
+                   + struct.pack("<BiiiI", 0, 4, 4, 3, 16) + p.string("")
+                   + struct.pack("<q", -1))
         w = p.parse_welcome(payload)
         self.assertEqual((w["memory"], w["device"], w["ipc_handle"], w["size"]),
                          (p.MEMORY_CUDA_IPC, 2, handle, 1 << 30))
@@ -135,7 +139,7 @@ class ProtocolTest(unittest.TestCase):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 3: use the"):
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 4: use the"):
             p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):

@@ -1,5 +1,5 @@
 """A training script for the train tests: DDP (gloo, CPU) ranks that record, per step, the batch
-they received (epoch, number, indices, weights) to OUT/rank-R.jsonl, after an all_reduce that keeps
+they received (epoch, number, len(loader), indices, weights) to OUT/rank-R.jsonl, after an all_reduce that keeps
 the ranks in lockstep, and their environment to OUT/env-R-PID.json.
 
 Faults (each at most once per OUT directory, marked by a file): --kill-rank R --kill-step K: rank R
@@ -58,7 +58,7 @@ def main():
                 t = torch.ones(1)
                 dist.all_reduce(t)
                 assert t.item() == dist.get_world_size()
-                rec.write(json.dumps({"epoch": epoch, "batch": batch.number,
+                rec.write(json.dumps({"epoch": epoch, "batch": batch.number, "len": len(loader),
                                       "indices": list(batch.indices),
                                       "weights": [float(w) for w in batch.weights]}) + "\n")
                 rec.flush()

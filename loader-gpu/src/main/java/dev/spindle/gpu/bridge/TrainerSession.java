@@ -133,13 +133,14 @@ final class TrainerSession implements Runnable {
   private void sendWelcome(RankChannel c) throws IOException {
     FeederConfig cfg = c.feeder.config();
     var spec = cfg.normalize();
-    ByteBuffer b = Wire.buffer(64 + c.memory.blockBytes() + Wire.stringBytes(c.loaderState));
+    ByteBuffer b = Wire.buffer(72 + c.memory.blockBytes() + Wire.stringBytes(c.loaderState));
     b.putInt(c.rank).putInt(server.worldSize).putLong(c.position());
     b.put(c.memory.kind());
     c.memory.putBlock(b);
     b.put((byte) spec.type().ordinal()).putInt(spec.height()).putInt(spec.width())
         .putInt(spec.channels()).putInt(cfg.maxRows());
     Wire.putString(b, c.loaderState);
+    b.putLong(c.endBatch() == RankFeed.UNKNOWN_END ? -1 : c.endBatch());
     Wire.write(ch, Wire.WELCOME, b.flip());
   }
 

@@ -161,9 +161,9 @@ object BridgeFixture {
       val a = new Array[Byte](payload.remaining()); payload.get(a); a
     }
 
-  /** A frame of protocol version 2, as a client of an earlier Spindle release sends it. */
-  def frame2(tpe: Int, payload: ByteBuffer): Array[Byte] =
-    header(2, tpe, payload.remaining()) ++ {
+  /** A frame of an earlier protocol version, as a client of an earlier Spindle release sends it. */
+  def frameOf(version: Int, tpe: Int, payload: ByteBuffer): Array[Byte] =
+    header(version, tpe, payload.remaining()) ++ {
       val a = new Array[Byte](payload.remaining()); payload.get(a); a
     }
 
@@ -176,7 +176,7 @@ object BridgeFixture {
     if (Files.exists(f)) Some(Files.readString(f).trim) else None
   }
 
-  /** A HELLO payload (versions 2 and 3): token, rank, world, resume, device, plan identity. */
+  /** A HELLO payload (versions 2 to 4): token, rank, world, resume, device, plan identity. */
   def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
       resume: Long = -1, plan: String = ""): ByteBuffer = {
     val parts = Seq(token, device, plan).map(_.getBytes("UTF-8"))

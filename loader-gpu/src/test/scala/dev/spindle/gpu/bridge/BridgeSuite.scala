@@ -171,12 +171,15 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
       assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 1: this feeder speaks version 3; use the spindle_bridge "
-          + "client of this Spindle release (loader-gpu/python), which speaks version 3"))
-      // a version 2 client (no loss weights in BATCH) is told which version to use
-      assert(refusal(s, frame2(Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
-        "Unsupported protocol version 2: this feeder speaks version 3"))
-      assert(refusal(s, header(3, Wire.HELLO, 1 << 24)) == (3,
+        "Unsupported protocol version 1: this feeder speaks version 4; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 4"))
+      // clients of versions 2 (no loss weights in BATCH) and 3 (no end batch in WELCOME) are
+      // told which version to use
+      for (old <- Seq(2, 3)) {
+        assert(refusal(s, frameOf(old, Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
+          s"Unsupported protocol version $old: this feeder speaks version 4"))
+      }
+      assert(refusal(s, header(Wire.VERSION, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
       assert(refusal(s, "GET / HTTP/1.1\r\n\r\n".getBytes("UTF-8"))._1 == 1)
       assert(refusal(s, frame(Wire.HELLO, ByteBuffer.allocate(3))) == (1,
@@ -203,7 +206,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 12)
+      assert(server.stats().refused == 13)
     }
   }
 
@@ -580,6 +583,9 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       // a copy: setuptools builds in the source tree (build/, *.egg-info)
       val src = Files.createDirectories(dir.resolve("src"))
       Files.copy(Scripts.resolve("pyproject.toml"), src.resolve("pyproject.toml"))
+      Files.copy(Scripts.resolve("MANIFEST.in"), src.resolve("MANIFEST.in"))
+      Files.copy(Scripts.resolve("_build/spindle_build.py"),
+        Files.createDirectories(src.resolve("_build")).resolve("spindle_build.py"))
       val pkg = Files.createDirectories(src.resolve("spindle_bridge"))
       Files.list(Scripts.resolve("spindle_bridge")).iterator().asScala
         .filter(_.toString.endsWith(".py")).foreach(f => Files.copy(f, pkg.resolve(f.getFileName)))
@@ -595,11 +601,13 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       }
       run(Python, "-m", "venv", "--system-site-packages", venv.toString)
       val py = venv.resolve("bin/python").toString
-      run(py, "-m", "pip", "install", "--no-build-isolation", src.toString)
+      // plain pip: build isolation on, nothing to download (the backend uses the interpreter's
+      // setuptools); what a user types
+      run(py, "-m", "pip", "install", src.toString)
       val got = run(py, "-c", "import spindle_bridge as s; print(s.__file__); print(s.VERSION); "
         + "print(s.SpindleLoader.from_env.__name__)")
       val lines = got.linesIterator.toSeq
-      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "3"
+      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "4"
         && lines(2) == "from_env", got)
     } finally deleteRecursively(dir)
   }

@@ -18,14 +18,14 @@ object TrainRuns {
   val Script: Path = Paths.get(getClass.getResource("/train/record_trainer.py").toURI)
 
   /** One recorded step. */
-  case class Step(rank: Int, epoch: Int, batch: Long, indices: Seq[Long], weights: Seq[Double])
+  case class Step(rank: Int, epoch: Int, batch: Long, len: Long, indices: Seq[Long], weights: Seq[Double])
 
   def steps(out: Path, rank: Int): Seq[Step] = {
     val f = out.resolve(s"rank-$rank.jsonl")
     if (!Files.exists(f)) Seq.empty
     else Files.readAllLines(f).asScala.toSeq.map { line =>
       val n = Json.readTree(line)
-      Step(rank, n.get("epoch").asInt, n.get("batch").asLong,
+      Step(rank, n.get("epoch").asInt, n.get("batch").asLong, n.get("len").asLong,
         n.get("indices").elements().asScala.map(_.asLong).toSeq,
         n.get("weights").elements().asScala.map(_.asDouble).toSeq)
     }

@@ -45,6 +45,7 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
       assertExactlyOnce(out, 2)
       val byRank = (0 until 2).map(rank => steps(out, rank))
       assert(byRank.map(_.size).distinct.size == 1 && byRank.head.size == 2 * 6, "equal batch counts")
+      assert(byRank.flatten.forall(_.len == 6), "len(loader): the rank's batches in the epoch")
       val padded = byRank.flatten.flatMap(s => s.weights.filter(_ == 0.0))
       assert(padded.size == 2 * (48 - Samples), "PAD's rows carry weight 0")
       val envs = trainers(out).sortBy(_.get("env").get("RANK").asText)
