@@ -1,13 +1,17 @@
-"""Fashion-MNIST trainer for `spindle example fashion-mnist`: one DDP rank (gloo, CPU).
+"""Fashion-MNIST trainer: an ordinary `spindle train` script (one DDP rank, gloo, CPU).
 
-Receives its training batches from the co-located Spindle feeder through the bridge (uint8
-[N, 28, 28, 3] views of shared memory), trains a small CNN, and on rank 0 evaluates on the test
-set read from Debian's IDX files. Writes a JSON report: train_samples, wait_s (time blocked on
-the loader), step_s (forward/backward/optimizer), test_accuracy (rank 0).
+`bin/spindle example fashion-mnist` imports the data and runs this script with `train`; any
+`bin/spindle train --input SHARDS --size 28 ... -- fashion_mnist.py --test-dir DIR` runs it too.
+Every rank trains a small CNN on the batches its feeder serves (uint8 [N, 28, 28, 3] views of
+shared memory; rows with weight 0 are padding or stand-ins of quarantined samples and add no
+loss); rank 0 then evaluates on the test set read from Debian's IDX files. Each rank writes
+`rank-R.json` to `--report-dir` (train_samples, batches, step_s, final_loss; rank 0 also
+test_accuracy, test_samples) and rank 0 prints the accuracy.
 """
 import argparse
 import gzip
 import json
+import os
 import time
 
 import numpy as np
@@ -44,13 +48,14 @@ def to_input(images_u8_hwc):
 def read_idx(path, limit, header):
     with gzip.open(path, "rb") as f:
         data = f.read()
-    return np.frombuffer(data, dtype=np.uint8, offset=header)[:limit] if header == 8 else \
-        np.frombuffer(data, dtype=np.uint8, offset=header).reshape(-1, 28, 28)[:limit]
+    if header == 8:
+        return np.frombuffer(data, dtype=np.uint8, offset=header)[:limit]
+    return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(-1, 28, 28)[:limit]
 
 
 def evaluate(model, test_dir, limit):
-    images = read_idx(test_dir + "/t10k-images-idx3-ubyte.gz", limit, 16)
-    labels = read_idx(test_dir + "/t10k-labels-idx1-ubyte.gz", limit, 8)
+    images = read_idx(os.path.join(test_dir, "t10k-images-idx3-ubyte.gz"), limit, 16)
+    labels = read_idx(os.path.join(test_dir, "t10k-labels-idx1-ubyte.gz"), limit, 8)
     correct = 0
     model.eval()
     with torch.no_grad():
@@ -63,52 +68,47 @@ def evaluate(model, test_dir, limit):
 
 
 def main():
-    a = argparse.ArgumentParser()
-    a.add_argument("--socket", required=True)
-    a.add_argument("--rank", type=int, required=True)
-    a.add_argument("--world-size", type=int, required=True)
-    a.add_argument("--port", type=int, required=True)
-    a.add_argument("--test-dir", required=True)
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("--test-dir", default="/usr/share/datasets/fashion-mnist",
+                   help="where t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz are")
     a.add_argument("--test-limit", type=int, default=10000)
-    a.add_argument("--report", required=True)
+    a.add_argument("--report-dir", help="write rank-R.json here")
     a.add_argument("--lr", type=float, default=2e-3)
     args = a.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port,
-                            rank=args.rank, world_size=args.world_size)
+    dist.init_process_group("gloo")  # RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT: set by train
+    rank = dist.get_rank()
     model = nn.parallel.DistributedDataParallel(SmallCnn())
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    started = time.perf_counter()
     step_s, samples, batches, loss = 0.0, 0, 0, None
-    with SpindleLoader(args.socket, args.rank, args.world_size, timeout_s=600) as loader:
-        for batch in loader:
-            images, labels, weights = batch.images, batch.labels, batch.weights
-            t = time.perf_counter()
-            x = to_input(images)
-            # weights: 0 for padding and stand-ins of quarantined samples (whose label may be -1)
-            per_row = F.cross_entropy(model(x), labels, ignore_index=-1, reduction="none")
-            loss = (per_row * weights).sum() / weights.sum().clamp(min=1.0)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_s += time.perf_counter() - t
-            samples += int(labels.shape[0])
-            batches += 1
-        wait_s = loader.wait_s
-        state = loader.state_dict()
-    wall_s = time.perf_counter() - started
-    report = {"rank": args.rank, "train_samples": samples, "batches": batches,
-              "wait_s": wait_s, "step_s": step_s, "wall_s": wall_s, "final_loss": None if loss is None else float(loss),
-              "loader_state": state}
-    if args.rank == 0:
+    with SpindleLoader.from_env() as loader:
+        for epoch in loader.epochs():
+            for batch in loader:
+                t = time.perf_counter()
+                x = to_input(batch.images)
+                # weights: 0 for padding and stand-ins of quarantined samples (label may be -1)
+                per_row = F.cross_entropy(model(x), batch.labels, ignore_index=-1,
+                                          reduction="none")
+                loss = (per_row * batch.weights).sum() / batch.weights.sum().clamp(min=1.0)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                step_s += time.perf_counter() - t
+                samples += int(batch.weights.sum())
+                batches += 1
+    report = {"rank": rank, "train_samples": samples, "batches": batches, "step_s": step_s,
+              "final_loss": None if loss is None else float(loss)}
+    if rank == 0:
         report["test_accuracy"], report["test_samples"] = evaluate(model.module, args.test_dir,
                                                                    args.test_limit)
+        print("test accuracy %.4f on %d images" % (report["test_accuracy"],
+                                                   report["test_samples"]))
     dist.barrier()
     dist.destroy_process_group()
-    with open(args.report, "w") as f:
-        json.dump(report, f, indent=2)
-    print(json.dumps(report))
+    if args.report_dir:
+        with open(os.path.join(args.report_dir, "rank-%d.json" % rank), "w") as f:
+            json.dump(report, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code example fashion-mnist}: {@link ExampleCommand} on an embedded session. Main thread. */
+/** {@code example fashion-mnist}: {@link ExampleCommand} on a session of its own. Main thread. */
 @Command(name = "fashion-mnist",
-    header = "Train PyTorch DDP ranks on Fashion-MNIST fed through the bridge.",
+    header = "Train PyTorch DDP ranks on Fashion-MNIST with train.",
     mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Imports Fashion-MNIST, starts one PyTorch trainer process per rank (DDP, gloo,"
-        + " CPU) fed through the trainer bridge, reports test accuracy and trainer wait time."})
+    description = {"Imports Fashion-MNIST into tar shards, then runs train: each rank's task"
+        + " starts loader-gpu/python/examples/fashion_mnist.py (DDP, gloo, CPU) beside its"
+        + " executor and feeds it; reports test accuracy and trainer wait time. Runs on local"
+        + " masters and on --master local-cluster[N,C,MB]."})
 final class FashionMnistCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -53,8 +55,9 @@ final class FashionMnistCommand implements Callable<Integer> {
   Path source = FashionMnistImport.DEBIAN_DIR;
 
   @Option(names = "--python", paramLabel = "EXE",
-      description = "The trainers' Python (default ${DEFAULT-VALUE})")
-  String python = "/usr/bin/python3";
+      description = "The trainers' Python, which must import torch (spark.spindle.train.python;"
+          + " default python3 on the PATH; Debian's python3-torch: /usr/bin/python3)")
+  String python;
 
   @Mixin ReportOption report;
   @Mixin SparkOptions spark;

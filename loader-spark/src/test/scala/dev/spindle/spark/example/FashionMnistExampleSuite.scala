@@ -12,8 +12,8 @@ import scala.jdk.CollectionConverters._
 
 /**
  * Fashion-MNIST from Debian's dataset-fashion-mnist: the import job, and the example that trains
- * two DDP ranks (Python, gloo, CPU) fed through the trainer bridge. Cancelled, visibly, where the
- * package is not installed (bin/setup-test-deps installs it).
+ * two DDP ranks (Python, gloo, CPU) with `train`. Cancelled, visibly, where the package is not
+ * installed (bin/setup-test-deps installs it). TrainClusterSuite runs it on local-cluster.
  */
 class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
   override protected def master: String = "local[4]" // both ranks' feed tasks run at once
@@ -66,7 +66,7 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     assert(labels.toSet.size > 5, "the first 50 samples span several classes")
   }
 
-  test("two DDP trainers fed through the bridge learn Fashion-MNIST far above chance") {
+  test("two DDP trainers launched by train learn Fashion-MNIST far above chance") {
     requireData()
     TestFiles.withTempDir("fmnist-example")(work => train(work))
   }
@@ -79,12 +79,30 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     assert(accuracy > 0.6, s"accuracy $accuracy (chance is 0.1)")
     // 6000 samples, 2 ranks x 64, DROP_LAST: 46 batches per rank, every one trained on.
     assert(r.get("train_samples") == 46L * 2 * 64)
-    assert(r.get("bridge_batches_delivered") == 92L)
+    assert(r.get("train_batches") == 92L)
     assert(r.get("test_samples") == 2000L)
+    assert(r.get("restarts") == 0)
     assert(r.get("trainer_wait_s").asInstanceOf[Double] >= 0)
     val rate = r.get("images_per_s").asInstanceOf[Double] // the summary line's images/s
     assert(rate > 0 && !rate.isNaN && !rate.isInfinite, s"images_per_s $rate")
-    assert(!Files.exists(work.resolve("bridge/bridge.sock")), "socket left behind")
+    for (rank <- 0 until 2) { // the script's own reports: what each rank trained on
+      val n = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(work.resolve(s"reports/rank-$rank.json").toFile)
+      assert(n.get("train_samples").asLong == 46L * 64 && n.get("batches").asLong == 46L)
+    }
+    val trainers = r.get("train").asInstanceOf[java.util.Map[String, Object]].get("trainers")
+      .asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+    assert(trainers.map(_.get("exit_code")) == Seq(0, 0))
+  }
+
+  test("a Python without torch is refused before the import, naming it and --python") {
+    val o = options(python = "/bin/false")
+    try {
+      val e = intercept[IllegalArgumentException](ExampleCommand.run(spark, o))
+      assert(e.getMessage.contains("'/bin/false' cannot import torch") && e.getMessage.contains(
+        "--python /usr/bin/python3"), e.getMessage)
+      assert(!Files.exists(o.work()), s"${o.work()} left behind")
+    } finally TestFiles.deleteRecursively(o.work())
   }
 
   test("without --work the example removes the work directory it made, also when it fails") {
@@ -96,15 +114,9 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     } finally TestFiles.deleteRecursively(o.work())
   }
 
-  test("the bridge's planned batches per rank are the feed job's, over every epoch") {
-    val work = Paths.get("/nonexistent-work")
-    assert(ExampleCommand.plannedBatches(options(work = work), 6000) == 46) // 2 ranks x 64, DROP_LAST
-    assert(ExampleCommand.plannedBatches(options(epochs = 3, world = 4, batch = 100, work = work),
-      6000) == 3 * 15)
-  }
-
   /** The example's options with its command line's defaults; no work directory: a new one. */
   private def options(epochs: Int = 1, limit: Int = 60000, world: Int = 2, batch: Int = 64,
-      testLimit: Int = 10000, work: Path = null, source: Path = FashionMnistImport.DEBIAN_DIR) =
-    ExampleCommand.options(epochs, limit, world, batch, testLimit, work, source, "/usr/bin/python3")
+      testLimit: Int = 10000, work: Path = null, source: Path = FashionMnistImport.DEBIAN_DIR,
+      python: String = "/usr/bin/python3") =
+    ExampleCommand.options(epochs, limit, world, batch, testLimit, work, source, python)
 }

@@ -5,6 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.TrainCommand
+import dev.spindle.spark.example.{ExampleCommand, FashionMnistImport}
 import dev.spindle.spark.testkit.{LocalCluster, TestFiles}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
@@ -12,7 +13,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * `train` on two executor JVMs (local-cluster[2,1,1024]): one rank per executor, each trainer a
- * child of its executor, fed every sample of every epoch once, after one of them was killed.
+ * child of its executor, fed every sample of every epoch once, after one of them was killed; and
+ * `example fashion-mnist`, a user of `train`, learning there.
  */
 class TrainClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
   import FeedData._
@@ -54,5 +56,20 @@ class TrainClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val steps0 = steps(out, 0).size
     assert(steps0 == steps(out, 1).size && steps0 == 2 * 7, "equal batch counts: 2 epochs of 7")
     trainers(out).foreach(t => assert(!alive(t.get("pid").asLong)))
+  }
+
+  test("example fashion-mnist trains on local-cluster: one rank per executor, far above chance") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    assume(Files.isReadable(FashionMnistImport.DEBIAN_DIR.resolve("train-images-idx3-ubyte.gz")),
+      s"Debian's dataset-fashion-mnist is not installed (${FashionMnistImport.DEBIAN_DIR})")
+    val work = dir.resolve("fmnist")
+    val r = ExampleCommand.run(spark, ExampleCommand.options(2, 2560, 2, 64, 1000, work,
+      FashionMnistImport.DEBIAN_DIR, Python))
+    val accuracy = r.get("test_accuracy").asInstanceOf[Double]
+    assert(accuracy > 0.4, s"accuracy $accuracy (chance is 0.1)")
+    assert(r.get("train_samples") == 2L * 20 * 2 * 64) // 2 epochs of 20 batches per rank
+    val trainers = r.get("train").asInstanceOf[java.util.Map[String, Object]].get("trainers")
+      .asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+    assert(trainers.map(_.get("executor")).toSet.size == 2, "one rank per executor JVM")
   }
 }
