@@ -11,7 +11,7 @@ import org.bytedeco.opencv.opencv_core.Mat;
  * Per-thread reusable buffers for decoding, resampling and output conversion, so the steady path
  * allocates no pixel memory. Confined to one thread (see {@link #current()}). Buffers grown past
  * {@link #KEEP_BYTES} for an unusually large image are dropped after use, so one huge sample does
- * not pin memory on every thread. The native input buffer lives as long as its thread.
+ * not pin memory on every thread. The native buffers live as long as their thread.
  */
 final class DecodeScratch {
   static final int KEEP_BYTES = 64 << 20;
@@ -65,6 +65,7 @@ final class DecodeScratch {
         }
       };
   private BytePointer encoded;
+  private BytePointer region;
   private Mat decoded;
   private float[] floats = new float[0];
   private short[] shorts = new short[0];
@@ -78,6 +79,7 @@ final class DecodeScratch {
   static void discard() {
     DecodeScratch s = CURRENT.get();
     s.release();
+    s.releaseRegion();
     if (s.decoded != null) {
       s.decoded.close();
       s.decoded = null;
@@ -92,6 +94,15 @@ final class DecodeScratch {
       encoded = new BytePointer(Math.max(size, 1 << 20));
     }
     return encoded;
+  }
+
+  /** Native buffer of at least {@code size} bytes for {@link NativeJpeg}'s decoded region. */
+  BytePointer region(int size) {
+    if (region == null || region.capacity() < size) {
+      releaseRegion();
+      region = new BytePointer(Math.max(size, 1 << 20));
+    }
+    return region;
   }
 
   /**
@@ -168,6 +179,9 @@ final class DecodeScratch {
     if (encoded != null && encoded.capacity() > KEEP_BYTES) {
       release();
     }
+    if (region != null && region.capacity() > KEEP_BYTES) {
+      releaseRegion();
+    }
     if (decoded != null && decoded.total() * decoded.elemSize() > KEEP_BYTES) {
       decoded.close();
       decoded = null;
@@ -182,6 +196,13 @@ final class DecodeScratch {
     }
     if (longs.length > KEEP_BYTES / 8) {
       longs = new long[0];
+    }
+  }
+
+  private void releaseRegion() {
+    if (region != null) {
+      region.close();
+      region = null;
     }
   }
 

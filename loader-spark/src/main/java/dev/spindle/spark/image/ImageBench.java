@@ -84,6 +84,7 @@ public final class ImageBench {
     }
     report.put("preload_s", (System.nanoTime() - preload) / 1e9);
     report.put("resample", ImageTransform.resampleImplementation());
+    report.put("jpeg_decoder", ImageTransform.jpegDecoder());
     try (BufferAllocator allocator = new RootAllocator(4L << 30)) {
       runEpochs(samples, transform, threads, batchSize, epochs, seed, engine, allocator, report);
     }

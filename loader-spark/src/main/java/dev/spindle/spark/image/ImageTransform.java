@@ -209,7 +209,13 @@ public final class ImageTransform implements Serializable {
    */
   public static void preload() throws InterruptedException {
     OpenCvDecoder.load();
+    NativeJpeg.describe(); // loads the native decoder, if there is one
     VectorPath.warmUpNow();
+  }
+
+  /** The JPEG decoder {@link #apply} uses for a one-resample transform on the vector path. */
+  public static String jpegDecoder() {
+    return NativeJpeg.describe();
   }
 
   /** The resample implementation {@link #apply} uses once warm: "vector (...)" or "scalar". */
@@ -233,6 +239,17 @@ public final class ImageTransform implements Serializable {
    */
   void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
       boolean vector, boolean permute) throws ImageException {
+    apply(data, offset, length, sampleIndex, dst, dstOffset, vector, permute, NativeJpeg.AVAILABLE);
+  }
+
+  /**
+   * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean, boolean)}, a JPEG whose
+   * transform is one resample on the vector path decoded by {@link NativeJpeg} (only the region
+   * it reads) when {@code nativeJpeg} and it loaded, else by OpenCV (for tests, which compare
+   * both decoders on one machine).
+   */
+  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
+      boolean vector, boolean permute, boolean nativeJpeg) throws ImageException {
     long bytes = outputBytes();
     if (dst == null || dstOffset < 0 || dstOffset + bytes > dst.capacity()) {
       throw new IllegalArgumentException("Invalid destination: " + bytes + " bytes at offset "
@@ -248,7 +265,7 @@ public final class ImageTransform implements Serializable {
     DecodeScratch scratch = DecodeScratch.current();
     try {
       run(data, offset, length, info, cost, sampleIndex, scratch, vector && VectorPath.ENABLED,
-          permute, dst, dstOffset);
+          permute, nativeJpeg && NativeJpeg.AVAILABLE, dst, dstOffset);
     } finally {
       scratch.trim();
     }
@@ -256,8 +273,8 @@ public final class ImageTransform implements Serializable {
 
   /** Decodes and runs the stages; the last one writes the output at {@code dst[dstOffset]}. */
   private void run(byte[] data, int offset, int length, ImageInfo info, DecodeCost cost,
-      long sampleIndex, DecodeScratch scratch, boolean vector, boolean permute, ArrowBuf dst,
-      long dstOffset) throws ImageException {
+      long sampleIndex, DecodeScratch scratch, boolean vector, boolean permute,
+      boolean nativeJpeg, ArrowBuf dst, long dstOffset) throws ImageException {
     int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
         ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
@@ -274,6 +291,10 @@ public final class ImageTransform implements Serializable {
       // the common case: one resample, straight from the decoder's buffer into dst
       Stage stage = stages.get(0);
       checkSize(stage);
+      if (info.format() == ImageFormat.JPEG && nativeJpeg && regionDecode(data, offset,
+          length, cost, reduce, stage, scratch, permute, dst, dstOffset)) {
+        return;
+      }
       int r = reduce;
       OpenCvDecoder.decodeWith(data, offset, length, cost, reduce, scratch, (rgb, w, h) -> {
         VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
@@ -305,6 +326,39 @@ public final class ImageTransform implements Serializable {
       image = new DecodedImage(out, win.width(), win.height());
     }
     writer.write(image.pixels(), width, height, dst, dstOffset, scratch);
+  }
+
+  /**
+   * Decodes only the part of a JPEG that {@code stage} reads ({@link NativeJpeg}) and resamples
+   * it into {@code dst}: the same bytes as a whole-image decode. False, having done nothing, for
+   * a JPEG the native decoder leaves to OpenCV. Corrupt data is refused as on the OpenCV path: a
+   * missing end of image before decoding, incomplete scans when libjpeg-turbo warned while
+   * decoding the region (data it never reads, below the region, it cannot judge).
+   */
+  private boolean regionDecode(byte[] data, int offset, int length, DecodeCost cost, int reduce,
+      Stage stage, DecodeScratch scratch, boolean permute, ArrowBuf dst, long dstOffset)
+      throws ImageException {
+    OpenCvDecoder.requireEndOfImage(data, offset, length, cost.firstScan());
+    ImageInfo info = cost.info();
+    int w = (info.width() + reduce - 1) / reduce; // libjpeg's scaled size: rounded up
+    int h = (info.height() + reduce - 1) / reduce;
+    int[] need = VectorResample.sourceRegion(stage, w, h, reduce, scratch);
+    NativeJpeg.Decoded d = NativeJpeg.decode(data, offset, length, reduce,
+        cost.frame().progressive(), need[0], need[1], need[2], need[3], scratch);
+    if (d == null) {
+      return false;
+    }
+    if (d.width() != w || d.height() != h) { // a second frame header, say
+      throw new ImageException("Corrupt JPEG: its headers declare " + info.width() + "x"
+          + info.height() + " but it decodes as " + d.width() + "x" + d.height()
+          + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
+    }
+    if (d.warnings() > 0) {
+      OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
+    }
+    VectorResample.run(stage, d.rgb(), w, h, d.region(), reduce, writer, dst, dstOffset, permute,
+        scratch);
+    return true;
   }
 
   private void checkDecodeBytes(ImageInfo info, int reduce, long bytes) throws ImageException {

@@ -119,7 +119,7 @@ final class OpenCvDecoder {
    * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning
    * that OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
    */
-  private static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
+  static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
       throws ImageException {
     String problem = JpegScanCheck.problem(data, offset, length, frame);
     if (problem != null) {
@@ -133,7 +133,7 @@ final class OpenCvDecoder {
    * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code
    * scan}: the first scan's offset, -1 when there is none.
    */
-  private static void requireEndOfImage(byte[] data, int offset, int length, int scan)
+  static void requireEndOfImage(byte[] data, int offset, int length, int scan)
       throws ImageException {
     if (scan >= 0) {
       for (int p = offset + length - 2; p > scan; p--) {

@@ -89,17 +89,51 @@ final class VectorResample {
    */
   static void run(Stage stage, ByteBuffer rgb, int width, int height, int reduce,
       OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch) {
+    run(stage, rgb, width, height, new Region(0, 0, width), reduce, writer, dst, dstOffset,
+        permute, scratch);
+  }
+
+  /**
+   * Where the pixels of a {@code width x height} source image are: in {@code rgb} from position
+   * 0, rows of {@code rowPixels} pixels whose first is the source's column {@code x}, the first
+   * row being the source's row {@code y}. A whole image is {@code (0, 0, width)}; a decoded
+   * region ({@link NativeJpeg}) holds at least {@link #sourceRegion}.
+   */
+  record Region(int x, int y, int rowPixels) {}
+
+  /**
+   * {@link #run} on the part of a {@code width x height} image that {@code region} places in
+   * {@code rgb}; it must hold every pixel {@link #sourceRegion} names.
+   */
+  static void run(Stage stage, ByteBuffer rgb, int width, int height, Region region, int reduce,
+      OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch) {
     Stage.Rect win = stage.window();
     ByteBuffer floats = writer.mode() != OutputMode.FLOAT32_CHW ? null
         : dst.nioBuffer(dstOffset, win.width() * win.height() * 3 * 4)
             .order(ByteOrder.LITTLE_ENDIAN);
-    run(stage, rgb, width, height, reduce, writer, floats, dst, dstOffset, permute, scratch);
+    run(stage, rgb, width, height, region, reduce, writer, floats, dst, dstOffset, permute,
+        scratch);
+  }
+
+  /**
+   * The source pixels {@link #run} reads of a {@code width x height} image (at {@code 1 /
+   * reduce} scale): {@code {x0, y0, x1, y1}}, columns {@code [x0, x1)} and rows {@code [y0,
+   * y1)}, the taps of the window's columns and rows.
+   */
+  static int[] sourceRegion(Stage stage, int width, int height, int reduce,
+      DecodeScratch scratch) {
+    Stage.Rect win = stage.window();
+    PillowResample.Padded pad = StageRunner.kernel(stage, reduce, width, true, win.x(),
+        win.width(), scratch).padded(width);
+    PillowResample.Kernel ky =
+        StageRunner.kernel(stage, reduce, height, false, win.y(), win.height(), scratch);
+    return new int[] {pad.first(), ky.firstInput(), pad.end(), ky.endInput()};
   }
 
   /** {@link #run}; float32 output goes to {@code floats} (from 0), other modes to {@code dst}. */
-  private static void run(Stage stage, ByteBuffer rgb, int srcWidth, int srcHeight, int reduce,
-      OutputWriter writer, ByteBuffer floats, ArrowBuf dst, long dstOffset, boolean permute,
-      DecodeScratch scratch) {
+  private static void run(Stage stage, ByteBuffer rgb, int srcWidth, int srcHeight,
+      Region region, int reduce, OutputWriter writer, ByteBuffer floats, ArrowBuf dst,
+      long dstOffset, boolean permute, DecodeScratch scratch) {
     Stage.Rect win = stage.window();
     int w = win.width();
     int h = win.height();
@@ -112,8 +146,8 @@ final class VectorResample {
     int width = (w + LANES - 1) / LANES * LANES;
     int paddedRows = (rows + LANES - 1) / LANES * LANES;
     byte[] planar = scratch.bytes(DecodeScratch.Slot.PLANAR, 3 * paddedRows * width);
-    horizontal(rgb, srcWidth, y0, rows, kx, stage.flip(), width, paddedRows, planar, permute,
-        scratch);
+    horizontal(rgb, srcWidth, region, y0, rows, kx, stage.flip(), width, paddedRows, planar,
+        permute, scratch);
     vertical(planar, y0, width, paddedRows, ky, w, h, writer, floats, dst, dstOffset, scratch);
   }
 
@@ -130,7 +164,7 @@ final class VectorResample {
    * {@code j} from the span's first word, row {@code r} of the block, at {@code wide[j * 8 + r]},
    * again as {@code v ^ 0x80}.
    */
-  private static void horizontal(ByteBuffer rgb, int srcWidth, int y0, int rows,
+  private static void horizontal(ByteBuffer rgb, int srcWidth, Region region, int y0, int rows,
       PillowResample.Kernel kx, boolean flip, int width, int paddedRows, byte[] planar,
       boolean permute, DecodeScratch scratch) {
     PillowResample.Padded pad = kx.padded(srcWidth);
@@ -152,14 +186,18 @@ final class VectorResample {
     }
     int spanBytes = (pad.end() - first) * 3;
     int unit = permute ? 8 : 4;
-    boolean whole = srcWidth * 3 % unit == 0;
-    int stride = whole ? srcWidth * 3 / unit : (spanBytes + unit - 1) / unit;
-    int column = whole ? first * 3 / unit : 0;
-    int skew = whole ? first * 3 % unit : 0;
+    // the source's rows as the region holds them: first column and row, pixels per row
+    int rowPixels = region.rowPixels();
+    int firstInRow = first - region.x();
+    int firstRow = y0 - region.y();
+    boolean whole = rowPixels * 3 % unit == 0;
+    int stride = whole ? rowPixels * 3 / unit : (spanBytes + unit - 1) / unit;
+    int column = whole ? firstInRow * 3 / unit : 0;
+    int skew = whole ? firstInRow * 3 % unit : 0;
     long[] longs = permute ? scratch.longs(paddedRows * stride) : null;
     int[] ints = permute ? null : scratch.ints(DecodeScratch.IntSlot.WORDS, paddedRows * stride);
     if (whole) {
-      ByteBuffer all = rgb.slice(y0 * srcWidth * 3, rows * srcWidth * 3)
+      ByteBuffer all = rgb.slice(firstRow * rowPixels * 3, rows * rowPixels * 3)
           .order(ByteOrder.LITTLE_ENDIAN);
       if (permute) {
         all.asLongBuffer().get(longs, 0, rows * stride);
@@ -168,7 +206,7 @@ final class VectorResample {
       }
     } else {
       for (int r = 0; r < rows; r++) {
-        ByteBuffer span = rgb.slice(((y0 + r) * srcWidth + first) * 3, spanBytes)
+        ByteBuffer span = rgb.slice(((firstRow + r) * rowPixels + firstInRow) * 3, spanBytes)
             .order(ByteOrder.LITTLE_ENDIAN);
         if (permute) {
           copyRow(span, longs, r * stride);

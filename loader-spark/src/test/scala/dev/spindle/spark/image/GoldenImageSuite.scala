@@ -48,15 +48,16 @@ class GoldenImageSuite extends AnyFunSuite {
       s"matches torchvision $exactness") {
       val t = transform(g)
       val expected = resource(g.reference)
-      for (vector <- paths) {
-        val actual = applyWith(t, resource(g.image), vector)
+      for ((vector, native) <- decodePaths) {
+        val actual = applyWith(t, resource(g.image), vector, native)
         assert(actual.length == expected.length, s"${t.height()}x${t.width()}")
         if (g.maxDifference == 0) {
           assert(java.util.Arrays.equals(actual, expected),
-            s"differs from torchvision (vector $vector): ${firstDifference(actual, expected)}")
+            s"differs from torchvision (${describe(vector, native)}): " +
+              firstDifference(actual, expected))
         } else {
           val d = maxDifference(g, actual, expected)
-          assert(d <= g.maxDifference, s"max difference $d (vector $vector)")
+          assert(d <= g.maxDifference, s"max difference $d (${describe(vector, native)})")
         }
       }
     }

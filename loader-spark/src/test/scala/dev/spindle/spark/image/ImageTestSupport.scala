@@ -44,15 +44,31 @@ object ImageTestSupport {
       read(buf, 0L, transform.outputBytes().toInt)
     }
 
-  /** [[applyTo]] on the vector path (when the JVM has it) or on the scalar path, explicitly. */
-  def applyWith(transform: ImageTransform, data: Array[Byte], vector: Boolean): Array[Byte] =
+  /**
+   * [[applyTo]] on the vector path (when the JVM has it) or on the scalar path, explicitly; JPEGs
+   * decoded natively (when the library loaded) or by OpenCV.
+   */
+  def applyWith(transform: ImageTransform, data: Array[Byte], vector: Boolean,
+      nativeJpeg: Boolean = NativeJpeg.AVAILABLE): Array[Byte] =
     withBuffer(transform.outputBytes()) { buf =>
-      transform.apply(data, 0, data.length, 0L, buf, 0L, vector)
+      transform.apply(data, 0, data.length, 0L, buf, 0L, vector, VectorPath.PERMUTE, nativeJpeg)
       read(buf, 0L, transform.outputBytes().toInt)
     }
 
+  /** "vector, native JPEG" and the like, for messages. */
+  def describe(vector: Boolean, nativeJpeg: Boolean): String =
+    (if (vector) "vector" else "scalar") + (if (nativeJpeg) ", native JPEG" else ", OpenCV")
+
   /** The resample paths to test: scalar, and vector where this JVM and CPU have it. */
   def paths: Seq[Boolean] = if (VectorPath.ENABLED) Seq(false, true) else Seq(false)
+
+  /**
+   * (vector, native JPEG decoder) pairs to test: each resample path with OpenCV decoding, and the
+   * vector path with the native region decoder where it loaded (the only path that uses it).
+   */
+  def decodePaths: Seq[(Boolean, Boolean)] =
+    paths.map(_ -> false) ++ (if (VectorPath.ENABLED && NativeJpeg.AVAILABLE) Seq(true -> true)
+    else Nil)
 
   def withBuffer[T](bytes: Long)(body: ArrowBuf => T): T = {
     val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
