@@ -7,15 +7,19 @@
  * Output: interleaved RGB (JCS_RGB, libjpeg's ISLOW IDCT and fancy upsampling, as a whole-image
  * decode by Pillow or OpenCV), the rows of the region one after another.
  *
- * Errors: libjpeg's error_exit longjmps back into decode(), which destroys the decompressor and
- * throws dev.spindle.spark.image.ImageException ("Cannot decode JPEG: " and libjpeg's message).
- * setjmp/longjmp never cross a JNI frame. Warnings (corrupt data libjpeg decodes as grey) are counted, not printed.
+ * Errors: libjpeg's error_exit longjmps back into the JNI function that called it (open, read),
+ * which throws dev.spindle.spark.image.ImageException ("Cannot decode JPEG: " and libjpeg's
+ * message); setjmp/longjmp never cross a JNI frame. Warnings (corrupt data libjpeg decodes as
+ * grey) are counted, not printed.
  *
- * Thread-safe: no global state; every call has its own decompressor.
+ * Thread-safe: no global state; each open region has its own decompressor, used by one thread
+ * at a time (NativeJpeg.Band).
  */
 #include <jni.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jpeglib.h>
@@ -33,14 +37,8 @@ static const char *const MESSAGES[] = {
 };
 #undef JMESSAGE
 
-/* decode()'s return values besides 0 (see NativeJpeg.java) */
-#define UNSUPPORTED 1 /* a colour space Pillow converts differently (CMYK, YCCK): decode whole */
-#define TOO_SMALL 2   /* the output buffer is too small: result[0] says how many bytes it needs */
-
-/* result[] layout (NativeJpeg.java) */
-enum {
-  R_NEEDED, R_WIDTH, R_HEIGHT, R_X, R_Y, R_STRIDE, R_ROWS, R_WARNINGS, R_PROGRESSIVE, R_COUNT
-};
+/* open()'s result[] layout (NativeJpeg.java) */
+enum { R_WIDTH, R_HEIGHT, R_X, R_Y, R_STRIDE, R_ROWS, R_PROGRESSIVE, R_COUNT };
 
 struct error_manager {
   struct jpeg_error_mgr pub;
@@ -119,112 +117,145 @@ static int clamp(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-/*
- * Decodes columns [x0, x1) and rows [y0, y1) of the image at 1/scale (output coordinates, which
- * the caller clamps to the scaled image) into out, widened by `margin` pixels on each side where
- * the image has them and then by libjpeg to whole iMCU columns. The region decoded is
- * result[R_X], result[R_Y] (its first column and row), result[R_STRIDE] pixels wide,
- * result[R_ROWS] rows; result[R_WIDTH] x result[R_HEIGHT] is the scaled image's size.
- * With x1 <= x0 it only reads the header: sizes and result[R_PROGRESSIVE].
- */
-JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeJpeg_decode(JNIEnv *env, jclass cls,
-    jobject in, jint length, jint scale, jint x0, jint y0, jint x1, jint y1, jint margin,
-    jobject out, jintArray result) {
-  (void) cls;
-  unsigned char *src = (*env)->GetDirectBufferAddress(env, in);
-  unsigned char *dst = out == NULL ? NULL : (*env)->GetDirectBufferAddress(env, out);
-  jlong capacity = out == NULL ? 0 : (*env)->GetDirectBufferCapacity(env, out);
-  if (src == NULL || (out != NULL && dst == NULL)) {
-    throw_image_exception(env, "Native JPEG decoder: buffers are not direct");
-    return -1;
-  }
-  jint r[R_COUNT];
-  memset(r, 0, sizeof r);
-
+/* One region being decoded: opened by open(), its rows read in order by read(), freed by close(). */
+struct decoder {
   struct jpeg_decompress_struct cinfo;
   struct error_manager err;
-  /* volatile: read after a longjmp */
-  volatile int created = 0;
-  cinfo.err = init_error(&err.pub);
-  err.message[0] = '\0';
-  if (setjmp(err.escape)) {
-    if (created) {
-      jpeg_destroy_decompress(&cinfo);
-    }
-    char message[JMSG_LENGTH_MAX + 32];
-    snprintf(message, sizeof message, "Cannot decode JPEG: %s", err.message);
-    throw_image_exception(env, message);
-    return -1;
+  int created;
+  int row;  /* the next row read() returns */
+  int end;  /* the row after the region's last */
+  int width; /* pixels per row */
+};
+
+static void throw_error(JNIEnv *env, struct decoder *d) {
+  char message[JMSG_LENGTH_MAX + 32];
+  snprintf(message, sizeof message, "Cannot decode JPEG: %s", d->err.message);
+  throw_image_exception(env, message);
+}
+
+static void destroy(struct decoder *d) {
+  if (d->created) {
+    jpeg_destroy_decompress(&d->cinfo); /* also after an error, or with rows left unread */
   }
-  jpeg_create_decompress(&cinfo);
-  created = 1;
-  jpeg_mem_src(&cinfo, src, (unsigned long) length);
-  jpeg_read_header(&cinfo, TRUE);
-  if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK
-      || cinfo.num_components == 4) {
-    jpeg_destroy_decompress(&cinfo);
-    return UNSUPPORTED;
-  }
-  cinfo.out_color_space = JCS_RGB;
-  cinfo.scale_num = 1;
-  cinfo.scale_denom = (unsigned int) scale;
-  cinfo.dct_method = JDCT_ISLOW;
-  cinfo.do_fancy_upsampling = TRUE;
-  jpeg_calc_output_dimensions(&cinfo);
-  r[R_WIDTH] = (jint) cinfo.output_width;
-  r[R_HEIGHT] = (jint) cinfo.output_height;
-  r[R_PROGRESSIVE] = cinfo.progressive_mode ? 1 : 0;
-  if (x1 <= x0) {
-    jpeg_destroy_decompress(&cinfo);
-    (*env)->SetIntArrayRegion(env, result, 0, R_COUNT, r);
+  free(d);
+}
+
+/*
+ * Opens the JPEG in `in` (which must stay unchanged until close) for columns [x0, x1) and rows
+ * [y0, y1) at 1/scale (output coordinates, clamped to the scaled image), widened by `margin`
+ * pixels on each side where the image has them and then by libjpeg to whole iMCU columns; skips
+ * the rows above. The region: result[R_X], result[R_Y] (first column and row),
+ * result[R_STRIDE] pixels per row, result[R_ROWS] rows; result[R_WIDTH] x result[R_HEIGHT] is
+ * the scaled image's size. Returns the handle for read() and close(), or 0 for a colour space
+ * left to OpenCV (CMYK, YCCK) or after throwing ImageException (nothing to close then).
+ */
+JNIEXPORT jlong JNICALL Java_dev_spindle_spark_image_NativeJpeg_open(JNIEnv *env, jclass cls,
+    jobject in, jint length, jint scale, jint x0, jint y0, jint x1, jint y1, jint margin,
+    jintArray result) {
+  (void) cls;
+  unsigned char *src = (*env)->GetDirectBufferAddress(env, in);
+  if (src == NULL) {
+    throw_image_exception(env, "Native JPEG decoder: the input buffer is not direct");
     return 0;
   }
-  jpeg_start_decompress(&cinfo);
-  JDIMENSION xoff = (JDIMENSION) clamp(x0 - margin, 0, (int) cinfo.output_width);
-  JDIMENSION xend = (JDIMENSION) clamp(x1 + margin, 0, (int) cinfo.output_width);
+  struct decoder *d = calloc(1, sizeof *d);
+  if (d == NULL) {
+    throw_image_exception(env, "Native JPEG decoder: out of memory");
+    return 0;
+  }
+  d->cinfo.err = init_error(&d->err.pub);
+  if (setjmp(d->err.escape)) {
+    throw_error(env, d);
+    destroy(d);
+    return 0;
+  }
+  jpeg_create_decompress(&d->cinfo);
+  d->created = 1;
+  j_decompress_ptr cinfo = &d->cinfo;
+  jpeg_mem_src(cinfo, src, (unsigned long) length);
+  jpeg_read_header(cinfo, TRUE);
+  if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK
+      || cinfo->num_components == 4) {
+    destroy(d);
+    return 0;
+  }
+  cinfo->out_color_space = JCS_RGB;
+  cinfo->scale_num = 1;
+  cinfo->scale_denom = (unsigned int) scale;
+  cinfo->dct_method = JDCT_ISLOW;
+  cinfo->do_fancy_upsampling = TRUE;
+  jpeg_start_decompress(cinfo);
+  /* the scaled image's size: jpeg_crop_scanline sets output_width to the region's */
+  int full_width = (int) cinfo->output_width;
+  int full_height = (int) cinfo->output_height;
+  JDIMENSION xoff = (JDIMENSION) clamp(x0 - margin, 0, full_width - 1);
+  JDIMENSION xend = (JDIMENSION) clamp(x1 + margin, (int) xoff + 1, full_width);
   JDIMENSION width = xend - xoff;
-  if (xoff > 0 || width < cinfo.output_width) {
-    jpeg_crop_scanline(&cinfo, &xoff, &width); /* widens to whole iMCU columns */
+  if (xoff > 0 || (int) width < full_width) {
+    jpeg_crop_scanline(cinfo, &xoff, &width); /* widens to whole iMCU columns */
   }
-  int first = clamp(y0 - margin, 0, (int) cinfo.output_height);
-  int end = clamp(y1 + margin, 0, (int) cinfo.output_height);
-  jlong stride = (jlong) width * 3;
-  jlong needed = stride * (end - first);
-  if (needed > capacity) {
-    jpeg_abort_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-    r[R_NEEDED] = needed > 0x7fffffff ? 0x7fffffff : (jint) needed;
-    (*env)->SetIntArrayRegion(env, result, 0, R_COUNT, r);
-    return TOO_SMALL;
+  int first = clamp(y0 - margin, 0, full_height);
+  d->end = clamp(y1 + margin, first, full_height);
+  if (first > 0 && (int) jpeg_skip_scanlines(cinfo, (JDIMENSION) first) != first) {
+    snprintf(d->err.message, JMSG_LENGTH_MAX, "could not skip to the region's first row");
+    throw_error(env, d);
+    destroy(d);
+    return 0;
   }
-  if (first > 0) {
-    JDIMENSION skipped = jpeg_skip_scanlines(&cinfo, (JDIMENSION) first);
-    if ((int) skipped != first) {
-      jpeg_destroy_decompress(&cinfo);
-      throw_image_exception(env, "Cannot decode JPEG: could not skip to the region's first row");
-      return -1;
-    }
-  }
-  for (int row = first; row < end;) {
-    JSAMPROW line = dst + (jlong) (row - first) * stride;
-    JDIMENSION got = jpeg_read_scanlines(&cinfo, &line, 1);
-    if (got == 0) {
-      jpeg_destroy_decompress(&cinfo);
-      throw_image_exception(env,
-                            "Cannot decode JPEG: the decoder stopped before the region's end");
-      return -1;
-    }
-    row += (int) got;
-  }
+  d->row = first;
+  d->width = (int) width;
+  jint r[R_COUNT];
+  memset(r, 0, sizeof r);
+  r[R_WIDTH] = (jint) full_width;
+  r[R_HEIGHT] = (jint) full_height;
   r[R_X] = (jint) xoff;
   r[R_Y] = first;
   r[R_STRIDE] = (jint) width;
-  r[R_ROWS] = end - first;
-  r[R_WARNINGS] = (jint) err.pub.num_warnings;
-  r[R_NEEDED] = (jint) needed;
-  /* the rows below the region are never decoded: abort rather than finish */
-  jpeg_abort_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
+  r[R_ROWS] = d->end - first;
+  r[R_PROGRESSIVE] = cinfo->progressive_mode ? 1 : 0;
   (*env)->SetIntArrayRegion(env, result, 0, R_COUNT, r);
-  return 0;
+  return (jlong) (intptr_t) d;
+}
+
+/*
+ * Decodes the region's next `rows` rows into `out` from byte `offset`, one after another (the
+ * region's width times 3 bytes each). Returns libjpeg's warnings so far (corrupt data it decoded
+ * as grey), or -1 after throwing ImageException (close the handle still).
+ */
+JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeJpeg_read(JNIEnv *env, jclass cls,
+    jlong handle, jobject out, jlong offset, jint rows) {
+  (void) cls;
+  struct decoder *d = (struct decoder *) (intptr_t) handle;
+  unsigned char *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong capacity = (*env)->GetDirectBufferCapacity(env, out);
+  jlong stride = (jlong) d->width * 3;
+  if (dst == NULL || rows < 0 || d->row + rows > d->end || offset < 0
+      || offset + stride * rows > capacity) {
+    throw_image_exception(env, "Native JPEG decoder: invalid read of the region");
+    return -1;
+  }
+  if (setjmp(d->err.escape)) {
+    throw_error(env, d);
+    return -1;
+  }
+  for (int i = 0; i < rows;) {
+    JSAMPROW line = dst + offset + stride * i;
+    JDIMENSION got = jpeg_read_scanlines(&d->cinfo, &line, 1);
+    if (got == 0) {
+      snprintf(d->err.message, JMSG_LENGTH_MAX, "the decoder stopped before the region's end");
+      throw_error(env, d);
+      return -1;
+    }
+    i += (int) got;
+  }
+  d->row += rows;
+  return (jint) d->err.pub.num_warnings;
+}
+
+/* Frees the decoder (the rows below the region are never decoded). */
+JNIEXPORT void JNICALL Java_dev_spindle_spark_image_NativeJpeg_close(JNIEnv *env, jclass cls,
+    jlong handle) {
+  (void) env;
+  (void) cls;
+  destroy((struct decoder *) (intptr_t) handle);
 }

@@ -343,21 +343,23 @@ public final class ImageTransform implements Serializable {
     int w = (info.width() + reduce - 1) / reduce; // libjpeg's scaled size: rounded up
     int h = (info.height() + reduce - 1) / reduce;
     int[] need = VectorResample.sourceRegion(stage, w, h, reduce, scratch);
-    NativeJpeg.Decoded d = NativeJpeg.decode(data, offset, length, reduce,
-        cost.frame().progressive(), need[0], need[1], need[2], need[3], scratch);
-    if (d == null) {
-      return false;
+    try (NativeJpeg.Band band = NativeJpeg.open(data, offset, length, reduce,
+        cost.frame().progressive(), need[0], need[1], need[2], need[3], scratch)) {
+      if (band == null) {
+        return false;
+      }
+      if (band.width != w || band.height != h) { // a second frame header, say
+        throw new ImageException("Corrupt JPEG: its headers declare " + info.width() + "x"
+            + info.height() + " but it decodes as " + band.width + "x" + band.height
+            + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
+      }
+      // decodes band by band as the resample asks for rows
+      VectorResample.run(stage, band, w, h, band.region, reduce, writer, dst, dstOffset,
+          permute, scratch);
+      if (band.warnings() > 0) { // dst is then the caller's to discard
+        OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
+      }
     }
-    if (d.width() != w || d.height() != h) { // a second frame header, say
-      throw new ImageException("Corrupt JPEG: its headers declare " + info.width() + "x"
-          + info.height() + " but it decodes as " + d.width() + "x" + d.height()
-          + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
-    }
-    if (d.warnings() > 0) {
-      OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
-    }
-    VectorResample.run(stage, d.rgb(), w, h, d.region(), reduce, writer, dst, dstOffset, permute,
-        scratch);
     return true;
   }
 

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Spindle's native JPEG region decoder ({@code src/main/native/spindle_jpeg.c}: libjpeg-turbo,
  * linked in statically): decodes only the rows and columns a transform reads, at full or DCT-
- * reduced scale, into the calling thread's {@link DecodeScratch}. The pixels it decodes are
+ * reduced scale, a band of rows at a time into the calling thread's {@link DecodeScratch} ({@link
+ * Band}), so the resample reads them while they are in cache. The pixels it decodes are
  * libjpeg-turbo's, as a whole-image decode by OpenCV or Pillow gives them: the region is widened
  * by {@link #margin} pixels on each side beyond what the resample reads, so the columns and rows
  * it reads never sit at the edge of the decoded part, where chroma upsampling and progressive
@@ -29,20 +30,14 @@ final class NativeJpeg {
   private static final Logger LOG = LoggerFactory.getLogger(NativeJpeg.class);
   private static final String LIBRARY = "libspindlejpeg.so";
 
-  /** decode()'s results (spindle_jpeg.c). */
-  private static final int OK = 0;
-  private static final int UNSUPPORTED = 1;
-  private static final int TOO_SMALL = 2;
-  private static final int R_NEEDED = 0;
-  private static final int R_WIDTH = 1;
-  private static final int R_HEIGHT = 2;
-  private static final int R_X = 3;
-  private static final int R_Y = 4;
-  private static final int R_STRIDE = 5;
-  private static final int R_ROWS = 6;
-  private static final int R_WARNINGS = 7;
-  private static final int R_PROGRESSIVE = 8;
-  private static final int R_COUNT = 9;
+  /** open()'s result[] (spindle_jpeg.c). */
+  private static final int R_WIDTH = 0;
+  private static final int R_HEIGHT = 1;
+  private static final int R_X = 2;
+  private static final int R_Y = 3;
+  private static final int R_STRIDE = 4;
+  private static final int R_ROWS = 5;
+  private static final int R_COUNT = 7;
 
   /** Why the native decoder is not used, or null when it is. */
   private static final String UNAVAILABLE = load();
@@ -67,64 +62,103 @@ final class NativeJpeg {
     return progressive ? Math.max(2, 32 / reduce) : 2;
   }
 
-  /** A decoded region: see {@link VectorResample.Region}, of a {@code width x height} image. */
-  record Decoded(ByteBuffer rgb, int width, int height, VectorResample.Region region,
-      int warnings) {}
+  /**
+   * A region of a JPEG being decoded, its rows in order ({@link #rows}): a {@link
+   * VectorResample.Source} of a {@code width x height} image (at the decode's scale) whose
+   * {@code region} it decodes. Owned by one thread; close it (try-with-resources) to free the
+   * decompressor. The encoded bytes stay in the thread's {@link DecodeScratch} meanwhile.
+   */
+  static final class Band implements VectorResample.Source, AutoCloseable {
+    final int width;
+    final int height;
+    final VectorResample.Region region;
+    final int rows;
+    private final DecodeScratch scratch;
+    private long handle;
+    private int next;
+    private int warnings;
+
+    private Band(long handle, int[] r, DecodeScratch scratch) {
+      this.handle = handle;
+      this.width = r[R_WIDTH];
+      this.height = r[R_HEIGHT];
+      this.region = new VectorResample.Region(r[R_X], r[R_Y], r[R_STRIDE]);
+      this.rows = r[R_ROWS];
+      this.scratch = scratch;
+    }
+
+    /**
+     * Decodes rows {@code [first, first + count)} of the region into the thread's band buffer
+     * (rows before {@code first} that were not asked for are decoded and dropped).
+     */
+    @Override
+    public ByteBuffer rows(int first, int count) throws ImageException {
+      if (first < next || first + count > rows) {
+        throw new IllegalArgumentException("Invalid rows " + first + ".." + (first + count)
+            + " of a region of " + rows + " rows, next " + next);
+      }
+      long rowBytes = 3L * region.rowPixels();
+      BytePointer band = scratch.region(Math.toIntExact(rowBytes * Math.max(count, 1)));
+      ByteBuffer out = band.position(0).limit(band.capacity()).asByteBuffer();
+      while (next < first) { // margin rows above the first one read
+        int skip = Math.min(first - next, Math.max(count, 1));
+        read(out, skip);
+      }
+      read(out, count);
+      return out;
+    }
+
+    /** Decodes the whole region into the thread's band buffer (for tests). */
+    ByteBuffer all() throws ImageException {
+      return rows(0, rows);
+    }
+
+    private void read(ByteBuffer out, int count) throws ImageException {
+      if (handle == 0) {
+        throw new IllegalStateException("Band closed");
+      }
+      warnings = NativeJpeg.read(handle, out, 0, count);
+      next += count;
+    }
+
+    /** libjpeg-turbo's warnings so far: corrupt data it decoded as grey. */
+    int warnings() {
+      return warnings;
+    }
+
+    @Override
+    public void close() {
+      if (handle != 0) {
+        NativeJpeg.close(handle);
+        handle = 0;
+      }
+    }
+  }
 
   /**
-   * Decodes columns {@code [x0, x1)} and rows {@code [y0, y1)} (and the {@link #margin}) of the
-   * JPEG in {@code data} at 1/{@code reduce} scale, whose size {@code width x height} the caller
-   * computed; the pixels stay valid until this thread's next decode.
+   * Opens columns {@code [x0, x1)} and rows {@code [y0, y1)} (widened by the {@link #margin})
+   * of the JPEG in {@code data} at 1/{@code reduce} scale for decoding.
    *
    * @return the region, or null for a JPEG the native path leaves to OpenCV (CMYK, YCCK)
-   * @throws ImageException with libjpeg-turbo's message when the data is corrupt
+   * @throws ImageException with libjpeg-turbo's message when the headers are corrupt
    */
-  static Decoded decode(byte[] data, int offset, int length, int reduce, boolean progressive,
+  static Band open(byte[] data, int offset, int length, int reduce, boolean progressive,
       int x0, int y0, int x1, int y1, DecodeScratch scratch) throws ImageException {
     BytePointer encoded = scratch.encoded(length);
     encoded.position(0).put(data, offset, length);
     ByteBuffer in = encoded.position(0).limit(length).asByteBuffer();
     int[] r = new int[R_COUNT];
-    int margin = margin(progressive, reduce);
-    int guess = Math.multiplyExact(Math.multiplyExact(x1 - x0 + 2 * margin + 64, 3),
-        y1 - y0 + 2 * margin);
-    for (int attempt = 0; attempt < 2; attempt++) {
-      BytePointer pixels = scratch.region(attempt == 0 ? guess : r[R_NEEDED]);
-      ByteBuffer out = pixels.position(0).limit(pixels.capacity()).asByteBuffer();
-      int status = decode(in, length, reduce, x0, y0, x1, y1, margin, out, r);
-      if (status == UNSUPPORTED) {
-        return null;
-      }
-      if (status == OK) {
-        return new Decoded(out, r[R_WIDTH], r[R_HEIGHT],
-            new VectorResample.Region(r[R_X], r[R_Y], r[R_STRIDE]), r[R_WARNINGS]);
-      }
-      if (status != TOO_SMALL) {
-        throw new IllegalStateException("Native JPEG decoder returned " + status);
-      }
-    }
-    throw new IllegalStateException("Native JPEG decoder: region buffer of " + r[R_NEEDED]
-        + " bytes still too small");
+    long handle = open(in, length, reduce, x0, y0, x1, y1, margin(progressive, reduce), r);
+    return handle == 0 ? null : new Band(handle, r, scratch);
   }
 
-  /**
-   * The size of the JPEG at 1/{@code reduce} scale as libjpeg computes it ({@code {width,
-   * height, progressive}}), or null for one the native path leaves to OpenCV.
-   */
-  static int[] scaledSize(byte[] data, int offset, int length, int reduce, DecodeScratch scratch)
-      throws ImageException {
-    BytePointer encoded = scratch.encoded(length);
-    encoded.position(0).put(data, offset, length);
-    ByteBuffer in = encoded.position(0).limit(length).asByteBuffer();
-    int[] r = new int[R_COUNT];
-    if (decode(in, length, reduce, 0, 0, 0, 0, 0, null, r) == UNSUPPORTED) {
-      return null;
-    }
-    return new int[] {r[R_WIDTH], r[R_HEIGHT], r[R_PROGRESSIVE]};
-  }
+  private static native long open(ByteBuffer in, int length, int scale, int x0, int y0, int x1,
+      int y1, int margin, int[] result) throws ImageException;
 
-  private static native int decode(ByteBuffer in, int length, int scale, int x0, int y0, int x1,
-      int y1, int margin, ByteBuffer out, int[] result) throws ImageException;
+  private static native int read(long handle, ByteBuffer out, long offset, int rows)
+      throws ImageException;
+
+  private static native void close(long handle);
 
   /** Loads the library; null, or why not (logged once). */
   private static String load() {

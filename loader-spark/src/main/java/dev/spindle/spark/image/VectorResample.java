@@ -89,29 +89,51 @@ final class VectorResample {
    */
   static void run(Stage stage, ByteBuffer rgb, int width, int height, int reduce,
       OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch) {
-    run(stage, rgb, width, height, new Region(0, 0, width), reduce, writer, dst, dstOffset,
-        permute, scratch);
+    try {
+      run(stage, (first, count) -> rgb.slice(first * width * 3, count * width * 3), width, height,
+          new Region(0, 0, width), reduce, writer, dst, dstOffset, permute, scratch);
+    } catch (ImageException e) {
+      throw new IllegalStateException(e); // a whole image in memory: nothing left to decode
+    }
   }
 
   /**
-   * Where the pixels of a {@code width x height} source image are: in {@code rgb} from position
-   * 0, rows of {@code rowPixels} pixels whose first is the source's column {@code x}, the first
-   * row being the source's row {@code y}. A whole image is {@code (0, 0, width)}; a decoded
+   * The source's pixels, handed to the horizontal pass in order, a few rows at a time, for
+   * example as a decoder produces them.
+   */
+  @FunctionalInterface
+  interface Source {
+    /**
+     * Rows {@code [first, first + count)} of the region (relative to its first row), one after
+     * another, each {@link Region#rowPixels()} pixels wide, from position 0 of the buffer
+     * returned; valid until the next call. Called with consecutive ranges.
+     */
+    ByteBuffer rows(int first, int count) throws ImageException;
+  }
+
+  /**
+   * Where the pixels of a {@code width x height} source image are: rows of {@code rowPixels}
+   * pixels whose first is the source's column {@code x}, the first row being the source's row
+   * {@code y}. A whole image is {@code (0, 0, width)}; a decoded
    * region ({@link NativeJpeg}) holds at least {@link #sourceRegion}.
    */
   record Region(int x, int y, int rowPixels) {}
 
   /**
    * {@link #run} on the part of a {@code width x height} image that {@code region} places in
-   * {@code rgb}; it must hold every pixel {@link #sourceRegion} names.
+   * {@code source}; it must hold every pixel {@link #sourceRegion} names. Reads the source's
+   * rows in order while it resamples them, so a decoder's rows are used while in cache.
+   *
+   * @throws ImageException when {@code source} cannot decode its rows
    */
-  static void run(Stage stage, ByteBuffer rgb, int width, int height, Region region, int reduce,
-      OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch) {
+  static void run(Stage stage, Source source, int width, int height, Region region, int reduce,
+      OutputWriter writer, ArrowBuf dst, long dstOffset, boolean permute, DecodeScratch scratch)
+      throws ImageException {
     Stage.Rect win = stage.window();
     ByteBuffer floats = writer.mode() != OutputMode.FLOAT32_CHW ? null
         : dst.nioBuffer(dstOffset, win.width() * win.height() * 3 * 4)
             .order(ByteOrder.LITTLE_ENDIAN);
-    run(stage, rgb, width, height, region, reduce, writer, floats, dst, dstOffset, permute,
+    run(stage, source, width, height, region, reduce, writer, floats, dst, dstOffset, permute,
         scratch);
   }
 
@@ -131,9 +153,9 @@ final class VectorResample {
   }
 
   /** {@link #run}; float32 output goes to {@code floats} (from 0), other modes to {@code dst}. */
-  private static void run(Stage stage, ByteBuffer rgb, int srcWidth, int srcHeight,
+  private static void run(Stage stage, Source source, int srcWidth, int srcHeight,
       Region region, int reduce, OutputWriter writer, ByteBuffer floats, ArrowBuf dst,
-      long dstOffset, boolean permute, DecodeScratch scratch) {
+      long dstOffset, boolean permute, DecodeScratch scratch) throws ImageException {
     Stage.Rect win = stage.window();
     int w = win.width();
     int h = win.height();
@@ -146,7 +168,7 @@ final class VectorResample {
     int width = (w + LANES - 1) / LANES * LANES;
     int paddedRows = (rows + LANES - 1) / LANES * LANES;
     byte[] planar = scratch.bytes(DecodeScratch.Slot.PLANAR, 3 * paddedRows * width);
-    horizontal(rgb, srcWidth, region, y0, rows, kx, stage.flip(), width, paddedRows, planar,
+    horizontal(source, srcWidth, region, y0, rows, kx, stage.flip(), width, paddedRows, planar,
         permute, scratch);
     vertical(planar, y0, width, paddedRows, ky, w, h, writer, floats, dst, dstOffset, scratch);
   }
@@ -157,16 +179,16 @@ final class VectorResample {
    * which widens to an int without a mask). Columns past the window's width and rows past
    * {@code rows} hold junk nobody reads.
    *
-   * <p>The source rows are first copied as little-endian words, one row every {@code stride}
-   * words (whole rows when a row is a whole number of words, else just the span the pass reads):
-   * 8-byte words when {@code permute}, else 4-byte ones. Then, 8 rows at a time, a gather of one
+   * <p>8 rows at a time, the source's rows are first copied as little-endian words, one row every
+   * {@code stride} words (whole rows when a row is a whole number of words, else just the span
+   * the pass reads): 8-byte words when {@code permute}, else 4-byte ones. Then a gather of one
    * word from each row and one byte permutation give the transposed block {@code wide}: byte
    * {@code j} from the span's first word, row {@code r} of the block, at {@code wide[j * 8 + r]},
    * again as {@code v ^ 0x80}.
    */
-  private static void horizontal(ByteBuffer rgb, int srcWidth, Region region, int y0, int rows,
+  private static void horizontal(Source source, int srcWidth, Region region, int y0, int rows,
       PillowResample.Kernel kx, boolean flip, int width, int paddedRows, byte[] planar,
-      boolean permute, DecodeScratch scratch) {
+      boolean permute, DecodeScratch scratch) throws ImageException {
     PillowResample.Padded pad = kx.padded(srcWidth);
     int n = pad.start().length;
     int taps = pad.taps();
@@ -196,25 +218,6 @@ final class VectorResample {
     int skew = whole ? firstInRow * 3 % unit : 0;
     long[] longs = permute ? scratch.longs(paddedRows * stride) : null;
     int[] ints = permute ? null : scratch.ints(DecodeScratch.IntSlot.WORDS, paddedRows * stride);
-    if (whole) {
-      ByteBuffer all = rgb.slice(firstRow * rowPixels * 3, rows * rowPixels * 3)
-          .order(ByteOrder.LITTLE_ENDIAN);
-      if (permute) {
-        all.asLongBuffer().get(longs, 0, rows * stride);
-      } else {
-        all.asIntBuffer().get(ints, 0, rows * stride);
-      }
-    } else {
-      for (int r = 0; r < rows; r++) {
-        ByteBuffer span = rgb.slice(((firstRow + r) * rowPixels + firstInRow) * 3, spanBytes)
-            .order(ByteOrder.LITTLE_ENDIAN);
-        if (permute) {
-          copyRow(span, longs, r * stride);
-        } else {
-          copyRow(span, ints, r * stride);
-        }
-      }
-    }
     int perRow = (skew + spanBytes + unit - 1) / unit;
     if (skew != 0) {
       for (int x = 0; x < width; x++) {
@@ -229,6 +232,27 @@ final class VectorResample {
     byte[] block = scratch.bytes(DecodeScratch.Slot.BLOCK, 3 * width * LANES);
     long[] tile = new long[LANES];
     for (int yb = 0; yb < rows; yb += LANES) {
+      // this block's rows, taken from the source now: a decoder's output is still in cache
+      int count = Math.min(LANES, rows - yb);
+      ByteBuffer band = source.rows(firstRow + yb, count);
+      if (whole) {
+        ByteBuffer words = band.slice(0, count * rowPixels * 3).order(ByteOrder.LITTLE_ENDIAN);
+        if (permute) {
+          words.asLongBuffer().get(longs, yb * stride, count * stride);
+        } else {
+          words.asIntBuffer().get(ints, yb * stride, count * stride);
+        }
+      } else {
+        for (int r = 0; r < count; r++) {
+          ByteBuffer span = band.slice((r * rowPixels + firstInRow) * 3, spanBytes)
+              .order(ByteOrder.LITTLE_ENDIAN);
+          if (permute) {
+            copyRow(span, longs, (yb + r) * stride);
+          } else {
+            copyRow(span, ints, (yb + r) * stride);
+          }
+        }
+      }
       if (permute) {
         transposeRows(longs, yb * stride + column, map, perRow, wide);
       } else {
