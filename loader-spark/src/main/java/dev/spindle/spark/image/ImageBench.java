@@ -18,7 +18,8 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The image benchmark ({@code bin/spindle bench images --input DIR [--threads N] [--batch-size 64]
- * [--epochs 3] [--report FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]}). Decodes and transforms every
+ * [--epochs 3] [--report FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]
+ * [--reduced-decode]}). Decodes and transforms every
  * image of DIR (files or tar shards) in shuffled epochs into normalised float32 CHW batches in
  * host memory (Arrow buffers), on the executor engine ({@link EngineLoader}) or a plain pool
  * ({@link BatchLoader}), hands each batch to a consumer as a training loop would, then measures
@@ -39,10 +40,12 @@ public final class ImageBench {
    * What to measure; {@code bin/spindle bench images} parses and checks the flags.
    *
    * @param engine pipeline (the executor engine) or pool (a plain thread pool)
+   * @param reducedDecode whether JPEGs are decoded at a DCT-reduced scale where the first resize
+   *     allows ({@link ImageTransform#withReducedDecode})
    * @param report where to write the JSON report, or null
    */
   public record Options(Path input, int threads, int batchSize, int epochs, long seed,
-      String transforms, String engine, Path report) {
+      String transforms, String engine, boolean reducedDecode, Path report) {
     public Options {
       if (!engine.equals("pipeline") && !engine.equals("pool")) {
         throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
@@ -64,7 +67,8 @@ public final class ImageBench {
     String spec = o.transforms();
     String engine = o.engine();
     List<BenchInput.Sample> samples = BenchInput.list(input);
-    ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW);
+    ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW)
+        .withReducedDecode(o.reducedDecode());
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("engine", engine.equals("pool") ? "plain thread pool (BatchLoader)"
         : "executor engine (dev.spindle.spark.pipeline, EngineLoader)");
@@ -74,6 +78,7 @@ public final class ImageBench {
     report.put("batch_size", batchSize);
     report.put("epochs", epochs);
     report.put("transforms", transform.spec() + " -> " + transform.outputMode().specName());
+    report.put("reduced_decode", o.reducedDecode());
     // like `import torch` before the DataLoader's clock starts: native libraries are loaded, and
     // the vector resample and (for the engine) the pipeline engine are JIT-compiled first;
     // reported as preload_s, and included in jvm_start_to_first_batch_s
