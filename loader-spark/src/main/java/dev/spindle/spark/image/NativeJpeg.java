@@ -37,6 +37,7 @@ final class NativeJpeg {
   private static final int R_Y = 3;
   private static final int R_STRIDE = 4;
   private static final int R_ROWS = 5;
+  /** The slots, R_PROGRESSIVE (6) included, which Java takes from the frame header instead. */
   private static final int R_COUNT = 7;
 
   /** Why the native decoder is not used, or null when it is. */
@@ -54,9 +55,10 @@ final class NativeJpeg {
   }
 
   /**
-   * Pixels decoded beyond what the resample reads, on each side, at 1/{@code reduce} scale: one
-   * for a baseline JPEG (its chroma upsampling reads one neighbouring sample), two iMCUs (32
-   * full-scale pixels) for a progressive one, whose block smoothing reads neighbouring blocks.
+   * Pixels decoded beyond what the resample reads, on each side, at 1/{@code reduce} scale: two
+   * for a baseline JPEG (fancy upsampling of 2x-subsampled chroma reads the neighbouring chroma
+   * sample; NativeJpegSuite fails with none and passes with two), two iMCUs (32 full-scale
+   * pixels) for a progressive one, whose block smoothing may read neighbouring blocks.
    */
   static int margin(boolean progressive, int reduce) {
     return progressive ? Math.max(2, 32 / reduce) : 2;
