@@ -6,6 +6,8 @@ import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
+import dev.spindle.spark.metrics.TaskTimeline;
+import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.samples.BatchImages;
@@ -33,6 +35,9 @@ import org.apache.spark.sql.SparkSession;
 public final class PreprocessJob {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** How long the report waits for the listener bus to deliver the last task ends. */
+  private static final long TIMELINE_WAIT_MS = 5_000;
 
   private PreprocessJob() {}
 
@@ -73,7 +78,12 @@ public final class PreprocessJob {
         settings = settings.forInput(manifest, conf);
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
         PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
-        List<TaskResult> results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
+        List<TaskResult> results;
+        List<TaskTimeline.Span> spans;
+        try (TaskTimeline timeline = TaskTimeline.attach(spark.sparkContext())) {
+          results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
+          spans = timeline.await(groups.size(), TIMELINE_WAIT_MS);
+        }
         Outcome outcome = Outcome.of(results);
         checkBudget(outcome, settings);
         List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
@@ -84,12 +94,17 @@ public final class PreprocessJob {
         return report.put("master", spark.sparkContext().master())
             .put("input_skipped", catalog.skipped().stream()
                 .map(k -> Map.of("path", k.path(), "reason", k.reason())).toList())
-            .put("recovered", recoveryReport(recovery));
+            .put("recovered", recoveryReport(recovery))
+            .put("timeline", Timeline.of(startMs, spans, p -> counts(results.get(p))));
       } catch (Throwable t) {
         committer.abortAfter(t);
         throw t;
       }
     }
+  }
+
+  private static Timeline.Counts counts(TaskResult r) {
+    return new Timeline.Counts(r.samples(), r.file().rows(), r.bytesIn(), r.quarantined());
   }
 
   private static OutputCommitter.Settings committerSettings(
