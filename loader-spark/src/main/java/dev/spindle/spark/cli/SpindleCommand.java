@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
     synopsisSubcommandLabel = "<command>",
     subcommands = {DemoCommand.class, GenSampleCommand.class, PreprocessCommand.class,
         FeedCommand.class, TrainCommand.class, ImportCommand.class, ExamplesCommand.class, BenchCommand.class,
-        ConfigCommand.class, HelpCommand.class},
+        ReportCommand.class, ConfigCommand.class, HelpCommand.class},
     footer = {"",
         "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
             + " FILE (spark.* settings, e.g. conf/examples/*.conf); flags and --conf win over the"
