@@ -7,6 +7,8 @@ import dev.spindle.spark.config.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
+import dev.spindle.spark.metrics.TaskTimeline;
+import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.PlanSpec;
@@ -125,6 +127,7 @@ public final class FeedJob {
     private final String runId = UUID.randomUUID().toString();
     private final List<Map<String, Object>> ranks = new ArrayList<>();
     private final QuarantineList quarantined = new QuarantineList();
+    private final List<Timeline.Task> timeline = new ArrayList<>();
     private long rows;
     private long samples;
     private long samplesRead;
@@ -175,7 +178,7 @@ public final class FeedJob {
       List<TaskOutcome> outcomes = new ArrayList<>();
       if (stop > plan.rank(0).firstBatch()) {
         Broadcast<FeedInputs> inputs = jsc.broadcast(FeedInputs.of(plan, manifest));
-        try {
+        try (TaskTimeline recorder = TaskTimeline.attach(jsc.sc())) {
           FeedTask task = new FeedTask(runId, inputs, settings, conf);
           if (serve != null) {
             outcomes = ServeStage.run(jsc, plan, stop, new RankServeTask(task, serve, runId));
@@ -183,6 +186,9 @@ public final class FeedJob {
             List<List<FeedSlice>> parts = FeedPartitions.split(plan, stop, partitions);
             outcomes = jsc.parallelize(parts, parts.size()).map(task::run).collect();
           }
+          List<TaskOutcome> got = outcomes; // one per partition, in partition order
+          timeline.addAll(recorder.tasks(got.size(), TaskTimeline.WAIT_MS,
+              p -> p < got.size() ? got.get(p).timelineCounts() : null));
         } finally {
           inputs.destroy();
         }
@@ -262,7 +268,8 @@ public final class FeedJob {
           .put("images_per_s", rows / wall)
           .put("mb_per_s", bytesIn / 1e6 / wall)
           .put("time_to_first_batch_s", firstBatchEpochMs == Long.MAX_VALUE
-              ? null : (firstBatchEpochMs - startMs) / 1000.0);
+              ? null : (firstBatchEpochMs - startMs) / 1000.0)
+          .put("timeline", Timeline.of(startMs, timeline));
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.metrics.Timeline;
 import java.io.Serializable;
 import java.util.List;
 
@@ -28,6 +29,13 @@ record TaskOutcome(
   /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
   static TaskOutcome empty() {
     return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null);
+  }
+
+  /** What it did, for the report's timeline: images are the delivered batches' samples. */
+  Timeline.Counts timelineCounts() {
+    long images = batches.stream().filter(BatchRecord::delivered)
+        .mapToLong(b -> b.indices().length).sum();
+    return new Timeline.Counts(samplesRead, images, bytesIn, quarantined.size());
   }
 
   TaskOutcome withServed(ServedRank s) {

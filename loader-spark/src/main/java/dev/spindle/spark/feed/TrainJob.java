@@ -3,6 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.metrics.TaskTimeline;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.shard.Manifest;
 import java.io.IOException;
@@ -96,8 +97,13 @@ public final class TrainJob {
         for (int r = 0; r < world; r++) {
           ranks.add(r);
         }
-        return new JavaRDD<>(jsc.parallelize(ranks, world).rdd().barrier()
-            .mapPartitions(task, false, RESULT), RESULT).collect();
+        try (TaskTimeline recorder = TaskTimeline.attach(jsc.sc())) {
+          List<TrainRankResult> results = new JavaRDD<>(jsc.parallelize(ranks, world).rdd()
+              .barrier().mapPartitions(task, false, RESULT), RESULT).collect();
+          report.timeline(recorder.tasks(world, TaskTimeline.WAIT_MS,
+              p -> p < results.size() ? results.get(p).timelineCounts() : null));
+          return results;
+        }
       } catch (Exception e) { // collect() throws SparkException, a checked one, undeclared
         List<TrainerExit> exits = awaitExits(store, world);
         List<TrainerExit> causes = exits.stream().filter(TrainerExit::cause)

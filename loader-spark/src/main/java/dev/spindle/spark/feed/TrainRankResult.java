@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.metrics.Timeline;
 import java.io.Serializable;
 import java.util.List;
 
@@ -15,6 +16,19 @@ record TrainRankResult(TrainerExit exit, List<Leg> legs, String finalState)
     implements Serializable {
   TrainRankResult {
     legs = List.copyOf(legs);
+  }
+
+  /** What its legs did together, for the report's timeline (spread over the rank's task). */
+  Timeline.Counts timelineCounts() {
+    long samples = 0, images = 0, bytes = 0, quarantined = 0;
+    for (Leg leg : legs) {
+      Timeline.Counts c = leg.outcome().timelineCounts();
+      samples += c.samples();
+      images += c.images();
+      bytes += c.bytes();
+      quarantined += c.quarantined();
+    }
+    return new Timeline.Counts(samples, images, bytes, quarantined);
   }
 
   /** One epoch's leg of the rank. */

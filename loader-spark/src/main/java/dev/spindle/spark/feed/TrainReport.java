@@ -2,6 +2,7 @@ package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.plan.LoaderState;
 import java.io.IOException;
@@ -27,6 +28,8 @@ final class TrainReport {
   private final List<Map<String, Object>> trainers = new ArrayList<>();
   private final List<Map<String, Object>> legs = new ArrayList<>();
   private final QuarantineList quarantined = new QuarantineList();
+  private final long startMs = System.currentTimeMillis();
+  private List<Timeline.Task> timeline = List.of();
   private long rows;
   private long samples;
 
@@ -76,6 +79,11 @@ final class TrainReport {
     }
   }
 
+  /** The ranks' tasks of the attempt that finished, for the report's {@code timeline}. */
+  void timeline(List<Timeline.Task> tasks) {
+    timeline = tasks;
+  }
+
   JobReport build(LoaderState end, double wall) throws IOException {
     Map<String, Object> manifest = new LinkedHashMap<>();
     manifest.put("location", loaded.location());
@@ -103,6 +111,7 @@ final class TrainReport {
     return quarantined.putInto(report)
         .put("state", JSON.readValue(end.toJson(), Map.class))
         .put("wall_s", wall)
-        .put("images_per_s", rows / wall);
+        .put("images_per_s", rows / wall)
+        .put("timeline", Timeline.of(startMs, timeline));
   }
 }

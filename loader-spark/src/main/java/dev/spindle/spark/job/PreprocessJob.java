@@ -36,9 +36,6 @@ public final class PreprocessJob {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  /** How long the report waits for the listener bus to deliver the last task ends. */
-  private static final long TIMELINE_WAIT_MS = 5_000;
-
   private PreprocessJob() {}
 
   /** Thrown when the job must fail as a whole (failure budget); its message lists first causes. */
@@ -79,10 +76,11 @@ public final class PreprocessJob {
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
         PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
         List<TaskResult> results;
-        List<TaskTimeline.Span> spans;
+        List<Timeline.Task> tasks;
         try (TaskTimeline timeline = TaskTimeline.attach(spark.sparkContext())) {
           results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
-          spans = timeline.await(groups.size(), TIMELINE_WAIT_MS);
+          List<TaskResult> done = results;
+          tasks = timeline.tasks(groups.size(), TaskTimeline.WAIT_MS, p -> counts(done.get(p)));
         }
         Outcome outcome = Outcome.of(results);
         checkBudget(outcome, settings);
@@ -95,7 +93,7 @@ public final class PreprocessJob {
             .put("input_skipped", catalog.skipped().stream()
                 .map(k -> Map.of("path", k.path(), "reason", k.reason())).toList())
             .put("recovered", recoveryReport(recovery))
-            .put("timeline", Timeline.of(startMs, spans, p -> counts(results.get(p))));
+            .put("timeline", Timeline.of(startMs, tasks));
       } catch (Throwable t) {
         committer.abortAfter(t);
         throw t;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 import org.apache.spark.SparkContext;
 import org.apache.spark.Success$;
 import org.apache.spark.scheduler.SparkListener;
@@ -24,16 +25,21 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class TaskTimeline extends SparkListener implements AutoCloseable {
   static final String PROPERTY = "spindle.timeline.id";
 
+  /** How long a job waits for the listener bus to deliver its last task ends. */
+  public static final long WAIT_MS = 5_000;
+
   /** One partition's successful attempt: wall-clock launch and finish, epoch milliseconds. */
   public record Span(int partition, long launchMs, long finishMs) {}
 
   private final SparkContext sc;
   private final String id = UUID.randomUUID().toString();
+  private final String outer;
   private final Set<Integer> stages = ConcurrentHashMap.newKeySet();
   private final Map<Integer, Span> spans = new LinkedHashMap<>();
 
   private TaskTimeline(SparkContext sc) {
     this.sc = sc;
+    this.outer = sc.getLocalProperty(PROPERTY);
   }
 
   /** Starts recording the jobs this thread submits until {@link #close}. */
@@ -83,10 +89,25 @@ public final class TaskTimeline extends SparkListener implements AutoCloseable {
     }
   }
 
-  /** Stops recording; safe to call twice. */
+  /**
+   * The tasks seen, as {@link #await} returns them, each with what its partition did ({@code
+   * counts} of the partition index); partitions {@code counts} returns null for are left out.
+   */
+  public List<Timeline.Task> tasks(int partitions, long timeoutMs, IntFunction<Timeline.Counts> counts) {
+    List<Timeline.Task> out = new ArrayList<>();
+    for (Span s : await(partitions, timeoutMs)) {
+      Timeline.Counts c = counts.apply(s.partition());
+      if (c != null) {
+        out.add(new Timeline.Task(s.launchMs(), s.finishMs(), c));
+      }
+    }
+    return out;
+  }
+
+  /** Stops recording (an enclosing recorder on this thread records again); safe to call twice. */
   @Override
   public void close() {
-    sc.setLocalProperty(PROPERTY, null);
+    sc.setLocalProperty(PROPERTY, outer);
     sc.removeSparkListener(this);
   }
 }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntFunction;
 
 /**
  * A job's throughput over time for its report ({@code timeline}): at most {@link #MAX_POINTS}
@@ -16,28 +15,31 @@ import java.util.function.IntFunction;
 public final class Timeline {
   public static final int MAX_POINTS = 500;
 
-  /** What one partition's task did: samples read, images delivered, bytes read, quarantined. */
+  /** What one task did: samples read, images delivered, bytes read, quarantined. */
   public record Counts(long samples, long images, long bytes, long quarantined) {}
+
+  /** One task: when it ran (epoch ms, as the scheduler saw it) and what it did. */
+  public record Task(long launchMs, long finishMs, Counts counts) {}
 
   private Timeline() {}
 
   /** The points from {@code startMs} (epoch ms) to the last task's end. */
-  public static List<Map<String, Object>> of(
-      long startMs, List<TaskTimeline.Span> spans, IntFunction<Counts> counts) {
-    long endMs = spans.stream().mapToLong(TaskTimeline.Span::finishMs).max().orElse(startMs);
+  public static List<Map<String, Object>> of(long startMs, List<Task> tasks) {
+    long endMs = tasks.stream().mapToLong(Task::finishMs).max().orElse(startMs);
     long span = Math.max(1, endMs - startMs);
     long width = Math.max(1000, (span + MAX_POINTS - 1) / MAX_POINTS);
     int n = (int) Math.min(MAX_POINTS, (span + width - 1) / width);
     double[][] add = new double[n][4];
-    for (TaskTimeline.Span s : spans) {
-      spread(add, startMs, width, s, counts.apply(s.partition()));
+    for (Task t : tasks) {
+      spread(add, startMs, width, t);
     }
     return points(add, width);
   }
 
-  private static void spread(double[][] add, long startMs, long width, TaskTimeline.Span s, Counts c) {
-    long from = Math.max(s.launchMs(), startMs) - startMs;
-    long to = Math.max(from + 1, s.finishMs() - startMs);
+  private static void spread(double[][] add, long startMs, long width, Task t) {
+    Counts c = t.counts();
+    long from = Math.max(t.launchMs(), startMs) - startMs;
+    long to = Math.max(from + 1, t.finishMs() - startMs);
     double[] v = {c.samples(), c.images(), c.bytes(), c.quarantined()};
     for (int b = (int) (from / width); b < add.length && b * width < to; b++) {
       double share = (Math.min(to, (b + 1) * width) - Math.max(from, b * width)) / (double) (to - from);

@@ -40,6 +40,11 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture with FeedProperties {
       assert(q.head("shard").toString.endsWith("shard-001.tar"))
       assert(r.get("failures") == 2L)
       assert(r.get("quarantine_total") == 2L && r.get("quarantine_truncated") == false)
+      val timeline = r.get("timeline").asInstanceOf[java.util.List[java.util.Map[String, Object]]]
+      assert(!timeline.isEmpty, "the report's timeline has points")
+      val last = timeline.get(timeline.size - 1)
+      assert(last.get("quarantined") == 2L && last.get("samples") == r.get("samples_read"), last)
+      assert(last.get("bytes") == r.get("bytes_in"), last)
       val reportFile = dir.resolve("feed.json")
       r.writeTo(reportFile)
       assert(java.nio.file.Files.readAllLines(dir.resolve("feed.quarantine.jsonl")).size == 2)

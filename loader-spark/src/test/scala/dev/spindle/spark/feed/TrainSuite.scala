@@ -64,6 +64,8 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
       assert(trainersReport.forall(_.get("end") == "ok"))
       assert(r.fields().get("restarts").asInstanceOf[java.util.List[_]].isEmpty)
       assert(r.fields().get("samples") == 2L * Samples)
+      val timeline = r.fields().get("timeline").asInstanceOf[java.util.List[java.util.Map[String, Object]]]
+      assert(timeline.get(timeline.size - 1).get("samples").asInstanceOf[Long] >= 2L * Samples, timeline)
       envs.foreach(t => assert(!alive(t.get("pid").asLong)))
     }
   }

@@ -9,7 +9,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class TimelineSuite extends AnyFunSuite with SparkFixture {
   private def points(start: Long, spans: Seq[TaskTimeline.Span], counts: Int => Timeline.Counts) =
-    Timeline.of(start, spans.asJava, p => counts(p)).asScala.map(_.asScala.toMap)
+    Timeline.of(start, spans.map(s => new Timeline.Task(s.launchMs, s.finishMs, counts(s.partition))).asJava)
+      .asScala.map(_.asScala.toMap)
 
   test("a task's counts are spread over the seconds it ran; totals add up") {
     val spans = Seq(new TaskTimeline.Span(0, 1000, 3000), new TaskTimeline.Span(1, 2000, 4000))
