@@ -75,7 +75,8 @@ public final class ReportPage {
   private static String resource(String name) {
     try (InputStream in = ReportPage.class.getResourceAsStream("report/" + name)) {
       if (in == null) {
-        throw new IllegalStateException("Missing resource dev/spindle/spark/metrics/report/" + name);
+        throw new IllegalStateException(
+            "Missing resource dev/spindle/spark/metrics/report/" + name);
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

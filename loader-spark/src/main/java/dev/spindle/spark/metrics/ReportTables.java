@@ -48,7 +48,9 @@ final class ReportTables {
   /** The quarantine table, or a sentence saying there is none. */
   static String quarantine(Map<String, Object> report) {
     if (!(report.get("quarantine") instanceof List<?> list) || list.isEmpty()) {
-      return "<p>No samples were quarantined" + (report.containsKey("quarantine") ? "." : " (or the report does not list them).") + "</p>";
+      return "<p>No samples were quarantined"
+          + (report.containsKey("quarantine") ? "." : " (or the report does not list them).")
+          + "</p>";
     }
     StringBuilder t = new StringBuilder("<table class=\"quarantine\"><thead><tr><th>shard</th>"
         + "<th>key</th><th>index</th><th>reason</th></tr></thead><tbody>\n");

@@ -19,8 +19,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * Records when each task of one job ran, as Spark's scheduler saw it on the driver, so the job's
  * report can show throughput over time across the whole cluster. {@link #attach} marks the jobs
  * the calling thread submits next (a local property, apart from job groups); the listener keeps
- * the first successful attempt of each of their partitions. The listener bus thread calls the
- * {@code on…} methods; the job's driver thread calls {@link #await} and {@link #close}.
+ * the first successful attempt of each of their partitions, so one recorder serves one job. The
+ * listener bus thread calls the {@code on…} methods; the job's driver thread calls the others.
  */
 public final class TaskTimeline extends SparkListener implements AutoCloseable {
   static final String PROPERTY = "spindle.timeline.id";
@@ -93,7 +93,8 @@ public final class TaskTimeline extends SparkListener implements AutoCloseable {
    * The tasks seen, as {@link #await} returns them, each with what its partition did ({@code
    * counts} of the partition index); partitions {@code counts} returns null for are left out.
    */
-  public List<Timeline.Task> tasks(int partitions, long timeoutMs, IntFunction<Timeline.Counts> counts) {
+  public List<Timeline.Task> tasks(
+      int partitions, long timeoutMs, IntFunction<Timeline.Counts> counts) {
     List<Timeline.Task> out = new ArrayList<>();
     for (Span s : await(partitions, timeoutMs)) {
       Timeline.Counts c = counts.apply(s.partition());

@@ -42,7 +42,8 @@ public final class Timeline {
     long to = Math.max(from + 1, t.finishMs() - startMs);
     double[] v = {c.samples(), c.images(), c.bytes(), c.quarantined()};
     for (int b = (int) (from / width); b < add.length && b * width < to; b++) {
-      double share = (Math.min(to, (b + 1) * width) - Math.max(from, b * width)) / (double) (to - from);
+      long overlap = Math.min(to, (b + 1) * width) - Math.max(from, b * width);
+      double share = overlap / (double) (to - from);
       for (int k = 0; k < 4; k++) {
         add[b][k] += v[k] * share;
       }
