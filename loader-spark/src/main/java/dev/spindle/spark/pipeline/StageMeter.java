@@ -45,20 +45,22 @@ final class StageMeter {
     double putMs = blockedPut.nanos() / 1e6;
     double getMs = blockedGet.nanos() / 1e6;
     ItemQueue q = out;
+    LatencyBuckets buckets = latency.buckets();
     return new StageStats(
         name,
         kind,
         concurrency,
         items.sum(),
         failures.sum(),
-        latency.percentile(0.50) / 1e6,
-        latency.percentile(0.90) / 1e6,
-        latency.percentile(0.99) / 1e6,
+        buckets.percentileMs(0.50),
+        buckets.percentileMs(0.90),
+        buckets.percentileMs(0.99),
         q == null ? 0 : q.occupancy(),
         putMs,
         getMs,
         Math.max(0, 1 - (putMs + getMs) / elapsedMs),
         q == null ? 0 : q.peakItems(),
-        q == null ? 0 : q.peakBytes());
+        q == null ? 0 : q.peakBytes(),
+        buckets);
   }
 }
