@@ -41,6 +41,12 @@ public final class FeederConsumer implements BatchConsumer {
     }
   }
 
+  /** The feeders installed now, by rank (empty when none), for metrics. */
+  public static Map<Integer, GpuFeeder> installed() {
+    Map<Integer, GpuFeeder> f = INSTALLED.get();
+    return f == null ? Map.of() : f;
+  }
+
   /** Feed tasks started from now on only verify. */
   public static void uninstall() {
     INSTALLED.set(null);

@@ -77,6 +77,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
 
   void start(Duration statsPeriod, Consumer<PipelineStats> statsListener) {
     LIVE.add(this);
+    ExecutorStats.started(this);
     this.task = SparkTask.current(this::close);
     run.enter();
     try {
@@ -205,6 +206,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     sink.finish();
     run.log.summarize();
     report();
+    ExecutorStats.closed(this);
     LIVE.remove(this);
   }
 
