@@ -64,6 +64,8 @@ public final class SpindleConfig {
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 
+  public static final ConfigKey<Boolean> METRICS_PLUGIN =
+      register("spark.spindle.metrics.plugin", "true", "bin/spindle adds dev.spindle.spark.metrics.SpindlePlugin to spark.plugins (after any plugins already set), so Spark's metrics sinks export the executors' per-stage items, failures, blocked time, queue occupancy, busy fraction, quarantined samples and feeder counters; false leaves spark.plugins as it is. With spark-submit, set spark.plugins yourself", SpindleConfig::bool);
   public static final ConfigKey<Long> SEED =
       register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", SpindleConfig::anyLong);
   public static final ConfigKey<Integer> SHUFFLE_WINDOW =

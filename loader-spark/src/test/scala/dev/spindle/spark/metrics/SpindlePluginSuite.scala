@@ -64,4 +64,21 @@ class SpindlePluginSuite extends AnyFunSuite {
       sc.stop()
     }
   }
+
+  test("the command line appends the plugin to spark.plugins once, unless turned off") {
+    val conf = new SparkConf(false)
+    SpindlePlugin.enable(conf)
+    assert(conf.get("spark.plugins") == SpindlePlugin.CLASS_NAME)
+    SpindlePlugin.enable(conf)
+    assert(conf.get("spark.plugins") == SpindlePlugin.CLASS_NAME, "listed once")
+    val user = new SparkConf(false).set("spark.plugins", "com.example.Other")
+    SpindlePlugin.enable(user)
+    assert(user.get("spark.plugins") == "com.example.Other," + SpindlePlugin.CLASS_NAME)
+    val off = new SparkConf(false).set("spark.spindle.metrics.plugin", "false")
+    SpindlePlugin.enable(off)
+    assert(!off.contains("spark.plugins"))
+    val bad = new SparkConf(false).set("spark.spindle.metrics.plugin", "maybe")
+    val e = intercept[IllegalArgumentException](SpindlePlugin.enable(bad))
+    assert(e.getMessage.contains("spark.spindle.metrics.plugin") && e.getMessage.contains("maybe"))
+  }
 }
