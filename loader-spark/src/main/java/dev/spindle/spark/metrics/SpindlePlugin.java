@@ -11,8 +11,8 @@ import org.apache.spark.api.plugin.SparkPlugin;
 /**
  * Spark plugin ({@code spark.plugins=dev.spindle.spark.metrics.SpindlePlugin}) that exports each
  * executor's Spindle statistics through Spark's metrics system, so its sinks (JMX, Prometheus
- * servlet, CSV, Graphite…) carry them: see {@link ExecutorMetrics} for the series. No driver
- * part. Spark creates it by reflection on each executor (the driver, in local mode).
+ * servlet, CSV, Graphite…) carry them: see {@link ExecutorMetrics} for the series; and writes the
+ * executor's trace when {@code spark.spindle.trace.file} is set ({@link Traces}). No driver part. Spark creates it by reflection on each executor (the driver, in local mode).
  */
 public final class SpindlePlugin implements SparkPlugin {
   /** The value of {@code spark.plugins} that loads this plugin. */
@@ -50,6 +50,7 @@ public final class SpindlePlugin implements SparkPlugin {
       public void init(PluginContext ctx, Map<String, String> extraConf) {
         metrics = new ExecutorMetrics(ctx.metricRegistry());
         metrics.register();
+        Traces.start(ctx.conf(), ctx.executorID());
       }
 
       @Override
@@ -57,6 +58,7 @@ public final class SpindlePlugin implements SparkPlugin {
         if (metrics != null) {
           metrics.close();
         }
+        Traces.stop();
       }
     };
   }

@@ -48,6 +48,10 @@ public final class ExecutorStats {
   }
 
   static synchronized void closed(RunningPipeline<?> p) {
+    TraceWriter trace = Trace.writer;
+    if (trace != null && LIVE.contains(p)) {
+      trace.queues(); // the queues as the pipeline ends, however short it ran
+    }
     if (!LIVE.remove(p)) {
       return;
     }
@@ -99,6 +103,19 @@ public final class ExecutorStats {
     }
     int n = Math.max(1, running);
     return new StageTotals(items, failures, blocked, occupancy / n, busy / n, running);
+  }
+
+  /** Items waiting now in each stage's output queue, summed over the running pipelines. */
+  static synchronized Map<String, Integer> queueItems() {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    for (RunningPipeline<?> p : LIVE) {
+      p.meters().forEach(s -> {
+        if (!s.kind.equals("sink")) {
+          m.merge(s.name, s.queueItems(), Integer::sum);
+        }
+      });
+    }
+    return m;
   }
 
   /** Items dropped and quarantined by every stage so far. */

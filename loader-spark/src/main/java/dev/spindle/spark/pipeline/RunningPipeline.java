@@ -101,7 +101,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       return true;
     }
     if (lastTaken != 0) {
-      sink.latency.record(System.nanoTime() - lastTaken);
+      sink.timed(lastTaken);
       lastTaken = 0;
     }
     consumer = Thread.currentThread(); // before polling, so the next offer can wake it
@@ -266,6 +266,15 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   @Override
   public List<QuarantineEntry> quarantine() {
     return run.quarantine();
+  }
+
+  /** The meters of every stage, source to sink. */
+  List<StageMeter> meters() {
+    List<StageMeter> list = new ArrayList<>();
+    list.add(source.meter);
+    stages.forEach(s -> list.add(s.meter));
+    list.add(sink);
+    return list;
   }
 
   /** Pipelines started and not yet closed in this JVM (for leak checks). */

@@ -30,6 +30,25 @@ final class StageMeter {
     this.out = q;
   }
 
+  /**
+   * One item took from {@code startNanos} until now: records its latency and, when a trace runs,
+   * its span on the calling thread. Called by the thread that did the work.
+   */
+  void timed(long startNanos) {
+    long now = System.nanoTime();
+    latency.record(now - startNanos);
+    TraceWriter t = Trace.writer;
+    if (t != null) {
+      t.span(name, startNanos, now);
+    }
+  }
+
+  /** Items waiting in this stage's output queue now (0 for the sink). */
+  int queueItems() {
+    ItemQueue q = out;
+    return q == null ? 0 : q.size();
+  }
+
   /** The stage is done: its life, over which busy time is measured, ends now. */
   void finish() {
     if (endNanos == 0) {
