@@ -4,6 +4,7 @@ import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -41,10 +42,15 @@ public final class FeederConsumer implements BatchConsumer {
     }
   }
 
-  /** The feeders installed now, by rank (empty when none), for metrics. */
-  public static Map<Integer, GpuFeeder> installed() {
+  /**
+   * The feeders of this JVM now, for metrics: those {@link #install}ed and those serving ranks
+   * ({@code feed --serve}, {@code train}); each once.
+   */
+  public static List<GpuFeeder> active() {
     Map<Integer, GpuFeeder> f = INSTALLED.get();
-    return f == null ? Map.of() : f;
+    java.util.Set<GpuFeeder> all = new java.util.LinkedHashSet<>(f == null ? List.of() : f.values());
+    all.addAll(ExecutorServing.serving());
+    return List.copyOf(all);
   }
 
   /** Feed tasks started from now on only verify. */

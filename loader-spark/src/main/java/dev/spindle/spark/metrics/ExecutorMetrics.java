@@ -23,8 +23,8 @@ import java.util.function.ToLongFunction;
  *       stage.S.running} (pipelines running it);
  *   <li>{@code quarantined}: samples dropped and quarantined by every stage;
  *   <li>{@code feeder.h2dBytes}, {@code feeder.h2dGbps}, {@code feeder.slotsBusy} (slots not
- *       FREE now), {@code feeder.slotsReady}, {@code feeder.trainerWaitMs}: summed over the GPU
- *       feeders installed in this JVM ({@link FeederConsumer#install}); 0 when none is.
+ *       FREE now), {@code feeder.slotsReady}, {@code feeder.trainerWaitMs}: summed over this JVM's
+ *       open feeders ({@link FeederConsumer#active}: installed or serving ranks); 0 when none is.
  * </ul>
  *
  * <p>Gauges read the values when a sink reports (every {@code *.sink.*.period}), never on the
@@ -71,12 +71,12 @@ final class ExecutorMetrics implements AutoCloseable {
   }
 
   private void feederLong(String name, ToLongFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.installed().values().stream()
+    gauge(name, () -> FeederConsumer.active().stream()
         .map(GpuFeeder::stats).mapToLong(f).sum());
   }
 
   private void feederDouble(String name, ToDoubleFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.installed().values().stream()
+    gauge(name, () -> FeederConsumer.active().stream()
         .map(GpuFeeder::stats).mapToDouble(f).sum());
   }
 
