@@ -1,6 +1,9 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.pipeline.PipelineBench;
+import dev.spindle.spark.pipeline.Trace;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,12 +30,24 @@ final class BenchPipelineCommand implements Callable<Integer> {
       description = "Runs per figure; the median is reported (default ${DEFAULT-VALUE})")
   int repeats = 5;
 
+  @Option(names = "--trace", paramLabel = "FILE",
+      description = "Write a Chrome trace of the runs' items to FILE (figures then include the"
+          + " tracing cost)")
+  Path trace;
+
   @Mixin ReportOption report;
 
   @Override
   public Integer call() throws Exception {
-    PipelineBench.run(items, maxThreads, stages, repeats,
-        report.file == null ? null : report.file.toFile());
+    if (trace != null) {
+      Trace.start(trace, SpindleConfig.TRACE_MAX_SPANS.defaultParsed());
+    }
+    try {
+      PipelineBench.run(items, maxThreads, stages, repeats,
+          report.file == null ? null : report.file.toFile());
+    } finally {
+      Trace.stop();
+    }
     return 0;
   }
 }

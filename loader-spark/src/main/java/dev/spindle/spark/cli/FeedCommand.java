@@ -85,6 +85,7 @@ public final class FeedCommand implements Callable<Integer> {
   @Mixin ServeFlags serve;
   @Mixin ColumnFlags columns;
   @Mixin ReportOption report;
+  @Mixin TraceOption trace;
   @Mixin SparkOptions spark;
 
   /**
@@ -123,6 +124,7 @@ public final class FeedCommand implements Callable<Integer> {
     conf.flag("--partitions", partitions, SpindleConfig.FEED_PARTITIONS.key());
     serve.putInto(conf, partitions != null, cl);
     columns.putInto(conf);
+    trace.putInto(conf);
     if (stopAfterBatches > 0 && saveState == null) {
       throw new ParameterException(cl,
           "--stop-after-batches needs --save-state FILE to continue from");

@@ -43,6 +43,7 @@ final class PreprocessCommand implements Callable<Integer> {
   @Mixin ImageFlags image;
   @Mixin ColumnFlags columns;
   @Mixin ReportOption report;
+  @Mixin TraceOption trace;
   @Mixin SparkOptions spark;
 
   @Override
@@ -51,6 +52,7 @@ final class PreprocessCommand implements Callable<Integer> {
     JobConf conf = JobConf.of(spark, cl);
     image.putInto(conf);
     columns.putInto(conf);
+    trace.putInto(conf);
     conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
     SparkSession session = Jobs.session(cl, "preprocess", spark, settings);

@@ -1,6 +1,7 @@
 package dev.spindle.spark.cli;
 
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.metrics.SpindlePlugin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,7 @@ final class Sessions {
     conf.setIfMissing("spark.app.name", "spindle " + command);
     conf.setIfMissing("spark.ui.showConsoleProgress", "false");
     settings.forEach(conf::set);
+    SpindlePlugin.enable(conf);
     String effective = conf.get("spark.master");
     if (effective.startsWith("local")) {
       conf.setIfMissing("spark.driver.host", "127.0.0.1");

@@ -64,6 +64,12 @@ public final class SpindleConfig {
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
       register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
 
+  public static final ConfigKey<Boolean> METRICS_PLUGIN =
+      register("spark.spindle.metrics.plugin", "true", "bin/spindle adds dev.spindle.spark.metrics.SpindlePlugin to spark.plugins (after any plugins already set), so Spark's metrics sinks export the executors' per-stage items, failures, blocked time, queue occupancy, busy fraction, quarantined samples and feeder counters; false leaves spark.plugins as it is. With spark-submit, set spark.plugins yourself", SpindleConfig::bool);
+  public static final ConfigKey<String> TRACE_FILE =
+      register("spark.spindle.trace.file", "", "Write a Chrome trace-event JSON trace (Perfetto, chrome://tracing) of every pipeline stage to this local file: a span per item per stage on its thread's track, queue counters. The driver (local mode) writes the file itself, each executor FILE.<executor id> on its own host. Needs spark.spindle.metrics.plugin (its executor plugin writes it); empty = no trace (--trace)", s -> s);
+  public static final ConfigKey<Long> TRACE_MAX_SPANS =
+      register("spark.spindle.trace.maxSpans", "400000", "Item spans a trace file keeps at most (about 130 bytes each): all until half are written, then one in 2, one in 4 from three quarters, and so on", SpindleConfig::positiveLong);
   public static final ConfigKey<Long> SEED =
       register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", SpindleConfig::anyLong);
   public static final ConfigKey<Integer> SHUFFLE_WINDOW =

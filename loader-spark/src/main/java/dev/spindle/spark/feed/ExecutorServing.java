@@ -10,7 +10,9 @@ import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.gpu.feed.GpuFeeders;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -111,6 +113,14 @@ final class ExecutorServing {
       }
     }
     return Optional.ofNullable(HOST_FEEDERS.get(rank)).filter(f -> !f.isClosed());
+  }
+
+  /** The feeders serving ranks now (host feeders and the GPUs' held by a rank), for metrics. */
+  static synchronized List<GpuFeeder> serving() {
+    List<GpuFeeder> list = new ArrayList<>();
+    HOST_FEEDERS.values().stream().filter(f -> !f.isClosed()).forEach(list::add);
+    GPU_HOLDERS.keySet().forEach(o -> GpuFeeders.existing(o).ifPresent(list::add));
+    return list;
   }
 
   /** {@code rank} is done with its feeder; its GPU may serve another rank. */

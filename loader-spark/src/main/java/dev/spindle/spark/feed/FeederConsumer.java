@@ -4,6 +4,7 @@ import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,6 +40,17 @@ public final class FeederConsumer implements BatchConsumer {
     if (!INSTALLED.compareAndSet(null, Map.copyOf(feeders))) {
       throw new IllegalStateException("Feeders are already installed for this JVM's feed tasks");
     }
+  }
+
+  /**
+   * The feeders of this JVM now, for metrics: those {@link #install}ed and those serving ranks
+   * ({@code feed --serve}, {@code train}); each once.
+   */
+  public static List<GpuFeeder> active() {
+    Map<Integer, GpuFeeder> f = INSTALLED.get();
+    java.util.Set<GpuFeeder> all = new java.util.LinkedHashSet<>(f == null ? List.of() : f.values());
+    all.addAll(ExecutorServing.serving());
+    return List.copyOf(all);
   }
 
   /** Feed tasks started from now on only verify. */

@@ -9,6 +9,7 @@ import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.metrics.TaskTimeline;
 import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.pipeline.PipelineStats;
+import dev.spindle.spark.pipeline.StatsMerge;
 import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
@@ -228,6 +229,8 @@ public final class PreprocessJob {
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())
-        .put("stage_latency_note", "per-stage latency percentiles are item-weighted means over tasks");
+        .put("stage_latency_note",
+            "per-stage latency percentiles are job-wide, merged from every task's histogram"
+                + " buckets; each within 1/32 (3.1%) of the exact value");
   }
 }

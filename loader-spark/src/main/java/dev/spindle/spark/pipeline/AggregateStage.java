@@ -64,7 +64,7 @@ final class AggregateStage extends Stage {
     batch = new ArrayList<>(size);
     long bytes = batchBytes;
     batchBytes = 0;
-    meter.latency.record(System.nanoTime() - batchStart);
+    meter.timed(batchStart);
     meter.items.increment();
     pending = new Entry(full, batches++, hasSizeFunction() ? size(full) : bytes);
   }

@@ -152,6 +152,16 @@ final class ItemQueue {
     held.forEach(e -> Items.release(e.item()));
   }
 
+  /** Entries waiting now. */
+  int size() {
+    lock.lock();
+    try {
+      return entries.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Fraction of the queue's life it held at least one entry. */
   double occupancy() {
     lock.lock();

@@ -38,6 +38,29 @@ final class LatencyHistogram {
     return midpoint(BUCKETS - 1);
   }
 
+  /**
+   * The non-empty buckets now, in ascending order (buckets are in ascending order of value). Taken
+   * bucket by bucket while threads may still record, so it can miss items recorded meanwhile.
+   */
+  LatencyBuckets buckets() {
+    int n = 0;
+    for (int i = 0; i < BUCKETS; i++) {
+      n += counts.get(i) == 0 ? 0 : 1;
+    }
+    int[] idx = new int[n];
+    long[] cnt = new long[n];
+    int j = 0;
+    for (int i = 0; i < BUCKETS && j < n; i++) {
+      long c = counts.get(i);
+      if (c != 0) {
+        idx[j] = i;
+        cnt[j++] = c;
+      }
+    }
+    return j == n ? new LatencyBuckets(idx, cnt)
+        : new LatencyBuckets(java.util.Arrays.copyOf(idx, j), java.util.Arrays.copyOf(cnt, j));
+  }
+
   static int index(long v) {
     if (v < SUB) {
       return (int) v;

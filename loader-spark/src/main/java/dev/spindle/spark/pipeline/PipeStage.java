@@ -127,10 +127,10 @@ final class PipeStage extends Stage {
     try {
       result = op.apply(e.item());
     } catch (Throwable t) {
-      meter.latency.record(System.nanoTime() - t0);
+      meter.timed(t0);
       return failed(e, t);
     }
-    meter.latency.record(System.nanoTime() - t0);
+    meter.timed(t0);
     if (result == null) {
       return failed(e, null);
     }

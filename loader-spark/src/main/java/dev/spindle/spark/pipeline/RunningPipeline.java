@@ -77,6 +77,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
 
   void start(Duration statsPeriod, Consumer<PipelineStats> statsListener) {
     LIVE.add(this);
+    ExecutorStats.started(this);
     this.task = SparkTask.current(this::close);
     run.enter();
     try {
@@ -100,7 +101,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       return true;
     }
     if (lastTaken != 0) {
-      sink.latency.record(System.nanoTime() - lastTaken);
+      sink.timed(lastTaken);
       lastTaken = 0;
     }
     consumer = Thread.currentThread(); // before polling, so the next offer can wake it
@@ -205,6 +206,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     sink.finish();
     run.log.summarize();
     report();
+    ExecutorStats.closed(this);
     LIVE.remove(this);
   }
 
@@ -264,6 +266,15 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   @Override
   public List<QuarantineEntry> quarantine() {
     return run.quarantine();
+  }
+
+  /** The meters of every stage, source to sink. */
+  List<StageMeter> meters() {
+    List<StageMeter> list = new ArrayList<>();
+    list.add(source.meter);
+    stages.forEach(s -> list.add(s.meter));
+    list.add(sink);
+    return list;
   }
 
   /** Pipelines started and not yet closed in this JVM (for leak checks). */

@@ -42,7 +42,7 @@ final class SourceTask implements Runnable {
           break;
         }
         Object item = items.next();
-        meter.latency.record(System.nanoTime() - t0);
+        meter.timed(t0);
         if (item == null) {
           run.fail(meter.name, String.format("Pipeline '%s' stopped: source '%s' returned null"
               + " as item %d (a source must not yield null)", run.pipeline, meter.name, seq), null);

@@ -30,6 +30,25 @@ final class StageMeter {
     this.out = q;
   }
 
+  /**
+   * One item took from {@code startNanos} until now: records its latency and, when a trace runs,
+   * its span on the calling thread. Called by the thread that did the work.
+   */
+  void timed(long startNanos) {
+    long now = System.nanoTime();
+    latency.record(now - startNanos);
+    TraceWriter t = Trace.writer;
+    if (t != null) {
+      t.span(name, startNanos, now);
+    }
+  }
+
+  /** Items waiting in this stage's output queue now (0 for the sink). */
+  int queueItems() {
+    ItemQueue q = out;
+    return q == null ? 0 : q.size();
+  }
+
   /** The stage is done: its life, over which busy time is measured, ends now. */
   void finish() {
     if (endNanos == 0) {
@@ -45,20 +64,22 @@ final class StageMeter {
     double putMs = blockedPut.nanos() / 1e6;
     double getMs = blockedGet.nanos() / 1e6;
     ItemQueue q = out;
+    LatencyBuckets buckets = latency.buckets();
     return new StageStats(
         name,
         kind,
         concurrency,
         items.sum(),
         failures.sum(),
-        latency.percentile(0.50) / 1e6,
-        latency.percentile(0.90) / 1e6,
-        latency.percentile(0.99) / 1e6,
+        buckets.percentileMs(0.50),
+        buckets.percentileMs(0.90),
+        buckets.percentileMs(0.99),
         q == null ? 0 : q.occupancy(),
         putMs,
         getMs,
         Math.max(0, 1 - (putMs + getMs) / elapsedMs),
         q == null ? 0 : q.peakItems(),
-        q == null ? 0 : q.peakBytes());
+        q == null ? 0 : q.peakBytes(),
+        buckets);
   }
 }

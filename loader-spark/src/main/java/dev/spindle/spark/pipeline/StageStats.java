@@ -13,7 +13,9 @@ import java.util.Map;
  * {@code queueOccupancy} is the fraction of time the stage's output queue held an item; {@code
  * blockedPutMs} the time results waited for room in that queue; {@code blockedGetMs} the time the
  * stage had nothing in flight and nothing to take. {@code busyFraction} is 1 minus both blocked
- * times over the stage's life; the stage with the highest is the bottleneck.
+ * times over the stage's life; the stage with the highest is the bottleneck. {@code latency} holds
+ * the histogram buckets the percentiles come from, so statistics of several tasks merge into true
+ * percentiles (within {@link LatencyBuckets#RELATIVE_ERROR}).
  */
 public record StageStats(
     String name,
@@ -29,7 +31,8 @@ public record StageStats(
     double blockedGetMs,
     double busyFraction,
     int queuePeakItems,
-    long queuePeakBytes)
+    long queuePeakBytes,
+    LatencyBuckets latency)
     implements java.io.Serializable {
 
   /** Plain map for a JSON report (snake_case keys). */

@@ -1,20 +1,20 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.pipeline;
 
-import dev.spindle.spark.pipeline.PipelineStats;
-import dev.spindle.spark.pipeline.StageStats;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Sums the pipeline statistics of a job's tasks into one view per stage: counts and blocked times
- * add up, peaks take the maximum; latency percentiles, queue occupancy and busy fraction are means
- * weighted by items (percentiles of a union cannot be rebuilt from per-task percentiles, so these
- * are an approximation, labelled as such in the report).
+ * add up, peaks take the maximum, latency histogram buckets add up so p50/p90/p99 are true
+ * job-wide percentiles (within {@link LatencyBuckets#RELATIVE_ERROR}); queue occupancy and busy
+ * fraction are means weighted by items. Used by the driver on the statistics its tasks return.
+ * Stateless; any thread.
  */
-final class StatsMerge {
+public final class StatsMerge {
   private StatsMerge() {}
 
-  static PipelineStats merge(String name, List<PipelineStats> tasks) {
+  /** One view of the stages of {@code tasks} (nulls and empty ones skipped), named {@code name}. */
+  public static PipelineStats merge(String name, List<PipelineStats> tasks) {
     List<PipelineStats> present = tasks.stream().filter(t -> t != null && !t.stages().isEmpty()).toList();
     if (present.isEmpty()) {
       return new PipelineStats(name, 0, List.of());
@@ -28,20 +28,22 @@ final class StatsMerge {
     return new PipelineStats(name, elapsed, merged);
   }
 
-  private static StageStats mergeStage(StageStats first, List<StageStats> same) {
+  static StageStats mergeStage(StageStats first, List<StageStats> same) {
     long items = same.stream().mapToLong(StageStats::items).sum();
     double weights = Math.max(1, items);
+    LatencyBuckets latency = LatencyBuckets.merge(same.stream().map(StageStats::latency).toList());
     return new StageStats(
         first.name(), first.kind(), first.concurrency(), items,
         same.stream().mapToLong(StageStats::failures).sum(),
-        same.stream().mapToDouble(s -> s.p50Ms() * s.items()).sum() / weights,
-        same.stream().mapToDouble(s -> s.p90Ms() * s.items()).sum() / weights,
-        same.stream().mapToDouble(s -> s.p99Ms() * s.items()).sum() / weights,
+        latency.percentileMs(0.50),
+        latency.percentileMs(0.90),
+        latency.percentileMs(0.99),
         same.stream().mapToDouble(s -> s.queueOccupancy() * s.items()).sum() / weights,
         same.stream().mapToDouble(StageStats::blockedPutMs).sum(),
         same.stream().mapToDouble(StageStats::blockedGetMs).sum(),
         same.stream().mapToDouble(s -> s.busyFraction() * s.items()).sum() / weights,
         same.stream().mapToInt(StageStats::queuePeakItems).max().orElse(0),
-        same.stream().mapToLong(StageStats::queuePeakBytes).max().orElse(0));
+        same.stream().mapToLong(StageStats::queuePeakBytes).max().orElse(0),
+        latency);
   }
 }
