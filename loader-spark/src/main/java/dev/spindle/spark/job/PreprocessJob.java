@@ -8,6 +8,8 @@ import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
@@ -72,8 +74,13 @@ public final class PreprocessJob {
         }
         settings = settings.forInput(manifest, conf);
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
-        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
-        List<TaskResult> results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
+        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped,
+            ProgressCounters.register(spark.sparkContext()));
+        List<TaskResult> results;
+        try (JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-" + committer.jobId(),
+            "preprocess", description(input, manifest, groups.size()), manifest.totalSamples())) {
+          results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
+        }
         Outcome outcome = Outcome.of(results);
         checkBudget(outcome, settings);
         List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
@@ -90,6 +97,12 @@ public final class PreprocessJob {
         throw t;
       }
     }
+  }
+
+  /** What the UI shows for the job: {@code preprocess s3a://bucket/in (1,024 shards)}. */
+  static String description(String input, Manifest manifest, int tasks) {
+    return String.format(java.util.Locale.ROOT, "preprocess %s (%,d shards, %,d samples, %,d tasks)",
+        input, manifest.shards().size(), manifest.totalSamples(), tasks);
   }
 
   private static OutputCommitter.Settings committerSettings(
