@@ -4,6 +4,7 @@ import dev.spindle.PreprocessReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.progress.ProgressPrinter;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -62,7 +63,7 @@ final class PreprocessCommand implements Callable<Integer> {
         r = Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run();
       }
       report.write(r);
-      Jobs.summary(cl, r.fields());
+      Jobs.summary(cl, r.fields(), report, List.of());
       return 0;
     } finally {
       session.stop();

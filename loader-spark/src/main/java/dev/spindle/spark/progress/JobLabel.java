@@ -16,7 +16,6 @@ public final class JobLabel implements AutoCloseable {
 
   private static final String GROUP = "spark.jobGroup.id";
   private static final String DESCRIPTION = "spark.job.description";
-  private static final String INTERRUPT = "spark.job.interruptOnCancel";
 
   private final SparkContext sc;
   private final String[] before;
@@ -25,8 +24,10 @@ public final class JobLabel implements AutoCloseable {
       long total) {
     this.sc = sc;
     before = new String[] {sc.getLocalProperty(GROUP), sc.getLocalProperty(DESCRIPTION),
-        sc.getLocalProperty(INTERRUPT), sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL)};
-    sc.setJobGroup(group, description, false);
+        sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL)};
+    // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
+    sc.setLocalProperty(GROUP, group);
+    sc.setLocalProperty(DESCRIPTION, description);
     sc.setLocalProperty(TOTAL, Long.toString(Math.max(total, 0)));
     sc.setLocalProperty(LABEL, label);
   }
@@ -45,8 +46,7 @@ public final class JobLabel implements AutoCloseable {
   public void close() {
     sc.setLocalProperty(GROUP, before[0]);
     sc.setLocalProperty(DESCRIPTION, before[1]);
-    sc.setLocalProperty(INTERRUPT, before[2]);
-    sc.setLocalProperty(TOTAL, before[3]);
-    sc.setLocalProperty(LABEL, before[4]);
+    sc.setLocalProperty(TOTAL, before[2]);
+    sc.setLocalProperty(LABEL, before[3]);
   }
 }
