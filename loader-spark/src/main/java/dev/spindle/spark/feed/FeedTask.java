@@ -43,6 +43,10 @@ final class FeedTask implements Serializable {
     FeedInputs value();
   }
 
+  FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf) {
+    this(runId, inputs, settings, conf, null);
+  }
+
   FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf,
       ProgressCounters progress) {
     this(runId, (Inputs) inputs::value, settings, conf, progress);
