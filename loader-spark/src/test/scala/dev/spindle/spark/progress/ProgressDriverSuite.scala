@@ -29,7 +29,7 @@ class ProgressDriverSuite extends AnyFunSuite {
     val java = ProcessHandle.current().info().command().get()
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
-    Seq(java) ++ flags ++ Seq(s"-Dspindle.stderr.terminal=$terminal",
+    Seq(java) ++ flags ++ Seq(s"-Dspindle.stderr.terminal=$terminal", "-Dspindle.ui=true",
       s"-Dlog4j2.configurationFile=${root.resolve("conf/log4j2.properties")}",
       "dev.spindle.spark.cli.SpindleMain", "preprocess", "--input", in.toString,
       "--output", out.toString, "--master", "local[2]",
@@ -38,6 +38,7 @@ class ProgressDriverSuite extends AnyFunSuite {
 
   private def start(cmd: Seq[String], log: Path): Process = {
     val pb = new ProcessBuilder(cmd: _*).redirectErrorStream(true).redirectOutput(log.toFile)
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1") // as bin/spindle: the UI on loopback
     // the classpath through the environment: `script` takes one command string
     pb.environment().put("CLASSPATH",
       System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")))
@@ -56,6 +57,7 @@ class ProgressDriverSuite extends AnyFunSuite {
       val log = dir.resolve("pty.log")
       start(Seq("script", "-qfec", quoted(cmd), "/dev/null"), log)
       val text = Files.readString(log)
+      assert("spindle: Spark UI at http://127\\.0\\.0\\.1:\\d+\r?\n".r.findAllIn(text).size == 1, text)
       val draws = "\rpreprocess: [0-9,]+/600 samples [0-9.]+%[^\r\n]*\u001b\\[K".r
         .findAllIn(text).toSeq
       assert(draws.nonEmpty, text)
@@ -72,11 +74,12 @@ class ProgressDriverSuite extends AnyFunSuite {
   test("without a terminal: a plain line every --progress-interval seconds, no carriage returns") {
     TestFiles.withTempDir("progress-plain") { dir =>
       val cmd = command(gen(dir.resolve("in")), dir.resolve("out"), terminal = false,
-        Seq("--progress-interval", "1"))
+        Seq("--progress-interval", "1", "--no-ui"))
       val log = dir.resolve("plain.log")
       start(cmd, log)
       val text = Files.readString(log)
       assert(!text.contains("\r") && !text.contains("\u001b"), text)
+      assert(!text.contains("Spark UI"), text)
       val lines = text.linesIterator.filter(_.matches("preprocess: [0-9,]+/600 samples .*")).toSeq
       assert(lines.nonEmpty, text)
       assert(lines.forall(_.contains(" quarantined")), lines.mkString("\n"))
