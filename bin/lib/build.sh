@@ -48,10 +48,19 @@ spindle_build() {
 
 # Copies stdin to stderr without the line the JVM prints for `--add-modules jdk.incubator.vector`
 # ("WARNING: Using incubator modules: jdk.incubator.vector"): it is not about the user's command.
+# The JVM prints it first; after it, everything passes at once, unbuffered, so a progress line
+# redrawn with carriage returns (no newline) shows as it is drawn.
 # Ignores SIGINT and SIGTERM, so the JVM's last words on Ctrl-C still get through.
 spindle_drop_incubator_warning() {
   trap '' INT TERM
-  grep --line-buffered -v -x 'WARNING: Using incubator modules: jdk.incubator.vector' >&2 || true
+  local line
+  if IFS= read -r line; then
+    [[ "$line" == 'WARNING: Using incubator modules: jdk.incubator.vector' ]] \
+      || printf '%s\n' "$line" >&2
+  elif [[ -n "$line" ]]; then
+    printf '%s' "$line" >&2
+  fi
+  cat >&2 || true
 }
 
 # Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...).

@@ -20,6 +20,13 @@
  * jobs on one session may run on different threads at once, except that one session runs one
  * {@code feed} at a time.
  *
+ * <p><b>In the Spark UI.</b> While {@code run()} runs, the Spark jobs it starts on the calling
+ * thread carry a job group ({@code spindle-…}) and a description ({@code preprocess URI (N shards,
+ * …)}, {@code feed epoch e of 0..E-1 (…)}); the thread's former group and description come back
+ * when it returns. Its tasks add to named accumulators ({@code spindle.samples}, {@code
+ * spindle.bytes}, {@code spindle.quarantined}) as they go, which {@link
+ * dev.spindle.spark.progress.ProgressListener} sums over the cluster.
+ *
  * <p><b>Errors.</b> A bad setting fails in the builder call or at the start of {@code run()},
  * before any Spark work, with an {@link java.lang.IllegalArgumentException} naming the key or
  * method, the value and what is allowed. A failed job throws from {@code run()} with a message

@@ -4,6 +4,8 @@ import dev.spindle.Feed;
 import dev.spindle.FeedReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.progress.ProgressPrinter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -82,8 +84,12 @@ public final class FeedCommand implements Callable<Integer> {
       description = "Write the loader state at the end, for --resume")
   Path saveState;
 
+  /** The state {@code --resume} read, for the summary. */
+  private LoaderState resumed;
+
   @Mixin ServeFlags serve;
   @Mixin ColumnFlags columns;
+  @Mixin ProgressFlags progress;
   @Mixin ReportOption report;
   @Mixin TraceOption trace;
   @Mixin SparkOptions spark;
@@ -105,10 +111,14 @@ public final class FeedCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = settings(cl);
-    SparkSession session = Jobs.session(cl, "feed", spark, settings);
+    SparkSession session = Jobs.session(cl, "feed", spark, progress.with(settings));
     try {
-      FeedReport r = runOn(session, settings, false); // the session holds the settings
-      Jobs.summary(cl, r.fields());
+      FeedReport r;
+      try (ProgressPrinter shown = progress.start(session)) {
+        r = runOn(session, settings, false); // the session holds the settings
+      }
+      Jobs.summary(cl, r.fields(), report, StateNotes.of(resumed, resume, stopAfterBatches,
+          saveState, r.fields(), LoaderState.fromJson(r.loaderState())));
       return 0;
     } finally {
       session.stop();
@@ -148,7 +158,9 @@ public final class FeedCommand implements Callable<Integer> {
       feed.manifest(manifest);
     }
     if (resume != null) {
-      feed.resume(readState(resume));
+      String state = readState(resume);
+      resumed = LoaderState.fromJson(state);
+      feed.resume(state);
     }
     FeedReport r = feed.run();
     if (saveState != null) {

@@ -29,6 +29,9 @@ final class JobConf {
       }
     }
     spark.conf.forEach((k, v) -> conf.settings.put(k.trim(), v.trim()));
+    if (spark.noUi) {
+      conf.settings.put("spark.ui.enabled", "false");
+    }
     return conf;
   }
 

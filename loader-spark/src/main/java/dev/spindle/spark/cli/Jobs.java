@@ -1,5 +1,6 @@
 package dev.spindle.spark.cli;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
@@ -31,5 +32,11 @@ final class Jobs {
   /** Prints the one-line summary of a report's fields. */
   static void summary(CommandLine cl, Map<String, Object> fields) {
     cl.getOut().println(Summary.line(fields));
+  }
+
+  /** The same, saying where the quarantined samples are listed and ending with {@code notes}. */
+  static void summary(CommandLine cl, Map<String, Object> fields, ReportOption report,
+      List<String> notes) {
+    cl.getOut().println(Summary.line(fields, report.file, notes));
   }
 }

@@ -3,6 +3,8 @@ package dev.spindle.spark.cli;
 import dev.spindle.PreprocessReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.progress.ProgressPrinter;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -42,6 +44,7 @@ final class PreprocessCommand implements Callable<Integer> {
 
   @Mixin ImageFlags image;
   @Mixin ColumnFlags columns;
+  @Mixin ProgressFlags progress;
   @Mixin ReportOption report;
   @Mixin TraceOption trace;
   @Mixin SparkOptions spark;
@@ -55,12 +58,14 @@ final class PreprocessCommand implements Callable<Integer> {
     trace.putInto(conf);
     conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
-    SparkSession session = Jobs.session(cl, "preprocess", spark, settings);
+    SparkSession session = Jobs.session(cl, "preprocess", spark, progress.with(settings));
     try {
-      PreprocessReport r = Spindle.preprocess(session).input(input).output(output)
-          .overwrite(overwrite).run();
+      PreprocessReport r;
+      try (ProgressPrinter shown = progress.start(session)) {
+        r = Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run();
+      }
       report.write(r);
-      Jobs.summary(cl, r.fields());
+      Jobs.summary(cl, r.fields(), report, List.of());
       return 0;
     } finally {
       session.stop();

@@ -42,7 +42,9 @@ final class Sessions {
     if (effective.startsWith("local")) {
       conf.setIfMissing("spark.driver.host", "127.0.0.1");
       conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
-      conf.setIfMissing("spark.ui.enabled", "false");
+      // bin/spindle asks for the UI (on loopback: it exports SPARK_LOCAL_IP); embedded uses
+      // (tests, notebooks) get none unless they set spark.ui.enabled
+      conf.setIfMissing("spark.ui.enabled", System.getProperty("spindle.ui", "false"));
     } else {
       String appJar = System.getProperty("spindle.app.jar");
       if (appJar != null && !conf.contains("spark.jars")) {
@@ -57,6 +59,10 @@ final class Sessions {
       keys.add(kv._1());
     }
     SpindleConfig.unknownKeyWarnings(keys).forEach(LOG::warn);
-    return SparkSession.builder().config(conf).getOrCreate();
+    SparkSession session = SparkSession.builder().config(conf).getOrCreate();
+    if (Boolean.getBoolean("spindle.ui") && session.sparkContext().uiWebUrl().isDefined()) {
+      System.err.println("spindle: Spark UI at " + session.sparkContext().uiWebUrl().get());
+    }
+    return session;
   }
 }

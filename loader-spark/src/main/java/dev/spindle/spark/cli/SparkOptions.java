@@ -16,6 +16,11 @@ final class SparkOptions {
       description = "A Spark or spark.spindle.* setting (repeatable); wins over --properties-file")
   Map<String, String> conf = new LinkedHashMap<>();
 
+  @Option(names = "--no-ui",
+      description = "No Spark UI (spark.ui.enabled=false; bin/spindle starts it by default, in"
+          + " local mode on 127.0.0.1, and prints its address)")
+  boolean noUi;
+
   @Option(names = "--properties-file", paramLabel = "FILE",
       description = "spark.* settings as spark-submit reads them (e.g. conf/examples/*.conf)")
   Path propertiesFile;

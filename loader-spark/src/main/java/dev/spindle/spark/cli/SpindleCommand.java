@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
         "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
             + " FILE (spark.* settings, e.g. conf/examples/*.conf); flags and --conf win over the"
             + " file. Without --master, jobs run on embedded Spark (local[*], bound to"
-            + " 127.0.0.1).",
+            + " 127.0.0.1). bin/spindle starts the Spark UI and prints its address; --no-ui turns"
+            + " it off.",
         "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing"
             + " flag).",
         "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."})

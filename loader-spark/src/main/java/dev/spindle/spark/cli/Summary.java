@@ -1,5 +1,8 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.metrics.JobReport;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /** The one line a command prints when it ends, from its report's fields. */
@@ -7,11 +10,20 @@ final class Summary {
   private Summary() {}
 
   static String line(Map<String, Object> r) {
+    return line(r, null, List.of());
+  }
+
+  /**
+   * The line, saying where quarantined samples are listed ({@code report}, the {@code --report}
+   * file, or null) and ending with {@code notes} (what a stop or a resume did), {@code ; }-joined.
+   */
+  static String line(Map<String, Object> r, Path report, List<String> notes) {
     StringBuilder s = new StringBuilder();
     s.append(r.get("command")).append(": ");
     s.append(r.get("images")).append(" images");
     if (r.get("failures") != null) {
-      s.append(" (").append(r.get("failures")).append(" quarantined)");
+      s.append(" (").append(r.get("failures")).append(" quarantined").append(
+          quarantineNote(num(r.get("failures")), report)).append(")");
     }
     s.append(String.format(" in %.2f s, %.1f images/s", num(r.get("wall_s")),
         num(r.get("images_per_s"))));
@@ -25,7 +37,16 @@ final class Summary {
     if (r.get("output") != null) {
       s.append(" -> ").append(r.get("output"));
     }
+    notes.forEach(n -> s.append("; ").append(n));
     return s.toString();
+  }
+
+  private static String quarantineNote(double count, Path report) {
+    if (!(count > 0)) {
+      return "";
+    }
+    return report == null ? ", listed with --report FILE"
+        : ", listed in " + report + " (key \"quarantine\") and " + JobReport.quarantineFile(report);
   }
 
   private static double num(Object o) {

@@ -4,6 +4,8 @@ import dev.spindle.Feed;
 import dev.spindle.FeedReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.progress.ProgressPrinter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,7 +111,11 @@ public final class TrainCommand implements Callable<Integer> {
       description = "The training script and its arguments")
   List<String> command;
 
+  /** The state {@code --resume} read, for the summary. */
+  private LoaderState resumed;
+
   @Mixin ColumnFlags columns;
+  @Mixin ProgressFlags progress;
   @Mixin ReportOption report;
   @Mixin SparkOptions spark;
 
@@ -125,10 +131,14 @@ public final class TrainCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = settings(cl);
-    SparkSession session = Jobs.session(cl, "train", spark, settings);
+    SparkSession session = Jobs.session(cl, "train", spark, progress.with(settings));
     try {
-      FeedReport r = runOn(session, settings, false);
-      Jobs.summary(cl, r.fields());
+      FeedReport r;
+      try (ProgressPrinter shown = progress.start(session)) {
+        r = runOn(session, settings, false);
+      }
+      Jobs.summary(cl, r.fields(), report, StateNotes.of(resumed, resume, 0, null, r.fields(),
+          LoaderState.fromJson(r.loaderState())));
       return 0;
     } finally {
       session.stop();
@@ -170,7 +180,9 @@ public final class TrainCommand implements Callable<Integer> {
       feed.manifest(manifest);
     }
     if (resume != null) {
-      feed.resume(Files.readString(resume));
+      String state = Files.readString(resume);
+      resumed = LoaderState.fromJson(state);
+      feed.resume(state);
     }
     FeedReport r = feed.train(command.get(0), command.subList(1, command.size())
         .toArray(new String[0]));

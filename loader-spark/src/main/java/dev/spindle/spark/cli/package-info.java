@@ -8,6 +8,7 @@
  *  argv ─► SpindleMain (picocli: parse, typed options, usage) ─► a command's call():
  *            JobConf: --properties-file &lt; --conf &lt; flags, every spark.spindle.* value checked
  *            ─► Sessions.start (embedded local[*] on 127.0.0.1, --master, or spark-submit's)
+ *            ─► ProgressFlags: ProgressPrinter (live line / plain lines on stderr, erased first)
  *            ─► Spindle.preprocess / feed ... run() ─► Summary line, --report FILE
  *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing flag)
  * </pre>

@@ -12,6 +12,8 @@ import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.shard.Manifest;
 import java.io.IOException;
@@ -125,6 +127,7 @@ public final class FeedJob {
     private final ServeSettings serve;
     private final FeederReport feeders = new FeederReport();
     private final String runId = UUID.randomUUID().toString();
+    private final ProgressCounters progress;
     private final List<Map<String, Object>> ranks = new ArrayList<>();
     private final QuarantineList quarantined = new QuarantineList();
     private final List<Timeline.Task> timeline = new ArrayList<>();
@@ -145,6 +148,7 @@ public final class FeedJob {
       this.settings = settings;
       this.conf = conf;
       this.partitions = partitions;
+      progress = ProgressCounters.register(jsc.sc());
     }
 
     /** Runs epochs until the request's last one is complete or the run stops early. */
@@ -157,7 +161,10 @@ public final class FeedJob {
         }
         int first = plan.rank(0).firstBatch();
         int stop = (int) Math.min(plan.batchesPerRank(), first + Math.min(left, Integer.MAX_VALUE));
-        int[] starts = runEpoch(plan, stop);
+        int[] starts;
+        try (JobLabel label = label(plan, stop, request.epochs())) {
+          starts = runEpoch(plan, stop);
+        }
         left -= stop - first;
         int[] consumed = new int[plan.worldSize()];
         for (int r = 0; r < consumed.length; r++) {
@@ -167,6 +174,23 @@ public final class FeedJob {
         stoppedEarly = stop < plan.batchesPerRank();
       }
       return state;
+    }
+
+    /**
+     * Names the epoch's job: {@code feed epoch 3 of 0..9 (4 ranks, batches 0..124 of 125 per
+     * rank)}, with the
+     * rows it delivers as the progress total.
+     */
+    private JobLabel label(EpochPlan plan, int stop, int epochs) {
+      long rows = 0;
+      for (int r = 0; r < plan.worldSize(); r++) {
+        rows += (long) Math.max(0, stop - plan.rank(r).firstBatch()) * plan.spec().batchSize();
+      }
+      String epoch = "epoch " + plan.epoch() + " of 0.." + (epochs - 1); // as --epochs counts
+      String description = "feed " + epoch + " (" + plan.worldSize() + " ranks, batches "
+          + plan.rank(0).firstBatch() + ".." + (stop - 1) + " of " + plan.batchesPerRank()
+          + " per rank" + (serve != null ? ", served" : "") + ")";
+      return JobLabel.of(jsc.sc(), "spindle-feed-" + runId, "feed " + epoch, description, rows);
     }
 
     /** Delivers the epoch up to {@code stop}; returns the batch each rank started from. */
@@ -179,7 +203,7 @@ public final class FeedJob {
       if (stop > plan.rank(0).firstBatch()) {
         Broadcast<FeedInputs> inputs = jsc.broadcast(FeedInputs.of(plan, manifest));
         try (TaskTimeline recorder = TaskTimeline.attach(jsc.sc())) {
-          FeedTask task = new FeedTask(runId, inputs, settings, conf);
+          FeedTask task = new FeedTask(runId, inputs, settings, conf, progress);
           if (serve != null) {
             outcomes = ServeStage.run(jsc, plan, stop, new RankServeTask(task, serve, runId));
           } else {

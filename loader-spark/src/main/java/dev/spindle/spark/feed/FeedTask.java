@@ -5,6 +5,7 @@ import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
@@ -35,6 +36,7 @@ final class FeedTask implements Serializable {
   final Inputs inputs;
   private final FeedSettings settings;
   private final HadoopConf conf;
+  private final ProgressCounters progress;
 
   /** Where a task finds its epoch's plan and manifest: a broadcast, or one it computed. */
   interface Inputs extends Serializable {
@@ -42,14 +44,26 @@ final class FeedTask implements Serializable {
   }
 
   FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf) {
-    this(runId, (Inputs) inputs::value, settings, conf);
+    this(runId, inputs, settings, conf, null);
+  }
+
+  FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf,
+      ProgressCounters progress) {
+    this(runId, (Inputs) inputs::value, settings, conf, progress);
   }
 
   FeedTask(String runId, Inputs inputs, FeedSettings settings, HadoopConf conf) {
+    this(runId, inputs, settings, conf, null);
+  }
+
+  /** {@code progress}: the job's counters, or null when no one watches. */
+  FeedTask(String runId, Inputs inputs, FeedSettings settings, HadoopConf conf,
+      ProgressCounters progress) {
     this.runId = runId;
     this.inputs = inputs;
     this.settings = settings;
     this.conf = conf;
+    this.progress = progress;
   }
 
   FeedSettings settings() {
@@ -81,12 +95,18 @@ final class FeedTask implements Serializable {
       FeedRun run = new FeedRun(scope, settings, batch, consumer);
       int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
+      long bytesCounted = 0;
       try (SamplePath<Row> path = SamplePath.start(spec, source, allocator)) {
         for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
           try {
             run.produce(in.plan().rank(rows.get(0).item().rank()), rows);
           } finally {
             rows.forEach(Decoded::close);
+          }
+          if (progress != null) {
+            long bytes = source.bytesIn();
+            progress.add(rows.size(), bytes - bytesCounted, 0);
+            bytesCounted = bytes;
           }
         }
         return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());

@@ -2,6 +2,9 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.TaskTimeline;
 import dev.spindle.spark.plan.LoaderState;
@@ -70,10 +73,14 @@ public final class TrainJob {
     Broadcast<TrainInputs> inputs = jsc.broadcast(
         TrainInputs.of(manifest, start.toJson(), request.epochs()));
     TrainTask task = new TrainTask(inputs, FeedSettings.from(conf, manifest),
-        new HadoopConf(jsc.hadoopConfiguration()), serve, train, store, runId);
+        new HadoopConf(jsc.hadoopConfiguration()), serve, train, store, runId,
+        ProgressCounters.register(jsc.sc()));
     TrainReport report = new TrainReport(request, train, loaded, store.location());
     jsc.setLocalProperty("spark.job.interruptOnCancel", "true");
-    try {
+    String epochs = "epochs " + start.epoch() + ".." + (request.epochs() - 1);
+    try (JobLabel label = JobLabel.of(jsc.sc(), "spindle-train-" + runId, "train " + epochs,
+        "train " + train.script() + " " + epochs + " (" + world + " ranks)",
+        rows(start.resume(manifest, world), request.epochs()))) {
       report.finished(attempts(jsc, world, task, store, train, report));
       if (SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
         store.delete(); // its own temporary directory: nothing to resume from a finished run
@@ -85,6 +92,16 @@ public final class TrainJob {
     LoaderState end = LoaderState.initial(manifest, start.spec().withEpoch(request.epochs()));
     return new FeedResult(report.build(end, (System.nanoTime() - startNanos) / 1e9)
         .put("master", jsc.master()), end);
+  }
+
+  /** Rows the run delivers: the rest of the first epoch, then whole epochs up to {@code epochs}. */
+  private static long rows(EpochPlan first, int epochs) {
+    long batches = 0;
+    for (int r = 0; r < first.worldSize(); r++) {
+      batches += first.batchesPerRank() - first.rank(r).firstBatch();
+    }
+    batches += (long) (epochs - first.epoch() - 1) * first.batchesPerRank() * first.worldSize();
+    return batches * first.spec().batchSize();
   }
 
   /** Runs the stage, restarting it after trainers' failures while restarts are left. */

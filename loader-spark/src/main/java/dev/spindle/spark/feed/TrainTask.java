@@ -2,6 +2,7 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import java.io.IOException;
@@ -49,9 +50,12 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   private final TrainSettings train;
   private final TrainStateStore store;
   private final String runId;
+  private final ProgressCounters progress;
 
   TrainTask(Broadcast<TrainInputs> inputs, FeedSettings settings, HadoopConf conf,
-      ServeSettings serve, TrainSettings train, TrainStateStore store, String runId) {
+      ServeSettings serve, TrainSettings train, TrainStateStore store, String runId,
+      ProgressCounters progress) {
+    this.progress = progress;
     this.inputs = inputs;
     this.settings = settings;
     this.conf = conf;
@@ -138,7 +142,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     int from = start.position();
     while (true) {
       FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
-      FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf);
+      FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
       FeedSlice planned = new FeedSlice(rank, from, plan.batchesPerRank());
       TaskOutcome o = RankServeTask.serveLeg(feed, serve, planned, scope(), watch);
       legs.add(new TrainRankResult.Leg(plan.epoch(), o));

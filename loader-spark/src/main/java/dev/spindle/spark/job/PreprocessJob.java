@@ -11,6 +11,8 @@ import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.pipeline.StatsMerge;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
@@ -75,10 +77,14 @@ public final class PreprocessJob {
         }
         settings = settings.forInput(manifest, conf);
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
-        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped);
+        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped,
+            ProgressCounters.register(spark.sparkContext()));
         List<TaskResult> results;
         List<Timeline.Task> tasks;
-        try (TaskTimeline timeline = TaskTimeline.attach(spark.sparkContext())) {
+        try (TaskTimeline timeline = TaskTimeline.attach(spark.sparkContext());
+            JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-" + committer.jobId(),
+                "preprocess", description(input, manifest, groups.size()),
+                manifest.totalSamples())) {
           results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
           List<TaskResult> done = results;
           tasks = timeline.tasks(groups.size(), TaskTimeline.WAIT_MS, p -> counts(done.get(p)));
@@ -104,6 +110,12 @@ public final class PreprocessJob {
 
   private static Timeline.Counts counts(TaskResult r) {
     return new Timeline.Counts(r.samples(), r.file().rows(), r.bytesIn(), r.quarantined());
+  }
+
+  /** What the UI shows for the job: {@code preprocess s3a://bucket/in (1,024 shards)}. */
+  static String description(String input, Manifest manifest, int tasks) {
+    return String.format(java.util.Locale.ROOT, "preprocess %s (%,d shards, %,d samples, %,d tasks)",
+        input, manifest.shards().size(), manifest.totalSamples(), tasks);
   }
 
   private static OutputCommitter.Settings committerSettings(

@@ -6,6 +6,7 @@ import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
@@ -37,11 +38,14 @@ final class PreprocessTask implements Serializable {
   private final String jobTemporary;
   private final PreprocessSettings settings;
   private final HadoopConf conf;
+  private final ProgressCounters progress;
 
-  PreprocessTask(String jobTemporary, PreprocessSettings settings, HadoopConf conf) {
+  PreprocessTask(String jobTemporary, PreprocessSettings settings, HadoopConf conf,
+      ProgressCounters progress) {
     this.jobTemporary = jobTemporary;
     this.settings = settings;
     this.conf = conf;
+    this.progress = progress;
   }
 
   TaskResult run(ShardGroup group) throws IOException {
@@ -62,7 +66,8 @@ final class PreprocessTask implements Serializable {
       // keep a thread from idling behind a slower image (see EngineLoader.inFlight)
       PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
           4 * SamplePath.cpuThreads(), settings.budget().toPipelineBudget());
-      Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink);
+      Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink,
+          new Progress(progress, source));
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
       return new TaskResult(
@@ -79,9 +84,32 @@ final class PreprocessTask implements Serializable {
       List<QuarantineRecord> quarantine, PipelineStats stats, long firstBatchEpochMs,
       boolean budgetExceeded) {}
 
+  /** Adds what the task did since the last call to the job's progress counters. */
+  private static final class Progress {
+    private final ProgressCounters counters;
+    private final ShardSamples source;
+    private long rows;
+    private long bytes;
+    private long quarantined;
+
+    Progress(ProgressCounters counters, ShardSamples source) {
+      this.counters = counters;
+      this.source = source;
+    }
+
+    void update(long rowsNow, long quarantinedNow) {
+      long bytesNow = source.bytesRead();
+      counters.add(rowsNow - rows + quarantinedNow - quarantined, bytesNow - bytes,
+          quarantinedNow - quarantined);
+      rows = rowsNow;
+      bytes = bytesNow;
+      quarantined = quarantinedNow;
+    }
+  }
+
   /** Consumes the path on the task thread: every batch of rows is appended to the file. */
   private static Outcome pump(SamplePath<ShardSamples.Located> path, ImageBatch batch,
-      BatchFileSink sink) throws IOException {
+      BatchFileSink sink, Progress progress) throws IOException {
     long firstBatch = 0;
     boolean exceeded = false;
     try (path) {
@@ -96,6 +124,7 @@ final class PreprocessTask implements Serializable {
           rows.forEach(Decoded::close);
         }
         firstBatch = firstBatch == 0 ? System.currentTimeMillis() : firstBatch;
+        progress.update(sink.rows(), path.quarantine().size());
       }
     } catch (PipelineFailure f) {
       if (f.stage().equals(SamplePath.READ) || f.getCause() instanceof Error) {
@@ -103,6 +132,8 @@ final class PreprocessTask implements Serializable {
       }
       exceeded = true; // the decode stage ran out of its failure budget
     }
-    return new Outcome(path.quarantined(), path.stats(), firstBatch, exceeded);
+    List<QuarantineRecord> quarantined = path.quarantined();
+    progress.update(sink.rows(), quarantined.size());
+    return new Outcome(quarantined, path.stats(), firstBatch, exceeded);
   }
 }

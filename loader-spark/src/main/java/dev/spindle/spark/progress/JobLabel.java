@@ -1,0 +1,52 @@
+package dev.spindle.spark.progress;
+
+import org.apache.spark.SparkContext;
+
+/**
+ * Names the Spark jobs the calling thread starts until {@link #close}: their job group and
+ * description (shown by the UI and the history server) and, for {@link ProgressListener}, how many
+ * samples the job will handle. Driver thread; restores the thread's former properties on close.
+ */
+public final class JobLabel implements AutoCloseable {
+  /** The local property holding the job's total samples. */
+  static final String TOTAL = "spindle.progress.total";
+
+  /** The local property holding the progress line's label ({@code feed epoch 2/3}). */
+  static final String LABEL = "spindle.progress.label";
+
+  private static final String GROUP = "spark.jobGroup.id";
+  private static final String DESCRIPTION = "spark.job.description";
+
+  private final SparkContext sc;
+  private final String[] before;
+
+  private JobLabel(SparkContext sc, String group, String label, String description,
+      long total) {
+    this.sc = sc;
+    before = new String[] {sc.getLocalProperty(GROUP), sc.getLocalProperty(DESCRIPTION),
+        sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL)};
+    // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
+    sc.setLocalProperty(GROUP, group);
+    sc.setLocalProperty(DESCRIPTION, description);
+    sc.setLocalProperty(TOTAL, Long.toString(Math.max(total, 0)));
+    sc.setLocalProperty(LABEL, label);
+  }
+
+  /**
+   * Labels the jobs that follow with {@code group} (e.g. {@code spindle-preprocess-<job id>}),
+   * {@code description} (the UI's) and {@code label} (the progress line's, short); {@code total}
+   * samples, or 0 when unknown.
+   */
+  public static JobLabel of(SparkContext sc, String group, String label, String description,
+      long total) {
+    return new JobLabel(sc, group, label, description, total);
+  }
+
+  @Override
+  public void close() {
+    sc.setLocalProperty(GROUP, before[0]);
+    sc.setLocalProperty(DESCRIPTION, before[1]);
+    sc.setLocalProperty(TOTAL, before[2]);
+    sc.setLocalProperty(LABEL, before[3]);
+  }
+}

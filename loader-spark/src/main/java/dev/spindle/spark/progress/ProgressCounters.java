@@ -1,0 +1,41 @@
+package dev.spindle.spark.progress;
+
+import java.io.Serializable;
+import org.apache.spark.SparkContext;
+import org.apache.spark.util.LongAccumulator;
+
+/**
+ * What a job's tasks have done so far, as named Spark accumulators the driver sees while tasks run
+ * (executor heartbeats) and when they end: samples handled (delivered or quarantined), encoded
+ * bytes read, samples quarantined. Created on the driver, shipped inside a task; {@link #add} is
+ * called on executor task threads (one thread per task copy). Also shown on the UI's stage pages.
+ */
+public final class ProgressCounters implements Serializable {
+  /** The accumulators' names, as {@link ProgressListener} looks them up. */
+  static final String SAMPLES = "spindle.samples";
+
+  static final String BYTES = "spindle.bytes";
+  static final String QUARANTINED = "spindle.quarantined";
+
+  private final LongAccumulator samples;
+  private final LongAccumulator bytes;
+  private final LongAccumulator quarantined;
+
+  private ProgressCounters(SparkContext sc) {
+    samples = sc.longAccumulator(SAMPLES);
+    bytes = sc.longAccumulator(BYTES);
+    quarantined = sc.longAccumulator(QUARANTINED);
+  }
+
+  /** New counters registered with {@code sc}; driver thread. */
+  public static ProgressCounters register(SparkContext sc) {
+    return new ProgressCounters(sc);
+  }
+
+  /** Adds a task's latest work: {@code samples} handled, of them {@code quarantined} dropped. */
+  public void add(long samples, long bytes, long quarantined) {
+    this.samples.add(samples);
+    this.bytes.add(bytes);
+    this.quarantined.add(quarantined);
+  }
+}

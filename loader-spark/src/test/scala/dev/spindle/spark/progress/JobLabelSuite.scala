@@ -1,0 +1,91 @@
+package dev.spindle.spark.progress
+
+import java.util.concurrent.ConcurrentLinkedQueue
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.cli.FeedCommand
+import dev.spindle.spark.job.{GenSample, PreprocessJob}
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
+import org.scalatest.concurrent.Eventually
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.time.{Seconds, Span}
+
+/**
+ * On a real local Spark: every Spindle job carries a job group and a description the UI shows
+ * (`spark.job.description` as a SparkListener sees it), and the ProgressListener's cluster-wide
+ * count reaches the job's total.
+ */
+class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
+  override protected def extraConf: Map[String, String] =
+    Map("spark.executor.heartbeatInterval" -> "500ms")
+
+  private val conf = Map(
+    "spark.spindle.image.size" -> "16",
+    "spark.spindle.batchSize" -> "8",
+    "spark.spindle.partitionBytes" -> "1")
+
+  implicit override val patienceConfig: PatienceConfig = PatienceConfig(Span(10, Seconds))
+
+  /** (group, description) of every job started while `body` runs. */
+  private def jobs(body: => Unit): Seq[(String, String)] = {
+    val seen = new ConcurrentLinkedQueue[(String, String)]()
+    val listener = new SparkListener {
+      override def onJobStart(e: SparkListenerJobStart): Unit =
+        seen.add((e.properties.getProperty("spark.jobGroup.id"),
+          e.properties.getProperty("spark.job.description")))
+    }
+    spark.sparkContext.addSparkListener(listener)
+    try {
+      body
+      val before = seen.size
+      eventually(assert(seen.size >= before && seen.asScala.exists(_._2 != null)))
+      Thread.sleep(300) // the listener bus delivers the last job starts a little later
+      seen.asScala.toSeq
+    } finally spark.sparkContext.removeSparkListener(listener)
+  }
+
+  test("preprocess: group spindle-<job id>, description with the input, shards and samples; progress reaches the total") {
+    TestFiles.withTempDir("label-pre") { dir =>
+      val in = dir.resolve("in")
+      GenSample.run(new GenSample.Options(in.toString, 3, 20, 48, 32, 1L), new Configuration())
+      val progress = new ProgressListener()
+      spark.sparkContext.addSparkListener(progress)
+      val started = try jobs {
+        PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false, conf.asJava)
+      } finally spark.sparkContext.removeSparkListener(progress)
+      val labelled = started.filter(_._2 != null)
+      assert(labelled.size == 1, started)
+      val (group, description) = labelled.head
+      assert(group.startsWith("spindle-"), group)
+      assert(description == s"preprocess $in (3 shards, 60 samples, 3 tasks)", description)
+      eventually {
+        val s = progress.snapshot()
+        assert(s.started() && s.label() == "preprocess" && s.total() == 60)
+        assert(s.samples() == 60 && s.quarantined() == 0 && s.bytes() > 0, s)
+      }
+      // the thread's properties are given back: a later job is not labelled
+      spark.sparkContext.parallelize(Seq(1, 2)).count()
+      assert(spark.sparkContext.getLocalProperty("spark.job.description") == null)
+      assert(spark.sparkContext.getLocalProperty(JobLabel.TOTAL) == null)
+    }
+  }
+
+  test("feed: one labelled job per epoch, `feed epoch e of 0..E-1 (W ranks, batches ...)`") {
+    TestFiles.withTempDir("label-feed") { dir =>
+      val in = dir.resolve("in")
+      GenSample.run(new GenSample.Options(in.toString, 2, 16, 48, 32, 2L), new Configuration())
+      val started = jobs {
+        FeedCommand.run(spark, Array("--input", in.toString, "--world-size", "2", "--epochs", "2",
+          "--size", "16", "--batch-size", "4"))
+      }
+      val descriptions = started.map(_._2).filter(d => d != null && d.startsWith("feed "))
+      assert(descriptions == Seq(
+        "feed epoch 0 of 0..1 (2 ranks, batches 0..3 of 4 per rank)",
+        "feed epoch 1 of 0..1 (2 ranks, batches 0..3 of 4 per rank)"), started)
+      assert(started.filter(_._2 != null).map(_._1).distinct.size == 1, started)
+    }
+  }
+}
