@@ -38,6 +38,9 @@ final class Sessions {
     conf.setIfMissing("spark.ui.showConsoleProgress", "false");
     settings.forEach(conf::set);
     SpindlePlugin.enable(conf);
+    // the series' prefix; Spark's default, the application id, is not known yet when the plugin
+    // registers its source in local mode (Spark then warns and uses a bare name)
+    conf.setIfMissing("spark.metrics.namespace", "spindle");
     String effective = conf.get("spark.master");
     if (effective.startsWith("local")) {
       conf.setIfMissing("spark.driver.host", "127.0.0.1");
