@@ -38,7 +38,7 @@ static const char *const MESSAGES[] = {
 #undef JMESSAGE
 
 /* open()'s result[] layout (NativeJpeg.java) */
-enum { R_WIDTH, R_HEIGHT, R_X, R_Y, R_STRIDE, R_ROWS, R_PROGRESSIVE, R_COUNT };
+enum { R_WIDTH, R_HEIGHT, R_X, R_Y, R_STRIDE, R_ROWS, R_COUNT };
 
 struct error_manager {
   struct jpeg_error_mgr pub;
@@ -212,7 +212,6 @@ JNIEXPORT jlong JNICALL Java_dev_spindle_spark_image_NativeJpeg_open(JNIEnv *env
   r[R_Y] = first;
   r[R_STRIDE] = (jint) width;
   r[R_ROWS] = d->end - first;
-  r[R_PROGRESSIVE] = cinfo->progressive_mode ? 1 : 0;
   (*env)->SetIntArrayRegion(env, result, 0, R_COUNT, r);
   return (jlong) (intptr_t) d;
 }

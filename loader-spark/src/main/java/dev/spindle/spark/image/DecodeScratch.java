@@ -87,12 +87,16 @@ final class DecodeScratch {
     CURRENT.remove();
   }
 
-  /** Native buffer of at least {@code size} bytes for the encoded input. */
-  BytePointer encoded(int size) {
-    if (encoded == null || encoded.capacity() < size) {
+  /**
+   * {@code data[offset, offset + length)} copied into this thread's native buffer for the encoded
+   * input (grown as needed), from its position 0; valid until the next call.
+   */
+  BytePointer encoded(byte[] data, int offset, int length) {
+    if (encoded == null || encoded.capacity() < length) {
       release();
-      encoded = new BytePointer(Math.max(size, 1 << 20));
+      encoded = new BytePointer(Math.max(length, 1 << 20));
     }
+    encoded.position(0).put(data, offset, length);
     return encoded;
   }
 

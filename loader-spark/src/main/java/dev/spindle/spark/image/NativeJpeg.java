@@ -37,8 +37,7 @@ final class NativeJpeg {
   private static final int R_Y = 3;
   private static final int R_STRIDE = 4;
   private static final int R_ROWS = 5;
-  /** The slots, R_PROGRESSIVE (6) included, which Java takes from the frame header instead. */
-  private static final int R_COUNT = 7;
+  private static final int R_COUNT = 6;
 
   /** Why the native decoder is not used, or null when it is. */
   private static final String UNAVAILABLE = load();
@@ -146,9 +145,8 @@ final class NativeJpeg {
    */
   static Band open(byte[] data, int offset, int length, int reduce, boolean progressive,
       int x0, int y0, int x1, int y1, DecodeScratch scratch) throws ImageException {
-    BytePointer encoded = scratch.encoded(length);
-    encoded.position(0).put(data, offset, length);
-    ByteBuffer in = encoded.position(0).limit(length).asByteBuffer();
+    ByteBuffer in = scratch.encoded(data, offset, length).position(0).limit(length)
+        .asByteBuffer();
     int[] r = new int[R_COUNT];
     long handle = open(in, length, reduce, x0, y0, x1, y1, margin(progressive, reduce), r);
     return handle == 0 ? null : new Band(handle, r, scratch);

@@ -66,8 +66,7 @@ final class OpenCvDecoder {
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length, headers.firstScan());
     }
-    BytePointer encoded = scratch.encoded(length);
-    encoded.position(0).put(data, offset, length);
+    BytePointer encoded = scratch.encoded(data, offset, length);
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
       Mat image;
       try {
