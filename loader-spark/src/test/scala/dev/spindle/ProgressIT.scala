@@ -11,8 +11,8 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * After `package` (failsafe, `mvn verify`): `bin/spindle preprocess` as a user runs it, on 2,000
  * generated images, under a real pseudo-terminal (`script`): the launcher sees the terminal, its
- * stderr filter passes the carriage-return redraws through, the live line reaches 100% and is
- * erased before the summary; the UI's address is printed once.
+ * stderr filter passes the carriage-return redraws through, the live line names the bottleneck
+ * stage, reaches 100% and is erased before the summary; the UI's address is printed once.
  */
 class ProgressIT extends AnyFunSuite {
   private val root = Paths.get("..").toAbsolutePath.normalize
@@ -45,6 +45,9 @@ class ProgressIT extends AnyFunSuite {
         .findAllIn(text).toSeq
       assert(draws.size >= 2, text)
       assert(draws.last.contains("2,000/2,000 samples 100.0%"), draws.mkString("\n"))
+      // the busiest stage of the cluster's pipelines is named once it has run for a while
+      val named = " bottleneck (read|decode|batch|sink)( |\u001b)".r
+      assert(draws.exists(named.findFirstIn(_).isDefined), draws.mkString("\n"))
       assert(text.contains("\r\u001b[Kpreprocess: 2000 images (0 quarantined) in "), text)
     }
   }

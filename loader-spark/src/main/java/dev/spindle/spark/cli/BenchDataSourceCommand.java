@@ -1,5 +1,6 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.progress.ProgressMode;
 import dev.spindle.spark.sql.DataSourceBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -35,10 +36,13 @@ final class BenchDataSourceCommand implements Callable<Integer> {
 
   @Mixin ReportOption report;
 
+  @Mixin ProgressFlags progress;
+
   @Override
   public Integer call() throws Exception {
     DataSourceBench.run(
-        new DataSourceBench.Options(input, threads, size, batchSize, rounds, report.file));
+        new DataSourceBench.Options(input, threads, size, batchSize, rounds, report.file,
+            progress.mode == ProgressMode.NEVER ? null : progress::start));
     return 0;
   }
 }

@@ -6,6 +6,7 @@ import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.progress.TaskProgress;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
@@ -95,7 +96,8 @@ final class FeedTask implements Serializable {
       FeedRun run = new FeedRun(scope, settings, batch, consumer);
       int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
-      long bytesCounted = 0;
+      TaskProgress tracker = new TaskProgress(progress);
+      long samples = 0;
       try (SamplePath<Row> path = SamplePath.start(spec, source, allocator)) {
         for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
           try {
@@ -103,12 +105,10 @@ final class FeedTask implements Serializable {
           } finally {
             rows.forEach(Decoded::close);
           }
-          if (progress != null) {
-            long bytes = source.bytesIn();
-            progress.add(rows.size(), bytes - bytesCounted, 0);
-            bytesCounted = bytes;
-          }
+          samples += rows.size();
+          tracker.update(samples, source.bytesIn(), 0, path::stats, false);
         }
+        tracker.update(samples, source.bytesIn(), 0, path::stats, true);
         return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;

@@ -7,6 +7,7 @@ import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.progress.TaskProgress;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
@@ -86,24 +87,16 @@ final class PreprocessTask implements Serializable {
 
   /** Adds what the task did since the last call to the job's progress counters. */
   private static final class Progress {
-    private final ProgressCounters counters;
+    private final TaskProgress task;
     private final ShardSamples source;
-    private long rows;
-    private long bytes;
-    private long quarantined;
 
     Progress(ProgressCounters counters, ShardSamples source) {
-      this.counters = counters;
+      this.task = new TaskProgress(counters);
       this.source = source;
     }
 
-    void update(long rowsNow, long quarantinedNow) {
-      long bytesNow = source.bytesRead();
-      counters.add(rowsNow - rows + quarantinedNow - quarantined, bytesNow - bytes,
-          quarantinedNow - quarantined);
-      rows = rowsNow;
-      bytes = bytesNow;
-      quarantined = quarantinedNow;
+    void update(long rows, long quarantined, SamplePath<?> path, boolean last) {
+      task.update(rows + quarantined, source.bytesRead(), quarantined, path::stats, last);
     }
   }
 
@@ -124,7 +117,7 @@ final class PreprocessTask implements Serializable {
           rows.forEach(Decoded::close);
         }
         firstBatch = firstBatch == 0 ? System.currentTimeMillis() : firstBatch;
-        progress.update(sink.rows(), path.quarantine().size());
+        progress.update(sink.rows(), path.quarantine().size(), path, false);
       }
     } catch (PipelineFailure f) {
       if (f.stage().equals(SamplePath.READ) || f.getCause() instanceof Error) {
@@ -133,7 +126,7 @@ final class PreprocessTask implements Serializable {
       exceeded = true; // the decode stage ran out of its failure budget
     }
     List<QuarantineRecord> quarantined = path.quarantined();
-    progress.update(sink.rows(), quarantined.size());
+    progress.update(sink.rows(), quarantined.size(), path, true);
     return new Outcome(quarantined, path.stats(), firstBatch, exceeded);
   }
 }

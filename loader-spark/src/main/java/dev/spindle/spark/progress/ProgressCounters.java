@@ -1,6 +1,7 @@
 package dev.spindle.spark.progress;
 
 import java.io.Serializable;
+import java.util.Map;
 import org.apache.spark.SparkContext;
 import org.apache.spark.util.LongAccumulator;
 
@@ -8,7 +9,9 @@ import org.apache.spark.util.LongAccumulator;
  * What a job's tasks have done so far, as named Spark accumulators the driver sees while tasks run
  * (executor heartbeats) and when they end: samples handled (delivered or quarantined), encoded
  * bytes read, samples quarantined. Created on the driver, shipped inside a task; {@link #add} is
- * called on executor task threads (one thread per task copy). Also shown on the UI's stage pages.
+ * called on executor task threads (one thread per task copy), usually through a {@link
+ * TaskProgress}. With them, each stage's busy and elapsed time ({@link StageTimes}), from which
+ * the driver names the bottleneck. Also shown on the UI's stage pages.
  */
 public final class ProgressCounters implements Serializable {
   /** The accumulators' names, as {@link ProgressListener} looks them up. */
@@ -20,11 +23,13 @@ public final class ProgressCounters implements Serializable {
   private final LongAccumulator samples;
   private final LongAccumulator bytes;
   private final LongAccumulator quarantined;
+  private final StageTimes stages = new StageTimes();
 
   private ProgressCounters(SparkContext sc) {
     samples = sc.longAccumulator(SAMPLES);
     bytes = sc.longAccumulator(BYTES);
     quarantined = sc.longAccumulator(QUARANTINED);
+    sc.register(stages, StageTimes.NAME);
   }
 
   /** New counters registered with {@code sc}; driver thread. */
@@ -37,5 +42,10 @@ public final class ProgressCounters implements Serializable {
     this.samples.add(samples);
     this.bytes.add(bytes);
     this.quarantined.add(quarantined);
+  }
+
+  /** Adds a task's latest stage times: {@code name -> {busyMs, elapsedMs}}. */
+  public void addStages(Map<String, long[]> times) {
+    stages.add(times);
   }
 }

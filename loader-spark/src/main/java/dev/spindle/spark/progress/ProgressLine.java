@@ -7,10 +7,12 @@ final class ProgressLine {
   private ProgressLine() {}
 
   /**
-   * {@code preprocess: 1,234/2,000 samples 61.7% 812 images/s 38.2 MB/s 0 quarantined ETA 0:01};
-   * without a total, no percentage and no ETA; rates are NaN until known.
+   * {@code preprocess: 1,234/2,000 samples 61.7% 812 images/s 38.2 MB/s 0 quarantined bottleneck
+   * decode ETA 0:01}; without a total, no percentage and no ETA; rates are NaN until known, the
+   * bottleneck null.
    */
-  static String format(ProgressListener.Snapshot s, double samplesPerS, double bytesPerS) {
+  static String format(ProgressListener.Snapshot s, double samplesPerS, double bytesPerS,
+      String bottleneck) {
     StringBuilder b = new StringBuilder();
     b.append(s.label() == null ? "spindle" : s.label()).append(": ");
     b.append(String.format(Locale.ROOT, "%,d", s.samples()));
@@ -25,6 +27,9 @@ final class ProgressLine {
           bytesPerS / 1e6));
     }
     b.append(String.format(Locale.ROOT, " %,d quarantined", s.quarantined()));
+    if (bottleneck != null) {
+      b.append(" bottleneck ").append(bottleneck);
+    }
     if (s.total() > 0 && samplesPerS > 0 && s.samples() < s.total()) {
       b.append(" ETA ").append(duration((s.total() - s.samples()) / samplesPerS));
     }

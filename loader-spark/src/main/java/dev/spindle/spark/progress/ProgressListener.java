@@ -1,10 +1,12 @@
 package dev.spindle.spark.progress;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.spark.scheduler.AccumulableInfo;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
@@ -20,16 +22,37 @@ import scala.jdk.javaapi.CollectionConverters;
  * #snapshot} on any thread.
  */
 public final class ProgressListener extends SparkListener {
-  private final long[] done = new long[3];
-  private final Map<Long, long[]> running = new HashMap<>();
+  private final Counts done = new Counts();
+  private final Map<Long, Counts> running = new HashMap<>();
   private final Set<Long> ended = new HashSet<>();
   private long total;
   private String label;
   private boolean started;
 
-  /** What the cluster has done so far in the current labelled job. */
+  /**
+   * What the cluster has done so far in the current labelled job; {@code stages} maps each
+   * pipeline stage to its summed {@code {busyMs, elapsedMs}} ({@link StageTimes}).
+   */
   public record Snapshot(boolean started, String label, long total, long samples,
-      long bytes, long quarantined) {}
+      long bytes, long quarantined, Map<String, long[]> stages) {}
+
+  /** One task's (or the ended tasks') counters. */
+  private static final class Counts {
+    final long[] values = new long[3];
+    final Map<String, long[]> stages = new TreeMap<>();
+
+    void clear() {
+      Arrays.fill(values, 0);
+      stages.clear();
+    }
+
+    void addTo(long[] sums, Map<String, long[]> stageSums) {
+      for (int i = 0; i < sums.length; i++) {
+        sums[i] += values[i];
+      }
+      StageTimes.addInto(stageSums, stages);
+    }
+  }
 
   @Override
   public synchronized void onJobStart(SparkListenerJobStart e) {
@@ -41,7 +64,7 @@ public final class ProgressListener extends SparkListener {
     total = Long.parseLong(t);
     label = p.getProperty(JobLabel.LABEL);
     started = true;
-    java.util.Arrays.fill(done, 0);
+    done.clear();
     running.clear();
   }
 
@@ -61,7 +84,7 @@ public final class ProgressListener extends SparkListener {
         : CollectionConverters.asJava(e.accumUpdates())) {
       long id = (Long) u._1();
       if (!ended.contains(id)) { // a late heartbeat must not count an ended task twice
-        long[] v = new long[3];
+        Counts v = new Counts();
         if (add(v, CollectionConverters.asJava(u._4()))) {
           running.put(id, v);
         }
@@ -71,22 +94,26 @@ public final class ProgressListener extends SparkListener {
 
   /** The counts so far; any thread. */
   public synchronized Snapshot snapshot() {
-    long[] sum = done.clone();
-    running.values().forEach(v -> {
-      for (int i = 0; i < sum.length; i++) {
-        sum[i] += v[i];
-      }
-    });
-    return new Snapshot(started, label, total, sum[0], sum[1], sum[2]);
+    long[] sum = new long[3];
+    Map<String, long[]> stages = new TreeMap<>();
+    done.addTo(sum, stages);
+    running.values().forEach(v -> v.addTo(sum, stages));
+    return new Snapshot(started, label, total, sum[0], sum[1], sum[2], stages);
   }
 
   /** Adds the updates of Spindle's counters among {@code infos} to {@code into}. */
-  private static boolean add(long[] into, Iterable<AccumulableInfo> infos) {
+  @SuppressWarnings("unchecked")
+  private static boolean add(Counts into, Iterable<AccumulableInfo> infos) {
     boolean any = false;
     for (AccumulableInfo a : infos) {
-      int i = index(a.name().isDefined() ? a.name().get() : null);
-      if (i >= 0 && a.update().isDefined() && a.update().get() instanceof Long n) {
-        into[i] += n;
+      String name = a.name().isDefined() ? a.name().get() : null;
+      Object update = a.update().isDefined() ? a.update().get() : null;
+      int i = index(name);
+      if (i >= 0 && update instanceof Long n) {
+        into.values[i] += n;
+        any = true;
+      } else if (StageTimes.NAME.equals(name) && update instanceof Map<?, ?> m) {
+        StageTimes.addInto(into.stages, (Map<String, long[]>) m);
         any = true;
       }
     }

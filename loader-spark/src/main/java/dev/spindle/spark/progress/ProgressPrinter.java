@@ -23,7 +23,7 @@ public final class ProgressPrinter implements AutoCloseable {
   private final PrintStream stderr;
   private final LiveStderr live;
   private final ScheduledExecutorService timer;
-  private final ArrayDeque<long[]> window = new ArrayDeque<>();
+  private final ArrayDeque<Point> window = new ArrayDeque<>();
   private boolean closed;
 
   /** Shows nothing. */
@@ -88,21 +88,29 @@ public final class ProgressPrinter implements AutoCloseable {
     }
   }
 
-  /** The line for {@code s}, with rates over the last ten seconds. */
+  /** One snapshot in the rate window. */
+  private record Point(long nanos, ProgressListener.Snapshot snapshot) {}
+
+  /**
+   * The line for {@code s}, with rates and the bottleneck (the stage busiest over the window,
+   * else over the whole job) over the last ten seconds.
+   */
   private String line(ProgressListener.Snapshot s) {
     long now = System.nanoTime();
-    if (!window.isEmpty() && window.peekLast()[1] > s.samples()) {
+    if (!window.isEmpty() && window.peekLast().snapshot().samples() > s.samples()) {
       window.clear(); // a new job started its count afresh
     }
-    window.addLast(new long[] {now, s.samples(), s.bytes()});
-    while (window.size() > 2 && now - window.peekFirst()[0] > WINDOW_NANOS) {
+    window.addLast(new Point(now, s));
+    while (window.size() > 2 && now - window.peekFirst().nanos() > WINDOW_NANOS) {
       window.removeFirst();
     }
-    long[] first = window.peekFirst();
-    double dt = (now - first[0]) / 1e9;
-    double rate = dt > 0.2 ? (s.samples() - first[1]) / dt : Double.NaN;
-    double bytes = dt > 0.2 ? (s.bytes() - first[2]) / dt : Double.NaN;
-    return ProgressLine.format(s, rate, bytes);
+    ProgressListener.Snapshot first = window.peekFirst().snapshot();
+    double dt = (now - window.peekFirst().nanos()) / 1e9;
+    double rate = dt > 0.2 ? (s.samples() - first.samples()) / dt : Double.NaN;
+    double bytes = dt > 0.2 ? (s.bytes() - first.bytes()) / dt : Double.NaN;
+    String bottleneck = StageTimes.busiest(StageTimes.minus(s.stages(), first.stages()));
+    return ProgressLine.format(s, rate, bytes,
+        bottleneck != null ? bottleneck : StageTimes.busiest(s.stages()));
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.job.PreprocessJob;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.spark.sql.Observation;
 import org.apache.spark.sql.SparkSession;
@@ -31,9 +34,12 @@ import org.apache.spark.sql.functions;
 public final class DataSourceBench {
   private DataSourceBench() {}
 
-  /** What to measure: the input, threads, image size, batch size, rounds, report file or null. */
-  public record Options(
-      String input, int threads, int size, int batchSize, int rounds, Path report) {}
+  /**
+   * What to measure: the input, threads, image size, batch size, rounds, report file or null, and
+   * how to show progress on the bench's session (null: not at all).
+   */
+  public record Options(String input, int threads, int size, int batchSize, int rounds,
+      Path report, Function<SparkSession, ProgressPrinter> progress) {}
 
   /** Runs the rounds on an embedded Spark of its own, prints and writes the report. */
   public static void run(Options o) throws IOException, InterruptedException {
@@ -42,9 +48,12 @@ public final class DataSourceBench {
         "spark.spindle.image.size", Integer.toString(o.size()),
         "spark.spindle.batchSize", Integer.toString(o.batchSize()));
     Path work = Files.createTempDirectory("spindle-bench-datasource");
-    SparkSession spark = session(o.threads(), conf);
+    SparkSession spark = session(o.threads(), conf, o.progress() != null);
     try {
-      Map<String, Object> report = run(spark, o.input(), conf, o.rounds(), work);
+      Map<String, Object> report;
+      try (ProgressPrinter shown = o.progress() != null ? o.progress().apply(spark) : null) {
+        report = run(spark, o.input(), conf, o.rounds(), work);
+      }
       report.put("threads", o.threads());
       String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
           .writeValueAsString(report);
@@ -102,9 +111,13 @@ public final class DataSourceBench {
     Files.deleteIfExists(manifest);
     Observation rows = new Observation("rows");
     long start = System.nanoTime();
-    spark.read().format(SpindleDataSource.NAME).option(ScanOptions.MANIFEST, manifest.toString())
-        .load(input).observe(rows, functions.count(functions.lit(1)).as("n"))
-        .write().format("noop").mode("overwrite").save();
+    try (JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-bench-datasource",
+        "datasource", "bench datasource: spindle DataSource over " + input + " into noop", 0)) {
+      spark.read().format(SpindleDataSource.NAME)
+          .option(ScanOptions.MANIFEST, manifest.toString())
+          .load(input).observe(rows, functions.count(functions.lit(1)).as("n"))
+          .write().format("noop").mode("overwrite").save();
+    }
     double wall = (System.nanoTime() - start) / 1e9;
     long images = ((Number) rows.getAsJava().get("n")).longValue();
     round.put("datasource_images", images);
@@ -112,7 +125,7 @@ public final class DataSourceBench {
     round.put("datasource_images_per_s", images / wall);
   }
 
-  private static SparkSession session(int threads, Map<String, String> conf) {
+  private static SparkSession session(int threads, Map<String, String> conf, boolean progress) {
     SparkSession.Builder b = SparkSession.builder().master("local[" + threads + "]")
         .appName("spindle bench datasource")
         .config("spark.driver.host", "127.0.0.1")
@@ -120,6 +133,9 @@ public final class DataSourceBench {
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false");
     conf.forEach(b::config);
+    if (progress) {
+      b.config("spark.executor.heartbeatInterval", "2s"); // running tasks' counters, as the CLI
+    }
     return b.getOrCreate();
   }
 

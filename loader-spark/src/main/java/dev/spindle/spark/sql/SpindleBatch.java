@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.feed.ManifestCache;
 import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
@@ -53,10 +54,12 @@ final class SpindleBatch implements Batch {
     return partitions.clone();
   }
 
+  /** The readers' factory, with progress counters of this scan's job ({@link ProgressCounters}). */
   @Override
   public PartitionReaderFactory createReaderFactory() {
+    JavaSparkContext jsc = sparkContext();
     return new SpindleReaderFactory(settings, schema, scanId,
-        new HadoopConf(sparkContext().hadoopConfiguration()));
+        new HadoopConf(jsc.hadoopConfiguration()), ProgressCounters.register(jsc.sc()));
   }
 
   private ManifestCache.Loaded manifest() {

@@ -5,6 +5,8 @@ import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.progress.TaskProgress;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
@@ -52,13 +54,15 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   private final ShardSamples source;
   private final ScanColumns columns;
   private final SamplePath<ShardSamples.Located> path;
+  private final TaskProgress progress;
   private ColumnarBatch current;
   private long images;
   private boolean closed;
 
   SpindlePartitionReader(ShardGroup group, ScanSettings settings, StructType schema,
-      String scanId, Configuration conf) {
+      String scanId, Configuration conf, ProgressCounters progress) {
     this.group = group;
+    this.progress = new TaskProgress(progress);
     this.settings = settings;
     this.scanId = scanId;
     this.conf = conf;
@@ -93,6 +97,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
       throw failed(f);
     }
     if (rows == null) {
+      report(true);
       finish();
       return false;
     }
@@ -102,7 +107,14 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     } finally {
       rows.forEach(Decoded::close);
     }
+    report(false);
     return true;
+  }
+
+  /** Adds what the partition did since the last call to its job's progress counters. */
+  private void report(boolean last) {
+    long quarantined = path.quarantine().size();
+    progress.update(images + quarantined, source.bytesRead(), quarantined, path::stats, last);
   }
 
   @Override

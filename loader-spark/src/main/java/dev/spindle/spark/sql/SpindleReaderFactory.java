@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.job.HadoopConf;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -19,12 +20,15 @@ final class SpindleReaderFactory implements PartitionReaderFactory {
   private final StructType schema;
   private final String scanId;
   private final HadoopConf conf;
+  private final ProgressCounters progress;
 
-  SpindleReaderFactory(ScanSettings settings, StructType schema, String scanId, HadoopConf conf) {
+  SpindleReaderFactory(ScanSettings settings, StructType schema, String scanId, HadoopConf conf,
+      ProgressCounters progress) {
     this.settings = settings;
     this.schema = schema;
     this.scanId = scanId;
     this.conf = conf;
+    this.progress = progress;
   }
 
   @Override
@@ -35,7 +39,7 @@ final class SpindleReaderFactory implements PartitionReaderFactory {
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
     return new SpindlePartitionReader(((SpindleInputPartition) partition).group(), settings,
-        schema, scanId, conf.get());
+        schema, scanId, conf.get(), progress);
   }
 
   @Override

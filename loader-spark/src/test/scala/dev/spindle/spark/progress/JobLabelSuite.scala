@@ -65,11 +65,35 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
         val s = progress.snapshot()
         assert(s.started() && s.label() == "preprocess" && s.total() == 60)
         assert(s.samples() == 60 && s.quarantined() == 0 && s.bytes() > 0, s)
+        // every stage of the tasks' pipelines reported its time; the bottleneck is one of them
+        assert(s.stages().keySet().asScala == Set("read", "decode", "batch", "sink"), s)
+        assert(s.stages().values().asScala.forall(t => t(1) > 0 && t(0) <= t(1)), s)
       }
       // the thread's properties are given back: a later job is not labelled
       spark.sparkContext.parallelize(Seq(1, 2)).count()
       assert(spark.sparkContext.getLocalProperty("spark.job.description") == null)
       assert(spark.sparkContext.getLocalProperty(JobLabel.TOTAL) == null)
+    }
+  }
+
+  test("the spindle DataSource's tasks count their samples and stage times for the progress line") {
+    TestFiles.withTempDir("label-ds") { dir =>
+      val in = dir.resolve("in")
+      GenSample.run(new GenSample.Options(in.toString, 3, 20, 48, 32, 3L), new Configuration())
+      val progress = new ProgressListener()
+      spark.sparkContext.addSparkListener(progress)
+      try {
+        val label = JobLabel.of(spark.sparkContext, "g", "datasource", "d", 0)
+        try {
+          val df = spark.read.format("spindle").option("size", "16").load(in.toString)
+          assert(df.select("index").collect().length == 60)
+        } finally label.close()
+        eventually {
+          val s = progress.snapshot()
+          assert(s.started() && s.label() == "datasource" && s.samples() == 60 && s.bytes() > 0, s)
+          assert(s.stages().keySet().asScala == Set("read", "decode", "batch", "sink"), s)
+        }
+      } finally spark.sparkContext.removeSparkListener(progress)
     }
   }
 

@@ -29,12 +29,13 @@ class LiveStderrSuite extends AnyFunSuite {
     assert(out.toString(UTF_8) == "\rpreproces\u001b[K") // columns - 1: the cursor never wraps
   }
 
-  test("the line: counts, percentage, rates, quarantined, ETA; no ETA or percentage without a total") {
-    val s = new ProgressListener.Snapshot(true, "preprocess", 2000, 1234, 38200000L, 3)
-    assert(ProgressLine.format(s, 812.0, 38.2e6) ==
-      "preprocess: 1,234/2,000 samples 61.7% 812 images/s 38.2 MB/s 3 quarantined ETA 0:01")
-    val unknown = new ProgressListener.Snapshot(true, "feed epoch 0 of 0..1", 0, 10, 0, 0)
-    assert(ProgressLine.format(unknown, Double.NaN, Double.NaN) ==
+  test("the line: counts, percentage, rates, quarantined, bottleneck, ETA; no ETA or percentage without a total") {
+    val none = java.util.Map.of[String, Array[Long]]()
+    val s = new ProgressListener.Snapshot(true, "preprocess", 2000, 1234, 38200000L, 3, none)
+    assert(ProgressLine.format(s, 812.0, 38.2e6, "decode") == "preprocess: 1,234/2,000 samples"
+      + " 61.7% 812 images/s 38.2 MB/s 3 quarantined bottleneck decode ETA 0:01")
+    val unknown = new ProgressListener.Snapshot(true, "feed epoch 0 of 0..1", 0, 10, 0, 0, none)
+    assert(ProgressLine.format(unknown, Double.NaN, Double.NaN, null) ==
       "feed epoch 0 of 0..1: 10 samples 0 quarantined")
     assert(ProgressLine.duration(3723) == "1:02:03")
   }
