@@ -99,7 +99,13 @@ final class CopyWorker implements Runnable {
     while (!inFlight.isEmpty() && stream.isComplete(inFlight.peek().index())) {
       Slot<SlotMemory> s = inFlight.poll();
       SlotMemory m = s.payload();
-      counters.retired(m.submitNanos, System.nanoTime(), transferBytes(m), m.retained != null);
+      long now = System.nanoTime();
+      counters.retired(m.submitNanos, now, transferBytes(m), m.retained != null);
+      CopySpans.Tracer tracer = CopySpans.tracer;
+      if (tracer != null) {
+        tracer.copied(device.toString(), s.index(), transferBytes(m), m.submitNanos, now,
+            m.retained != null);
+      }
       m.releaseSource();
       ring.ready(s);
       any = true;

@@ -1,5 +1,6 @@
 package dev.spindle.spark.metrics;
 
+import dev.spindle.gpu.feed.CopySpans;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.pipeline.Trace;
 import java.io.IOException;
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
  */
 final class Traces {
   private static final Logger LOG = LoggerFactory.getLogger(Traces.class);
+
+  /** The executor's feeders' copies go into its trace too. */
+  private static final CopySpans.Tracer COPIES = Trace::copy;
 
   private Traces() {}
 
@@ -39,10 +43,12 @@ final class Traces {
       throw new UncheckedIOException("Cannot write the trace " + path + " (spark.spindle.trace.file="
           + file + ")", e);
     }
+    CopySpans.install(COPIES);
     LOG.info("Writing the trace of executor {} to {}", executorId, path.toAbsolutePath());
   }
 
   static void stop() {
+    CopySpans.uninstall(COPIES);
     try {
       Trace.stop();
     } catch (IOException e) {

@@ -30,6 +30,18 @@ public final class Trace {
     writer = new TraceWriter(file, maxSpans);
   }
 
+  /**
+   * A feeder's copy of one batch (see {@link TraceWriter#copySpan}), on the copy thread; nothing
+   * when tracing is off.
+   */
+  public static void copy(String device, int slot, long bytes, long startNanos, long endNanos,
+      boolean zeroCopy) {
+    TraceWriter w = writer;
+    if (w != null) {
+      w.copySpan(device, slot, bytes, startNanos, endNanos, zeroCopy);
+    }
+  }
+
   /** Stops tracing and completes the file; nothing when no trace runs. */
   public static synchronized void stop() throws IOException {
     TraceWriter w = writer;

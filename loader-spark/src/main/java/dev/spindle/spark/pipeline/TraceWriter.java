@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Writes one JVM's trace as Chrome trace-event JSON ({@code {"traceEvents":[...]}}, opened by
  * Perfetto and {@code chrome://tracing}): an {@code X} span per item per stage on the track of the
- * thread that did the work ({@code M thread_name} names each track), and every 50 ms a {@code C}
+ * thread that did the work ({@code M thread_name} names each track), a {@code feeder copy} span
+ * per batch a feeder copies to its device (on its copy thread), and every 50 ms a {@code C}
  * counter of each running stage's output queue (items waiting). Spans are kept until half of
  * {@code maxSpans} are written, then one in 2, one in 4 from three quarters, and so on, so the
  * file stays near {@code maxSpans} events (about 130 bytes each). Any thread may add spans; the
@@ -85,6 +86,47 @@ final class TraceWriter implements AutoCloseable {
         json.writeNumberField("dur", Math.max(0, endNanos - startNanos) / 1000.0);
         json.writeNumberField("pid", PID);
         json.writeNumberField("tid", tid);
+        json.writeEndObject();
+        written++;
+      } catch (IOException e) {
+        throw new UncheckedIOException("Writing the trace " + file + " failed", e);
+      }
+    }
+  }
+
+  /**
+   * A feeder's host-to-device copy of one batch, on the calling (copy) thread: a {@code feeder
+   * copy} span with the device, ring slot, bytes and whether it was zero copy. Copies are one per
+   * batch, so they are all kept (they count towards the bound).
+   */
+  void copySpan(String device, int slot, long bytes, long startNanos, long endNanos,
+      boolean zeroCopy) {
+    Thread t = Thread.currentThread();
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+
+    long tid = t.getId();
+    boolean fresh = named.add(tid);
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      try {
+        if (fresh) {
+          meta(tid, t.getName());
+        }
+        json.writeStartObject();
+        json.writeStringField("name", "feeder copy");
+        json.writeStringField("cat", "feeder");
+        json.writeStringField("ph", "X");
+        json.writeNumberField("ts", micros(startNanos));
+        json.writeNumberField("dur", Math.max(0, endNanos - startNanos) / 1000.0);
+        json.writeNumberField("pid", PID);
+        json.writeNumberField("tid", tid);
+        json.writeObjectFieldStart("args");
+        json.writeStringField("device", device);
+        json.writeNumberField("slot", slot);
+        json.writeNumberField("bytes", bytes);
+        json.writeBooleanField("zero_copy", zeroCopy);
+        json.writeEndObject();
         json.writeEndObject();
         written++;
       } catch (IOException e) {
