@@ -43,4 +43,23 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     }
     return new RankStart(plan, position, saved);
   }
+
+  /**
+   * Batches rank {@code rank} has consumed since the run began, by the state its trainer saved
+   * last (0 without one): what a restarted run no longer has to deliver to it, counted as {@link
+   * TrainJob}'s total counts the run's rows (the rest of the first epoch's leg, then whole epochs).
+   */
+  static long batchesSinceRunStart(int rank, int world, TrainInputs in, String saved) {
+    if (saved == null) {
+      return 0;
+    }
+    LoaderState runStart = LoaderState.fromJson(in.startState());
+    EpochPlan first = runStart.resume(in.manifest(), world);
+    RankStart now = of(rank, world, in, saved);
+    int firstBatch = first.rank(rank).firstBatch();
+    int epochs = now.plan().epoch() - runStart.epoch();
+    return epochs == 0 ? now.position() - firstBatch
+        : first.batchesPerRank() - firstBatch + (long) (epochs - 1) * first.batchesPerRank()
+            + now.position();
+  }
 }

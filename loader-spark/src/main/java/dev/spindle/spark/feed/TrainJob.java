@@ -81,7 +81,7 @@ public final class TrainJob {
     try (JobLabel label = JobLabel.of(jsc.sc(), "spindle-train-" + runId, "train " + epochs,
         "train " + train.script() + " " + epochs + " (" + world + " ranks)",
         rows(start.resume(manifest, world), request.epochs()))) {
-      report.finished(attempts(jsc, world, task, store, train, report));
+      report.finished(attempts(jsc, world, task, store, train, report, inputs.value(), label));
       if (SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
         store.delete(); // its own temporary directory: nothing to resume from a finished run
       }
@@ -106,7 +106,8 @@ public final class TrainJob {
 
   /** Runs the stage, restarting it after trainers' failures while restarts are left. */
   private static List<TrainRankResult> attempts(JavaSparkContext jsc, int world, TrainTask task,
-      TrainStateStore store, TrainSettings train, TrainReport report) throws IOException {
+      TrainStateStore store, TrainSettings train, TrainReport report, TrainInputs in,
+      JobLabel label) throws IOException {
     for (int attempt = 0; ; attempt++) {
       store.clearExits(world);
       try {
@@ -139,8 +140,19 @@ public final class TrainJob {
             + train.maxRestarts() + ")";
         System.out.println(line);
         LOG.warn(line);
+        label.continuing(rowsSaved(store, world, in));
       }
     }
+  }
+
+  /** Rows the ranks' saved states say were consumed since the run began: the restart's start. */
+  private static long rowsSaved(TrainStateStore store, int world, TrainInputs in)
+      throws IOException {
+    long batches = 0;
+    for (int r = 0; r < world; r++) {
+      batches += RankStart.batchesSinceRunStart(r, world, in, store.state(r).orElse(null));
+    }
+    return batches * LoaderState.fromJson(in.startState()).spec().batchSize();
   }
 
   private static String message(List<TrainerExit> causes, int attempt, boolean restartable,

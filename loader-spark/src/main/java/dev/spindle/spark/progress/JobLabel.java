@@ -14,6 +14,9 @@ public final class JobLabel implements AutoCloseable {
   /** The local property holding the progress line's label ({@code feed epoch 2/3}). */
   static final String LABEL = "spindle.progress.label";
 
+  /** The local property holding the samples done before the job (a restarted run's). */
+  static final String BEFORE = "spindle.progress.before";
+
   private static final String GROUP = "spark.jobGroup.id";
   private static final String DESCRIPTION = "spark.job.description";
 
@@ -24,12 +27,13 @@ public final class JobLabel implements AutoCloseable {
       long total) {
     this.sc = sc;
     before = new String[] {sc.getLocalProperty(GROUP), sc.getLocalProperty(DESCRIPTION),
-        sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL)};
+        sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL), sc.getLocalProperty(BEFORE)};
     // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
     sc.setLocalProperty(GROUP, group);
     sc.setLocalProperty(DESCRIPTION, description);
     sc.setLocalProperty(TOTAL, Long.toString(Math.max(total, 0)));
     sc.setLocalProperty(LABEL, label);
+    sc.setLocalProperty(BEFORE, null);
   }
 
   /**
@@ -42,11 +46,21 @@ public final class JobLabel implements AutoCloseable {
     return new JobLabel(sc, group, label, description, total);
   }
 
+  /**
+   * The jobs that follow continue the work of earlier ones: {@code samples} of the total are
+   * already done (a restarted {@code train} run, from its ranks' saved states), so the count
+   * starts there instead of at 0.
+   */
+  public void continuing(long samples) {
+    sc.setLocalProperty(BEFORE, Long.toString(Math.max(samples, 0)));
+  }
+
   @Override
   public void close() {
     sc.setLocalProperty(GROUP, before[0]);
     sc.setLocalProperty(DESCRIPTION, before[1]);
     sc.setLocalProperty(TOTAL, before[2]);
     sc.setLocalProperty(LABEL, before[3]);
+    sc.setLocalProperty(BEFORE, before[4]);
   }
 }

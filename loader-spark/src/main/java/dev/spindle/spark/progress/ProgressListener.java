@@ -18,7 +18,8 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * Adds up {@link ProgressCounters} over the whole cluster: the final values of tasks that
  * succeeded plus the latest heartbeat values of tasks still running. A job labelled with a total
- * ({@link JobLabel}) starts the count afresh. Called on Spark's listener-bus thread; {@link
+ * ({@link JobLabel}) starts the count afresh, at the samples done before it when it continues
+ * earlier jobs' work. Called on Spark's listener-bus thread; {@link
  * #snapshot} on any thread.
  */
 public final class ProgressListener extends SparkListener {
@@ -65,6 +66,8 @@ public final class ProgressListener extends SparkListener {
     label = p.getProperty(JobLabel.LABEL);
     started = true;
     done.clear();
+    String before = p.getProperty(JobLabel.BEFORE);
+    done.values[0] = before == null ? 0 : Long.parseLong(before); // a restart continues the count
     running.clear();
   }
 

@@ -97,6 +97,25 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
     }
   }
 
+  test("jobs that continue earlier work (a restarted train run) count on from the samples done") {
+    val progress = new ProgressListener()
+    spark.sparkContext.addSparkListener(progress)
+    try {
+      val label = JobLabel.of(spark.sparkContext, "g", "train epochs 0..1", "d", 100)
+      try {
+        spark.sparkContext.parallelize(Seq(1, 2)).count()
+        eventually(assert(progress.snapshot().started() && progress.snapshot().samples() == 0))
+        label.continuing(40)
+        spark.sparkContext.parallelize(Seq(1, 2)).count()
+        eventually {
+          val s = progress.snapshot()
+          assert(s.samples() == 40 && s.total() == 100, s)
+        }
+      } finally label.close()
+      assert(spark.sparkContext.getLocalProperty(JobLabel.BEFORE) == null)
+    } finally spark.sparkContext.removeSparkListener(progress)
+  }
+
   test("feed: one labelled job per epoch, `feed epoch e of 0..E-1 (W ranks, batches ...)`") {
     TestFiles.withTempDir("label-feed") { dir =>
       val in = dir.resolve("in")
