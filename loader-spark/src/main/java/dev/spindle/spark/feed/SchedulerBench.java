@@ -19,7 +19,7 @@ import scala.collection.Iterator;
 import scala.runtime.AbstractFunction1;
 
 /**
- * {@code bin/spindle bench scheduler [--tasks 256,1024,4096,8192] [--repeats 3] [--report FILE]}:
+ * {@code bin/spindle bench scheduler [--tasks 256,1024,4096] [--repeats 3] [--report FILE]}:
  * what Spark's scheduler costs a feed or train epoch as its task count grows, measured with no-op
  * tasks on embedded Spark so that only scheduling is timed. For each task count: a plain stage on
  * {@code local[2]} (the per-epoch feed job's shape) and a barrier stage whose every task calls
