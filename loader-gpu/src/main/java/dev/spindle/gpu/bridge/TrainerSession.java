@@ -173,7 +173,9 @@ final class TrainerSession implements Runnable {
       throw malformed("NEXT", p);
     }
     checkEnd("NEXT", p);
-    long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
+    // capped (about 146 years) so the deadline wraps at most once: compare by difference only
+    long waitNanos = Math.min(Math.max(0, timeoutMs), Long.MAX_VALUE / 2_000_000L) * 1_000_000L;
+    long deadline = System.nanoTime() + waitNanos;
     while (true) {
       server.checkOpen();
       long left = deadline - System.nanoTime();
@@ -188,7 +190,7 @@ final class TrainerSession implements Runnable {
         }
         return;
       } catch (TimeoutException e) {
-        if (System.nanoTime() >= deadline) {
+        if (System.nanoTime() - deadline >= 0) {
           Wire.write(ch, Wire.TIMEOUT, Wire.buffer(0));
           return;
         }

@@ -559,6 +559,70 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  /** A raw trainer for rank 0 of 1: HELLO, WELCOME, then NEXT until a BATCH; returns its number. */
+  private def rawTrainer(s: Path, timeoutMs: Long = 60000L)(implicit ec: ExecutionContext)
+      : (SocketChannel, Future[Long]) = {
+    val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+    ch.connect(UnixDomainSocketAddress.of(s))
+    ch.write(ByteBuffer.wrap(frame(Wire.HELLO, helloTo(s, 0, 1))))
+    assert(Wire.read(ch).`type` == Wire.WELCOME)
+    ch.write(ByteBuffer.wrap(frame(Wire.NEXT, Wire.buffer(8).putLong(timeoutMs).flip())))
+    (ch, Future {
+      val f = Wire.read(ch)
+      assert(f.`type` == Wire.BATCH, s"got ${Wire.name(f.`type`)}")
+      f.payload.getLong
+    })
+  }
+
+  test("a bad message after the handshake ends that trainer with ERROR; its batch goes to the next") {
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val gate = new CountDownLatch(1)
+    val feed = new Feed(0, 0L until 6L, 3, gate)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      // NEXT's timeout is an i64 of ms: the largest waits for a batch, never overflows to TIMEOUT
+      val (first, batch) = rawTrainer(s, Long.MaxValue)
+      Thread.sleep(1500)
+      assert(!batch.isCompleted, "NEXT(Long.MaxValue) was answered before any batch existed")
+      gate.countDown()
+      val held = Await.result(batch, 60.seconds)
+      first.close() // without BYE: its lease is revoked and kept for the rank's next trainer
+      val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+      while (server.stats().leasesRevoked < 1 && System.nanoTime() < deadline) Thread.sleep(20)
+      assert(server.stats().leasesRevoked == 1)
+      def release(n: Long) = Wire.buffer(8).putLong(n).flip()
+      val bad = Seq[(Long => Array[Byte], (Int, String))](
+        (_ => frame(Wire.RELEASE, release(99)), (7, "Invalid RELEASE: batch 99 is not held by this"
+          + s" trainer (held: [$held])")),
+        (_ => header(Wire.VERSION, 77, 0), (1, "Invalid message type 77 after the handshake")),
+        (_ => frame(Wire.HELLO, helloTo(s, 0, 1)), (1, "Invalid message type 1 after the handshake")),
+        (_ => frame(Wire.NEXT, ByteBuffer.allocate(3)), (1, "Invalid NEXT: payload of 3 bytes is too short")),
+        (n => frame(Wire.RELEASE, Wire.buffer(12).putLong(n).putInt(0).flip()),
+          (1, "Invalid RELEASE: 4 unexpected trailing byte(s)")),
+        (_ => frame(Wire.BYE, ByteBuffer.allocate(1)), (1, "Invalid BYE: 1 unexpected trailing byte(s)")),
+        (_ => "JUNK".getBytes("UTF-8") ++ new Array[Byte](8),
+          (1, "Not a Spindle bridge peer: bad magic (expected \"SPDL\")")),
+        (_ => header(Wire.VERSION, Wire.RELEASE, 1 << 24),
+          (3, "Invalid message: payload of 16777216 bytes (must be <= 1048576)")))
+      for ((message, (code, text)) <- bad) {
+        val (ch, got) = rawTrainer(s)
+        try {
+          val n = Await.result(got, 60.seconds)
+          assert(n == held, "the batch a dropped trainer held goes to the rank's next trainer")
+          ch.write(ByteBuffer.wrap(message(n)))
+          val f = Wire.read(ch)
+          assert(f.`type` == Wire.ERROR)
+          assert((f.payload.getShort.toInt, Wire.getString(f.payload)) == (code, text))
+          assert(Wire.read(ch) == null, "the server closes the connection after an ERROR")
+        } finally ch.close()
+      }
+      val trainer = new Trainer(s, 0, 1, dir, Np)
+      assert(trainer.await() == 0, trainer.output)
+      assertArrived(trainer.batches(), feed, held until 6L)
+      assert(server.stats().refused == bad.size)
+    }
+  }
+
   test("a feeder on memory another process cannot map is refused at start") {
     val feeder = GpuFeeder.open(new HostDevice(), FeederConfig.of(2, NormalizeSpec.raw(4, 1, 1)))
     try {

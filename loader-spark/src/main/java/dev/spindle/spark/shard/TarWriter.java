@@ -21,6 +21,9 @@ public final class TarWriter implements AutoCloseable {
 
   /** Appends one regular file. Names must be ASCII and at most 100 bytes. */
   public void add(String name, byte[] content) throws IOException {
+    if (!StandardCharsets.US_ASCII.newEncoder().canEncode(name)) {
+      throw new IllegalArgumentException("Invalid tar entry name: '" + name + "' (ASCII only)");
+    }
     byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
     if (nameBytes.length == 0 || nameBytes.length > 100) {
       throw new IllegalArgumentException("Invalid tar entry name: '" + name + "' (1..100 bytes)");
