@@ -4,12 +4,16 @@ import dev.spindle.spark.batch.ExecutorAllocator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.BufferPoolMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -77,10 +81,29 @@ final class Probes {
     }
   }
 
-  /** The heap in use right after a full collection (the live set). */
+  /**
+   * The heap in use right after a full collection (the live set), as the collector itself
+   * recorded it: the heap read after {@code System.gc()} returns would also count what other
+   * threads allocated since. Of the collectors that ran during the call, the lowest figure (the
+   * full collection's, should a young one also have run); the heap read now if none reports.
+   */
   static long heapAfterGc() {
+    List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
+    long[] before = beans.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).toArray();
     System.gc();
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    Set<String> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)
+        .collect(Collectors.toSet());
+    long lowest = Long.MAX_VALUE;
+    for (int i = 0; i < beans.size(); i++) {
+      if (beans.get(i) instanceof com.sun.management.GarbageCollectorMXBean b
+          && b.getCollectionCount() > before[i] && b.getLastGcInfo() != null) {
+        lowest = Math.min(lowest, b.getLastGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+            .filter(e -> heap.contains(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum());
+      }
+    }
+    return lowest != Long.MAX_VALUE ? lowest
+        : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /** Bytes of the JVM's direct buffer pool (NIO direct buffers; memory-mapped ones apart). */

@@ -47,7 +47,7 @@ public final class SoakBench {
   /**
    * Runs the soak on the session {@code sessions} starts (local, {@value #WORLD} task slots or
    * more), which it stops. Returns the report's fields: {@code epochs}, {@code wall_s}, {@code
-   * load_average}, {@code series} ({@link SoakSeries#summary}) and {@code end_state} ({@link
+   * load_average_start}, {@code load_average} (at the end: 1, 5, 15 minutes), {@code series} ({@link SoakSeries#summary}) and {@code end_state} ({@link
    * EndState}); the caller owns them. The dataset and the trainers' files, in a temporary
    * folder, are deleted.
    *
@@ -71,6 +71,7 @@ public final class SoakBench {
     GenSample.run(new GenSample.Options(in.toString(), o.shards(), o.perShard(), 160, 120, 1),
         new Configuration());
     EndState.Baseline baseline = EndState.baseline();
+    List<Double> loadBefore = loadAverage();
     Path socket = dir.resolve("run").resolve("bridge.sock");
     long start = System.nanoTime();
     SparkSession session = sessions.get();
@@ -82,6 +83,7 @@ public final class SoakBench {
       report.put("epochs", o.epochs());
       report.put("wall_s", (System.nanoTime() - start) / 1e9);
       report.put("interval_s", o.intervalSeconds());
+      report.put("load_average_start", loadBefore);
       report.put("load_average", loadAverage());
       report.put("series", sampler.series().summary(Sampler.NAMES, o.epochs()));
       report.put("threads_added", sampler.threadsAdded());

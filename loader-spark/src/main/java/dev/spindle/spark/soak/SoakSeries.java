@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The soak's samples: at each one, a value per series (JVM RSS, heap after GC, …), the time since
  * the start and, for the sample taken as an epoch ended, that epoch. Growth is measured between
- * the samples at the ends of the first and the last epoch, so start-up (class loading, pools
+ * the samples taken at each epoch's end, from the first on, so start-up (class loading, pools
  * filled on first use) does not count. The soak's main thread only.
  */
 final class SoakSeries {
@@ -27,27 +27,48 @@ final class SoakSeries {
 
   /**
    * Per series: {@code first_epoch_end}, {@code last} (at the end of epoch {@code epochs - 1}),
-   * {@code growth_per_epoch} (their difference over the epochs between) and {@code samples}
-   * ({@code [seconds, value]} pairs), in the order of {@code names}.
+   * {@code growth_per_epoch} (the least-squares slope of the values at the epochs' ends over the
+   * epoch number: with 2 epochs, their difference; one sample's noise moves it less than the
+   * difference of the two ends would), {@code epoch_ends} (those values) and {@code samples}
+   * ({@code [seconds, value]} pairs, periodic and epoch ends), in the order of {@code names}.
    *
    * @throws IllegalStateException if no sample closes the first or the last epoch
    */
   Map<String, Object> summary(List<String> names, int epochs) {
-    Sample first = epochEnd(0);
-    Sample last = epochEnd(epochs - 1);
+    List<Sample> ends = new ArrayList<>();
+    for (int e = 0; e < epochs; e++) {
+      ends.add(epochEnd(e));
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     for (String name : names) {
-      long a = first.values().get(name);
-      long b = last.values().get(name);
+      List<Long> values = ends.stream().map(x -> x.values().get(name)).toList();
       Map<String, Object> s = new LinkedHashMap<>();
-      s.put("first_epoch_end", a);
-      s.put("last", b);
-      s.put("growth_per_epoch", epochs > 1 ? (double) (b - a) / (epochs - 1) : 0.0);
+      s.put("first_epoch_end", values.get(0));
+      s.put("last", values.get(epochs - 1));
+      s.put("growth_per_epoch", slope(values));
+      s.put("epoch_ends", values);
       s.put("samples", samples.stream()
           .map(x -> List.of(Math.round(x.seconds() * 10) / 10.0, x.values().get(name))).toList());
       out.put(name, s);
     }
     return out;
+  }
+
+  /** Least-squares slope of {@code y} over its index; 0 for fewer than 2 values. */
+  static double slope(List<Long> y) {
+    int n = y.size();
+    if (n < 2) {
+      return 0;
+    }
+    double meanX = (n - 1) / 2.0;
+    double meanY = y.stream().mapToLong(Long::longValue).average().orElse(0);
+    double num = 0;
+    double den = 0;
+    for (int i = 0; i < n; i++) {
+      num += (i - meanX) * (y.get(i) - meanY);
+      den += (i - meanX) * (i - meanX);
+    }
+    return num / den;
   }
 
   private Sample epochEnd(int epoch) {

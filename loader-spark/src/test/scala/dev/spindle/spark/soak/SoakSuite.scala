@@ -18,6 +18,13 @@ class SoakSuite extends AnyFunSuite {
     .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.enabled", "false")
     .getOrCreate()
 
+  test("growth per epoch is the least-squares slope of the epoch ends, so one noisy sample moves it less") {
+    def slope(v: Long*): Double = SoakSeries.slope(v.map(Long.box).asJava)
+    assert(slope(10, 10) == 0.0 && slope(10, 14) == 4.0 && slope(1, 2, 3, 4) == 1.0)
+    assert(slope(100, 100, 100, 100, 100, 100, 100, 100, 100, 190) < 90.0 / 9) // a last spike
+    assert(slope(7) == 0.0)
+  }
+
   test("three served epochs leave nothing behind once the session stops") {
     assume(TrainRuns.torchAvailable, s"${TrainRuns.Python} cannot import torch")
     val r = SoakBench.run(new SoakBench.Options(3, 1.0, 4, 32, TrainRuns.Python), () => session())
@@ -32,6 +39,7 @@ class SoakSuite extends AnyFunSuite {
     for ((name, s) <- series) {
       assert(Set("first_epoch_end", "last", "growth_per_epoch", "samples").subsetOf(s.keySet.asScala), name)
       assert(s.get("samples").asInstanceOf[java.util.List[_]].size >= 4, name) // start + 3 epoch ends
+      assert(s.get("epoch_ends").asInstanceOf[java.util.List[_]].size == 3, name)
     }
     assert(series("shm_files").get("growth_per_epoch") == 0.0, "a slab per epoch")
     assert(series("trainer_rss_bytes").get("first_epoch_end").asInstanceOf[Long] > 0, "trainers sampled")
