@@ -27,7 +27,7 @@ class SoakSuite extends AnyFunSuite {
 
   test("three served epochs leave nothing behind once the session stops") {
     assume(TrainRuns.torchAvailable, s"${TrainRuns.Python} cannot import torch")
-    val r = SoakBench.run(new SoakBench.Options(3, 1.0, 4, 32, TrainRuns.Python), () => session())
+    val r = SoakBench.run(new SoakBench.Options(3, 2.0, 4, 32, TrainRuns.Python), () => session())
       .asScala
     assert(r("epochs") == 3)
     val end = r("end_state").asInstanceOf[java.util.Map[String, AnyRef]].asScala
