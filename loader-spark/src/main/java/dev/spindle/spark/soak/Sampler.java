@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
 final class Sampler {
   /** The series, in report order. */
   static final List<String> NAMES = List.of("jvm_rss_bytes", "heap_after_gc_bytes",
-      "direct_bytes", "arrow_bytes", "threads", "spindle_threads", "open_fds", "shm_files", "trainer_rss_bytes");
+      "direct_bytes", "arrow_bytes", "threads", "spindle_threads", "open_fds", "shm_files",
+      "trainer_rss_bytes");
 
   private final SoakTrainers trainers;
   private final long intervalNanos;

@@ -47,9 +47,10 @@ public final class SoakBench {
   /**
    * Runs the soak on the session {@code sessions} starts (local, {@value #WORLD} task slots or
    * more), which it stops. Returns the report's fields: {@code epochs}, {@code wall_s}, {@code
-   * load_average_start}, {@code load_average} (at the end: 1, 5, 15 minutes), {@code series} ({@link SoakSeries#summary}) and {@code end_state} ({@link
-   * EndState}); the caller owns them. The dataset and the trainers' files, in a temporary
-   * folder, are deleted.
+   * load_average_start}, {@code load_average} (at the end: 1, 5, 15 minutes), {@code series}
+   * ({@link SoakSeries#summary}), {@code threads_added} (the names behind the thread series'
+   * growth) and {@code end_state} ({@link EndState}); the caller owns them. The dataset and the
+   * trainers' files, in a temporary folder, are deleted.
    *
    * @throws IllegalStateException when the feed job or a trainer fails
    */
@@ -77,8 +78,10 @@ public final class SoakBench {
     SparkSession session = sessions.get();
     Map<String, Object> report = new LinkedHashMap<>();
     try {
-      CompletableFuture<FeedReport> job = CompletableFuture.supplyAsync(() -> feed(session, in,
-          socket, o.epochs()));
+      CompletableFuture<FeedReport> job = new CompletableFuture<>();
+      Thread feeding = new Thread(() -> feed(session, in, socket, o.epochs(), job),
+          "spindle-soak-feed");
+      feeding.start();
       Sampler sampler = sample(o, job, socket, dir);
       report.put("epochs", o.epochs());
       report.put("wall_s", (System.nanoTime() - start) / 1e9);
@@ -97,23 +100,28 @@ public final class SoakBench {
   /** One line: the epochs, each series' growth per epoch, and the end state's counts. */
   @SuppressWarnings("unchecked")
   public static String summary(Map<String, Object> report) {
-    StringBuilder b = new StringBuilder(String.format("soak: %s epochs in %.0f s; growth per epoch:",
-        report.get("epochs"), (Double) report.get("wall_s")));
-    Map<String, Map<String, Object>> series = (Map<String, Map<String, Object>>) report.get("series");
-    series.forEach((name, s) -> b.append(String.format(" %s %+.0f,", name, (Double) s.get("growth_per_epoch"))));
+    StringBuilder b = new StringBuilder(String.format(
+        "soak: %s epochs in %.0f s; growth per epoch:", report.get("epochs"),
+        (Double) report.get("wall_s")));
+    Map<String, Map<String, Object>> series =
+        (Map<String, Map<String, Object>>) report.get("series");
+    series.forEach((name, s) -> b.append(String.format(" %s %+.0f,", name,
+        (Double) s.get("growth_per_epoch"))));
     Map<String, Object> end = (Map<String, Object>) report.get("end_state");
     return b.append(String.format(" end state: arrow_bytes %s, shm_files %s, socket_files %s,"
         + " threads %s", end.get("arrow_bytes"), end.get("shm_files"), end.get("socket_files"),
         end.get("threads"))).toString();
   }
 
-  private static FeedReport feed(SparkSession session, Path in, Path socket, int epochs) {
+  /** The feed job, on a thread of its own that ends with it (no pool thread outlives the soak). */
+  private static void feed(SparkSession session, Path in, Path socket, int epochs,
+      CompletableFuture<FeedReport> into) {
     try {
-      return Spindle.feed(session).input(in.toString()).worldSize(WORLD).epochs(epochs)
+      into.complete(Spindle.feed(session).input(in.toString()).worldSize(WORLD).epochs(epochs)
           .batchSize(16).size(64).seed(1).serve().device("host").socket(socket.toString())
-          .trainerTimeout(Duration.ofSeconds(120)).run();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+          .trainerTimeout(Duration.ofSeconds(120)).run());
+    } catch (IOException | RuntimeException | Error e) { // the sampler waits on it: never lost
+      into.completeExceptionally(e);
     }
   }
 
