@@ -6,9 +6,12 @@
 // (NormalizeSpec.table()) and copied to the device, so this kernel and the CPU path
 // (HostNormalizer, Math.fma + round-to-nearest-even) produce bit-identical results.
 //
-// Built once, by hand, into normalize.ptx next to this file (CI does not run nvcc):
+// Built into normalize.ptx and normalize.sm_90.cubin next to this file, both committed
+// (KernelBuildSuite fails when they drift from this source; see loader-gpu/README.md):
 //   nvcc -ptx -arch=compute_80 -o normalize.ptx normalize.cu
-// compute_80 PTX is JIT-compiled by the driver for Ampere, Hopper (H100/H200) and newer GPUs.
+//   ptxas -arch=sm_90 normalize.ptx -o normalize.sm_90.cubin
+// compute_80 PTX is JIT-compiled by the driver for Ampere and newer GPUs; on compute capability
+// 9.0 (H100/H200) NormalizeKernels loads the sm_90 cubin instead, so no JIT is needed there.
 #include <cuda_fp16.h>
 
 extern "C" __global__ void spindle_normalize_f32(const unsigned char* __restrict__ src,

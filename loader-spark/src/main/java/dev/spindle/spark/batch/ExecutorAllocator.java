@@ -27,6 +27,12 @@ public final class ExecutorAllocator {
     return r;
   }
 
+  /** Bytes allocated from the root now (every child's included); 0 before its first use. */
+  public static long allocatedBytes() {
+    RootAllocator r = root;
+    return r == null ? 0 : r.getAllocatedMemory();
+  }
+
   /** A child of the root named for its owner, e.g. {@code preprocess-p3-a17}. Caller closes it. */
   public static BufferAllocator child(String name, long limitBytes) {
     return root(limitBytes).newChildAllocator(name, 0, limitBytes);

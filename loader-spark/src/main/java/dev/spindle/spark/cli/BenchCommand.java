@@ -6,16 +6,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bench pipeline|images|feeder|datasource|scheduler}: the benchmarks (docs/benchmarks.md); alone,
- * usage and exit 2.
+ * {@code bench pipeline|images|feeder|datasource|soak|scheduler}: the benchmarks
+ * (docs/benchmarks.md); alone, usage and exit 2.
  */
-@Command(name = "bench", header = "Benchmarks: pipeline, images, feeder, datasource, scheduler.",
+@Command(name = "bench",
+    header = "Benchmarks: pipeline, images, feeder, datasource, soak, scheduler.",
     mixinStandardHelpOptions = true,
-    synopsisSubcommandLabel = "pipeline|images|feeder|datasource|scheduler",
+    synopsisSubcommandLabel = "pipeline|images|feeder|datasource|soak|scheduler",
     description = "Benchmarks; each prints and optionally writes a JSON report"
         + " (docs/benchmarks.md).",
     subcommands = {BenchPipelineCommand.class, BenchImagesCommand.class,
-        BenchFeederCommand.class, BenchDataSourceCommand.class,
+        BenchFeederCommand.class, BenchDataSourceCommand.class, BenchSoakCommand.class,
         BenchSchedulerCommand.class})
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -12,9 +12,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerApplicationEnd;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * device it is one per rank, on shared memory a trainer process can map: each rank's trainer needs
  * a stream of its own, and host memory, unlike a GPU, is not one per rank. Everything is created
  * lazily by the first task that needs it, reused by later ones (a feeder's memory is allocated
- * once), and closed by a JVM shutdown hook or {@link #closeAll()}, which removes socket files and
- * shared-memory segments.
+ * once), and closed by a JVM shutdown hook, by {@link #closeAll()} or, on a local master, when
+ * the session stops ({@link #closeOnStop}); closing removes socket files and shared-memory
+ * segments.
  *
  * <p>Threads: task threads; every method is synchronized on the class.
  */
@@ -35,6 +42,7 @@ final class ExecutorServing {
   private static final Map<Path, BridgeServer> BRIDGES = new HashMap<>();
   private static final Map<Integer, GpuFeeder> HOST_FEEDERS = new HashMap<>();
   private static final Map<Integer, Integer> GPU_HOLDERS = new HashMap<>();
+  private static final Set<SparkContext> WATCHED = Collections.newSetFromMap(new WeakHashMap<>());
   private static boolean hooked;
 
   private ExecutorServing() {}
@@ -136,6 +144,24 @@ final class ExecutorServing {
     HOST_FEEDERS.clear();
     GPU_HOLDERS.clear();
     GpuFeeders.closeAll();
+  }
+
+  /**
+   * On a local master, closes everything ({@link #closeAll()}) when {@code sc} stops: its
+   * executor is this JVM, which may live on (a notebook, an application that starts another
+   * session), and without this kept the stopped session's bridges, feeders' shared memory,
+   * socket files and threads until it exited. Elsewhere executors exit with the application and
+   * the shutdown hook closes them. Driver thread; once per context.
+   */
+  static synchronized void closeOnStop(SparkContext sc) {
+    if (sc.isLocal() && WATCHED.add(sc)) {
+      sc.addSparkListener(new SparkListener() {
+        @Override
+        public void onApplicationEnd(SparkListenerApplicationEnd end) {
+          closeAll();
+        }
+      });
+    }
   }
 
   private static void hook() {

@@ -24,11 +24,12 @@ final class ServeStage {
 
   /**
    * Refuses, before any work, a local master with fewer task slots than ranks (a barrier stage
-   * needs all of them at once; Spark would retry for minutes before failing), and prints where
-   * trainers connect.
+   * needs all of them at once; Spark would retry for minutes before failing), has the serving
+   * state closed when a local session stops, and prints where trainers connect.
    */
   static void announce(JavaSparkContext jsc, int world, ServeSettings serve) {
     requireSlots(jsc, world, "--serve");
+    ExecutorServing.closeOnStop(jsc.sc());
     String rank0 = ServeSettings.resolve(serve.socketTemplate(),
         System.getProperty("user.name"), 0);
     String line = "spindle feed: serving " + world + " trainer rank(s) on " + serve.device()

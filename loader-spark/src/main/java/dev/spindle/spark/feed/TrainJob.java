@@ -54,6 +54,7 @@ public final class TrainJob {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     int world = request.worldSize();
     ServeStage.requireSlots(jsc, world, "train");
+    ExecutorServing.closeOnStop(jsc.sc());
     ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     LoaderState start = FeedJob.startState(manifest, request);

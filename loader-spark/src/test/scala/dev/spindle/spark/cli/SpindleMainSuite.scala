@@ -20,7 +20,7 @@ class SpindleMainSuite extends AnyFunSuite {
 
   private val commands = Seq(Seq("demo"), Seq("gen-sample"), Seq("preprocess"), Seq("feed"),
     Seq("import-fashion-mnist"), Seq("example"), Seq("example", "fashion-mnist"), Seq("bench"),
-    Seq("bench", "pipeline"), Seq("bench", "images"), Seq("bench", "feeder"), Seq("config"))
+    Seq("bench", "pipeline"), Seq("bench", "images"), Seq("bench", "feeder"), Seq("bench", "soak"), Seq("config"))
 
   test("help prints every command and exits 0; no command, or an unknown one, is a usage error (2)") {
     val (code, out, _) = run("help")
