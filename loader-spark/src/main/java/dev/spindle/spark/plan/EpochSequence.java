@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the sequence is derived on demand by rebuilding and shuffling only the windows it overlaps, so
  * no one ever holds the whole epoch.
  *
- * <p>Immutable and serializable; only the offsets travel, the shard order and each shard's start
- * in the sequence are recomputed on first use in each JVM. Any thread may call it.
+ * <p>Immutable and serializable; only the shards' sample counts travel (packed, {@link
+ * ShardCounts}), the shard order and each shard's start in the sequence are recomputed on first
+ * use in each JVM. Any thread may call it.
  */
 final class EpochSequence implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -137,8 +138,15 @@ final class EpochSequence implements Serializable {
     return l;
   }
 
-  /** A received copy starts with its own counter and derives its layout again. */
-  private Object readResolve() {
-    return new EpochSequence(offsets, seed, epoch, window);
+  /** What travels: the shards' sample counts as variable-length integers (a few bytes each). */
+  private Object writeReplace() {
+    return new Shipped(ShardCounts.encode(offsets), seed, epoch, window);
+  }
+
+  /** The serialized form; a received copy derives its layout again and counts from zero. */
+  private record Shipped(byte[] counts, long seed, int epoch, int window) implements Serializable {
+    private Object readResolve() {
+      return new EpochSequence(ShardCounts.decode(counts), seed, epoch, window);
+    }
   }
 }

@@ -159,6 +159,11 @@ public final class RankPlan implements Serializable {
     return Math.max(0, realSamples - consumedBatches * batchSize);
   }
 
+  /** The epoch's sequence this plan derives its entries from. */
+  EpochSequence sequence() {
+    return source.epoch();
+  }
+
   /** Appends the real entries after {@code consumedBatches} batches to the rest being built. */
   void appendRealRemaining(int consumedBatches, Segments.Builder rest) {
     int n = realRemainingAfter(consumedBatches);
@@ -172,13 +177,14 @@ public final class RankPlan implements Serializable {
       return Arrays.copyOfRange(cached, from, to);
     }
     long[] out = new long[to - from];
+    EpochSequence.Cursor cursor = source.epoch().new Cursor();
     int realEnd = Math.min(to, realSamples);
     if (from < realEnd) {
-      source.copy(start + from, start + realEnd, out, 0);
+      source.copy(start + from, start + realEnd, out, 0, cursor);
     }
     int padFrom = Math.max(from, realSamples);
     if (padFrom < to) {
-      pad(padFrom, to, out, padFrom - from);
+      pad(padFrom, to, out, padFrom - from, cursor);
     }
     return out;
   }
@@ -188,7 +194,7 @@ public final class RankPlan implements Serializable {
    * entry {@code j mod realSamples}, or the source's entry {@code j mod length} for a rank with no
    * share. Derives each cycle entry needed once.
    */
-  private void pad(int from, int to, long[] out, int at) {
+  private void pad(int from, int to, long[] out, int at, EpochSequence.Cursor cursor) {
     boolean own = realSamples > 0;
     long cycle = own ? realSamples : source.length();
     long base = own ? start : 0;
@@ -197,9 +203,9 @@ public final class RankPlan implements Serializable {
     int span = (int) Math.min(cycle, count);
     long[] needed = new long[span];
     int head = (int) Math.min(span, cycle - first);
-    source.copy(base + first, base + first + head, needed, 0);
+    source.copy(base + first, base + first + head, needed, 0, cursor);
     if (head < span) {
-      source.copy(base, base + span - head, needed, head);
+      source.copy(base, base + span - head, needed, head, cursor);
     }
     for (int i = 0; i < count; i++) {
       out[at + i] = needed[i % span];

@@ -47,8 +47,12 @@ final class Segments implements Serializable {
 
   /** Copies {@code this[from, to)} into {@code out[at, …)}. */
   void copy(long from, long to, long[] out, int at) {
+    copy(from, to, out, at, epoch.new Cursor());
+  }
+
+  /** The same, through {@code cursor}, which remembers the last window across calls. */
+  void copy(long from, long to, long[] out, int at, EpochSequence.Cursor cursor) {
     checkRange(from, to);
-    EpochSequence.Cursor cursor = epoch.new Cursor();
     for (int i = segmentOf(from); from < to; i++) {
       long segmentStart = i == 0 ? 0 : ends[i - 1];
       long n = Math.min(to, ends[i]) - from;

@@ -38,6 +38,9 @@ object MaterializedPlan {
 
   def fresh(q: Array[Long], spec: PlanSpec): Seq[Rank] = {
     val n = q.length
+    val round = spec.worldSize().toLong * spec.batchSize()
+    require(n >= round, s"Refused plan: $n samples, zero batches per rank")
+    require(spec.remainder() != Remainder.EXACT || n % round == 0, s"Refused plan: EXACT, $n samples")
     if (spec.remainder() == Remainder.PAD) padded(q, spec.worldSize(), spec.batchSize())
     else {
       val perRank = spec.freshBatchesPerRank(n) * spec.batchSize()
