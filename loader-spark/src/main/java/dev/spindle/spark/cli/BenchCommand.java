@@ -6,16 +6,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bench pipeline|images|feeder|datasource}: the benchmarks (docs/benchmarks.md); alone,
- * usage and exit 2.
+ * {@code bench pipeline|images|feeder|datasource|plan}: the benchmarks (docs/benchmarks.md);
+ * alone, usage and exit 2.
  */
-@Command(name = "bench", header = "Benchmarks: pipeline, images, feeder, datasource.",
+@Command(name = "bench", header = "Benchmarks: pipeline, images, feeder, datasource, plan.",
     mixinStandardHelpOptions = true,
-    synopsisSubcommandLabel = "pipeline|images|feeder|datasource",
+    synopsisSubcommandLabel = "pipeline|images|feeder|datasource|plan",
     description = "Benchmarks; each prints and optionally writes a JSON report"
         + " (docs/benchmarks.md).",
     subcommands = {BenchPipelineCommand.class, BenchImagesCommand.class,
-        BenchFeederCommand.class, BenchDataSourceCommand.class})
+        BenchFeederCommand.class, BenchDataSourceCommand.class, BenchPlanCommand.class})
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
