@@ -72,6 +72,7 @@ public final class PlanScaleBench {
     report.put("driver_heap_mb", epochs.stream().mapToDouble(a -> a[1]).max().orElse(0));
     report.put("driver_retained_mb", epochs.stream().mapToDouble(a -> a[2]).max().orElse(0));
     time(report, "fingerprint_s", () -> ManifestFingerprint.of(manifest));
+    manifestJson(report, manifest);
     byte[] shipped = serialize(plan);
     report.put("task_bytes", shipped.length);
     task(report, shipped, o.worldSize());
@@ -81,6 +82,17 @@ public final class PlanScaleBench {
     if (o.report() != null) {
       Files.writeString(o.report(), json + "\n");
     }
+  }
+
+  /** The manifest cache's JSON form at this size: bytes, write and read times (for comparison). */
+  private static void manifestJson(Map<String, Object> report, Manifest manifest) {
+    long start = System.nanoTime();
+    String json = ManifestCodec.toJson(manifest);
+    report.put("manifest_json_write_s", seconds(start));
+    report.put("manifest_json_bytes", json.length());
+    start = System.nanoTime();
+    ManifestCodec.fromJson(json);
+    report.put("manifest_json_read_s", seconds(start));
   }
 
   /** A task: receives the plan, derives the last rank's whole epoch (PAD gives it the most). */
