@@ -29,6 +29,8 @@ import java.util.Map;
  * (the plan Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan,
  * then derive the last rank's whole epoch: the shard order, its windows, its indices). Times are
  * wall-clock; {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate.
+ * Last, for comparison, the manifest cache's JSON form at this size ({@code manifest_json_bytes},
+ * {@code manifest_json_write_s}, {@code manifest_json_read_s}).
  * A benchmark: it reports, it asserts nothing. Driver thread.
  */
 public final class PlanScaleBench {
@@ -72,10 +74,12 @@ public final class PlanScaleBench {
     report.put("driver_heap_mb", epochs.stream().mapToDouble(a -> a[1]).max().orElse(0));
     report.put("driver_retained_mb", epochs.stream().mapToDouble(a -> a[2]).max().orElse(0));
     time(report, "fingerprint_s", () -> ManifestFingerprint.of(manifest));
-    manifestJson(report, manifest);
     byte[] shipped = serialize(plan);
     report.put("task_bytes", shipped.length);
+    plan = null;
+    usedAfterGc();
     task(report, shipped, o.worldSize());
+    manifestJson(report, manifest);
     String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
         .writeValueAsString(report);
     System.out.println(json);

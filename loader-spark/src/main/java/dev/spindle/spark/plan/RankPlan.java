@@ -170,46 +170,11 @@ public final class RankPlan implements Serializable {
     source.appendTo(rest, start + realSamples - n, start + realSamples);
   }
 
-  /** Entries {@code [from, to)}, real ones from the source, padding from its cycle. */
+  /** Entries {@code [from, to)}: from the whole sequence once kept, else derived. */
   private long[] derive(int from, int to) {
     long[] cached = all;
-    if (cached != null) {
-      return Arrays.copyOfRange(cached, from, to);
-    }
-    long[] out = new long[to - from];
-    EpochSequence.Cursor cursor = source.epoch().new Cursor();
-    int realEnd = Math.min(to, realSamples);
-    if (from < realEnd) {
-      source.copy(start + from, start + realEnd, out, 0, cursor);
-    }
-    int padFrom = Math.max(from, realSamples);
-    if (padFrom < to) {
-      pad(padFrom, to, out, padFrom - from, cursor);
-    }
-    return out;
-  }
-
-  /**
-   * Padding entries {@code [from, to)}: entry {@code realSamples + j} repeats the rank's own
-   * entry {@code j mod realSamples}, or the source's entry {@code j mod length} for a rank with no
-   * share. Derives each cycle entry needed once.
-   */
-  private void pad(int from, int to, long[] out, int at, EpochSequence.Cursor cursor) {
-    boolean own = realSamples > 0;
-    long cycle = own ? realSamples : source.length();
-    long base = own ? start : 0;
-    int count = to - from;
-    long first = (from - realSamples) % cycle;
-    int span = (int) Math.min(cycle, count);
-    long[] needed = new long[span];
-    int head = (int) Math.min(span, cycle - first);
-    source.copy(base + first, base + first + head, needed, 0, cursor);
-    if (head < span) {
-      source.copy(base, base + span - head, needed, head, cursor);
-    }
-    for (int i = 0; i < count; i++) {
-      out[at + i] = needed[i % span];
-    }
+    return cached != null ? Arrays.copyOfRange(cached, from, to)
+        : RankEntries.derive(source, start, realSamples, from, to);
   }
 
   private long[] all() {
