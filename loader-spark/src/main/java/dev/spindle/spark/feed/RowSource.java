@@ -34,6 +34,8 @@ final class RowSource implements Iterator<Row> {
   private final Configuration conf;
   private int slice = -1;
   private RankPlan rank;
+  private long[] sliceIndices;
+  private int sliceStart;
   private int groupStart;
   private int groupEnd;
   private Sample[] slots;
@@ -67,7 +69,8 @@ final class RowSource implements Iterator<Row> {
     int size = rank.batchSize();
     int batch = groupStart + next / size;
     int row = next % size;
-    return new Row(rank.rank(), batch, row, rank.index(batch * size + row), slots[next++]);
+    long index = sliceIndices[(batch - sliceStart) * size + row];
+    return new Row(rank.rank(), batch, row, index, slots[next++]);
   }
 
   long samplesRead() {
@@ -85,11 +88,16 @@ final class RowSource implements Iterator<Row> {
       }
       FeedSlice s = slices.get(slice);
       rank = in.plan().rank(s.rank());
+      // The task derives its slice here, from the windows it overlaps; the plan holds no indices.
+      sliceIndices = rank.indices(s.fromBatch(), s.toBatch());
+      sliceStart = s.fromBatch();
       groupEnd = s.fromBatch();
     }
     groupStart = groupEnd;
     groupEnd = Math.min(slices.get(slice).toBatch(), groupStart + readBatches);
-    slots = read(rank.readPlan(in.offsets(), groupStart, groupEnd));
+    int size = rank.batchSize();
+    slots = read(ReadPlan.of(in.offsets(), sliceIndices, (groupStart - sliceStart) * size,
+        (groupEnd - groupStart) * size));
     next = 0;
     return true;
   }

@@ -11,9 +11,15 @@ import java.util.Arrays;
  * One per task attempt; task thread only.
  */
 final class VerifyingConsumer implements BatchConsumer {
+  /** Batches derived from the plan at a time: a task's batches mostly come in order. */
+  private static final int CHUNK = 64;
+
   private final EpochPlan plan;
   private long batches;
   private long rows;
+  private int chunkRank = -1;
+  private int chunkFrom;
+  private long[] chunk = new long[0];
 
   VerifyingConsumer(EpochPlan plan) {
     this.plan = plan;
@@ -23,7 +29,7 @@ final class VerifyingConsumer implements BatchConsumer {
   public void accept(FeedBatch batch) {
     RankPlan rank = plan.rank(batch.key().rank());
     int k = batch.key().batch();
-    long[] expected = rank.batch(k);
+    long[] expected = planned(rank, k);
     long[] got = batch.indices();
     if (!Arrays.equals(expected, got)) {
       int at = Arrays.mismatch(expected, got);
@@ -38,6 +44,19 @@ final class VerifyingConsumer implements BatchConsumer {
     }
     batches++;
     rows += got.length;
+  }
+
+  /** Batch {@code k} of {@code rank}, derived {@link #CHUNK} batches at a time. */
+  private long[] planned(RankPlan rank, int k) {
+    int size = rank.batchSize();
+    int at = (k - chunkFrom) * size;
+    if (rank.rank() != chunkRank || k < chunkFrom || at + size > chunk.length) {
+      chunkRank = rank.rank();
+      chunkFrom = k;
+      chunk = rank.indices(k, Math.min(rank.batches(), k + CHUNK));
+      at = 0;
+    }
+    return Arrays.copyOfRange(chunk, at, at + size);
   }
 
   long batches() {

@@ -6,8 +6,10 @@
  *  driver                                          executors (Spark task threads)
  *  ManifestCache ─► Manifest (cached JSON, checked  FeedTask, per slice (rank, batches [a, b)):
  *                   against a fresh listing)          per group of readBatches batches:
- *  LoaderState ─► EpochPlan (refused before work)       RankPlan.readPlan ─► ShardReader.open(
- *  FeedPartitions: (rank, batch) runs ─► partitions        positions): planned samples only
+ *  LoaderState ─► EpochPlan (refused before work;       RankPlan.indices (the slice, derived
+ *    O(shards + ranks), no sample indices)                from its windows) ─► ReadPlan ─►
+ *  FeedPartitions: (rank, batch) runs ─► partitions       ShardReader.open(positions): planned
+ *                                                         samples only
  *  broadcast(plan, manifest) ───────────────────────►  SamplePath: read (RowSource, I/O pool) ─►
  *                                                        decode (shared CPU pool, ≤ threads of
  *                                                        this task, input order) ─► batch rows

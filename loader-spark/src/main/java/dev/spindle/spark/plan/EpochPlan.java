@@ -42,9 +42,9 @@ public final class EpochPlan implements Serializable {
   }
 
   static EpochPlan create(Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec) {
-    long[] order =
-        EpochOrder.of(manifest.offsets(), spec.seed(), spec.epoch(), spec.shuffleWindow());
-    return new EpochPlan(spec, fingerprint, List.of(), Splits.fresh(order, spec));
+    Segments epoch = Segments.whole(EpochSequence.of(manifest, spec.seed(), spec.epoch(),
+        spec.shuffleWindow()));
+    return new EpochPlan(spec, fingerprint, List.of(), Splits.fresh(epoch, spec));
   }
 
   /** The settings this plan was made with; its world size is this leg's. */

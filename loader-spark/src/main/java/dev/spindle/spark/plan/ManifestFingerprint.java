@@ -37,8 +37,9 @@ public record ManifestFingerprint(String sha256, int shards, long samples) imple
         new DigestOutputStream(OutputStream.nullOutputStream(), sha), 64 * 1024))) {
       writeString(out, "spindle-manifest-fingerprint/1");
       out.writeInt(manifest.shards().size());
+      String base = manifest.base();
       for (Shard shard : manifest.shards()) {
-        writeString(out, relative(manifest.base(), shard.uri()));
+        writeString(out, relative(base, shard.uri()));
         writeString(out, shard.format().name());
         out.writeLong(shard.bytes());
         out.writeLong(shard.samples());

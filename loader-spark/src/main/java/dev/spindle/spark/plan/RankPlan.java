@@ -10,6 +10,10 @@ import java.util.Arrays;
  * different world size). Batches before {@link #firstBatch()} were delivered before a resume and
  * must be skipped.
  *
+ * <p>The plan holds no indices: it is a stretch of its leg's sequence ({@link Segments}) plus
+ * padding, and derives the indices of any batches on demand from the windows they overlap (see the
+ * package documentation, "Cost"). {@link #index(int)} keeps the rank's whole sequence once asked.
+ *
  * <p>Immutable and serializable: safe to share between threads and to ship to executors. Every
  * method that returns an array returns a new one owned by the caller.
  */
@@ -20,24 +24,36 @@ public final class RankPlan implements Serializable {
   private final int leg;
   private final int rank;
   private final int batchSize;
-  private final long[] indices;
+  private final Segments source;
+  private final long start;
+  private final int length;
   private final int realSamples;
   private final int firstBatch;
+  private transient volatile long[] all;
 
-  RankPlan(int epoch, int leg, int rank, int batchSize, long[] indices, int realSamples,
-      int firstBatch) {
+  /**
+   * @param source the leg's sequence
+   * @param start where this rank's real entries begin in {@code source}
+   * @param length entries, padding included: a whole number of batches
+   * @param realSamples real entries: {@code source[start, start + realSamples)}
+   */
+  RankPlan(int epoch, int leg, int rank, int batchSize, Segments source, long start, int length,
+      int realSamples, int firstBatch) {
     this.epoch = epoch;
     this.leg = leg;
     this.rank = rank;
     this.batchSize = batchSize;
-    this.indices = indices;
+    this.source = source;
+    this.start = start;
+    this.length = length;
     this.realSamples = realSamples;
     this.firstBatch = firstBatch;
   }
 
   /** The same plan, with the first {@code consumed} batches marked as already delivered. */
   RankPlan startingAt(int consumed) {
-    return new RankPlan(epoch, leg, rank, batchSize, indices, realSamples, consumed);
+    return new RankPlan(epoch, leg, rank, batchSize, source, start, length, realSamples,
+        consumed);
   }
 
   public int epoch() {
@@ -59,7 +75,7 @@ public final class RankPlan implements Serializable {
 
   /** All batches of this rank in this leg, delivered or not; equal on every rank. */
   public int batches() {
-    return indices.length / batchSize;
+    return length / batchSize;
   }
 
   /** Batches delivered before the resume this plan continues from; skip them. */
@@ -74,7 +90,7 @@ public final class RankPlan implements Serializable {
 
   /** Entries in the sequence, padding included: {@code batches() × batchSize()}. */
   public int samples() {
-    return indices.length;
+    return length;
   }
 
   /** Entries that are not padding; they come first. */
@@ -82,9 +98,13 @@ public final class RankPlan implements Serializable {
     return realSamples;
   }
 
-  /** The dataset index at a position of this rank's sequence. */
+  /**
+   * The dataset index at a position of this rank's sequence. The first call derives and keeps the
+   * rank's whole sequence (8 bytes per entry); prefer {@link #indices(int, int)} for a slice.
+   */
   public long index(int position) {
-    return indices[position];
+    checkPosition(position);
+    return all()[position];
   }
 
   public boolean isPadded(int position) {
@@ -104,10 +124,13 @@ public final class RankPlan implements Serializable {
     return indices(k, k + 1);
   }
 
-  /** The indices of batches {@code [fromBatch, toBatch)}, a new array. */
+  /**
+   * The indices of batches {@code [fromBatch, toBatch)}, a new array, derived from only the
+   * windows of the epoch those batches overlap.
+   */
   public long[] indices(int fromBatch, int toBatch) {
     checkBatches(fromBatch, toBatch);
-    return Arrays.copyOfRange(indices, fromBatch * batchSize, toBatch * batchSize);
+    return derive(fromBatch * batchSize, toBatch * batchSize);
   }
 
   /** The identity of batch {@code k}, the same on every retry of the task that produces it. */
@@ -118,7 +141,7 @@ public final class RankPlan implements Serializable {
 
   /** The digest of what this rank still delivers: batches {@code [firstBatch(), batches())}. */
   public String digest() {
-    return Digest.of(indices, firstBatch * batchSize, indices.length - firstBatch * batchSize);
+    return Digest.of(derive(firstBatch * batchSize, length));
   }
 
   /**
@@ -128,17 +151,39 @@ public final class RankPlan implements Serializable {
    */
   public ReadPlan readPlan(long[] offsets, int fromBatch, int toBatch) {
     checkBatches(fromBatch, toBatch);
-    return ReadPlan.of(offsets, indices, fromBatch * batchSize, (toBatch - fromBatch) * batchSize);
+    long[] slice = indices(fromBatch, toBatch);
+    return ReadPlan.of(offsets, slice, 0, slice.length);
   }
 
   int realRemainingAfter(int consumedBatches) {
     return Math.max(0, realSamples - consumedBatches * batchSize);
   }
 
-  int copyRealRemaining(int consumedBatches, long[] into, int at) {
+  /** The epoch's sequence this plan derives its entries from. */
+  EpochSequence sequence() {
+    return source.epoch();
+  }
+
+  /** Appends the real entries after {@code consumedBatches} batches to the rest being built. */
+  void appendRealRemaining(int consumedBatches, Segments.Builder rest) {
     int n = realRemainingAfter(consumedBatches);
-    System.arraycopy(indices, realSamples - n, into, at, n);
-    return n;
+    source.appendTo(rest, start + realSamples - n, start + realSamples);
+  }
+
+  /** Entries {@code [from, to)}: from the whole sequence once kept, else derived. */
+  private long[] derive(int from, int to) {
+    long[] cached = all;
+    return cached != null ? Arrays.copyOfRange(cached, from, to)
+        : RankEntries.derive(source, start, realSamples, from, to);
+  }
+
+  private long[] all() {
+    long[] a = all;
+    if (a == null) {
+      a = derive(0, length);
+      all = a;
+    }
+    return a;
   }
 
   private void checkBatches(int from, int to) {
@@ -150,9 +195,9 @@ public final class RankPlan implements Serializable {
   }
 
   private void checkPosition(int position) {
-    if (position < 0 || position >= indices.length) {
+    if (position < 0 || position >= length) {
       throw new IndexOutOfBoundsException(
-          "Invalid position " + position + " for rank " + rank + " with " + indices.length
+          "Invalid position " + position + " for rank " + rank + " with " + length
               + " entries");
     }
   }

@@ -18,10 +18,12 @@ final class Resumes {
     if (legs.isEmpty()) {
       return EpochPlan.create(manifest, fingerprint, next);
     }
-    RankPlan[] split = replay(state, manifest, legs);
+    EpochSequence epoch =
+        EpochSequence.of(manifest, state.seed(), state.epoch(), state.shuffleWindow());
+    RankPlan[] split = replay(state, epoch, legs);
     LoaderState.Leg last = legs.get(legs.size() - 1);
-    long[] rest = Splits.remaining(split, last.batchesConsumed());
-    if (rest.length == 0) {
+    Segments rest = Splits.remaining(epoch, split, last.batchesConsumed());
+    if (rest.length() == 0) {
       return EpochPlan.create(manifest, fingerprint, next.withEpoch(state.epoch() + 1));
     }
     if (worldSize == last.worldSize() && last.allEqual()) {
@@ -38,13 +40,11 @@ final class Resumes {
 
   /** The split of the last of {@code legs}, recomputed from the epoch's original order. */
   private static RankPlan[] replay(
-      LoaderState state, Manifest manifest, List<LoaderState.Leg> legs) {
+      LoaderState state, EpochSequence epoch, List<LoaderState.Leg> legs) {
     PlanSpec original = state.spec().withWorldSize(legs.get(0).worldSize());
-    long[] order = EpochOrder.of(
-        manifest.offsets(), state.seed(), state.epoch(), state.shuffleWindow());
-    RankPlan[] split = Splits.fresh(order, original);
+    RankPlan[] split = Splits.fresh(Segments.whole(epoch), original);
     for (int k = 1; k < legs.size(); k++) {
-      long[] rest = Splits.remaining(split, legs.get(k - 1).batchesConsumed());
+      Segments rest = Splits.remaining(epoch, split, legs.get(k - 1).batchesConsumed());
       split = Splits.padded(rest, legs.get(k).worldSize(), state.batchSize(), state.epoch(), k);
     }
     checkWithin(split, legs.get(legs.size() - 1));

@@ -1,17 +1,18 @@
 package dev.spindle.spark.plan;
 
-import java.util.Arrays;
-
 /**
- * Step 2 of a plan: cutting an ordered sequence of samples into equal per-rank parts. Pure; runs on
- * the calling thread.
+ * Step 2 of a plan: cutting a sequence of samples ({@link Segments}) into equal per-rank parts.
+ * Only arithmetic on positions: O(ranks) work, no indices. Pure; runs on the calling thread.
  */
 final class Splits {
+  /** The most entries one rank's plan holds in an epoch: Java's array limit, with headroom. */
+  static final int MAX_PER_RANK = Integer.MAX_VALUE - 8;
+
   private Splits() {}
 
   /** The split of a fresh epoch, under the spec's remainder policy; refuses unequal plans. */
-  static RankPlan[] fresh(long[] q, PlanSpec spec) {
-    int n = q.length;
+  static RankPlan[] fresh(Segments q, PlanSpec spec) {
+    long n = q.length();
     int ranks = spec.worldSize();
     int batch = spec.batchSize();
     long round = (long) ranks * batch;
@@ -31,11 +32,11 @@ final class Splits {
     if (spec.remainder() == Remainder.PAD) {
       return padded(q, ranks, batch, spec.epoch(), 0);
     }
-    int perRank = spec.freshBatchesPerRank(n) * batch;
+    int perRank = entries((long) spec.freshBatchesPerRank(n) * batch, n, ranks);
     RankPlan[] plans = new RankPlan[ranks];
     for (int r = 0; r < ranks; r++) {
-      long[] part = Arrays.copyOfRange(q, r * perRank, (r + 1) * perRank);
-      plans[r] = new RankPlan(spec.epoch(), 0, r, batch, part, perRank, 0);
+      plans[r] = new RankPlan(spec.epoch(), 0, r, batch, q, (long) r * perRank, perRank, perRank,
+          0);
     }
     return plans;
   }
@@ -45,37 +46,40 @@ final class Splits {
    * each padded up to {@code ceil(n / (ranks × batch))} batches by repeating the rank's own first
    * samples, or the first samples of {@code q} for a rank with no share. {@code q} is non-empty.
    */
-  static RankPlan[] padded(long[] q, int ranks, int batch, int epoch, int leg) {
-    int n = q.length;
+  static RankPlan[] padded(Segments q, int ranks, int batch, int epoch, int leg) {
+    long n = q.length();
     long round = (long) ranks * batch;
-    int perRank = (int) ((n + round - 1) / round) * batch;
-    int base = n / ranks;
-    int extra = n % ranks;
+    int perRank = entries((n + round - 1) / round * batch, n, ranks);
+    long base = n / ranks;
+    long extra = n % ranks;
     RankPlan[] plans = new RankPlan[ranks];
     for (int r = 0; r < ranks; r++) {
-      int start = r * base + Math.min(r, extra);
-      int share = base + (r < extra ? 1 : 0);
-      long[] part = new long[perRank];
-      System.arraycopy(q, start, part, 0, share);
-      for (int j = 0; j < perRank - share; j++) {
-        part[share + j] = share > 0 ? q[start + j % share] : q[j % n];
-      }
-      plans[r] = new RankPlan(epoch, leg, r, batch, part, share, 0);
+      long start = r * base + Math.min(r, extra);
+      int share = (int) (base + (r < extra ? 1 : 0));
+      plans[r] = new RankPlan(epoch, leg, r, batch, q, start, perRank, share, 0);
     }
     return plans;
   }
 
-  /** The real samples not yet delivered, rank by rank, each rank's in its own order. */
-  static long[] remaining(RankPlan[] plans, int[] batchesConsumed) {
-    long count = 0;
-    for (int r = 0; r < plans.length; r++) {
-      count += plans[r].realRemainingAfter(batchesConsumed[r]);
+  /** A rank's entries, refused beyond what one rank's arrays can hold. */
+  private static int entries(long perRank, long samples, int ranks) {
+    if (perRank > MAX_PER_RANK) {
+      throw new IllegalArgumentException("Refused plan: " + samples + " samples give each of "
+          + ranks + " ranks " + perRank + " entries (at most " + MAX_PER_RANK
+          + " per rank and epoch); use more ranks");
     }
-    long[] q = new long[(int) count];
-    int at = 0;
+    return (int) perRank;
+  }
+
+  /**
+   * The real samples not yet delivered, rank by rank, each rank's in its own order: at most one
+   * segment per rank.
+   */
+  static Segments remaining(EpochSequence epoch, RankPlan[] plans, int[] batchesConsumed) {
+    Segments.Builder rest = new Segments.Builder(epoch);
     for (int r = 0; r < plans.length; r++) {
-      at += plans[r].copyRealRemaining(batchesConsumed[r], q, at);
+      plans[r].appendRealRemaining(batchesConsumed[r], rest);
     }
-    return q;
+    return rest.build();
   }
 }

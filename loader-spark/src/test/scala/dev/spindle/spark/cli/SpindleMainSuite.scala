@@ -20,7 +20,8 @@ class SpindleMainSuite extends AnyFunSuite {
 
   private val commands = Seq(Seq("demo"), Seq("gen-sample"), Seq("preprocess"), Seq("feed"),
     Seq("import-fashion-mnist"), Seq("example"), Seq("example", "fashion-mnist"), Seq("bench"),
-    Seq("bench", "pipeline"), Seq("bench", "images"), Seq("bench", "feeder"), Seq("bench", "soak"), Seq("config"))
+    Seq("bench", "pipeline"), Seq("bench", "images"), Seq("bench", "feeder"), Seq("bench", "soak"),
+    Seq("bench", "scheduler"), Seq("bench", "plan"), Seq("config"))
 
   test("help prints every command and exits 0; no command, or an unknown one, is a usage error (2)") {
     val (code, out, _) = run("help")
@@ -66,6 +67,7 @@ class SpindleMainSuite extends AnyFunSuite {
       (Seq("preprocess") ++ job ++ Seq("--format", "csv"),
         "Invalid value for --format: 'csv' (must be arrow or parquet)"),
       (Seq("demo", "--batch-size", "x"), "Invalid value for --batch-size: 'x' (must be an integer > 0)"),
+      (Seq("bench", "plan", "--shards", "0"), "Invalid value for --shards: '0' (must be an integer > 0)"),
       (Seq("feed", "--input", "/nonexistent", "--world-size", "four"),
         "Invalid value for --world-size: 'four' (must be an integer > 0)"),
       (Seq("feed", "--input", "/nonexistent", "--world-size", "2", "--epochs", "0"),

@@ -52,7 +52,7 @@ object PlanBench {
     val spec = PlanSpec.of(42, 0, 8, 256, Remainder.DROP_LAST)
     time("fingerprint, 1282 tar shards")(ManifestFingerprint.of(tars))
     time("epoch order only (shard order + 16384-sample windows)")(
-      EpochOrder.of(tars.offsets(), 42, 0, PlanSpec.DEFAULT_SHUFFLE_WINDOW))
+      MaterializedPlan.epochOrder(tars.offsets(), 42, 0, PlanSpec.DEFAULT_SHUFFLE_WINDOW))
     val plan = time("EpochPlan.create, 1.28M samples, 8 ranks x 256, DROP_LAST")(EpochPlan.create(tars, spec))
     time("EpochPlan.create, same, PAD")(EpochPlan.create(tars, new PlanSpec(42, 0, 8, 256, Remainder.PAD, PlanSpec.DEFAULT_SHUFFLE_WINDOW)))
     val state = plan.stateAfter(Array.fill(8)(300))
@@ -61,7 +61,7 @@ object PlanBench {
     val r0 = plan.rank(0)
     time(s"ReadPlan of rank 0's whole epoch (${r0.samples()} samples)")(r0.readPlan(tars.offsets(), 0, r0.batches()))
     time("ReadPlan of one batch of 256")(r0.readPlan(tars.offsets(), 10, 11))
-    val order = EpochOrder.of(tars.offsets(), 1, 0, 1)
+    val order = MaterializedPlan.epochOrder(tars.offsets(), 1, 0, 1)
     time("Digest of 1.28M indices")(Digest.of(order))
     println(s"loader state JSON, 8 ranks: ${state.toJson().length} bytes")
     val shards = r0.readPlan(tars.offsets(), 0, r0.batches()).shards().size()

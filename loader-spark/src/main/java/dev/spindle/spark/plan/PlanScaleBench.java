@@ -1,0 +1,172 @@
+package dev.spindle.spark.plan;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFormat;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bin/spindle bench plan [--shards N] [--per-shard K] [--world-size W] [--report FILE]}:
+ * what an epoch plan costs at scale, on a synthetic manifest of {@code N} tar shards of {@code K}
+ * samples. For the driver, per epoch (median of 3 epochs after one warm-up): {@code
+ * driver_plan_s} ({@link EpochPlan#create}, the manifest fingerprint included, as every epoch of
+ * {@code feed} computes it), {@code driver_heap_mb} (every byte the planning thread allocated,
+ * the fingerprint's buffers included: an upper bound of the heap planning needs above the loaded
+ * manifest) and {@code driver_retained_mb} (what the plan keeps). For a task: {@code task_bytes}
+ * (the plan Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan,
+ * then derive the last rank's whole epoch: the shard order, its windows, its indices). Times are
+ * wall-clock; {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate.
+ * Last, for comparison, the manifest cache's JSON form at this size ({@code manifest_json_bytes},
+ * {@code manifest_json_write_s}, {@code manifest_json_read_s}).
+ * A benchmark: it reports, it asserts nothing. Driver thread.
+ */
+public final class PlanScaleBench {
+  private static final int BATCH = 256;
+  private static final int EPOCHS = 3;
+
+  private PlanScaleBench() {}
+
+  /** The synthetic data set and the world size; the report file or null. */
+  public record Options(int shards, int perShard, int worldSize, Path report) {}
+
+  /** Runs the measurements, prints the JSON report and writes it to the options' file, if any. */
+  public static void run(Options o) throws IOException, ClassNotFoundException {
+    long t0 = System.nanoTime();
+    Manifest manifest = manifest(o.shards(), o.perShard());
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("benchmark", "plan");
+    report.put("shards", o.shards());
+    report.put("samples", manifest.totalSamples());
+    report.put("world_size", o.worldSize());
+    report.put("batch_size", BATCH);
+    report.put("manifest_build_s", seconds(t0));
+    report.put("manifest_heap_mb", usedAfterGc() >> 20);
+    EpochPlan plan = EpochPlan.create(manifest, spec(0, o.worldSize())); // warm-up
+    List<double[]> epochs = new ArrayList<>();
+    for (int e = 1; e <= EPOCHS; e++) {
+      plan = null;
+      long base = usedAfterGc();
+      long allocated = allocatedBytes();
+      long cpu = cpuNanos();
+      long start = System.nanoTime();
+      plan = EpochPlan.create(manifest, spec(e, o.worldSize()));
+      double s = seconds(start);
+      double heap = (allocatedBytes() - allocated) / 1048576.0;
+      epochs.add(new double[] {s, heap, (usedAfterGc() - base) / 1048576.0,
+          (cpuNanos() - cpu) / 1e9});
+    }
+    epochs.sort((a, b) -> Double.compare(a[0], b[0]));
+    report.put("driver_plan_s", epochs.get(EPOCHS / 2)[0]);
+    report.put("driver_plan_cpu_s", epochs.get(EPOCHS / 2)[3]);
+    report.put("driver_heap_mb", epochs.stream().mapToDouble(a -> a[1]).max().orElse(0));
+    report.put("driver_retained_mb", epochs.stream().mapToDouble(a -> a[2]).max().orElse(0));
+    time(report, "fingerprint_s", () -> ManifestFingerprint.of(manifest));
+    byte[] shipped = serialize(plan);
+    report.put("task_bytes", shipped.length);
+    plan = null;
+    usedAfterGc();
+    task(report, shipped, o.worldSize());
+    manifestJson(report, manifest);
+    String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValueAsString(report);
+    System.out.println(json);
+    if (o.report() != null) {
+      Files.writeString(o.report(), json + "\n");
+    }
+  }
+
+  /** The manifest cache's JSON form at this size: bytes, write and read times (for comparison). */
+  private static void manifestJson(Map<String, Object> report, Manifest manifest) {
+    long start = System.nanoTime();
+    String json = ManifestCodec.toJson(manifest);
+    report.put("manifest_json_write_s", seconds(start));
+    report.put("manifest_json_bytes", json.length());
+    start = System.nanoTime();
+    ManifestCodec.fromJson(json);
+    report.put("manifest_json_read_s", seconds(start));
+  }
+
+  /** A task: receives the plan, derives the last rank's whole epoch (PAD gives it the most). */
+  private static void task(Map<String, Object> report, byte[] shipped, int worldSize)
+      throws IOException, ClassNotFoundException {
+    long cpu = cpuNanos();
+    long start = System.nanoTime();
+    EpochPlan received = deserialize(shipped);
+    RankPlan rank = received.rank(worldSize - 1);
+    long[] slice = rank.indices(0, rank.batches());
+    report.put("task_slice_s", seconds(start));
+    report.put("task_slice_cpu_s", (cpuNanos() - cpu) / 1e9);
+    report.put("task_slice_samples", slice.length);
+    report.put("task_windows_derived", rank.sequence().windowsDerived());
+    long again = System.nanoTime();
+    rank.indices(0, rank.batches());
+    report.put("task_slice_warm_s", seconds(again));
+    report.put("task_digest", Digest.of(slice));
+  }
+
+  private static Manifest manifest(int shards, int perShard) {
+    List<Shard> list = new ArrayList<>(shards);
+    for (int i = 0; i < shards; i++) {
+      list.add(new Shard(String.format("file:/bench/train-%07d.tar", i), ShardFormat.TAR,
+          perShard * 110_000L, 1_700_000_000_000L, perShard, List.of()));
+    }
+    return new Manifest("file:/bench", list, List.of());
+  }
+
+  private static PlanSpec spec(int epoch, int worldSize) {
+    return new PlanSpec(42, epoch, worldSize, BATCH, Remainder.PAD, PlanSpec.DEFAULT_SHUFFLE_WINDOW);
+  }
+
+  private static void time(Map<String, Object> report, String key, Runnable work) {
+    long start = System.nanoTime();
+    work.run();
+    report.put(key, seconds(start));
+  }
+
+  private static byte[] serialize(EpochPlan plan) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(plan);
+    }
+    return bytes.toByteArray();
+  }
+
+  private static EpochPlan deserialize(byte[] bytes) throws IOException, ClassNotFoundException {
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+      return (EpochPlan) in.readObject();
+    }
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  private static long usedAfterGc() {
+    System.gc();
+    Runtime rt = Runtime.getRuntime();
+    return rt.totalMemory() - rt.freeMemory();
+  }
+
+  private static long cpuNanos() {
+    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+  }
+
+  /** Bytes this thread has allocated so far (HotSpot's per-thread allocation counter). */
+  private static long allocatedBytes() {
+    return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+        .getCurrentThreadAllocatedBytes();
+  }
+}
