@@ -80,6 +80,7 @@ public final class PlanScaleBench {
     usedAfterGc();
     task(report, shipped, o.worldSize());
     manifestJson(report, manifest);
+    shippedManifest(report, manifest);
     String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
         .writeValueAsString(report);
     System.out.println(json);
@@ -97,6 +98,24 @@ public final class PlanScaleBench {
     start = System.nanoTime();
     ManifestCodec.fromJson(json);
     report.put("manifest_json_read_s", seconds(start));
+  }
+
+  /**
+   * The manifest as tasks receive it (Java serialization, as {@code feed} broadcasts it with the
+   * plan each epoch and {@code train} once a run): bytes before Spark's block compression, and
+   * the time to write and read it.
+   */
+  private static void shippedManifest(Map<String, Object> report, Manifest manifest)
+      throws IOException, ClassNotFoundException {
+    long start = System.nanoTime();
+    byte[] bytes = serialize(manifest);
+    report.put("manifest_shipped_write_s", seconds(start));
+    report.put("manifest_shipped_bytes", bytes.length);
+    start = System.nanoTime();
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+      in.readObject();
+    }
+    report.put("manifest_shipped_read_s", seconds(start));
   }
 
   /** A task: receives the plan, derives the last rank's whole epoch (PAD gives it the most). */
@@ -136,10 +155,10 @@ public final class PlanScaleBench {
     report.put(key, seconds(start));
   }
 
-  private static byte[] serialize(EpochPlan plan) throws IOException {
+  private static byte[] serialize(java.io.Serializable object) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(plan);
+      out.writeObject(object);
     }
     return bytes.toByteArray();
   }
