@@ -28,7 +28,7 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
   import Submissions.fileDigests
 
   private val root = Paths.get("..").toAbsolutePath.normalize
-  private val dir = TestFiles.tempDir("cluster-faults")
+  private var dir: Path = _ // made in beforeAll: JUnit's engine instantiates suites to list them
   private var cluster: StandaloneCluster = _
   private var submit: Submissions = _
   private lazy val images = gen(dir.resolve("images"))
@@ -42,15 +42,17 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
+    dir = TestFiles.tempDir("cluster-faults")
     val cp = Files.readString(root.resolve("loader-spark/target/spark-classpath.txt")).trim
-    cluster = StandaloneCluster.start(Files.createDirectories(dir.resolve("cluster")), cp, 2)
+    try cluster = StandaloneCluster.start(Files.createDirectories(dir.resolve("cluster")), cp, 2)
+    catch { case e: Throwable => TestFiles.deleteRecursively(dir); throw e }
     submit = new Submissions(root, cluster, dir)
   }
 
   override protected def afterAll(): Unit = {
     try if (cluster != null) cluster.close()
     finally {
-      TestFiles.deleteRecursively(dir)
+      if (dir != null) TestFiles.deleteRecursively(dir)
       super.afterAll()
     }
   }
@@ -70,10 +72,15 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
     else Files.list(p).iterator().asScala.map(_.getFileName.toString).filterNot(_.endsWith(".crc"))
       .toSeq.sorted
 
-  private def attempts(out: Path): Seq[Path] = names(out.resolve("_temporary"))
-    .flatMap(job => names(out.resolve("_temporary").resolve(job)).map(out.resolve("_temporary").resolve(job).resolve(_)))
+  /** The task attempts' files under the output's `_temporary/<job>/`. */
+  private def attempts(out: Path): Seq[Path] = {
+    val temporary = out.resolve("_temporary")
+    names(temporary).flatMap(job => names(temporary.resolve(job)).map(temporary.resolve(job).resolve(_)))
+  }
 
-  private def committedParts(out: Path): Seq[String] = names(out).filter(_.matches("part-\\d{5}-[0-9a-f]{8}\\.arrow"))
+  /** The part files renamed to their committed names (listed by a manifest or not). */
+  private def committedParts(out: Path): Seq[String] =
+    names(out).filter(_.matches("part-\\d{5}-[0-9a-f]{8}\\.arrow"))
 
   test("an executor JVM killed mid-preprocess: the output's files equal an undisturbed run's") {
     val out = dir.resolve("executor-killed")
@@ -81,9 +88,13 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
     val job = submit.start(submit.faulty("createDelayMs" -> "2000"), "preprocess",
       preprocessArgs("faulty://" + out): _*)
     await(s"an attempt file; ${job.logs}", 180)(attempts(out).nonEmpty || !job.process.isAlive)
-    val tid = attempts(out).head.getFileName.toString.split("attempt-")(1).takeWhile(_.isDigit).toLong
+    val tid = attempts(out).head.getFileName.toString.split("attempt-")(1).takeWhile(_.isDigit)
+      .toLong
     var executor: Option[ProcessHandle] = None
-    await(s"the executor running task $tid", 30) { executor = cluster.executorRunning(tid); executor.nonEmpty }
+    await(s"the executor running task $tid", 30) {
+      executor = cluster.executorRunning(tid)
+      executor.nonEmpty
+    }
     executor.get.destroyForcibly()
     assert(job.await() == 0, job.logs)
     assert(job.err.contains(s"Lost task") && job.err.contains("ExecutorLostFailure"), job.logs)
@@ -97,13 +108,15 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
     // the driver pauses 1.5 s before each step of its commit (renames, then the manifest's switch)
     val job = submit.start(Seq("--driver-java-options", "-Dspindle.test.commitStepDelayMs=1500"),
       "preprocess", args: _*)
-    try await(s"the first committed part; ${job.logs}", 180)(committedParts(out).nonEmpty || !job.process.isAlive)
+    try await(s"the first committed part; ${job.logs}", 180) {
+      committedParts(out).nonEmpty || !job.process.isAlive
+    }
     finally {
       job.process.destroyForcibly()
       job.process.waitFor(30, TimeUnit.SECONDS)
     }
-    assert(committedParts(out).size < 8 && attempts(out).nonEmpty, s"killed mid-renames: ${names(out)}")
-    assert(!Files.exists(out.resolve("_manifest.json")), "a manifest made the dead job's files visible")
+    assert(committedParts(out).size < 8 && attempts(out).nonEmpty, s"mid-renames: ${names(out)}")
+    assert(!Files.exists(out.resolve("_manifest.json")), "a manifest shows the dead job's files")
     val again = submit.run(Nil, "preprocess", args: _*)
     assert(again.code == 0, again.logs)
     assert(fileDigests(out) == undisturbed)
