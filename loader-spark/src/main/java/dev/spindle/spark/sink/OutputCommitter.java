@@ -160,7 +160,7 @@ public final class OutputCommitter implements AutoCloseable {
     for (CommittedFile file : files) {
       step("rename " + file.tempPath());
       Path target = new Path(output, finalName(file.partition()));
-      if (!fs.rename(new Path(file.tempPath()), target)) {
+      if (!rename(new Path(file.tempPath()), target)) {
         throw new IOException("Could not commit " + file.tempPath() + " to " + target);
       }
       committed.add(target.getName());
@@ -181,6 +181,15 @@ public final class OutputCommitter implements AutoCloseable {
     }
     deleteTemporary();
     return committed;
+  }
+
+  /** A commit's rename; a refusal (read-only, quota) names both files, as its cause may not. */
+  private boolean rename(Path from, Path to) throws IOException {
+    try {
+      return fs.rename(from, to);
+    } catch (IOException e) {
+      throw new OutputWriteException("Cannot commit " + from + " to " + to, e);
+    }
   }
 
   /** Deletes everything this job wrote; committed output stays. Idempotent. */

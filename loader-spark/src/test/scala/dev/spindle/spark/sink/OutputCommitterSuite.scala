@@ -7,7 +7,7 @@ import java.time.Duration
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.testkit.{FaultyFileSystem, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -28,7 +28,7 @@ class OutputCommitterSuite extends AnyFunSuite {
   private def attempts(c: OutputCommitter, contents: Seq[String]): java.util.List[CommittedFile] =
     contents.zipWithIndex.map { case (text, p) =>
       val file = OutputCommitter.attemptFile(c.jobTemporaryUri(), p, 100L + p, OutputFormat.ARROW)
-      val local = Path.of(file.toUri)
+      val local = Path.of(file.toUri.getPath)
       Files.write(local, text.getBytes(UTF_8))
       new CommittedFile(p, file.toString, 1, text.length)
     }.asJava
@@ -125,6 +125,29 @@ class OutputCommitterSuite extends AnyFunSuite {
         c.close()
       }
       assert(Files.exists(out.resolve(OutputLock.FILE)), "released a lock that was not its own")
+    }
+  }
+
+  test("a file system read-only from the commit on: the error names the attempt file and its target") {
+    TestFiles.withTempDir("ro-commit") { dir =>
+      val out = dir.resolve("out")
+      val conf = new Configuration()
+      FaultyFileSystem.register(conf)
+      val c = new OutputCommitter(FaultyFileSystem.uri(out), conf, "test job",
+        new OutputCommitter.Settings(false, Duration.ofSeconds(120), OutputFormat.ARROW))
+      c.setup()
+      try {
+        val files = attempts(c, Seq("x"))
+        val e = intercept[OutputWriteException] {
+          FaultyFileSystem.readOnly(c.commit(files, manifestJson(c, Seq("x"))))
+        }
+        assert(e.getMessage == s"Cannot commit ${files.get(0).tempPath()} to faulty:$out/${c.finalName(0)}:" +
+          s" Permission denied: rename ${files.get(0).tempPath()}", e.getMessage)
+        assert(!Files.exists(out.resolve(OutputCommitter.MANIFEST)))
+      } finally {
+        c.abort()
+        c.close()
+      }
     }
   }
 }

@@ -18,10 +18,28 @@ import org.apache.hadoop.util.Progressable
  * files created fail (a task attempt that dies mid-file, to be retried); in
  * [[FaultyFileSystem.readOnly]] mode every create, mkdirs, rename and delete is refused with
  * "Permission denied". Driver and local-mode executors share the JVM, hence the global switch.
+ *
+ * Where each JVM is a process of its own (a real cluster: `spark.hadoop.fs.faulty.impl` and a jar
+ * holding this class), the same faults come from the Hadoop configuration instead:
+ * `fs.faulty.capacityBytes` (this JVM can write that many more bytes of output files),
+ * `fs.faulty.readOnlyAtCommit` (a rename out of a `_temporary` folder, a job's commit, finds the
+ * file system read-only from then on) and `fs.faulty.createDelayMs` (a slow disk: creating an
+ * output file takes that long, after the file appears, so a test can act while tasks write).
  */
 class FaultyFileSystem extends RawLocalFileSystem {
+  private var createDelayMs = 0L
+  private var readOnlyAtCommit = false
+
   override def getUri: URI = URI.create("faulty:///")
   override def getScheme: String = "faulty"
+
+  override def initialize(uri: URI, conf: Configuration): Unit = {
+    super.initialize(uri, conf)
+    createDelayMs = conf.getLong("fs.faulty.createDelayMs", 0L)
+    readOnlyAtCommit = conf.getBoolean("fs.faulty.readOnlyAtCommit", false)
+    val capacity = conf.getLong("fs.faulty.capacityBytes", -1L)
+    if (capacity >= 0) FaultyFileSystem.left.set(capacity)
+  }
 
   override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int,
       replication: Short, blockSize: Long, progress: Progressable): FSDataOutputStream = {
@@ -46,6 +64,9 @@ class FaultyFileSystem extends RawLocalFileSystem {
   }
 
   override def rename(src: Path, dst: Path): Boolean = {
+    if (readOnlyAtCommit && src.getParent.getParent.getName == "_temporary") {
+      FaultyFileSystem.readOnlyNow = true
+    }
     refuseIfReadOnly("rename", src)
     super.rename(src, dst)
   }
@@ -61,6 +82,7 @@ class FaultyFileSystem extends RawLocalFileSystem {
   private def wrap(f: Path, out: FSDataOutputStream): FSDataOutputStream =
     if (!f.getName.endsWith(".arrow") && !f.getName.endsWith(".parquet")) out
     else {
+      if (createDelayMs > 0) Thread.sleep(createDelayMs)
       val doomed = FaultyFileSystem.failing.getAndDecrement() > 0
       new FSDataOutputStream(new FilterOutputStream(out) {
         override def write(b: Int): Unit = { take(1, doomed); out.write(b) }
