@@ -248,16 +248,7 @@ final class TrainerSession implements Runnable {
   }
 
   private void depart() {
-    if (rank != null) {
-      int n = held.size();
-      rank.depart(this, held.values());
-      held.clear();
-      if (n > 0) {
-        server.revoked.addAndGet(n);
-        LOG.warn("Trainer for rank {} left holding {} batch(es); revoked, kept for the rank's "
-            + "next trainer", rank.rank, n);
-      }
-    }
+    leaveRank();
     try {
       ch.close();
     } catch (IOException e) {
@@ -266,7 +257,28 @@ final class TrainerSession implements Runnable {
     server.sessionEnded();
   }
 
+  /**
+   * Gives the rank back (its held batches revoked, kept for its next trainer); idempotent. Done
+   * before an ERROR reaches the peer, so that a trainer that reconnects at once finds the rank
+   * free.
+   */
+  private void leaveRank() {
+    RankChannel left = rank;
+    if (left != null) {
+      rank = null;
+      int n = held.size();
+      left.depart(this, held.values());
+      held.clear();
+      if (n > 0) {
+        server.revoked.addAndGet(n);
+        LOG.warn("Trainer for rank {} left holding {} batch(es); revoked, kept for the rank's "
+            + "next trainer", left.rank, n);
+      }
+    }
+  }
+
   private void sendError(BridgeError e, String message) {
+    leaveRank();
     try {
       Wire.write(ch, Wire.ERROR, Wire.errorPayload(e, message));
       discardInput(ch);
