@@ -2,13 +2,17 @@ package dev.spindle.spark.shard;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetInputFormat;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.io.InputFile;
 
 /** Opening Parquet shards and counting their rows from the footer alone. Stateless; any thread. */
 final class ParquetFiles {
@@ -31,17 +35,53 @@ final class ParquetFiles {
 
   private static ParquetFileReader open(FileStatus status, Configuration conf)
       throws IOException {
+    return open(HadoopInputFile.fromStatus(status, conf),
+        HadoopReadOptions.builder(conf, status.getPath())
+            .usePageChecksumVerification(
+                conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
+            .build(),
+        status.getPath().toString());
+  }
+
+  /**
+   * Opens {@code file} (called {@code name} in messages) and reads its footer; the Hadoop paths
+   * above come here, and so does the fuzz target, with the file's bytes in memory.
+   *
+   * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
+   */
+  static ParquetFileReader open(InputFile file, ParquetReadOptions options, String name)
+      throws IOException {
+    ParquetFileReader reader;
     try {
-      return ParquetFileReader.open(HadoopInputFile.fromStatus(status, conf),
-          HadoopReadOptions.builder(conf, status.getPath())
-              .usePageChecksumVerification(
-                  conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
-              .build());
+      reader = ParquetFileReader.open(file, options);
     } catch (FileNotFoundException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      throw new ShardRefusedException(status.getPath() + ": cannot read its Parquet footer ("
+      throw new ShardRefusedException(name + ": cannot read its Parquet footer ("
           + e.getMessage() + "); the file is not Parquet, truncated or corrupt", e);
+    }
+    try {
+      checkRowCounts(reader, name);
+      return reader;
+    } catch (ShardRefusedException e) {
+      reader.close();
+      throw e;
+    }
+  }
+
+  /** A footer's row counts must be counts: none negative, their sum a long. */
+  private static void checkRowCounts(ParquetFileReader reader, String name)
+      throws ShardRefusedException {
+    long total = 0;
+    List<BlockMetaData> groups = reader.getRowGroups();
+    for (int g = 0; g < groups.size(); g++) {
+      long rows = groups.get(g).getRowCount();
+      if (rows < 0 || rows > Long.MAX_VALUE - total) {
+        throw new ShardRefusedException(name + ": its Parquet footer declares " + rows
+            + " rows in row group " + g + (rows < 0 ? "" : " (over 2^63 in all)")
+            + "; the file is corrupt");
+      }
+      total += rows;
     }
   }
 
@@ -51,9 +91,14 @@ final class ParquetFiles {
    */
   static long countRows(FileStatus status, Configuration conf, ParquetColumns columns)
       throws IOException {
-    try (ParquetFileReader file = open(status, conf)) {
-      ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns,
-          status.getPath().toString());
+    return countRows(open(status, conf), columns, status.getPath().toString());
+  }
+
+  /** {@link #countRows(FileStatus, Configuration, ParquetColumns)} of an open file; closes it. */
+  static long countRows(ParquetFileReader opened, ParquetColumns columns, String name)
+      throws IOException {
+    try (ParquetFileReader file = opened) {
+      ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
       return file.getRecordCount();
     }
   }

@@ -193,6 +193,19 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a footer declaring a negative row count refuses the shard by name") {
+    // found by fuzzing (parquet): the count became the shard's sample count and failed the
+    // listing with "Invalid sample count" instead of refusing the file
+    TestFiles.withTempDir("pq-rows") { dir =>
+      val found = Files.readAllBytes(java.nio.file.Path.of(
+        getClass.getResource("/fuzz/parquet/found-negative-rows.parquet").toURI))
+      Files.write(dir.resolve("bad.parquet"), found)
+      val e = refusal(dir)
+      assert(e.contains(s"file:$dir/bad.parquet: its Parquet footer declares -6 rows in row group"
+        + " 0; the file is corrupt"), e)
+    }
+  }
+
   test("DuckDB integer types: unsigned labels read as their value; too large ones are quarantined") {
     TestFiles.withTempDir("pq-uint") { dir =>
       Files.createDirectories(dir.resolve("in"))
