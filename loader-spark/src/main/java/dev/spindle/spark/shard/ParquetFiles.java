@@ -11,6 +11,7 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.util.HadoopCodecs;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.InputFile;
 
@@ -22,25 +23,35 @@ final class ParquetFiles {
    * Opens a Parquet file and reads its footer (nothing else), with the read options of {@code
    * conf} (parquet-mr's {@code parquet.*} keys, e.g. vectored reads). Page checksums, where the
    * writer stored them, are verified unless {@code parquet.page.verify-checksum.enabled=false}: a
-   * corrupt page is a damaged row group, not silently wrong image bytes.
+   * corrupt page is a damaged row group, not silently wrong image bytes. A page over {@link PageSizeLimit}'s bound for {@code limits} damages its row group too.
    *
    * @throws FileNotFoundException when it does not exist
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
    */
-  static ParquetFileReader open(String uri, Configuration conf) throws IOException {
+  static ParquetFileReader open(String uri, Configuration conf, SampleLimits limits)
+      throws IOException {
     Path path = new Path(uri);
     FileStatus status = path.getFileSystem(conf).getFileStatus(path);
-    return open(status, conf);
+    return open(status, conf, limits);
   }
 
-  private static ParquetFileReader open(FileStatus status, Configuration conf)
-      throws IOException {
-    return open(HadoopInputFile.fromStatus(status, conf),
-        HadoopReadOptions.builder(conf, status.getPath())
-            .usePageChecksumVerification(
-                conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
-            .build(),
+  private static ParquetFileReader open(FileStatus status, Configuration conf,
+      SampleLimits limits) throws IOException {
+    return open(HadoopInputFile.fromStatus(status, conf), options(conf, status.getPath(), limits),
         status.getPath().toString());
+  }
+
+  /**
+   * The read options of {@code conf}, with page checksums verified unless turned off and pages
+   * bounded by {@link PageSizeLimit} (a page may hold a sample of {@code limits}).
+   */
+  static ParquetReadOptions options(Configuration conf, Path path, SampleLimits limits) {
+    return HadoopReadOptions.builder(conf, path)
+        .usePageChecksumVerification(
+            conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
+        .withCodecFactory(PageSizeLimit.wrap(HadoopCodecs.newFactory(conf, 0),
+            limits.maxSampleBytes()))
+        .build();
   }
 
   /**
@@ -91,7 +102,8 @@ final class ParquetFiles {
    */
   static long countRows(FileStatus status, Configuration conf, ParquetColumns columns)
       throws IOException {
-    return countRows(open(status, conf), columns, status.getPath().toString());
+    return countRows(open(status, conf, new SampleLimits(1, 0)), columns,
+        status.getPath().toString());
   }
 
   /** {@link #countRows(FileStatus, Configuration, ParquetColumns)} of an open file; closes it. */

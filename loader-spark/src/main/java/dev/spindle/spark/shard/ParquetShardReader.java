@@ -37,7 +37,7 @@ final class ParquetShardReader implements ShardReader {
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
   static ParquetShardReader open(Shard shard, Configuration conf, SampleLimits limits,
       int[] positions) throws IOException {
-    return open(shard, ParquetFiles.open(shard.uri(), conf), limits, positions);
+    return open(shard, ParquetFiles.open(shard.uri(), conf, limits), limits, positions);
   }
 
   /** {@link #open(Shard, Configuration, SampleLimits, int[])} on a file already open; owns it. */

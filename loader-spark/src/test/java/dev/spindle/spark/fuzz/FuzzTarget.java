@@ -57,7 +57,7 @@ public record FuzzTarget(String name, String className, int heapMb, int timeoutS
           "manifest JSON reader (ManifestCodec)", NONE),
       new FuzzTarget("loader-state", "dev.spindle.spark.plan.LoaderStateFuzz", 256, 10, 4096,
           "loader-state JSON reader (LoaderStateJson)", NONE),
-      new FuzzTarget("parquet", "dev.spindle.spark.shard.ParquetFuzz", 512, 30, 16384,
+      new FuzzTarget("parquet", "dev.spindle.spark.shard.ParquetFuzz", 1024, 30, 16384,
           "Parquet shard footer, schema and rows (ParquetFiles, ParquetShardReader)", PARQUET),
       new FuzzTarget("bridge", "dev.spindle.gpu.bridge.BridgeFrameFuzz", 256, 10, 4096,
           "trainer bridge server-side message decoding (Wire, Hello, NEXT/RELEASE/BYE)", NONE));
