@@ -15,8 +15,8 @@ import org.apache.parquet.schema.MessageType;
  * opening each row group that holds one ({@link ParquetRowGroup}: only the pages holding wanted
  * rows) and skipping the others. A row group whose pages cannot be read or decoded is damaged from
  * the failing row on ({@link #damage()}), and the next row groups are read as usual; so is one
- * whose pages the footer places past the end of the file. A storage error is an {@link
- * UncheckedIOException} naming the shard. Owns the file; one thread.
+ * whose pages the footer places past the end of the file, or whose page headers cannot be
+ * decoded. A storage error is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
  *
  * <p>Calling pattern: {@link #next()} gives a row; {@link #at} positions the row group on it,
  * or returns null when the row group is damaged; {@link #damaged} records a failure while the row
@@ -128,11 +128,28 @@ final class ParquetRows implements AutoCloseable {
       groupDamage = group(g) + " cannot be read: its pages run past the end of the file ("
           + e.getMessage() + ")";
     } catch (IOException e) {
+      if (!isStorage(e)) {
+        groupDamage = group(g) + " cannot be read: " + e.getMessage();
+        return;
+      }
       throw new UncheckedIOException("Failed reading row group " + g + " of Parquet shard "
           + uri + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       groupDamage = group(g) + " cannot be read: " + e;
     }
+  }
+
+  /**
+   * False for parquet-mr's IOException of a page header it cannot decode (its cause is a Thrift
+   * exception): the file's bytes, not the storage.
+   */
+  private static boolean isStorage(IOException e) {
+    for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+      if (c.getClass().getName().contains(".thrift.")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private String group(int g) {

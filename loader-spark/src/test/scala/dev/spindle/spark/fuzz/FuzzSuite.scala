@@ -9,11 +9,11 @@ import org.scalatest.funsuite.AnyFunSuite
  * CI's share of fuzzing: every target of [[FuzzTarget.ALL]] runs over its committed corpus in this
  * JVM (regression: seeds and every input a fuzzing run once crashed on), each input within the
  * target's time bound; then Jazzer fuzzes each target for a few seconds in its own JVM
- * (`-Dspindle.fuzz.seconds`, default 3) and must report executions and no crash. A target that
+ * (`-Dspindle.fuzz.seconds`, default 2) and must report executions and no crash. A target that
  * always crashes proves the harness reports one. Longer runs: `bin/fuzz`.
  */
 class FuzzSuite extends AnyFunSuite {
-  private val seconds = Integer.getInteger("spindle.fuzz.seconds", 3).intValue
+  private val seconds = Integer.getInteger("spindle.fuzz.seconds", 2).intValue
   private val work = Files.createDirectories(Path.of("target", "fuzz-ci"))
 
   private def skipWithoutNative(t: FuzzTarget): Unit =

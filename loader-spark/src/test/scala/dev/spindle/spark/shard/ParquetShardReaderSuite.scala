@@ -222,6 +222,20 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a row group whose page header cannot be decoded is damage, not a storage error") {
+    // found by fuzzing (parquet): parquet-mr's IOException of a Thrift page header it cannot
+    // decode failed the task as if the storage had failed
+    TestFiles.withTempDir("pq-header") { dir =>
+      val found = Files.readAllBytes(java.nio.file.Path.of(
+        getClass.getResource("/fuzz/parquet/found-page-header.parquet").toURI))
+      Files.write(dir.resolve("header.parquet"), found)
+      val got = readAll(manifest(dir).shards.get(0))
+      assert(got.nonEmpty && got.forall(_.path.contains(" cannot be read: can not read class"
+        + " org.apache.parquet.format.PageHeader: Required field 'uncompressed_page_size'")),
+        got.map(_.path))
+    }
+  }
+
   test("a page declaring more than the page bound is refused before it is allocated") {
     // found by fuzzing (parquet, in memory: FuzzSuite replays the input): parquet-mr allocated
     // the page's declared uncompressed size first and threw OutOfMemoryError
