@@ -28,14 +28,14 @@ final class ParquetFiles {
    * @throws FileNotFoundException when it does not exist
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
    */
-  static ParquetFileReader open(String uri, Configuration conf, SampleLimits limits)
+  static WatchedInputFile.Reader open(String uri, Configuration conf, SampleLimits limits)
       throws IOException {
     Path path = new Path(uri);
     FileStatus status = path.getFileSystem(conf).getFileStatus(path);
     return open(status, conf, limits);
   }
 
-  private static ParquetFileReader open(FileStatus status, Configuration conf,
+  private static WatchedInputFile.Reader open(FileStatus status, Configuration conf,
       SampleLimits limits) throws IOException {
     return open(HadoopInputFile.fromStatus(status, conf), options(conf, status.getPath(), limits),
         status.getPath().toString());
@@ -60,11 +60,11 @@ final class ParquetFiles {
    *
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
    */
-  static ParquetFileReader open(InputFile file, ParquetReadOptions options, String name)
+  static WatchedInputFile.Reader open(InputFile file, ParquetReadOptions options, String name)
       throws IOException {
-    ParquetFileReader reader;
+    WatchedInputFile.Reader reader;
     try {
-      reader = ParquetFileReader.open(file, options);
+      reader = new WatchedInputFile.Reader(new WatchedInputFile(file), options);
     } catch (FileNotFoundException e) {
       throw e;
     } catch (IOException | RuntimeException e) {

@@ -15,8 +15,9 @@ import org.apache.parquet.schema.MessageType;
  * opening each row group that holds one ({@link ParquetRowGroup}: only the pages holding wanted
  * rows) and skipping the others. A row group whose pages cannot be read or decoded is damaged from
  * the failing row on ({@link #damage()}), and the next row groups are read as usual; so is one
- * whose pages the footer places past the end of the file, or whose page headers cannot be
- * decoded. A storage error is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
+ * whose pages the footer places past the end of the file, or whose pages parquet-mr refuses
+ * with an IOException while the storage did not fail ({@link WatchedInputFile}). A storage error
+ * is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
  *
  * <p>Calling pattern: {@link #next()} gives a row; {@link #at} positions the row group on it,
  * or returns null when the row group is damaged; {@link #damaged} records a failure while the row
@@ -24,7 +25,7 @@ import org.apache.parquet.schema.MessageType;
  */
 final class ParquetRows implements AutoCloseable {
   private final String uri;
-  private final ParquetFileReader file;
+  private final WatchedInputFile.Reader file;
   private final MessageType schema;
   private final List<ColumnDescriptor> columns;
   private final long[] starts; // the first row of each row group, then the file's row count
@@ -36,7 +37,7 @@ final class ParquetRows implements AutoCloseable {
   private ParquetRowGroup group;
   private String groupDamage; // why the current row group's remaining rows cannot be read
 
-  ParquetRows(String uri, ParquetFileReader file, MessageType schema,
+  ParquetRows(String uri, WatchedInputFile.Reader file, MessageType schema,
       List<ColumnDescriptor> columns, int[] wanted) {
     this.uri = uri;
     this.file = file;
@@ -128,7 +129,7 @@ final class ParquetRows implements AutoCloseable {
       groupDamage = group(g) + " cannot be read: its pages run past the end of the file ("
           + e.getMessage() + ")";
     } catch (IOException e) {
-      if (!isStorage(e)) {
+      if (file.storageFailure() == null) { // parquet-mr's own: the content is not what it says
         groupDamage = group(g) + " cannot be read: " + e.getMessage();
         return;
       }
@@ -137,19 +138,6 @@ final class ParquetRows implements AutoCloseable {
     } catch (RuntimeException e) {
       groupDamage = group(g) + " cannot be read: " + e;
     }
-  }
-
-  /**
-   * False for parquet-mr's IOException of a page header it cannot decode (its cause is a Thrift
-   * exception): the file's bytes, not the storage.
-   */
-  private static boolean isStorage(IOException e) {
-    for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-      if (c.getClass().getName().contains(".thrift.")) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private String group(int g) {

@@ -41,7 +41,7 @@ final class ParquetShardReader implements ShardReader {
   }
 
   /** {@link #open(Shard, Configuration, SampleLimits, int[])} on a file already open; owns it. */
-  static ParquetShardReader open(Shard shard, ParquetFileReader file, SampleLimits limits,
+  static ParquetShardReader open(Shard shard, WatchedInputFile.Reader file, SampleLimits limits,
       int[] positions) throws IOException {
     try {
       ParquetLayout layout = ParquetLayout.resolve(

@@ -222,17 +222,20 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("a row group whose page header cannot be decoded is damage, not a storage error") {
-    // found by fuzzing (parquet): parquet-mr's IOException of a Thrift page header it cannot
-    // decode failed the task as if the storage had failed
-    TestFiles.withTempDir("pq-header") { dir =>
-      val found = Files.readAllBytes(java.nio.file.Path.of(
-        getClass.getResource("/fuzz/parquet/found-page-header.parquet").toURI))
-      Files.write(dir.resolve("header.parquet"), found)
-      val got = readAll(manifest(dir).shards.get(0))
-      assert(got.nonEmpty && got.forall(_.path.contains(" cannot be read: can not read class"
-        + " org.apache.parquet.format.PageHeader: Required field 'uncompressed_page_size'")),
-        got.map(_.path))
+  test("a row group parquet-mr refuses while the storage is fine is damage, not a storage error") {
+    // found by fuzzing (parquet): parquet-mr's IOExceptions of a page header it cannot decode and
+    // of a chunk with more values than its footer says failed the task as if the storage had
+    for ((file, reason) <- Seq(
+        "found-page-header.parquet" -> ("can not read class org.apache.parquet.format.PageHeader:"
+          + " Required field 'uncompressed_page_size'"),
+        "found-value-count.parquet" -> "Expected 4 values in column chunk at ")) {
+      TestFiles.withTempDir("pq-content") { dir =>
+        Files.write(dir.resolve(file), Files.readAllBytes(java.nio.file.Path.of(
+          getClass.getResource("/fuzz/parquet/" + file).toURI)))
+        val got = readAll(manifest(dir).shards.get(0))
+        assert(got.nonEmpty && got.forall(_.path.contains(" cannot be read: " + reason)),
+          got.map(_.path))
+      }
     }
   }
 
