@@ -114,16 +114,27 @@ class Reader:
         return self.take("<q")
 
     def f32s(self, n):
-        v = self.take("<%df" % n)
-        return list(v) if n > 1 else [v]
+        if n < 0:
+            raise ProtocolError("negative count %d" % n)
+        v = self.take("<%df" % n) if n else ()
+        return list(v) if n != 1 else [v]
 
     def string(self):
         n = self.take("<I")
         if self.at + n > len(self.b):
             raise ProtocolError("string of %d bytes past the end of the message" % n)
-        s = self.b[self.at:self.at + n].decode("utf-8")
+        try:
+            s = self.b[self.at:self.at + n].decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ProtocolError("string at byte %d is not UTF-8: %s" % (self.at, e)) from None
         self.at += n
         return s
+
+    def dtype(self):
+        code = self.u8()
+        if code not in DTYPES:
+            raise ProtocolError("unknown dtype code %d" % code)
+        return DTYPES[code]
 
 
 def parse_welcome(payload):
@@ -138,7 +149,7 @@ def parse_welcome(payload):
         w["size"] = r.i64()
     else:
         raise ProtocolError("unknown memory kind %d" % w["memory"])
-    w["dtype"] = DTYPES[r.u8()]
+    w["dtype"] = r.dtype()
     w["height"], w["width"], w["channels"], w["max_rows"] = r.i32(), r.i32(), r.i32(), r.i32()
     w["loader_state"] = r.string()
     w["end_batch"] = r.i64()
@@ -147,7 +158,9 @@ def parse_welcome(payload):
 
 def parse_batch(payload):
     r = Reader(payload)
-    b = {"batch": r.i64(), "rows": r.i32(), "dtype": DTYPES[r.u8()]}
+    b = {"batch": r.i64(), "rows": r.i32(), "dtype": r.dtype()}
+    if b["rows"] < 0:
+        raise ProtocolError("negative row count %d" % b["rows"])
     ndim = r.u8()
     b["shape"] = tuple(r.i64() for _ in range(ndim))
     b["image_offset"], b["image_bytes"], b["labels_offset"] = r.i64(), r.i64(), r.i64()

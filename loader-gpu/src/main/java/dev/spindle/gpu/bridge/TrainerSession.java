@@ -166,13 +166,7 @@ final class TrainerSession implements Runnable {
   }
 
   private void next(ByteBuffer p) throws IOException, InterruptedException {
-    long timeoutMs;
-    try {
-      timeoutMs = p.getLong();
-    } catch (BufferUnderflowException e) {
-      throw malformed("NEXT", p);
-    }
-    checkEnd("NEXT", p);
+    long timeoutMs = onlyLong("NEXT", p);
     // capped (about 146 years) so the deadline wraps at most once: compare by difference only
     long waitNanos = Math.min(Math.max(0, timeoutMs), Long.MAX_VALUE / 2_000_000L) * 1_000_000L;
     long deadline = System.nanoTime() + waitNanos;
@@ -232,13 +226,7 @@ final class TrainerSession implements Runnable {
   }
 
   private void release(ByteBuffer p) {
-    long n;
-    try {
-      n = p.getLong();
-    } catch (BufferUnderflowException e) {
-      throw malformed("RELEASE", p);
-    }
-    checkEnd("RELEASE", p);
+    long n = onlyLong("RELEASE", p);
     DeviceBatch b = held.remove(n);
     if (b == null) {
       throw new ProtocolException(BridgeError.UNEXPECTED, "Invalid RELEASE: batch " + n
@@ -308,12 +296,20 @@ final class TrainerSession implements Runnable {
     }
   }
 
-  private static ProtocolException malformed(String what, ByteBuffer p) {
-    return new ProtocolException(BridgeError.MALFORMED,
-        "Invalid " + what + ": payload of " + p.limit() + " bytes is too short");
+  /** The payload of a NEXT or RELEASE: exactly one i64. */
+  static long onlyLong(String what, ByteBuffer p) {
+    long value;
+    try {
+      value = p.getLong();
+    } catch (BufferUnderflowException e) {
+      throw new ProtocolException(BridgeError.MALFORMED,
+          "Invalid " + what + ": payload of " + p.limit() + " bytes is too short");
+    }
+    checkEnd(what, p);
+    return value;
   }
 
-  private static void checkEnd(String what, ByteBuffer p) {
+  static void checkEnd(String what, ByteBuffer p) {
     if (p.hasRemaining()) {
       throw new ProtocolException(BridgeError.MALFORMED, "Invalid " + what + ": "
           + p.remaining() + " unexpected trailing byte(s)");

@@ -4,6 +4,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
@@ -36,8 +37,13 @@ final class Wire {
   /** A received message: its type and payload (little-endian, positioned at 0). */
   record Frame(int type, ByteBuffer payload) {}
 
-  /** Reads one frame; null on a clean end of stream before a header. */
-  static Frame read(SocketChannel ch) throws IOException {
+  /**
+   * Reads one frame; null on a clean end of stream before a header.
+   *
+   * @throws ProtocolException for a bad magic, version or length (nothing more is read)
+   * @throws EOFException when the stream ends inside the frame
+   */
+  static Frame read(ReadableByteChannel ch) throws IOException {
     ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
     if (!fill(ch, h, true)) {
       return null;
@@ -146,7 +152,7 @@ final class Wire {
     return new String(bytes, StandardCharsets.UTF_8);
   }
 
-  private static boolean fill(SocketChannel ch, ByteBuffer b, boolean eofAllowedAtStart)
+  private static boolean fill(ReadableByteChannel ch, ByteBuffer b, boolean eofAllowedAtStart)
       throws IOException {
     while (b.hasRemaining()) {
       if (ch.read(b) < 0) {

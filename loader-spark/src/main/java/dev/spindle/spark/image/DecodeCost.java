@@ -36,12 +36,14 @@ final class DecodeCost {
    * Reads the headers of the image {@code info} describes.
    *
    * @throws ImageException when the data after the headers is too short to hold the declared
-   *     image (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData})
+   *     image (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData}), or a PNG chunk
+   *     declares more bytes than follow it ({@link PngHeader#checkChunks})
    */
   static DecodeCost of(ImageInfo info, byte[] data, int offset, int length)
       throws ImageException {
     if (info.format() == ImageFormat.PNG) {
       PngHeader png = PngHeader.parse(data, offset, length);
+      PngHeader.checkChunks(data, offset, length);
       png.checkData(PngHeader.dataAfterHeader(length));
       return new DecodeCost(info, length, png.decoderBytes(), null, -1);
     }

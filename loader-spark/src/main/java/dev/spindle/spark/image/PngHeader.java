@@ -16,6 +16,7 @@ final class PngHeader {
   private static final int IHDR_END = 8 + 8 + 13 + 4;
   private static final int ACTL = 0x6163544C;
   private static final int IDAT = 0x49444154;
+  private static final int IEND = 0x49454E44;
 
   private final long width;
   private final long height;
@@ -88,6 +89,38 @@ final class PngHeader {
           + " image data, compressed at least %d bytes) but only %d bytes follow it", width,
           height, rawBytes(), needed, available));
     }
+  }
+
+  /**
+   * Refuses a PNG with a chunk whose declared length runs past the end of the data (or over the
+   * format's 2^31 - 1): OpenCV's reader allocates a chunk's declared length before reading it, so
+   * 500 bytes declaring a 3.8 GB IDAT would allocate 3.8 GB. Walks the chunk headers only, from
+   * after the IHDR to IEND or the end of the data.
+   */
+  static void checkChunks(byte[] data, int offset, int length) throws ImageException {
+    long p = IHDR_END;
+    while (p + 8 <= length) {
+      long size = u32(data, offset + (int) p);
+      int type = (int) u32(data, offset + (int) p + 4);
+      if (size > Integer.MAX_VALUE || p + 12 + size > length) {
+        throw new ImageException(String.format("Corrupt PNG: chunk '%s' at byte %d declares %d"
+            + " bytes but only %d follow its header", chunkName(type), p, size,
+            Math.max(0, length - p - 8)));
+      }
+      if (type == IEND) {
+        return;
+      }
+      p += 12 + size;
+    }
+  }
+
+  private static String chunkName(int type) {
+    StringBuilder s = new StringBuilder(4);
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      int c = (type >>> shift) & 0xFF;
+      s.append(c >= 0x20 && c < 0x7F ? (char) c : '?');
+    }
+    return s.toString();
   }
 
   /** Bytes after the IHDR chunk. */

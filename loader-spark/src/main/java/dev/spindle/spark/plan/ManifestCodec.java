@@ -11,6 +11,7 @@ import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFormat;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -89,6 +90,8 @@ public final class ManifestCodec {
   /**
    * Reads a manifest from {@code in}; refuses malformed documents with the reason.
    *
+   * @throws IllegalArgumentException for bytes that are not a manifest of this format
+   * @throws IOException when {@code in} fails
    * @throws OutdatedException for a document of an earlier format, to be counted again
    */
   public static Manifest read(InputStream in) throws IOException {
@@ -96,6 +99,8 @@ public final class ManifestCodec {
       return fromTree(MAPPER.reader().without(JsonParser.Feature.AUTO_CLOSE_SOURCE).readTree(in));
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("Invalid manifest: " + e.getOriginalMessage(), e);
+    } catch (CharConversionException e) { // bytes Jackson took for UTF-32 but are not
+      throw new IllegalArgumentException("Invalid manifest: not JSON text: " + e.getMessage(), e);
     }
   }
 
@@ -129,7 +134,7 @@ public final class ManifestCodec {
   private static Manifest fromTree(JsonNode tree) throws JsonProcessingException {
     String format = tree == null || !tree.path("format").isTextual()
         ? null : tree.get("format").asText();
-    if (OUTDATED.containsKey(format)) {
+    if (format != null && OUTDATED.containsKey(format)) { // Map.of refuses a null key
       throw new OutdatedException(format);
     }
     if (!FORMAT.equals(format)) {

@@ -44,7 +44,7 @@ final class DecodedParquetReader implements ShardReader {
   static DecodedParquetReader open(Shard shard, Configuration conf, SampleLimits limits,
       int[] positions) throws IOException {
     StoredFiles.requireSize(shard, conf);
-    ParquetFileReader file = ParquetFiles.open(shard.uri(), conf);
+    WatchedInputFile.Reader file = ParquetFiles.open(shard.uri(), conf, limits);
     try {
       MessageType projection = project(file.getFileMetaData().getSchema(), shard.uri());
       file.setRequestedSchema(projection);

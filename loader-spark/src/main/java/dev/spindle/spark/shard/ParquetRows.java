@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -13,8 +14,10 @@ import org.apache.parquet.schema.MessageType;
  * Walks the rows a Parquet shard reader yields: every row of the file, or only wanted positions,
  * opening each row group that holds one ({@link ParquetRowGroup}: only the pages holding wanted
  * rows) and skipping the others. A row group whose pages cannot be read or decoded is damaged from
- * the failing row on ({@link #damage()}), and the next row groups are read as usual; a storage
- * error is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
+ * the failing row on ({@link #damage()}), and the next row groups are read as usual; so is one
+ * whose pages the footer places past the end of the file, or whose pages parquet-mr refuses
+ * with an IOException while the storage did not fail ({@link WatchedInputFile}). A storage error
+ * is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
  *
  * <p>Calling pattern: {@link #next()} gives a row; {@link #at} positions the row group on it,
  * or returns null when the row group is damaged; {@link #damaged} records a failure while the row
@@ -22,7 +25,7 @@ import org.apache.parquet.schema.MessageType;
  */
 final class ParquetRows implements AutoCloseable {
   private final String uri;
-  private final ParquetFileReader file;
+  private final WatchedInputFile.Reader file;
   private final MessageType schema;
   private final List<ColumnDescriptor> columns;
   private final long[] starts; // the first row of each row group, then the file's row count
@@ -34,7 +37,7 @@ final class ParquetRows implements AutoCloseable {
   private ParquetRowGroup group;
   private String groupDamage; // why the current row group's remaining rows cannot be read
 
-  ParquetRows(String uri, ParquetFileReader file, MessageType schema,
+  ParquetRows(String uri, WatchedInputFile.Reader file, MessageType schema,
       List<ColumnDescriptor> columns, int[] wanted) {
     this.uri = uri;
     this.file = file;
@@ -122,7 +125,14 @@ final class ParquetRows implements AutoCloseable {
     groupDamage = null;
     try {
       group = ParquetRowGroup.read(file, g, schema, columns, wantedIn(g));
+    } catch (EOFException e) { // the footer places the group's pages past the end of the file
+      groupDamage = group(g) + " cannot be read: its pages run past the end of the file ("
+          + e.getMessage() + ")";
     } catch (IOException e) {
+      if (file.storageFailure() == null) { // parquet-mr's own: the content is not what it says
+        groupDamage = group(g) + " cannot be read: " + e.getMessage();
+        return;
+      }
       throw new UncheckedIOException("Failed reading row group " + g + " of Parquet shard "
           + uri + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {

@@ -37,7 +37,12 @@ final class ParquetShardReader implements ShardReader {
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
   static ParquetShardReader open(Shard shard, Configuration conf, SampleLimits limits,
       int[] positions) throws IOException {
-    ParquetFileReader file = ParquetFiles.open(shard.uri(), conf);
+    return open(shard, ParquetFiles.open(shard.uri(), conf, limits), limits, positions);
+  }
+
+  /** {@link #open(Shard, Configuration, SampleLimits, int[])} on a file already open; owns it. */
+  static ParquetShardReader open(Shard shard, WatchedInputFile.Reader file, SampleLimits limits,
+      int[] positions) throws IOException {
     try {
       ParquetLayout layout = ParquetLayout.resolve(
           file.getFileMetaData().getSchema(), shard.columns(), shard.uri());

@@ -128,6 +128,21 @@ class DecodeSafetySuite extends AnyFunSuite {
     assert(refused(t16, plausible).startsWith("Cannot decode PNG"))
   }
 
+  test("a PNG chunk declaring more bytes than follow is refused before OpenCV allocates it") {
+    // found by fuzzing (decode-native): OpenCV's PNG reader allocates a chunk's declared length
+    // before reading it, so these 484 bytes made it allocate 3.8 GB
+    val found = Files.readAllBytes(Path.of(getClass.getResource(
+      "/fuzz/decode-opencv/found-png-chunk-length.png").toURI))
+    assert(refused(t16, found) == "Corrupt PNG: chunk 'IDAT' at byte 33 declares 3825205353"
+      + " bytes but only 443 follow its header")
+    val png = resource("gradient_rgb.png")
+    val lying = png.clone()
+    ByteBuffer.wrap(lying).putInt(33, Int.MaxValue) // IDAT's length: 2^31 - 1
+    assert(refused(t16, lying) == "Corrupt PNG: chunk 'IDAT' at byte 33 declares 2147483647"
+      + s" bytes but only ${png.length - 41} follow its header")
+    applyTo(t16, png ++ Array[Byte](0x7f, 0, 0, 9)) // bytes after IEND are not a chunk: decodes
+  }
+
   test("maxDecodeBytes refuses an honest large image naming size, bytes and key; at it, decodes") {
     val large = imageIo(image(2000, 1500)((x, y) => texture(x / 9, y / 7)), 0.9f, false)
     for (vector <- paths) {

@@ -92,6 +92,24 @@ class ManifestCodecSuite extends AnyFunSuite {
     assert(refused("{").startsWith("Invalid manifest"))
   }
 
+  test("an empty or format-less document is refused as invalid, not a NullPointerException") {
+    // found by fuzzing (manifest): a missing format reached Map.of's containsKey(null)
+    for (doc <- Seq("", "[]", "{}", """{"format":null}""", """{"format":3}""")) {
+      val e = intercept[IllegalArgumentException](ManifestCodec.fromJson(doc))
+      assert(e.getMessage == "Invalid manifest: format \"null\" (expected \"spindle-manifest/3\")",
+        doc)
+      intercept[IllegalArgumentException](ManifestCodec.read(new ByteArrayInputStream(doc.getBytes)))
+    }
+  }
+
+  test("bytes that look like UTF-32 but are not text are refused as invalid, not an IOException") {
+    // found by fuzzing (manifest): Jackson's CharConversionException escaped read() as if the
+    // stream had failed
+    val bytes = new Array[Byte](53) ++ """{"sjards": []}""".getBytes("UTF-8")
+    val e = intercept[IllegalArgumentException](ManifestCodec.read(new ByteArrayInputStream(bytes)))
+    assert(e.getMessage.startsWith("Invalid manifest: not JSON text: Invalid UTF-32 character"))
+  }
+
   test("manifests of formats 1 and 2 are refused as outdated, so a cache of them is counted again") {
     val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/3", "spindle-manifest/1")
     val e = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v1))

@@ -12,7 +12,10 @@ import dev.spindle.spark.testkit.ParquetInputs.Sample
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path => HPath}
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.bytes.BytesInput
+import org.apache.parquet.hadoop.metadata.CompressionCodecName
+import org.apache.parquet.hadoop.util.{HadoopCodecs, HadoopInputFile}
+import org.apache.parquet.io.ParquetDecodingException
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
@@ -191,6 +194,68 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
       Files.write(bad, "not parquet at all".getBytes)
       assert(refusal(dir).contains(bad + ": cannot read its Parquet footer"))
     }
+  }
+
+  test("a footer declaring a negative row count refuses the shard by name") {
+    // found by fuzzing (parquet): the count became the shard's sample count and failed the
+    // listing with "Invalid sample count" instead of refusing the file
+    TestFiles.withTempDir("pq-rows") { dir =>
+      val found = Files.readAllBytes(java.nio.file.Path.of(
+        getClass.getResource("/fuzz/parquet/found-negative-rows.parquet").toURI))
+      Files.write(dir.resolve("bad.parquet"), found)
+      val e = refusal(dir)
+      assert(e.contains(s"file:$dir/bad.parquet: its Parquet footer declares -6 rows in row group"
+        + " 0; the file is corrupt"), e)
+    }
+  }
+
+  test("a row group whose pages run past the end of the file is damage, not a storage error") {
+    // found by fuzzing (parquet): the EOFException failed the task as if the storage had failed
+    TestFiles.withTempDir("pq-eof") { dir =>
+      val found = Files.readAllBytes(java.nio.file.Path.of(
+        getClass.getResource("/fuzz/parquet/found-page-size.parquet").toURI))
+      Files.write(dir.resolve("short.parquet"), found)
+      val got = readAll(manifest(dir).shards.get(0))
+      assert(got.nonEmpty && got.forall(_.path.contains("row group 0 (rows 0–")) && got.forall(
+        _.path.contains(" cannot be read: its pages run past the end of the file (")),
+        got.map(_.path))
+    }
+  }
+
+  test("a row group parquet-mr refuses while the storage is fine is damage, not a storage error") {
+    // found by fuzzing (parquet): parquet-mr's IOExceptions of a page header it cannot decode and
+    // of a chunk with more values than its footer says failed the task as if the storage had
+    for ((file, reason) <- Seq(
+        "found-page-header.parquet" -> ("can not read class org.apache.parquet.format.PageHeader:"
+          + " Required field 'uncompressed_page_size'"),
+        "found-value-count.parquet" -> "Expected 4 values in column chunk at ")) {
+      TestFiles.withTempDir("pq-content") { dir =>
+        Files.write(dir.resolve(file), Files.readAllBytes(java.nio.file.Path.of(
+          getClass.getResource("/fuzz/parquet/" + file).toURI)))
+        val got = readAll(manifest(dir).shards.get(0))
+        assert(got.nonEmpty && got.forall(_.path.contains(" cannot be read: " + reason)),
+          got.map(_.path))
+      }
+    }
+  }
+
+  test("a page declaring more than the page bound is refused before it is allocated") {
+    // found by fuzzing (parquet, in memory: FuzzSuite replays the input): parquet-mr allocated
+    // the page's declared uncompressed size first and threw OutOfMemoryError
+    val codecs = PageSizeLimit.wrap(HadoopCodecs.newFactory(0), 1 << 20)
+    val snappy = codecs.getDecompressor(CompressionCodecName.SNAPPY)
+    val e = intercept[ParquetDecodingException](
+      snappy.decompress(BytesInput.from(new Array[Byte](8)), Int.MaxValue))
+    assert(e.getMessage == "a SNAPPY page declares 2147483647 bytes uncompressed (at most"
+      + " 268435456 are read)")
+    val bound = PageSizeLimit.wrap(HadoopCodecs.newFactory(0), 200 << 20)
+      .getDecompressor(CompressionCodecName.GZIP)
+    assert(intercept[ParquetDecodingException](bound.decompress(BytesInput.empty(), 419430401))
+      .getMessage.endsWith("(at most 419430400 are read)")) // twice a sample of 200 MiB
+    val data = BytesInput.from("pixels".getBytes)
+    val packed = codecs.getCompressor(CompressionCodecName.GZIP).compress(data)
+    assert(codecs.getDecompressor(CompressionCodecName.GZIP).decompress(packed, 6).toByteArray
+      .sameElements("pixels".getBytes))
   }
 
   test("DuckDB integer types: unsigned labels read as their value; too large ones are quarantined") {

@@ -1,0 +1,162 @@
+package dev.spindle.spark.shard;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.ParquetFileRange;
+import org.apache.parquet.io.SeekableInputStream;
+
+/**
+ * A Parquet {@link InputFile} whose streams remember the last IOException of the storage itself.
+ * parquet-mr reports a file's damaged content (a page header it cannot decode, a chunk with more
+ * values than declared) as IOException too, so {@link ParquetRows} asks this whether the storage
+ * failed: if not, the IOException is the file's damage (found by fuzzing). An end of file is the
+ * file's too: its footer placed something past its end. Owned by one reader; the streams are
+ * read by its thread (vectored reads may complete on others, hence the volatile).
+ */
+final class WatchedInputFile implements InputFile {
+  private final InputFile file;
+  private volatile IOException storageFailure;
+
+  WatchedInputFile(InputFile file) {
+    this.file = file;
+  }
+
+  /** The storage's last failure, or null when it has not failed. */
+  IOException storageFailure() {
+    return storageFailure;
+  }
+
+  /** A Parquet reader of a watched file, so that its owner can ask the file whether it failed. */
+  static final class Reader extends ParquetFileReader {
+    private final WatchedInputFile file;
+
+    Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
+      super(file, options);
+      this.file = file;
+    }
+
+    /** {@link WatchedInputFile#storageFailure()} of the file read. */
+    IOException storageFailure() {
+      return file.storageFailure();
+    }
+  }
+
+  @Override
+  public long getLength() throws IOException {
+    return watch(file::getLength);
+  }
+
+  @Override
+  public SeekableInputStream newStream() throws IOException {
+    return new Stream(watch(file::newStream));
+  }
+
+  private interface Call<T> {
+    T run() throws IOException;
+  }
+
+  private <T> T watch(Call<T> call) throws IOException {
+    try {
+      return call.run();
+    } catch (EOFException e) {
+      throw e;
+    } catch (IOException e) {
+      storageFailure = e;
+      throw e;
+    }
+  }
+
+  private final class Stream extends SeekableInputStream {
+    private final SeekableInputStream in;
+
+    Stream(SeekableInputStream in) {
+      this.in = in;
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return watch(in::getPos);
+    }
+
+    @Override
+    public void seek(long pos) throws IOException {
+      watch(() -> {
+        in.seek(pos);
+        return null;
+      });
+    }
+
+    @Override
+    public int read() throws IOException {
+      return watch(in::read);
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      return watch(() -> in.read(b, off, len));
+    }
+
+    @Override
+    public void readFully(byte[] b) throws IOException {
+      readFully(b, 0, b.length);
+    }
+
+    @Override
+    public void readFully(byte[] b, int off, int len) throws IOException {
+      watch(() -> {
+        in.readFully(b, off, len);
+        return null;
+      });
+    }
+
+    @Override
+    public int read(ByteBuffer buf) throws IOException {
+      return watch(() -> in.read(buf));
+    }
+
+    @Override
+    public void readFully(ByteBuffer buf) throws IOException {
+      watch(() -> {
+        in.readFully(buf);
+        return null;
+      });
+    }
+
+    @Override
+    public boolean readVectoredAvailable(ByteBufferAllocator allocator) {
+      return in.readVectoredAvailable(allocator);
+    }
+
+    @Override
+    public void readVectored(List<ParquetFileRange> ranges, ByteBufferAllocator allocator)
+        throws IOException {
+      watch(() -> {
+        in.readVectored(ranges, allocator);
+        return null;
+      });
+      for (ParquetFileRange r : ranges) {
+        r.setDataReadFuture(r.getDataReadFuture().whenComplete((data, failure) -> {
+          Throwable t = failure instanceof CompletionException c ? c.getCause() : failure;
+          if (t instanceof IOException io && !(t instanceof EOFException)) {
+            storageFailure = io;
+          }
+        }));
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      watch(() -> {
+        in.close();
+        return null;
+      });
+    }
+  }
+}

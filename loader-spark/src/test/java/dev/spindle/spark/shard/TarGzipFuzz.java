@@ -1,0 +1,32 @@
+package dev.spindle.spark.shard;
+
+import dev.spindle.spark.fuzz.FuzzTarget;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Fuzz target of a gzip-compressed tar shard ({@code .tar.gz}): {@link GzipStream} under the tar
+ * entry reader, as {@link TarFuzz} reads a plain one. A corrupt or truncated gzip stream must end
+ * in {@link TarFormatException} like damaged tar bytes, never in a {@code ZipException} or {@code
+ * EOFException} that would fail the task as a storage error.
+ */
+public final class TarGzipFuzz {
+  private TarGzipFuzz() {}
+
+  /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
+  public static void fuzzerInitialize() {
+    FuzzTarget.warmUp("tar-gz", seed -> {
+      try {
+        fuzzerTestOneInput(seed);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
+  public static void fuzzerTestOneInput(byte[] data) throws IOException {
+    TarFuzz.walk(GzipStream.forShard(new ByteArrayInputStream(data), "fuzz.tar.gz"),
+        "fuzz.tar.gz");
+  }
+}

@@ -1,0 +1,193 @@
+"""Regenerates the fuzz targets' seed corpora (one small input per file, under fuzz/TARGET/).
+
+Run with Debian's Python (PIL): /usr/bin/python3 make_seeds.py. Parquet seeds come from DuckDB
+(loader-spark/src/test/node, installed by bin/setup-test-deps); the script skips them, saying so,
+where node or DuckDB is missing. Inputs that a fuzzing run found and that the suite now checks are
+added beside the seeds by hand, named after what they found (found-*).
+"""
+import gzip
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "../../../../../loader-gpu/python"))
+from spindle_bridge import protocol as p  # noqa: E402
+
+
+def put(target, name, data):
+    os.makedirs(os.path.join(HERE, target), exist_ok=True)
+    with open(os.path.join(HERE, target, name), "wb") as f:
+        f.write(data)
+
+
+def tar_bytes(fmt, members):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=fmt) as t:
+        for name, data, kind in members:
+            info = tarfile.TarInfo(name)
+            info.mtime = 0
+            if kind == "dir":
+                info.type = tarfile.DIRTYPE
+                t.addfile(info)
+            elif kind == "sym":
+                info.type = tarfile.SYMTYPE
+                info.linkname = data.decode()
+                t.addfile(info)
+            else:
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+    data = buf.getvalue().rstrip(b"\0")  # tarfile pads to 10 KiB: keep the end blocks only
+    return data + b"\0" * (-len(data) % 512 + 1024)
+
+
+def base256_size(archive):
+    """The first header's size field rewritten as GNU base-256 (0x80 lead), checksum fixed."""
+    h = bytearray(archive[:512])
+    size = int(h[124:136].rstrip(b"\0 ").decode() or "0", 8)
+    h[124:136] = b"\x80" + size.to_bytes(11, "big")
+    h[148:156] = b"        "
+    h[148:156] = ("%06o\0 " % sum(h)).encode()
+    return bytes(h) + archive[512:]
+
+
+def tars():
+    sample = [("s0.jpg", b"\xff\xd8jpeg", "f"), ("s0.cls", b"3", "f"), ("s1.jpg", b"x" * 700, "f"),
+              ("s1.cls", b"1", "f")]
+    long_name = "d/" + "n" * 150 + ".jpg"
+    seeds = {
+        "ustar.tar": tar_bytes(tarfile.USTAR_FORMAT, sample),
+        "ustar-prefix.tar": tar_bytes(tarfile.USTAR_FORMAT, [("p" * 90 + "/" + "q" * 60 + ".cls",
+                                                               b"7", "f")]),
+        "gnu-longname.tar": tar_bytes(tarfile.GNU_FORMAT, [(long_name, b"1", "f"),
+                                                           ("l" * 120, b"x", "sym")]),
+        "pax.tar": tar_bytes(tarfile.PAX_FORMAT, [("\u00e9t\u00e9/" + "p" * 120 + ".png",
+                                                   b"\x89PNG", "f"), ("dir", b"", "dir")]),
+        "dirs-links.tar": tar_bytes(tarfile.GNU_FORMAT, [("a", b"", "dir"), ("a/l", b"../x", "sym"),
+                                                         ("a/f.txt", b"hi", "f")]),
+        "empty.tar": b"\0" * 1024,
+    }
+    seeds["base256.tar"] = base256_size(seeds["ustar.tar"])
+    seeds["no-end-blocks.tar"] = seeds["ustar.tar"][:-1024]
+    for name, data in seeds.items():
+        put("tar", name, data)
+        put("tar-gz", name + ".gz", gzip.compress(data, mtime=0))
+    put("tar-gz", "two-members.tar.gz", gzip.compress(seeds["ustar.tar"][:1024], mtime=0)
+        + gzip.compress(seeds["ustar.tar"][1024:], mtime=0))
+
+
+def images():
+    out = {}
+    grad = Image.new("RGB", (23, 17))
+    grad.putdata([((x * 11) % 256, (y * 15) % 256, (x * y) % 256)
+                  for y in range(17) for x in range(23)])
+
+    def jpeg(name, img, **kw):
+        b = io.BytesIO()
+        img.save(b, "JPEG", **kw)
+        out[name] = b.getvalue()
+
+    def png(name, img, **kw):
+        b = io.BytesIO()
+        img.save(b, "PNG", **kw)
+        out[name] = b.getvalue()
+
+    jpeg("baseline-420.jpg", grad, quality=80)
+    jpeg("baseline-444.jpg", grad, quality=90, subsampling=0)
+    jpeg("progressive.jpg", grad, quality=75, progressive=True)
+    jpeg("gray.jpg", grad.convert("L"), quality=85)
+    jpeg("cmyk.jpg", grad.convert("CMYK"), quality=85)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    jpeg("exif-6.jpg", grad, quality=70, exif=exif.tobytes())
+    jpeg("restart.jpg", grad, quality=70, restart_marker_blocks=1)
+    jpeg("one-pixel.jpg", Image.new("RGB", (1, 1), (200, 10, 30)))
+    png("rgb.png", grad)
+    png("gray.png", grad.convert("L"))
+    png("palette.png", grad.convert("P"))
+    png("rgba.png", grad.convert("RGBA"))
+    png("gray16.png", Image.frombytes("I;16", (23, 17), bytes(range(256)) * 3 + bytes(14)))
+    png("one-pixel.png", Image.new("RGB", (1, 1)))
+    for name, data in out.items():
+        for target in ("image-header", "decode-native", "decode-opencv"):
+            put(target, name, data)
+
+
+def manifests():
+    tar_shards = [{"path": "s-%03d.tar" % i, "format": "TAR", "bytes": 10240, "modificationTime":
+                   1700000000000 + i, "samples": 8, "entries": []} for i in range(2)]
+    docs = {
+        "tar.json": {"format": "spindle-manifest/3", "input": "file:/data/shards",
+                     "classNames": [], "parquetColumns": None, "shards": tar_shards},
+        "folder.json": {"format": "spindle-manifest/3", "input": "file:/data/folder",
+                        "classNames": ["cat", "dog"], "parquetColumns": None, "shards": [
+                            {"path": "", "format": "IMAGE_FOLDER", "bytes": 300,
+                             "modificationTime": 5, "samples": 2,
+                             "entries": [{"path": "cat/a.jpg", "label": 0},
+                                         {"path": "dog/b.png", "label": 1}]}]},
+        "parquet.json": {"format": "spindle-manifest/3", "input": "file:/data/pq/part-{0..1}.parquet",
+                         "classNames": [], "parquetColumns": {"image": "image", "label": "label"},
+                         "shards": [{"path": "part-0.parquet", "format": "PARQUET", "bytes": 9,
+                                     "modificationTime": 1, "samples": 3, "entries": []}]},
+        "outdated.json": {"format": "spindle-manifest/2", "input": "/x", "shards": []},
+    }
+    for name, doc in docs.items():
+        put("manifest", name, json.dumps(doc).encode())
+
+
+def loader_states():
+    state = {"format": "spindle-loader-state/1",
+             "manifest": {"sha256": "cd" * 32, "shards": 3, "samples": 90},
+             "seed": -42, "epoch": 4, "batchSize": 8, "remainder": "DROP_LAST",
+             "shuffleWindow": 64, "worldSize": 2, "batchesConsumed": [5, 6],
+             "earlierLegs": [{"worldSize": 3, "batchesConsumed": [1, 2, 3]}]}
+    put("loader-state", "resumed.json", json.dumps(state, indent=2).encode())
+    state.update(epoch=0, remainder="PAD", earlierLegs=[], worldSize=1, batchesConsumed=[0])
+    put("loader-state", "initial.json", json.dumps(state).encode())
+
+
+def bridge():
+    hello = p.hello("t0k3n-0123456789abcdef", 0, 2, -1, "cpu")
+    put("bridge", "hello-next-release-bye",
+        hello + p.next_request(1000) + p.release(0) + p.frame(p.BYE))
+    put("bridge", "hello-resume-cuda", p.hello("", 1, 2, 5, "cuda:0", "format=x\nseed=3"))
+    put("bridge", "hello-only", hello)
+    put("bridge", "bad-version", p.frame(p.HELLO, b"", version=3))
+
+
+def parquet():
+    node_dir = os.path.join(HERE, "../../node")
+    script = os.path.join(node_dir, "run_duckdb.mjs")
+    if not shutil.which("node") or not os.path.isdir(os.path.join(node_dir, "node_modules")):
+        print("make_seeds: no node/DuckDB (bin/setup-test-deps): Parquet seeds left as they are")
+        return
+    out = os.path.join(HERE, "parquet")
+    os.makedirs(out, exist_ok=True)
+    rows = "SELECT ('\\xFF\\xD8' || repeat('a', i))::BLOB AS image, i AS label FROM range(5) t(i)"
+    stmts = {
+        "plain.parquet": "COPY (%s) TO '%%s' (FORMAT parquet, COMPRESSION uncompressed)" % rows,
+        "groups-snappy.parquet": "COPY (%s) TO '%%s' (FORMAT parquet, ROW_GROUP_SIZE 2)" % rows,
+        "struct-image.parquet": "COPY (SELECT {'bytes': image} AS image, label::UTINYINT AS label"
+                                " FROM (%s)) TO '%%s' (FORMAT parquet)" % rows,
+        "nulls.parquet": "COPY (SELECT CASE WHEN label = 1 THEN NULL ELSE image END AS image,"
+                         " CASE WHEN label = 2 THEN NULL ELSE label::BIGINT END AS label"
+                         " FROM (%s)) TO '%%s' (FORMAT parquet, COMPRESSION zstd)" % rows,
+    }
+    for name, sql in stmts.items():
+        subprocess.run(["node", script, sql % os.path.join(out, name)], check=True)
+
+
+if __name__ == "__main__":
+    tars()
+    images()
+    manifests()
+    loader_states()
+    bridge()
+    parquet()
