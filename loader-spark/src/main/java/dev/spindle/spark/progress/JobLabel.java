@@ -55,6 +55,18 @@ public final class JobLabel implements AutoCloseable {
     sc.setLocalProperty(BEFORE, Long.toString(Math.max(samples, 0)));
   }
 
+  /**
+   * Inside a label whose total was unknown (0), the jobs the calling thread starts next will
+   * handle {@code total} samples: a {@code spindle} DataSource scan says so when Spark plans it,
+   * just before its job starts on that thread. Outside a label, nothing: a query in a user's
+   * program keeps the thread's properties as they were. The label's {@link #close} restores them.
+   */
+  public static void totalIfUnknown(SparkContext sc, long total) {
+    if (sc.getLocalProperty(LABEL) != null && "0".equals(sc.getLocalProperty(TOTAL))) {
+      sc.setLocalProperty(TOTAL, Long.toString(Math.max(total, 0)));
+    }
+  }
+
   @Override
   public void close() {
     sc.setLocalProperty(GROUP, before[0]);

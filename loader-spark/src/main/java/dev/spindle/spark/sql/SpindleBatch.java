@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.feed.ManifestCache;
 import dev.spindle.spark.job.ClusterShardCounter;
@@ -36,6 +37,7 @@ final class SpindleBatch implements Batch {
   private final StructType schema;
   private final String scanId = UUID.randomUUID().toString().substring(0, 8);
   private InputPartition[] partitions;
+  private long total;
 
   SpindleBatch(ScanSettings settings, StructType schema) {
     this.settings = settings;
@@ -49,8 +51,10 @@ final class SpindleBatch implements Batch {
       requireSameImages(manifest);
       List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
       partitions = groups.stream().map(SpindleInputPartition::new).toArray(InputPartition[]::new);
+      total = manifest.totalSamples();
       LOG.info("spindle scan {} of {}: {} partitions", scanId, settings.input(), partitions.length);
     }
+    JobLabel.totalIfUnknown(SparkSession.active().sparkContext(), total);
     return partitions.clone();
   }
 

@@ -83,14 +83,19 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
       val progress = new ProgressListener()
       spark.sparkContext.addSparkListener(progress)
       try {
+        // outside a label a query leaves the thread's properties alone
+        assert(spark.read.format("spindle").option("size", "16").load(in.toString).count() == 60)
+        assert(spark.sparkContext.getLocalProperty(JobLabel.TOTAL) == null)
         val label = JobLabel.of(spark.sparkContext, "g", "datasource", "d", 0)
         try {
           val df = spark.read.format("spindle").option("size", "16").load(in.toString)
           assert(df.select("index").collect().length == 60)
         } finally label.close()
+        assert(spark.sparkContext.getLocalProperty(JobLabel.TOTAL) == null, "given back")
         eventually {
           val s = progress.snapshot()
           assert(s.started() && s.label() == "datasource" && s.samples() == 60 && s.bytes() > 0, s)
+          assert(s.total() == 60, "the scan told its label the input's samples")
           assert(s.stages().keySet().asScala == Set("read", "decode", "batch", "sink"), s)
         }
       } finally spark.sparkContext.removeSparkListener(progress)
