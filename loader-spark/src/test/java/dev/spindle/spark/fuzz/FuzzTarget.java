@@ -31,9 +31,13 @@ import java.util.stream.Stream;
 public record FuzzTarget(String name, String className, int heapMb, int timeoutSeconds,
     int maxLen, String parser, String jars) {
 
-  /** Jars every target gets: Jazzer, logging, Jackson (directories of classes always pass). */
+  /**
+   * Jars every target gets: Jazzer, logging, Jackson, and loader-gpu (a jar, not a directory of
+   * classes, when Maven's reactor runs the tests after {@code package}, as {@code mvn verify}
+   * does); directories of classes always pass.
+   */
   public static final String BASE_JARS =
-      "jazzer-.*|slf4j-api-.*|jackson-(core|databind|annotations)-.*";
+      "jazzer-.*|slf4j-api-.*|jackson-(core|databind|annotations)-.*|loader-gpu-.*\\.jar";
   private static final String NONE = "";
   private static final String IMAGE = "arrow-memory-.*|netty-(buffer|common)-.*"
       + "|(javacpp|opencv|openblas)-[0-9.-]+(-linux-x86_64)?\\.jar";

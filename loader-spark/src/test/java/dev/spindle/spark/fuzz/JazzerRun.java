@@ -63,6 +63,25 @@ public final class JazzerRun {
         corpus);
   }
 
+  /**
+   * This JVM's peak RSS in MB. A child that {@code ProcessBuilder} starts (posix_spawn, sharing
+   * this JVM's memory until it execs) begins with that peak as its own, which libFuzzer's RSS
+   * check reads ({@code ru_maxrss} survives {@code execve}): inside a large test JVM every target
+   * started past its limit. The limit is raised by it, so it bounds what the target itself adds.
+   */
+  private static long inheritedPeakMb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // not Linux: nothing inherited to allow for
+    }
+    return 0;
+  }
+
   private List<String> command(int seconds, long runs, int niceness, Path corpus) {
     List<String> cmd = new ArrayList<>();
     if (niceness > 0) {
@@ -78,7 +97,7 @@ public final class JazzerRun {
         "--instrumentation_includes=dev.spindle.**",
         "--reproducer_path=" + work,
         "-timeout=" + target.timeoutSeconds(),
-        "-rss_limit_mb=" + (target.heapMb() + 1536),
+        "-rss_limit_mb=" + (target.heapMb() + 1536 + inheritedPeakMb()),
         "-max_len=" + target.maxLen(),
         "-artifact_prefix=" + work + File.separator,
         "-print_final_stats=1"));
