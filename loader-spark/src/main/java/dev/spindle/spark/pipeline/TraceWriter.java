@@ -66,32 +66,7 @@ final class TraceWriter implements AutoCloseable {
 
   /** A span of stage {@code stage} on the calling thread from {@code start} to {@code end}. */
   void span(String stage, long startNanos, long endNanos) {
-    Thread t = Thread.currentThread();
-    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+
-    long tid = t.getId();
-    boolean fresh = named.add(tid);
-    synchronized (this) {
-      if (closed || !sampled()) {
-        return;
-      }
-      try {
-        if (fresh) {
-          meta(tid, t.getName());
-        }
-        json.writeStartObject();
-        json.writeStringField("name", stage);
-        json.writeStringField("cat", "stage");
-        json.writeStringField("ph", "X");
-        json.writeNumberField("ts", micros(startNanos));
-        json.writeNumberField("dur", Math.max(0, endNanos - startNanos) / 1000.0);
-        json.writeNumberField("pid", PID);
-        json.writeNumberField("tid", tid);
-        json.writeEndObject();
-        written++;
-      } catch (IOException e) {
-        throw new UncheckedIOException("Writing the trace " + file + " failed", e);
-      }
-    }
+    complete(stage, "stage", startNanos, endNanos, true, null);
   }
 
   /**
@@ -101,12 +76,32 @@ final class TraceWriter implements AutoCloseable {
    */
   void copySpan(String device, int slot, long bytes, long startNanos, long endNanos,
       boolean zeroCopy) {
+    complete("feeder copy", "feeder", startNanos, endNanos, false, json -> {
+      json.writeStringField("device", device);
+      json.writeNumberField("slot", slot);
+      json.writeNumberField("bytes", bytes);
+      json.writeBooleanField("zero_copy", zeroCopy);
+    });
+  }
+
+  /** Writes a span's {@code args} object. */
+  @FunctionalInterface
+  private interface Args {
+    void write(JsonGenerator json) throws IOException;
+  }
+
+  /**
+   * An {@code X} (complete) event on the calling thread's track, naming the track first; {@code
+   * sample}: subject to {@link #sampled()}; {@code args}: null for none.
+   */
+  private void complete(String name, String category, long startNanos, long endNanos,
+      boolean sample, Args args) {
     Thread t = Thread.currentThread();
     @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+
     long tid = t.getId();
     boolean fresh = named.add(tid);
     synchronized (this) {
-      if (closed) {
+      if (closed || (sample && !sampled())) {
         return;
       }
       try {
@@ -114,19 +109,18 @@ final class TraceWriter implements AutoCloseable {
           meta(tid, t.getName());
         }
         json.writeStartObject();
-        json.writeStringField("name", "feeder copy");
-        json.writeStringField("cat", "feeder");
+        json.writeStringField("name", name);
+        json.writeStringField("cat", category);
         json.writeStringField("ph", "X");
         json.writeNumberField("ts", micros(startNanos));
         json.writeNumberField("dur", Math.max(0, endNanos - startNanos) / 1000.0);
         json.writeNumberField("pid", PID);
         json.writeNumberField("tid", tid);
-        json.writeObjectFieldStart("args");
-        json.writeStringField("device", device);
-        json.writeNumberField("slot", slot);
-        json.writeNumberField("bytes", bytes);
-        json.writeBooleanField("zero_copy", zeroCopy);
-        json.writeEndObject();
+        if (args != null) {
+          json.writeObjectFieldStart("args");
+          args.write(json);
+          json.writeEndObject();
+        }
         json.writeEndObject();
         written++;
       } catch (IOException e) {
