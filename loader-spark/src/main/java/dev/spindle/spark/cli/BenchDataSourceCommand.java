@@ -2,6 +2,7 @@ package dev.spindle.spark.cli;
 
 import dev.spindle.spark.progress.ProgressMode;
 import dev.spindle.spark.sql.DataSourceBench;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -42,7 +43,8 @@ final class BenchDataSourceCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DataSourceBench.run(
         new DataSourceBench.Options(input, threads, size, batchSize, rounds, report.file,
-            progress.mode == ProgressMode.NEVER ? null : progress::start));
+            progress.mode == ProgressMode.NEVER ? null : progress::start,
+            progress.with(Map.of())));
     return 0;
   }
 }

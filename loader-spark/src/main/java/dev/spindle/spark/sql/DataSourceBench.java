@@ -36,10 +36,12 @@ public final class DataSourceBench {
 
   /**
    * What to measure: the input, threads, image size, batch size, rounds, report file or null, and
-   * how to show progress on the bench's session (null: not at all).
+   * how to show progress on the bench's session (null: not at all) and the settings that needs
+   * on the session (the command line's, e.g. the executors' heartbeat interval).
    */
   public record Options(String input, int threads, int size, int batchSize, int rounds,
-      Path report, Function<SparkSession, ProgressPrinter> progress) {}
+      Path report, Function<SparkSession, ProgressPrinter> progress,
+      Map<String, String> progressConf) {}
 
   /** Runs the rounds on an embedded Spark of its own, prints and writes the report. */
   public static void run(Options o) throws IOException, InterruptedException {
@@ -48,7 +50,7 @@ public final class DataSourceBench {
         "spark.spindle.image.size", Integer.toString(o.size()),
         "spark.spindle.batchSize", Integer.toString(o.batchSize()));
     Path work = Files.createTempDirectory("spindle-bench-datasource");
-    SparkSession spark = session(o.threads(), conf, o.progress() != null);
+    SparkSession spark = session(o.threads(), conf, o.progressConf());
     try {
       Map<String, Object> report;
       try (ProgressPrinter shown = o.progress() != null ? o.progress().apply(spark) : null) {
@@ -125,7 +127,8 @@ public final class DataSourceBench {
     round.put("datasource_images_per_s", images / wall);
   }
 
-  private static SparkSession session(int threads, Map<String, String> conf, boolean progress) {
+  private static SparkSession session(int threads, Map<String, String> conf,
+      Map<String, String> progressConf) {
     SparkSession.Builder b = SparkSession.builder().master("local[" + threads + "]")
         .appName("spindle bench datasource")
         .config("spark.driver.host", "127.0.0.1")
@@ -133,9 +136,7 @@ public final class DataSourceBench {
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false");
     conf.forEach(b::config);
-    if (progress) {
-      b.config("spark.executor.heartbeatInterval", "2s"); // running tasks' counters, as the CLI
-    }
+    progressConf.forEach(b::config);
     return b.getOrCreate();
   }
 
