@@ -18,6 +18,7 @@ public final class SpindleMain {
   private SpindleMain() {}
 
   public static void main(String[] argv) {
+    TerminalStderr.use(System.getProperty(TerminalStderr.PATH));
     System.exit(run(argv, System.out, System.err));
   }
 
