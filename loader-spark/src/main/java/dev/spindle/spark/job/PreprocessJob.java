@@ -27,8 +27,11 @@ import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code preprocess}: lists and counts the input's shards, runs one Spark task per shard (or group
@@ -38,6 +41,9 @@ import org.apache.spark.sql.SparkSession;
 public final class PreprocessJob {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final Logger LOG = LoggerFactory.getLogger(PreprocessJob.class);
+  /** How long a failure path waits for the job's tasks to end before it aborts. */
+  static final Duration ABORT_WAIT = Duration.ofSeconds(60);
 
   private PreprocessJob() {}
 
@@ -68,6 +74,7 @@ public final class PreprocessJob {
     try (OutputCommitter committer = new OutputCommitter(output, hadoop,
         "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
       OutputCommitter.Recovery recovery = committer.setup();
+      boolean submitted = false; // whether the job's Spark job was started
       try {
         ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles(),
             SpindleConfig.parquetColumns(conf));
@@ -85,6 +92,7 @@ public final class PreprocessJob {
             JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-" + committer.jobId(),
                 "preprocess", description(input, manifest, groups.size()),
                 manifest.totalSamples())) {
+          submitted = true;
           results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
           List<TaskResult> done = results;
           tasks = timeline.tasks(groups.size(), TaskTimeline.WAIT_MS, p -> counts(done.get(p)));
@@ -102,9 +110,30 @@ public final class PreprocessJob {
             .put("recovered", recoveryReport(recovery))
             .put("timeline", Timeline.of(startMs, tasks));
       } catch (Throwable t) {
+        awaitTasks(spark.sparkContext(), "spindle-" + committer.jobId(), submitted, t);
         committer.abortAfter(t);
         throw t;
       }
+    }
+  }
+
+  /**
+   * Before an abort: the job's tasks that still run are cancelled and awaited (at most {@link
+   * #ABORT_WAIT}), so none writes an attempt file after the abort deleted the job's folder. One
+   * that outlives the wait leaves a file that the next job on this output removes.
+   */
+  private static void awaitTasks(SparkContext sc, String group, boolean submitted,
+      Throwable failure) {
+    try {
+      if (!JobGroupTasks.cancelAndAwait(sc, group, submitted, ABORT_WAIT)) {
+        LOG.warn("Tasks of the failed job still ran after {} s; the next job on this output"
+            + " removes what they write", ABORT_WAIT.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure.addSuppressed(e);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e); // a stopped context: no task runs any more
     }
   }
 
