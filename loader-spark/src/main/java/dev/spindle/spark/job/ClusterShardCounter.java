@@ -1,15 +1,18 @@
 package dev.spindle.spark.job;
 
+import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.FileCounting;
 import dev.spindle.spark.shard.ShardCatalog;
 import java.util.List;
+import java.util.Locale;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
  * Counts shard files (tar headers, Parquet footers, or only their sizes) as a Spark job, a few
  * files per task, so a large input is counted by the cluster rather than by the driver. Results in
- * input order. Driver-side.
+ * input order. The job is described in Spark's UI ({@code count shards: 1,024 files, a.tar …
+ * z.tar}), in the caller's job group. Driver-side.
  */
 public final class ClusterShardCounter implements ShardCatalog.Counter {
   private final JavaSparkContext jsc;
@@ -25,6 +28,15 @@ public final class ClusterShardCounter implements ShardCatalog.Counter {
     }
     HadoopConf conf = new HadoopConf(jsc.hadoopConfiguration());
     int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
-    return jsc.parallelize(uris, slices).map(uri -> how.count(uri, conf.get())).collect();
+    try (JobLabel described = JobLabel.helper(jsc.sc(), description(uris))) {
+      return jsc.parallelize(uris, slices).map(uri -> how.count(uri, conf.get())).collect();
+    }
+  }
+
+  /** {@code count shards: 1,024 files, s3a://b/train-0000.tar … s3a://b/train-1023.tar}. */
+  static String description(List<String> uris) {
+    String files = String.format(Locale.ROOT, "count shards: %,d file%s, %s", uris.size(),
+        uris.size() == 1 ? "" : "s", uris.get(0));
+    return uris.size() == 1 ? files : files + " … " + uris.get(uris.size() - 1);
   }
 }

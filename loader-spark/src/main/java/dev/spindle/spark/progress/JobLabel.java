@@ -23,15 +23,16 @@ public final class JobLabel implements AutoCloseable {
   private final SparkContext sc;
   private final String[] before;
 
+  /** {@code total} null: a helper job, which the progress line does not watch. */
   private JobLabel(SparkContext sc, String group, String label, String description,
-      long total) {
+      String total) {
     this.sc = sc;
     before = new String[] {sc.getLocalProperty(GROUP), sc.getLocalProperty(DESCRIPTION),
         sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL), sc.getLocalProperty(BEFORE)};
     // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
     sc.setLocalProperty(GROUP, group);
     sc.setLocalProperty(DESCRIPTION, description);
-    sc.setLocalProperty(TOTAL, Long.toString(Math.max(total, 0)));
+    sc.setLocalProperty(TOTAL, total);
     sc.setLocalProperty(LABEL, label);
     sc.setLocalProperty(BEFORE, null);
   }
@@ -43,7 +44,18 @@ public final class JobLabel implements AutoCloseable {
    */
   public static JobLabel of(SparkContext sc, String group, String label, String description,
       long total) {
-    return new JobLabel(sc, group, label, description, total);
+    return new JobLabel(sc, group, label, description, Long.toString(Math.max(total, 0)));
+  }
+
+  /**
+   * Labels the helper jobs that follow (counting shards, say) with {@code description}, in the
+   * calling thread's job group when it has one (so the UI shows them with the job they serve),
+   * else in {@code spindle-helper}. The progress line ignores them: a label's count goes on
+   * across its helper jobs.
+   */
+  public static JobLabel helper(SparkContext sc, String description) {
+    String group = sc.getLocalProperty(GROUP);
+    return new JobLabel(sc, group != null ? group : "spindle-helper", null, description, null);
   }
 
   /**

@@ -56,11 +56,17 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
       val started = try jobs {
         PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false, conf.asJava)
       } finally spark.sparkContext.removeSparkListener(progress)
-      val labelled = started.filter(_._2 != null)
+      // every job is described: the shard count (a helper job) and the preprocess job itself
+      assert(started.forall(_._2 != null), started)
+      val (counting, labelled) = started.partition(_._2.startsWith("count shards: "))
       assert(labelled.size == 1, started)
       val (group, description) = labelled.head
       assert(group.startsWith("spindle-"), group)
       assert(description == s"preprocess $in (3 shards, 60 samples, 3 tasks)", description)
+      assert(counting.size == 1, started)
+      assert(counting.head._1 == "spindle-helper", counting)
+      assert(counting.head._2.matches(
+        "count shards: 3 files, file:.*/in/[^/]+\\.tar … file:.*/in/[^/]+\\.tar"), counting)
       eventually {
         val s = progress.snapshot()
         assert(s.started() && s.label() == "preprocess" && s.total() == 60)
@@ -133,7 +139,12 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
       assert(descriptions == Seq(
         "feed epoch 0 of 0..1 (2 ranks, batches 0..3 of 4 per rank)",
         "feed epoch 1 of 0..1 (2 ranks, batches 0..3 of 4 per rank)"), started)
-      assert(started.filter(_._2 != null).map(_._1).distinct.size == 1, started)
+      // the epochs share the run's group; the shard count before them is a described helper job
+      val (counting, epochs) = started.partition(_._2.startsWith("count shards: "))
+      assert(started.forall(_._2 != null), started)
+      assert(epochs.map(_._1).distinct.size == 1, started)
+      assert(counting.map(_._2) == Seq(s"count shards: 2 files, file:$in/shard-00000.tar … " +
+        s"file:$in/shard-00001.tar"), started)
     }
   }
 }
