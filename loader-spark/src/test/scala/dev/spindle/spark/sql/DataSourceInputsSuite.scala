@@ -21,8 +21,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * The `spindle` data source over inputs other than plain tar shards (DataSourceSuite): a brace
- * pattern. Decoded rows equal `preprocess`'s Arrow output of the same input
- * ([[SameAsPreprocess]]); `decode=false` rows hold the input's own bytes.
+ * pattern, Parquet shards. Decoded rows equal `preprocess`'s Arrow output of the same input
+ * ([[SameAsPreprocess]]); `decode=false` rows hold the input's own bytes and their format.
  */
 class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
   private val Counts = Seq(5, 3, 6)
@@ -69,6 +69,23 @@ class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
       val missing = intercept[Exception](read(s"${dir.resolve("in")}/shard-{000..003}.tar").count())
       assert(Iterator.iterate[Throwable](missing)(_.getCause).takeWhile(_ != null)
         .exists(e => String.valueOf(e.getMessage).contains("shard-003.tar")), missing)
+    }
+  }
+
+  test("decode=false on Parquet rows: format is what the bytes are (jpeg, png), \"\" for others") {
+    TestFiles.withTempDir("ds-pq-format") { dir =>
+      val jpeg = TestSamples.jpeg(4L, 0, 24, 16)
+      val png = FeedData.png(1)
+      val other = BadImages.garbage(200)
+      // a {bytes, path} row's path may name another format than its bytes: the bytes win
+      val rows = Seq(Sample(jpeg, 0, "a.png"), Sample(png, 1, null), Sample(other, 2, "c.jpg"))
+      for (struct <- Seq(false, true)) {
+        val in = ParquetInputs.spark(spark, dir.resolve(s"in-$struct"), Seq(rows), struct)
+        val got = encoded(in.toString)
+        assert(got.map(_.getAs[String]("format")) == Seq("jpeg", "png", ""), s"struct $struct")
+        assert(got.map(bytes) == rows.map(_.image.toSeq), s"struct $struct")
+        assert(got.map(_.getAs[Int]("label")) == Seq(0, 1, 2))
+      }
     }
   }
 
