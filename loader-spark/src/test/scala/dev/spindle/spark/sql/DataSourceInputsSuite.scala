@@ -20,8 +20,9 @@ import org.apache.spark.sql.types.{BinaryType, IntegerType, StructField, StructT
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The `spindle` data source over inputs other than plain tar shards (DataSourceSuite): a brace
- * pattern, Parquet shards. Decoded rows equal `preprocess`'s Arrow output of the same input
+ * The `spindle` data source over every kind of input `preprocess` reads besides plain tar shards
+ * (DataSourceSuite): Parquet shards in both layouts, an image folder tree, `.tgz` shards and a
+ * brace pattern. Decoded rows equal `preprocess`'s Arrow output of the same input
  * ([[SameAsPreprocess]]); `decode=false` rows hold the input's own bytes and their format.
  */
 class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
@@ -86,6 +87,69 @@ class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
         assert(got.map(bytes) == rows.map(_.image.toSeq), s"struct $struct")
         assert(got.map(_.getAs[Int]("label")) == Seq(0, 1, 2))
       }
+    }
+  }
+
+  test("Parquet shards, plain BINARY and {bytes, path}: rows equal preprocess's; decode=false the stored bytes") {
+    TestFiles.withTempDir("ds-pq") { dir =>
+      for (struct <- Seq(false, true)) {
+        val in = ParquetInputs.spark(spark, dir.resolve(s"in-$struct"), FeedData.rows(Counts), struct).toString
+        val df = read(in)
+        assert(df.rdd.getNumPartitions == 3)
+        val rows = SameAsPreprocess.check(spark, df, in, dir.resolve(s"arrow-$struct"), conf)
+        assert(rows.size == 14)
+        val keys = Counts.zipWithIndex.flatMap { case (n, s) => (0 until n).map(j => f"shard-$s%03d.parquet#$j") }
+        assert(rows.map(_.getAs[String]("key")) == keys)
+        val raw = encoded(in)
+        assert(raw.map(bytes) == pngs(Counts), s"struct $struct")
+        assert(raw.map(_.getAs[String]("format")).distinct == Seq("png"))
+        assert(raw.map(_.getAs[Int]("label")) == Counts.flatMap(n => (0 until n).map(_ % 10)))
+        assert(raw.map(_.getAs[String]("key")) == keys)
+      }
+      val duck = ParquetInputs.duckdbShards(dir.resolve("duck"), FeedData.rows(Counts), struct = true).toString
+      SameAsPreprocess.check(spark, read(duck), duck, dir.resolve("arrow-duck"), conf)
+      assert(encoded(duck).map(bytes) == pngs(Counts))
+    }
+  }
+
+  test("an image folder tree: rows equal preprocess's; decode=false its files' bytes and extensions") {
+    TestFiles.withTempDir("ds-folder") { dir =>
+      val in = dir.resolve("in")
+      val files = Seq("cat/a.png" -> FeedData.png(1), "cat/b.jpg" -> TestSamples.jpeg(2L, 1, 30, 20),
+        "dog/c.png" -> FeedData.png(3), "dog/d.jpeg" -> TestSamples.jpeg(2L, 3, 20, 30),
+        "emu/e.png" -> FeedData.png(5))
+      files.foreach { case (name, b) =>
+        Files.createDirectories(in.resolve(name).getParent)
+        Files.write(in.resolve(name), b)
+      }
+      val rows = SameAsPreprocess.check(spark, read(in.toString), in.toString, dir.resolve("arrow"), conf)
+      assert(rows.map(_.getAs[String]("key")) == files.map(_._1))
+      assert(rows.map(_.getAs[Int]("label")) == Seq(0, 0, 1, 1, 2))
+      val raw = encoded(in.toString)
+      assert(raw.map(bytes) == files.map(_._2.toSeq))
+      assert(raw.map(_.getAs[String]("format")) == Seq("png", "jpg", "png", "jpeg", "png"))
+    }
+  }
+
+  test(".tgz shards read as their tars: rows equal preprocess's and the tars'; decode=false the members' bytes") {
+    TestFiles.withTempDir("ds-tgz") { dir =>
+      val tars = FeedData.tars(dir.resolve("tar"), Counts)
+      val tgz = Files.createDirectories(dir.resolve("tgz"))
+      Counts.indices.foreach { s =>
+        val out = new ByteArrayOutputStream()
+        val gz = new GZIPOutputStream(out)
+        gz.write(Files.readAllBytes(tars.resolve(f"shard-$s%03d.tar")))
+        gz.close()
+        Files.write(tgz.resolve(f"shard-$s%03d.tgz"), out.toByteArray)
+      }
+      val rows = SameAsPreprocess.check(spark, read(tgz.toString), tgz.toString, dir.resolve("arrow"), conf)
+      def view(rs: Seq[Row]) = rs.map(r => (r.getAs[Long]("index"), r.getAs[String]("key"), bytes(r)))
+      assert(view(rows) == view(read(tars.toString).collect().toSeq.sortBy(_.getAs[Long]("index"))))
+      assert(rows.map(_.getAs[String]("shard").replaceAll(".*/", "")).distinct ==
+        Seq("shard-000.tgz", "shard-001.tgz", "shard-002.tgz"))
+      val raw = encoded(tgz.toString)
+      assert(raw.map(bytes) == pngs(Counts))
+      assert(raw.map(_.getAs[String]("format")).distinct == Seq("png"))
     }
   }
 
