@@ -23,7 +23,8 @@ import org.scalatest.funsuite.AnyFunSuite
  * The `spindle` data source over every kind of input `preprocess` reads besides plain tar shards
  * (DataSourceSuite): Parquet shards in both layouts, an image folder tree, `.tgz` shards and a
  * brace pattern. Decoded rows equal `preprocess`'s Arrow output of the same input
- * ([[SameAsPreprocess]]); `decode=false` rows hold the input's own bytes and their format.
+ * ([[SameAsPreprocess]]); `decode=false` rows hold the input's own bytes and their format. Reading
+ * Parquet reads the image and label columns' bytes only ([[CountingFileSystem]]).
  */
 class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
   private val Counts = Seq(5, 3, 6)
@@ -153,4 +154,41 @@ class DataSourceInputsSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  /** The bytes of the Parquet files' column chunks: of `image` and `label`, and of the others. */
+  private def chunkBytes(dir: Path): (Long, Long) = {
+    val chunks = Files.list(dir).iterator().asScala.filter(_.toString.endsWith(".parquet")).toSeq
+      .flatMap { f =>
+        val r = ParquetFileReader.open(HadoopInputFile.fromPath(
+          new org.apache.hadoop.fs.Path(f.toUri), new Configuration()))
+        try r.getFooter.getBlocks.asScala.flatMap(_.getColumns.asScala)
+          .map(c => (c.getPath.toDotString, c.getTotalSize)).toSeq
+        finally r.close()
+      }
+    val (wanted, other) = chunks.partition(c => c._1 == "image" || c._1 == "label")
+    (wanted.map(_._2).sum, other.map(_._2).sum)
+  }
+
+  test("Parquet column projection: the DataSource and feed read the image and label chunks, never another column's") {
+    TestFiles.withTempDir("ds-pq-proj") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      val schema = StructType(Seq(StructField("image", BinaryType), StructField("label", IntegerType),
+        StructField("embedding", BinaryType)))
+      val random = new Random(3)
+      FeedData.rows(Seq(6, 6)).zipWithIndex.foreach { case (samples, s) =>
+        val rows = samples.map(x => Row(x.image, x.label, Array.fill[Byte](64 * 1024)(random.nextInt().toByte)))
+        ParquetInputs.write(spark, spark.createDataFrame(rows.asJava, schema), in.resolve(f"shard-$s%03d.parquet"))
+      }
+      val (wanted, other) = chunkBytes(in)
+      assert(other > 12 * 64 * 1024, "the embeddings are stored as they are (incompressible)")
+      val uri = CountingFileSystem.uri(in)
+      CountingFileSystem.reset()
+      assert(read(uri).count() == 12)
+      assert(encoded(uri).map(bytes) == pngs(Seq(6, 6)))
+      FeedCommand.run(spark, Array("--input", uri, "--size", "8", "--world-size", "2",
+        "--batch-size", "2", "--partitions", "2")) // reads each task's planned rows by position
+      val got = CountingFileSystem.bytesRead(".parquet")
+      assert(got >= 3 * wanted, s"$got bytes read; the image and label chunks hold $wanted")
+      assert(got < other / 8, s"$got bytes read; the embedding column alone holds $other")
+    }
+  }
 }
