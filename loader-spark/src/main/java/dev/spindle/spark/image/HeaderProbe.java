@@ -5,18 +5,16 @@ package dev.spindle.spark.image;
  * Stateless; reads only the bytes it needs.
  */
 final class HeaderProbe {
-  private static final byte[] PNG_SIGNATURE = {
-    (byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
-  };
   private static final int PNG_HEADER_BYTES = 8 + 8 + 13;
 
   private HeaderProbe() {}
 
   static ImageInfo probe(byte[] data, int offset, int length) throws ImageException {
-    if (length >= 2 && u8(data, offset) == 0xFF && u8(data, offset + 1) == 0xD8) {
+    ImageFormat format = ImageFormat.sniff(data, offset, length);
+    if (format == ImageFormat.JPEG) {
       return jpeg(data, offset, length);
     }
-    if (length >= PNG_SIGNATURE.length && startsWith(data, offset, PNG_SIGNATURE)) {
+    if (format == ImageFormat.PNG) {
       return png(data, offset, length);
     }
     if (length == 0) {
@@ -206,15 +204,6 @@ final class HeaderProbe {
           "Invalid PNG colour type " + colorType + " with bit depth " + depth);
     }
     return channels;
-  }
-
-  private static boolean startsWith(byte[] data, int offset, byte[] prefix) {
-    for (int i = 0; i < prefix.length; i++) {
-      if (data[offset + i] != prefix[i]) {
-        return false;
-      }
-    }
-    return true;
   }
 
   // the big-endian readers of every header parser in this package

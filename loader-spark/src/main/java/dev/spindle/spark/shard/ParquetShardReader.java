@@ -85,7 +85,7 @@ final class ParquetShardReader implements ShardReader {
       sample.problem(String.format("image is %d bytes, over spark.spindle.maxSampleBytes=%d",
           image.length(), limits.maxSampleBytes()));
     } else {
-      sample.image(image.getBytes(), imageColumn + " of row " + row);
+      sample.imageValue(image.getBytes(), imageColumn + " of row " + row);
     }
     String labelColumn = " (column '" + shard.columns().label() + "', row " + row + ")";
     if (group.isNull(1)) {

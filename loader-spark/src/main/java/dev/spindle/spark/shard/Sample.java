@@ -16,6 +16,9 @@ package dev.spindle.spark.shard;
  * @param image the encoded image bytes, or null when the sample has none
  * @param imageName the entry or file that held the image, for messages (Parquet: {@code
  *     image.bytes of row N})
+ * @param imageFile the name of the file the image was (a tar entry's, an image folder file's
+ *     path), or null when it was a value, not a file of its own (a Parquet row's, a preprocess
+ *     output's pixels): the DataSource's {@code format} comes from its extension
  * @param label the class label, or null when the sample has none
  * @param problem why this sample cannot be used (no image, no label, a label outside the rule, too
  *     large, a repeated key, the shard's damage), or null
@@ -30,6 +33,7 @@ public record Sample(
     long position,
     byte[] image,
     String imageName,
+    String imageFile,
     Integer label,
     String problem,
     Stored stored) {
@@ -42,10 +46,10 @@ public record Sample(
    */
   public record Stored(long index) {}
 
-  /** An encoded sample. */
+  /** An encoded sample whose image, if any, was the file {@code imageName}. */
   public Sample(String shard, String key, long position, byte[] image, String imageName,
       Integer label, String problem) {
-    this(shard, key, position, image, imageName, label, problem, null);
+    this(shard, key, position, image, imageName, imageName, label, problem, null);
   }
 
   /** True when the sample can go on to decoding. */

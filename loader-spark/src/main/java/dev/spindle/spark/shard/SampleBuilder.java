@@ -21,6 +21,7 @@ final class SampleBuilder {
   private final Map<String, String> byExtension = new LinkedHashMap<>();
   private byte[] image;
   private String imageName;
+  private String imageFile;
   private Integer label;
   private String problem;
   private Sample.Stored stored;
@@ -53,9 +54,20 @@ final class SampleBuilder {
     return label == null && problem == null;
   }
 
+  /** The image, read from the file {@code name} (a tar entry, an image folder's file). */
   SampleBuilder image(byte[] bytes, String name) {
+    imageValue(bytes, name);
+    imageFile = name;
+    return this;
+  }
+
+  /**
+   * The image, read from a value that is no file of its own (a Parquet row's column); {@code
+   * where} names it in messages ({@code image.bytes of row 5}).
+   */
+  SampleBuilder imageValue(byte[] bytes, String where) {
     image = bytes;
-    imageName = name;
+    imageName = where;
     return this;
   }
 
@@ -101,7 +113,7 @@ final class SampleBuilder {
     if (problem == null && label == null) {
       problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
-    return new Sample(shard, key, position, image, imageName, label, problem, stored);
+    return new Sample(shard, key, position, image, imageName, imageFile, label, problem, stored);
   }
 
   /** The sample's entries and the rule that grouped them, for a sample that lacks a part. */

@@ -34,7 +34,7 @@ final class StoredRows {
       b.problem(String.format("the stored image is %d bytes, over spark.spindle.maxSampleBytes=%d"
           + "%s", imageBytes, limits.maxSampleBytes(), at));
     } else {
-      b.image(pixels.get(), "the stored image of row " + row);
+      b.imageValue(pixels.get(), "the stored image of row " + row);
     }
     if (label == null) {
       b.problem("the label is null" + at);

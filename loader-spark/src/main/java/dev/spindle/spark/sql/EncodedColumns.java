@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.image.ImageFormat;
 import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.shard.Sample;
@@ -15,11 +16,10 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Encoded columns ({@code decode=false}): {@code image} holds each image file's bytes as read
- * from its shard, {@code format} its extension (for a preprocess output: its stored pixels as
- * they are, {@code format} {@code raw}; their shape is the output's {@code image_shape}), then {@code label}, {@code key}, {@code shard},
- * {@code index}. Vectors are allocated once per task and grow as needed; each batch overwrites
- * them. Task thread only.
+ * Encoded columns ({@code decode=false}): {@code image} holds each image's bytes as read from its
+ * shard, {@code format} what they are ({@link #format}), then {@code label}, {@code key}, {@code
+ * shard}, {@code index}. Vectors are allocated once per task and grow as needed; each batch
+ * overwrites them. Task thread only.
  */
 final class EncodedColumns extends ScanColumns {
   /** The {@code format} of a preprocess output's stored pixels: uint8 H×W×C, row-major. */
@@ -62,7 +62,7 @@ final class EncodedColumns extends ScanColumns {
     for (int r = 0; r < rows.size(); r++) {
       Sample s = rows.get(r).item().sample();
       image.setSafe(r, s.image());
-      format.setSafe(r, utf8(s.stored() != null ? RAW : extension(s.imageName())));
+      format.setSafe(r, utf8(format(s)));
       label.set(r, s.label());
       key.setSafe(r, s.key().getBytes(StandardCharsets.UTF_8));
       shard.setSafe(r, utf8(s.shard()));
@@ -87,7 +87,26 @@ final class EncodedColumns extends ScanColumns {
     };
   }
 
-  /** The image entry's extension, lower case ({@code jpg}, {@code png}), or "" when none. */
+  /**
+   * A sample's {@code format}. An image that was a file (a tar entry, an image folder's file): its
+   * extension, lower case ({@code jpg}, {@code jpeg}, {@code png}), as WebDataset names a sample's
+   * parts. An image that was a value (a Parquet row's): what its bytes' magic number says, as the
+   * decoder takes it ({@code jpeg}, {@code png}), or "" when they are neither (no column is null;
+   * such bytes would be quarantined when decoding). A preprocess output's stored pixels: {@code
+   * raw} (uint8 H×W×C, the output's {@code image_shape}).
+   */
+  static String format(Sample s) {
+    if (s.stored() != null) {
+      return RAW;
+    }
+    if (s.imageFile() != null) {
+      return extension(s.imageFile());
+    }
+    ImageFormat sniffed = ImageFormat.sniff(s.image(), 0, s.image().length);
+    return sniffed == null ? "" : sniffed.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** A file name's extension, lower case ({@code jpg}, {@code png}), or "" when none. */
   static String extension(String name) {
     int dot = name == null ? -1 : name.lastIndexOf('.');
     return dot < 0 || dot < name.lastIndexOf('/') ? ""

@@ -8,9 +8,10 @@ import org.apache.spark.sql.types.StructType;
  * {@code image} (binary: uint8 RGB, H x W x C, row-major), {@code height}, {@code width}, {@code
  * channels}, {@code label}, {@code key} (the sample's key in its shard), {@code shard} (the
  * shard's URI), {@code index} (the sample's dataset index, as in {@code preprocess}'s Arrow
- * output). Encoded ({@code decode=false}): {@code image} (the image file's bytes), {@code
- * format} (its extension: jpg, jpeg, png), then {@code label}, {@code key}, {@code shard}, {@code
- * index}. No column is nullable. Stateless.
+ * output). Encoded ({@code decode=false}): {@code image} (the image's bytes as stored), {@code
+ * format} (a file's extension: jpg, jpeg, png; a Parquet value's format by its magic number:
+ * jpeg, png, or ""; see {@link EncodedColumns#format}), then {@code label}, {@code key}, {@code
+ * shard}, {@code index}. No column is nullable. Stateless.
  */
 final class ScanSchema {
   static final String IMAGE = "image";

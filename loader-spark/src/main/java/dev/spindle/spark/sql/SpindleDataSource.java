@@ -1,10 +1,9 @@
 package dev.spindle.spark.sql;
 
-import java.io.FileNotFoundException;
+import dev.spindle.spark.shard.ShardCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
@@ -36,8 +35,8 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
   }
 
   /**
-   * Resolves the options against the session's configuration; an invalid value or a missing
-   * input fails here, before any task runs.
+   * Resolves the options against the session's configuration; an invalid value, a missing input
+   * or a malformed brace pattern fails here, before any task runs.
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
@@ -49,12 +48,13 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
     return new SpindleTable(settings);
   }
 
+  /**
+   * As {@code preprocess} checks it: the input exists or, for a brace pattern, is well formed (the
+   * files it names are checked when they are counted; nothing is listed).
+   */
   private static void requireInput(SparkSession spark, String input) {
-    Path path = new Path(input);
     try {
-      if (!path.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(path)) {
-        throw new FileNotFoundException("Input does not exist: " + input);
-      }
+      ShardCatalog.requireInput(spark.sparkContext().hadoopConfiguration(), input);
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
     }

@@ -1,14 +1,16 @@
 package dev.spindle.spark.feed
 
-import java.nio.file.Path
+import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.job.PreprocessJob
 import dev.spindle.spark.plan.Remainder
-import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, SparkFixture, TestFiles}
+import dev.spindle.spark.shard.ParquetColumns
+import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, Row, SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.ParquetInputs.Sample
-import org.apache.spark.sql.types.{StringType, StructField}
+import org.apache.spark.sql.{Row => SparkRow}
+import org.apache.spark.sql.types.{BinaryType, IntegerType, StringType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -85,6 +87,42 @@ class FeedParquetSuite extends AnyFunSuite with SparkFixture with FeedProperties
       val expected = (0 until 13).filterNot(Set(2, 5, 9)).map(j => (s"shard-000.parquet#$j", j.toLong, j % 10)) ++
         (0 until 7).map(j => (s"shard-001.parquet#$j", 13L + j, j % 10))
       assert(written.map(w => (w.key, w.index, w.label)).sortBy(_._2) == expected)
+    }
+  }
+
+  test("non-default column names (flags, keys, options) read the rows of the named columns, not image and label") {
+    TestFiles.withTempDir("pq-columns") { dir =>
+      val in = Files.createDirectories(dir.resolve("in"))
+      val schema = StructType(Seq(StructField("image", StringType), StructField("label", IntegerType),
+        StructField("picture", BinaryType), StructField("cls", IntegerType)))
+      rows(Seq(13, 7)).zipWithIndex.foreach { case (samples, s) =>
+        val decoys = samples.map(x => SparkRow("not the image", x.label + 5, x.image, x.label))
+        ParquetInputs.write(spark, spark.createDataFrame(decoys.asJava, schema), in.resolve(f"shard-$s%03d.parquet"))
+      }
+      val refused = intercept[Exception](feedOn(in.toString, "--world-size", "2"))
+      assert(Iterator.iterate[Throwable](refused)(_.getCause).takeWhile(_ != null)
+        .exists(e => String.valueOf(e.getMessage).contains("column 'image' has type")), refused)
+
+      val r = feedOn(in.toString, "--image-column", "picture", "--label-column", "cls",
+        "--world-size", "2", "--batch-size", "4", "--seed", "3")
+      assert(digests(r, 0) == planDigests(manifestOf(in.toString, new ParquetColumns("picture", "cls")),
+        spec(3, 0, 2, 4)))
+      assert(r.get("images") == 16L && r.get("failures") == 0L)
+
+      val named = Map("spark.spindle.parquet.imageColumn" -> "picture", "spark.spindle.parquet.labelColumn" -> "cls")
+      PreprocessJob.run(spark, in.toString, dir.resolve("out").toString, false,
+        (named + ("spark.spindle.image.size" -> "8")).asJava)
+      val reference = ParquetInputs.spark(spark, dir.resolve("ref"), rows(Seq(13, 7)), struct = false)
+      PreprocessJob.run(spark, reference.toString, dir.resolve("ref-out").toString, false,
+        Map("spark.spindle.image.size" -> "8").asJava)
+      val written = ArrowFiles.readAll(dir.resolve("out"))
+      assert(written == ArrowFiles.readAll(dir.resolve("ref-out")), "the same pixels, labels and keys")
+      assert(written.map(_.label) == ((0 until 13) ++ (0 until 7)).map(_ % 10))
+
+      val df = spark.read.format("spindle").option("size", "8").option("parquet.imageColumn", "picture")
+        .option("parquet.labelColumn", "cls").load(in.toString)
+      assert(df.collect().toSeq.map(x => Row(x.getAs[Long]("index"), x.getAs[String]("key"),
+        x.getAs[Int]("label"), x.getAs[Array[Byte]]("image").toSeq)).sortBy(_.index) == written)
     }
   }
 }

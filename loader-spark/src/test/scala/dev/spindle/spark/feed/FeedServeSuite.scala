@@ -15,7 +15,7 @@ import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.{Digest, EpochPlan, Remainder}
 import dev.spindle.spark.shard.Manifest
-import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ParquetInputs, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -66,7 +66,7 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   /** Checks every batch a trainer saw against the plan: number, indices, keys, labels, bytes. */
   private def assertPlanned(m: Manifest, plan: EpochPlan, rank: Int, got: Seq[Line],
-      numbers: Seq[Long]): Unit = {
+      numbers: Seq[Long], key: (Int, Int) => String = (s, j) => f"s${s}_$j%04d"): Unit = {
     assert(got.map(_.batch) == numbers, s"rank $rank")
     val transform = SpindleConfig.uint8Transform(Map("spark.spindle.image.size" -> Size.toString).asJava)
     val offsets = m.offsets()
@@ -77,7 +77,7 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
         val s = offsets.lastIndexWhere(_ <= i)
         (s, (i - offsets(s)).toInt)
       }
-      assert(l.keys == named.map { case (s, j) => f"s${s}_$j%04d" }, s"keys of batch ${l.batch}")
+      assert(l.keys == named.map(key.tupled), s"keys of batch ${l.batch}")
       assert(l.labels == named.map { case (_, j) => (j % 10).toLong })
       assert(l.sha256 == sha256(named.zip(planned).map { case ((s, j), i) =>
         pixels(transform, png(s * 1000 + j), i) }.reduce(_ ++ _)), s"image bytes of batch ${l.batch}")
@@ -156,6 +156,28 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       trainers.zipWithIndex.foreach { case (t, r) => assertPlanned(m, plan, r, t.batches(), 0L until 8L) }
       assert(digests(report, 0) == planDigests(m, spec(3, 0, 2, 4)))
       assert(report.get("images_decoded") == 0L && report.get("samples_read") == 64L)
+    }
+  }
+
+  test("Parquet shards are served like tar shards: the planned keys, labels and bytes; digests equal feed's") {
+    TestFiles.withTempDir("serve-parquet") { dir =>
+      val in = ParquetInputs.spark(spark, dir.resolve("in"), rows(Counts), struct = true)
+      val m = manifest(in)
+      val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
+      val socket = dir.resolve("run").resolve("bridge.sock")
+      val job = start(args(in, socket, 2, 60))
+      awaitSocket(socket, job)
+      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      trainers.foreach(t => assert(t.await() == 0, t.output))
+      val report = Await.result(job, 3.minutes)
+      trainers.zipWithIndex.foreach { case (t, r) =>
+        assertPlanned(m, plan, r, t.batches(), 0L until 8L, (s, j) => f"shard-$s%03d.parquet#$j")
+      }
+      val fed = FeedCommand.run(spark, Array("--input", in.toString, "--size", Size.toString,
+        "--batch-size", "4", "--seed", "3", "--world-size", "2"))
+      assert(digests(report, 0) == digests(fed, 0))
+      assert(digests(report, 0) == planDigests(m, spec(3, 0, 2, 4)))
+      assert(report.get("images_decoded") == 64L)
     }
   }
 

@@ -12,8 +12,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * `train` in local mode: two DDP ranks (gloo) of `train/record_trainer.py` launched by the rank
- * tasks, fed every epoch, restarted from their saved states after a SIGKILL, killed when they
- * hang, and gone when the driver JVM is killed.
+ * tasks, fed every epoch (from tar shards or a preprocess output), restarted from their saved
+ * states after a SIGKILL, killed when they hang, and gone when the driver JVM is killed.
  */
 class TrainSuite extends AnyFunSuite with SparkFixture {
   import FeedData._
@@ -67,6 +67,22 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
       val timeline = r.fields().get("timeline").asInstanceOf[java.util.List[java.util.Map[String, Object]]]
       assert(timeline.get(timeline.size - 1).get("samples").asInstanceOf[Long] >= 2L * Samples, timeline)
       envs.foreach(t => assert(!alive(t.get("pid").asLong)))
+    }
+  }
+
+  test("two ranks train from a preprocess output: every stored row once per epoch, read as stored") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    TestFiles.withTempDir("train-prep") { dir =>
+      val prep = Preprocessed.write(spark, dataset(dir), dir.resolve("prep"), "parquet")
+      val out = Files.createDirectories(dir.resolve("out"))
+      val r = train(prep, out, Seq("--epochs", "2"))
+      assertExactlyOnce(out, 2) // the output's rows, numbered over its part files: 0 until 45
+      val manifest = r.fields().get("manifest").asInstanceOf[java.util.Map[String, Object]]
+      assert(manifest.get("status") == ManifestCache.PREPROCESSED && manifest.get("samples") == Samples.toLong)
+      val byRank = (0 until 2).map(rank => steps(out, rank))
+      assert(byRank.map(_.size) == Seq(12, 12), "equal batch counts")
+      assert(r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+        .map(_.get("exit_code")) == Seq(0, 0))
     }
   }
 

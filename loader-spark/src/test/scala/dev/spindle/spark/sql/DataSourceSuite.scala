@@ -2,13 +2,11 @@ package dev.spindle.spark.sql
 
 import java.nio.file.{Files, Path}
 
-import scala.jdk.CollectionConverters._
-
 import dev.spindle.spark.batch.ExecutorAllocator
-import dev.spindle.spark.job.{PreprocessJob, TestSamples}
-import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
+import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -42,21 +40,10 @@ class DataSourceSuite extends AnyFunSuite with SparkFixture {
         StructField("shard", StringType, nullable = false),
         StructField("index", LongType, nullable = false))))
       assert(df.rdd.getNumPartitions == 3)
-      val rows = df.collect().sortBy(_.getAs[Long]("index"))
-
-      PreprocessJob.run(spark, in.toString, dir.resolve("arrow").toString, false, Map(
-        "spark.spindle.image.size" -> "24", "spark.spindle.batchSize" -> "5").asJava)
-      val arrow = ArrowFiles.readAll(dir.resolve("arrow"))
-      assert(rows.length == 21 && arrow.size == 21)
-      rows.zip(arrow).foreach { case (r, a) =>
-        assert(r.getAs[Long]("index") == a.index)
-        assert(r.getAs[String]("key") == a.key)
-        assert(r.getAs[Int]("label") == a.label)
-        assert(r.getAs[Array[Byte]]("image").toSeq == a.image, s"pixels of ${a.key}")
-        assert((r.getAs[Int]("height"), r.getAs[Int]("width"), r.getAs[Int]("channels")) ==
-          (24, 24, 3))
-        assert(r.getAs[String]("shard").endsWith(f"shard-${a.index / 7}%05d.tar"))
-      }
+      val rows = SameAsPreprocess.check(spark, df, in.toString, dir.resolve("arrow"), Map(
+        "spark.spindle.image.size" -> "24", "spark.spindle.batchSize" -> "5"))
+      assert(rows.length == 21)
+      rows.foreach(r => assert(r.getAs[String]("shard").endsWith(f"shard-${r.getAs[Long]("index") / 7}%05d.tar")))
       assertAllocatorsClosed()
     }
   }
