@@ -30,9 +30,11 @@ import org.apache.spark.sql.SparkSession;
  * {@code feed}: runs epoch plans on Spark and delivers every rank's batches to the consumer.
  * Per epoch: the plan is computed on the driver (refused before any task when it cannot be
  * equal), broadcast, cut into partitions of (rank, batch) runs; each task reads only its planned
- * samples, decodes them and hands each batch, identified by its {@code BatchKey}, to the consumer;
- * the driver's {@link FeedLedger} takes each batch once, checks each rank's sequence against the
- * plan and computes its digest. Runs on the driver; one run at a time per SparkSession.
+ * samples, decodes them, checks each batch, identified by its {@code BatchKey}, against the plan
+ * and hands it to the consumer, and returns per slice its keys, counts and digest ({@link
+ * BatchRun}); the driver's {@link FeedLedger} takes each batch once and checks that every rank
+ * got each planned batch, in O(ranks + runs). Runs on the driver; one run at a time per
+ * SparkSession.
  */
 public final class FeedJob {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -6,18 +6,26 @@ import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * The driver's account of one epoch: takes every batch once by its {@link BatchKey} (a second
- * record of a key must have the same indices, and is not counted again), then checks that every
- * rank got each of its planned batches exactly once and computes the per-rank digest of what was
- * delivered, in plan order. Quarantined samples are kept once per planned index. Driver thread.
+ * The driver's account of one epoch, from the tasks' {@link BatchRun}s: takes every batch once by
+ * its {@link BatchKey} (a second report of the same run must have the same digest, and is not
+ * counted again; runs that share only some batches are refused), then checks that every rank got
+ * each of its planned batches exactly once and takes the rank's digest from the task that
+ * produced its last batch. Quarantined samples are kept once per planned index. Driver thread.
+ *
+ * <p>Its work and memory are O(ranks + runs): it never sees a sample index. Whether a batch holds
+ * the planned indices is checked where they are, by the task that produced it, before anyone had
+ * it ({@link SliceAccount}); the digest is that task's hash of the rank's indices (for a rank
+ * whose first batches another task produced, of the planned ones, which those batches were
+ * checked against), so it is the SHA-256 of the delivered indices in plan order, as before.
  */
 final class FeedLedger {
   /**
@@ -50,10 +58,16 @@ final class FeedLedger {
     }
   }
 
+  /** The digest of no index: a rank that delivers no batch in this run. */
+  private static final String EMPTY = Digest.of(new long[0]);
+
   private final EpochPlan plan;
   private final int[] fromBatch;
   private final int stopBatch;
-  private final Map<BatchKey, BatchRecord> batches = new HashMap<>();
+  /** Per rank with runs, its runs by first batch: disjoint, within the rank's share. */
+  private final Map<Integer, NavigableMap<Integer, BatchRun>> runs = new HashMap<>();
+  /** Per rank, the digest of its whole share, from the run that ends it. */
+  private final Map<Integer, String> digests = new HashMap<>();
   private final Map<Long, QuarantineRecord> quarantined = new TreeMap<>();
   private long duplicates;
   private long refused;
@@ -61,6 +75,7 @@ final class FeedLedger {
   /**
    * @param fromBatch per rank, the first batch it delivers (a served rank may start at its
    *     trainer's resume point instead of the plan's first batch)
+   * @param stopBatch every rank delivers its batches up to this one
    */
   FeedLedger(EpochPlan plan, int[] fromBatch, int stopBatch) {
     this.plan = plan;
@@ -69,20 +84,69 @@ final class FeedLedger {
   }
 
   void add(TaskOutcome outcome) {
-    for (BatchRecord r : outcome.batches()) {
-      BatchRecord earlier = batches.putIfAbsent(r.key(), r);
-      if (earlier != null) {
-        if (!Arrays.equals(earlier.indices(), r.indices())) {
-          throw new IllegalStateException("Batch " + r.key() + " was produced twice with"
-              + " different contents; the plan is not deterministic");
-        }
-        duplicates++;
-      }
-      refused += r.delivered() ? 0 : 1;
+    for (BatchRun r : outcome.runs()) {
+      add(r);
     }
     for (QuarantineRecord q : outcome.quarantined()) {
       quarantined.putIfAbsent(q.index(), q);
     }
+  }
+
+  private void add(BatchRun run) {
+    refused += run.notRedelivered();
+    int rank = checkPlanned(run);
+    NavigableMap<Integer, BatchRun> taken = runs.computeIfAbsent(rank, r -> new TreeMap<>());
+    BatchRun same = taken.get(run.fromBatch());
+    if (same != null && same.toBatch() == run.toBatch()) {
+      if (same.digestFrom() == run.digestFrom() && !same.digest().equals(run.digest())) {
+        throw new IllegalStateException("Batches " + run.describe() + " were produced twice with"
+            + " different contents; the plan is not deterministic");
+      }
+      duplicates += run.batches();
+    } else {
+      checkDisjoint(taken, run);
+      taken.put(run.fromBatch(), run);
+    }
+    if (run.toBatch() == stop(rank) && run.digestFrom() == fromBatch[rank]) {
+      String earlier = digests.putIfAbsent(rank, run.digest());
+      if (earlier != null && !earlier.equals(run.digest())) {
+        throw new IllegalStateException("Rank " + rank + " of epoch " + plan.epoch() + " was"
+            + " reported twice with different digests, " + earlier + " and " + run.digest()
+            + " (batches " + run.describe() + "); the plan is not deterministic");
+      }
+    }
+  }
+
+  /** The run's rank, once its batches are known to be planned for this run of the epoch. */
+  private int checkPlanned(BatchRun run) {
+    int rank = run.rank();
+    boolean ours = run.first().epoch() == plan.epoch() && run.first().leg() == plan.leg()
+        && rank >= 0 && rank < plan.worldSize();
+    if (!ours || run.fromBatch() < fromBatch[rank] || run.toBatch() > stop(rank)) {
+      throw new IllegalStateException("Batches " + run.describe() + " were delivered, but "
+          + (ours ? "rank " + rank + " delivers batches " + fromBatch[rank] + ".."
+              + (stop(rank) - 1) + " only" : "the plan is of epoch " + plan.epoch() + ", leg "
+              + plan.leg() + ", ranks 0.." + (plan.worldSize() - 1)));
+    }
+    return rank;
+  }
+
+  /** Refuses a run that shares some, but not all, of its batches with one taken already. */
+  private static void checkDisjoint(NavigableMap<Integer, BatchRun> taken, BatchRun run) {
+    Map.Entry<Integer, BatchRun> before = taken.floorEntry(run.fromBatch());
+    Map.Entry<Integer, BatchRun> after = taken.ceilingEntry(run.fromBatch());
+    BatchRun other = before != null && before.getValue().toBatch() > run.fromBatch()
+        ? before.getValue()
+        : after != null && after.getKey() < run.toBatch() ? after.getValue() : null;
+    if (other != null) {
+      int shared = Math.max(other.fromBatch(), run.fromBatch());
+      throw new IllegalStateException("Batch " + run.key(shared) + " was reported by two task"
+          + " attempts in different runs, " + other.describe() + " and " + run.describe());
+    }
+  }
+
+  private int stop(int rank) {
+    return Math.max(fromBatch[rank], stopBatch);
   }
 
   /** Per rank, checked against the plan; fails naming the first missing or wrong batch. */
@@ -95,30 +159,38 @@ final class FeedLedger {
   }
 
   private RankResult result(RankPlan rank) {
-    Digest digest = new Digest();
+    int from = fromBatch[rank.rank()];
+    int stop = stop(rank.rank());
+    int next = from;
     long padded = 0;
     long substituted = 0;
-    int from = fromBatch[rank.rank()];
-    int stop = Math.max(from, stopBatch);
-    for (int k = from; k < stop; k++) {
-      BatchRecord r = batches.get(rank.batchKey(k));
-      if (r == null) {
-        throw new IllegalStateException("Batch " + rank.batchKey(k) + " was never delivered");
+    for (BatchRun r : runs.getOrDefault(rank.rank(), Collections.emptyNavigableMap()).values()) {
+      if (r.fromBatch() != next) {
+        break;
       }
-      digest.update(r.indices(), 0, r.indices().length);
+      next = r.toBatch();
       padded += r.padded();
       substituted += r.substituted();
     }
-    int count = stop - from;
-    String hex = digest.hex();
-    String planned = Digest.of(rank.indices(from, stop));
-    if (!hex.equals(planned)) {
-      throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
-          + " received " + hex + ", the plan says " + planned);
+    if (next < stop) {
+      throw new IllegalStateException("Batch " + rank.batchKey(next) + " was never delivered");
     }
-    long rows = (long) count * rank.batchSize();
-    return new RankResult(rank.rank(), rank.epoch(), rank.leg(), from, count,
-        rows - padded, padded, substituted, hex);
+    String digest = from == stop ? EMPTY : digests.get(rank.rank());
+    if (digest == null) {
+      throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
+          + " got every batch, but no task reported the digest of batches " + from + ".."
+          + (stop - 1));
+    }
+    long rows = (long) (stop - from) * rank.batchSize();
+    long planned = Math.max(0, (long) stop * rank.batchSize()
+        - Math.max((long) from * rank.batchSize(), rank.realSamples()));
+    if (padded != planned) {
+      throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
+          + " received " + padded + " padded rows in batches " + from + ".." + (stop - 1)
+          + ", the plan has " + planned);
+    }
+    return new RankResult(rank.rank(), rank.epoch(), rank.leg(), from, stop - from,
+        rows - padded, padded, substituted, digest);
   }
 
   /** Quarantined samples, one per planned index, in index order. */
@@ -126,7 +198,7 @@ final class FeedLedger {
     return new ArrayList<>(quarantined.values());
   }
 
-  /** Records of a batch beyond its first (a task's batches reported twice); 0 normally. */
+  /** Batches reported again in a run reported before (a task's batches reported twice); 0 normally. */
   long duplicates() {
     return duplicates;
   }

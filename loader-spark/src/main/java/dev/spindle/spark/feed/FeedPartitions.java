@@ -9,6 +9,12 @@ import java.util.List;
  * batch) pairs in rank-major order; partition {@code i} of {@code P} takes the contiguous run
  * {@code [i*U/P, (i+1)*U/P)} of the {@code U} units, as one slice per rank it touches. Which
  * partition produces a batch never changes the batch itself: that depends only on the plan.
+ *
+ * <p>The slice that ends a rank's share reports the digest of the whole share ({@link
+ * FeedSlice#digestFrom()} is the share's first batch): when the share began in an earlier
+ * partition, that task derives the planned batches before its own to hash them (at most one
+ * rank's share per task, never read or decoded), so the driver gets each rank's digest from one
+ * task instead of its indices from several.
  */
 final class FeedPartitions {
   private FeedPartitions() {}
@@ -35,7 +41,7 @@ final class FeedPartitions {
         long rankEnd = Math.min(to, (rank + 1) * perRank);
         int a = first + (int) (u - rank * perRank);
         int b = first + (int) (rankEnd - rank * perRank);
-        slices.add(new FeedSlice(rank, a, b));
+        slices.add(new FeedSlice(rank, a, b, b == stopBatch ? first : a));
         u = rankEnd;
       }
       out.add(slices);

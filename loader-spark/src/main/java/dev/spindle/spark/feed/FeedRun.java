@@ -2,6 +2,7 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.SamplePath;
@@ -15,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One task attempt's batch assembly: copies a planned batch's decoded rows into the reusable
- * Arrow batch, fills the rows of quarantined samples with stand-ins, and hands the batch to the
- * consumer unless this JVM's consumer already had it. Task thread only.
+ * Arrow batch, fills the rows of quarantined samples with stand-ins, checks it against the plan
+ * and accounts for it ({@link SliceAccount}, one per slice), and hands it to the consumer unless
+ * this JVM's consumer already had it. Task thread only.
  */
 final class FeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(FeedRun.class);
@@ -25,15 +27,22 @@ final class FeedRun {
   private final FeedSettings settings;
   private final ImageBatch batch;
   private final BatchConsumer consumer;
-  private final List<BatchRecord> records = new ArrayList<>();
+  private final EpochPlan plan;
+  private final List<FeedSlice> slices;
+  private final PlannedBatches planned = new PlannedBatches();
+  private final List<SliceAccount> accounts = new ArrayList<>();
   private final List<QuarantineRecord> quarantined = new ArrayList<>();
   private long firstBatchEpochMs;
 
-  FeedRun(String runId, FeedSettings settings, ImageBatch batch, BatchConsumer consumer) {
+  /** {@code slices}: what the task produces, in order, from {@code plan}. */
+  FeedRun(String runId, FeedSettings settings, ImageBatch batch, BatchConsumer consumer,
+      EpochPlan plan, List<FeedSlice> slices) {
     this.runId = runId;
     this.settings = settings;
     this.batch = batch;
     this.consumer = consumer;
+    this.plan = plan;
+    this.slices = List.copyOf(slices);
   }
 
   /** Builds and delivers the batch whose rows, in order, are {@code rows}. */
@@ -60,6 +69,8 @@ final class FeedRun {
   }
 
   private void deliver(FeedBatch fb) throws InterruptedException {
+    SliceAccount account = accountFor(fb);
+    account.take(fb); // a batch that is not the planned one fails here, before anyone has it
     boolean fresh = DeliveryRegistry.claim(runId, fb.key());
     if (fresh) {
       consumer.accept(fb);
@@ -69,8 +80,9 @@ final class FeedRun {
     } else {
       LOG.info("Batch {} was already delivered in this JVM; not delivered again", fb.key());
     }
-    records.add(new BatchRecord(fb.key(), fb.indices(), fb.padded(),
-        fb.substituted().cardinality(), fresh));
+    if (!fresh) {
+      account.notRedelivered();
+    }
     batch.reset();
     if (settings.testDelayMs() > 0) {
       Thread.sleep(settings.testDelayMs());
@@ -100,8 +112,44 @@ final class FeedRun {
     quarantined.add(record);
   }
 
+  /** The account of {@code fb}'s slice: the current one, or the next when it is complete. */
+  private SliceAccount accountFor(FeedBatch fb) {
+    SliceAccount current = accounts.isEmpty() ? null : accounts.get(accounts.size() - 1);
+    if (current != null && !current.complete()) {
+      return current;
+    }
+    int i = accounts.size();
+    while (i < slices.size() && slices.get(i).fromBatch() == slices.get(i).toBatch()) {
+      accounts.add(null); // an empty slice: nothing to produce, nothing to report
+      i++;
+    }
+    if (i == slices.size()) {
+      throw new IllegalStateException("Batch " + fb.key() + " arrived after the task's last"
+          + " slice was complete (slices " + slices + ")");
+    }
+    SliceAccount next = new SliceAccount(slices.get(i), plan.rank(slices.get(i).rank()), planned);
+    accounts.add(next);
+    return next;
+  }
+
+  /**
+   * What the task reports: one run per slice, never the batches' indices. Fails, naming the first
+   * missing batch, unless every slice was produced whole.
+   */
   TaskOutcome outcome(long samplesRead, long bytesIn, long imagesDecoded) {
-    return new TaskOutcome(records, quarantined, samplesRead, bytesIn, imagesDecoded,
+    List<BatchRun> runs = new ArrayList<>(slices.size());
+    for (int i = 0; i < slices.size(); i++) {
+      FeedSlice s = slices.get(i);
+      SliceAccount a = i < accounts.size() ? accounts.get(i) : null;
+      if (a == null && s.fromBatch() < s.toBatch()) {
+        throw new IllegalStateException("The task produced no batch of its slice " + s
+            + ": batch " + plan.rank(s.rank()).batchKey(s.fromBatch()) + " is missing");
+      }
+      if (a != null) {
+        runs.add(a.run());
+      }
+    }
+    return new TaskOutcome(runs, quarantined, samplesRead, bytesIn, imagesDecoded,
         firstBatchEpochMs, null);
   }
 }

@@ -93,7 +93,7 @@ final class FeedTask implements Serializable {
     try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
             images.channels(), batchSize)) {
-      FeedRun run = new FeedRun(scope, settings, batch, consumer);
+      FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
       int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
       TaskProgress tracker = new TaskProgress(progress);

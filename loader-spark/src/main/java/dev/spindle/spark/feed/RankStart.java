@@ -2,6 +2,8 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Where one rank of a {@code train} run starts: the plan of its epoch's leg, the batch it starts
@@ -24,15 +26,17 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
    * @throws IllegalArgumentException if {@code saved} is of another plan than this run's
    */
   static RankStart of(int rank, int world, TrainInputs in, String saved) {
-    LoaderState runStart = LoaderState.fromJson(in.startState());
+    return of(rank, new Legs(in, world), saved);
+  }
+
+  /** {@link #of(int, int, TrainInputs, String)}, with the legs' plans from {@code legs}. */
+  static RankStart of(int rank, Legs legs, String saved) {
     if (saved == null) {
-      EpochPlan plan = runStart.resume(in.manifest(), world);
+      EpochPlan plan = legs.first();
       return new RankStart(plan, plan.rank(rank).firstBatch(), plan.stateAtStart().toJson());
     }
     LoaderState rankState = LoaderState.fromJson(saved);
-    LoaderState legStart = rankState.epoch() == runStart.epoch() ? runStart
-        : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(rankState.epoch()));
-    EpochPlan plan = legStart.resume(in.manifest(), world);
+    EpochPlan plan = legs.of(rankState.epoch());
     int position = rankState.batchesConsumed()[rank];
     if (position < plan.rank(rank).firstBatch() || position > plan.batchesPerRank()) {
       throw new IllegalArgumentException("Rank " + rank + "'s saved state (epoch "
@@ -50,16 +54,56 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
    * TrainJob}'s total counts the run's rows (the rest of the first epoch's leg, then whole epochs).
    */
   static long batchesSinceRunStart(int rank, int world, TrainInputs in, String saved) {
+    return batchesSinceRunStart(rank, new Legs(in, world), saved);
+  }
+
+  /**
+   * {@link #batchesSinceRunStart(int, int, TrainInputs, String)}, with the legs' plans from
+   * {@code legs}: the driver counts every rank's with one {@code Legs}, so each epoch is planned
+   * once, not twice per rank.
+   */
+  static long batchesSinceRunStart(int rank, Legs legs, String saved) {
     if (saved == null) {
       return 0;
     }
-    LoaderState runStart = LoaderState.fromJson(in.startState());
-    EpochPlan first = runStart.resume(in.manifest(), world);
-    RankStart now = of(rank, world, in, saved);
+    EpochPlan first = legs.first();
+    RankStart now = of(rank, legs, saved);
     int firstBatch = first.rank(rank).firstBatch();
-    int epochs = now.plan().epoch() - runStart.epoch();
+    int epochs = now.plan().epoch() - first.epoch();
     return epochs == 0 ? now.position() - firstBatch
         : first.batchesPerRank() - firstBatch + (long) (epochs - 1) * first.batchesPerRank()
             + now.position();
+  }
+
+  /**
+   * The plans of one run's legs, by the epoch of the state a rank resumes from, each made once
+   * (O(shards + ranks) each). The caller's thread.
+   */
+  static final class Legs {
+    private final TrainInputs in;
+    private final int world;
+    private final LoaderState runStart;
+    private final Map<Integer, EpochPlan> plans = new HashMap<>();
+
+    Legs(TrainInputs in, int world) {
+      this.in = in;
+      this.world = world;
+      this.runStart = LoaderState.fromJson(in.startState());
+    }
+
+    /** The plan the run starts with. */
+    EpochPlan first() {
+      return of(runStart.epoch());
+    }
+
+    /**
+     * The leg of a rank whose saved state is at {@code epoch}: the run's start state for the
+     * run's first epoch, the epoch's initial state for later ones.
+     */
+    EpochPlan of(int epoch) {
+      return plans.computeIfAbsent(epoch, e -> (e == runStart.epoch() ? runStart
+          : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(e)))
+          .resume(in.manifest(), world));
+    }
   }
 }

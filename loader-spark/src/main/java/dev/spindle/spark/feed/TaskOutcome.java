@@ -6,9 +6,10 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * What one feed task attempt reports back to the driver.
+ * What one feed task attempt reports back to the driver: one {@link BatchRun} per slice, so its
+ * size grows with the slices (and the quarantined samples), never with the batches' rows.
  *
- * @param batches every batch it produced, in production order
+ * @param runs the runs of batches it produced, one per slice, in production order
  * @param quarantined samples it could not use (planned index, shard, key, reason)
  * @param samplesRead encoded samples read from shards (repeats read once)
  * @param bytesIn encoded bytes read (a preprocess output's: stored pixel bytes)
@@ -17,7 +18,7 @@ import java.util.List;
  * @param served how its rank was served ({@code feed --serve}), or null
  */
 record TaskOutcome(
-    List<BatchRecord> batches,
+    List<BatchRun> runs,
     List<QuarantineRecord> quarantined,
     long samplesRead,
     long bytesIn,
@@ -33,13 +34,12 @@ record TaskOutcome(
 
   /** What it did, for the report's timeline: images are the delivered batches' samples. */
   Timeline.Counts timelineCounts() {
-    long images = batches.stream().filter(BatchRecord::delivered)
-        .mapToLong(b -> b.indices().length).sum();
+    long images = runs.stream().mapToLong(BatchRun::deliveredRows).sum();
     return new Timeline.Counts(samplesRead, images, bytesIn, quarantined.size());
   }
 
   TaskOutcome withServed(ServedRank s) {
-    return new TaskOutcome(batches, quarantined, samplesRead, bytesIn, imagesDecoded,
+    return new TaskOutcome(runs, quarantined, samplesRead, bytesIn, imagesDecoded,
         firstBatchEpochMs, s);
   }
 }

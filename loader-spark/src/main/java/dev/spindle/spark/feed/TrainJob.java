@@ -150,8 +150,9 @@ public final class TrainJob {
   private static long rowsSaved(TrainStateStore store, int world, TrainInputs in)
       throws IOException {
     long batches = 0;
+    RankStart.Legs legs = new RankStart.Legs(in, world);
     for (int r = 0; r < world; r++) {
-      batches += RankStart.batchesSinceRunStart(r, world, in, store.state(r).orElse(null));
+      batches += RankStart.batchesSinceRunStart(r, legs, store.state(r).orElse(null));
     }
     return batches * LoaderState.fromJson(in.startState()).spec().batchSize();
   }

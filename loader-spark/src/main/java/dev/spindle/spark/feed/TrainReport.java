@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.metrics.QuarantineList;
+import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.LoaderState;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,11 +15,13 @@ import java.util.Map;
 /**
  * The JSON report of a {@code train} run: the run's settings; per rank ({@code trainers}) its
  * exit code, wall time, time waiting for data, node and final loader state; per rank and epoch
- * ({@code ranks}) the leg served in the last attempt (first batch, batches, samples); the failed
- * attempts' accounts ({@code restarts}); the quarantine list. Driver thread.
+ * ({@code ranks}) the leg served in the last attempt (first batch, batches, samples, digest); the
+ * failed attempts' accounts ({@code restarts}); the quarantine list. Built from the ranks' runs
+ * ({@link BatchRun}), never their indices. Driver thread.
  */
 final class TrainReport {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String EMPTY = Digest.of(new long[0]);
 
   private final FeedRequest request;
   private final TrainSettings train;
@@ -59,9 +62,11 @@ final class TrainReport {
       for (TrainRankResult.Leg leg : r.legs()) {
         TaskOutcome o = leg.outcome();
         long real = 0;
-        for (BatchRecord b : o.batches()) {
-          real += b.indices().length - b.padded() - b.substituted();
-          rows += b.indices().length;
+        int batches = 0;
+        for (BatchRun b : o.runs()) {
+          real += b.rows() - b.padded() - b.substituted();
+          rows += b.rows();
+          batches += b.batches();
         }
         samples += real;
         quarantined.addAll(o.quarantined());
@@ -69,14 +74,27 @@ final class TrainReport {
         m.put("rank", r.exit().rank());
         m.put("epoch", leg.epoch());
         m.put("first_batch", o.served() == null ? null : o.served().firstBatch());
-        m.put("batches", o.batches().size());
+        m.put("batches", batches);
         m.put("samples", real);
+        m.put("digest", digest(o));
         if (o.served() != null) {
           m.putAll(o.served().toReport());
         }
         legs.add(m);
       }
     }
+  }
+
+  /**
+   * The digest of the leg's delivered indices in plan order (as {@code feed} reports it per rank):
+   * a served leg is one run, whose task hashed what it handed over; none for an empty leg.
+   */
+  private static String digest(TaskOutcome o) {
+    if (o.runs().isEmpty()) {
+      return EMPTY;
+    }
+    BatchRun last = o.runs().get(o.runs().size() - 1);
+    return o.runs().size() == 1 && last.digestFrom() == last.fromBatch() ? last.digest() : null;
   }
 
   /** The ranks' tasks of the attempt that finished, for the report's {@code timeline}. */

@@ -14,10 +14,11 @@
  *                                                        decode (shared CPU pool, ≤ threads of
  *                                                        this task, input order) ─► batch rows
  *                                                      FeedRun (task thread): ImageBatch ─►
- *                                                        FeedBatch(BatchKey) ─►
+ *                                                        FeedBatch(BatchKey) ─► SliceAccount
+ *                                                        (checked against the plan, hashed) ─►
  *                                                        DeliveryRegistry.claim ─► consumer
- *  FeedLedger ◄──────── TaskOutcome (BatchRecords: key + index column, quarantine) ──┘
- *    each BatchKey once; per rank: every planned batch, digest == plan's
+ *  FeedLedger ◄──── TaskOutcome (a BatchRun per slice: keys, counts, digest; quarantine) ──┘
+ *    each BatchKey once; per rank: every planned batch, the digest from its last run
  *  ─► FeedResult: JobReport (per rank and epoch) + LoaderState (for --resume)
  * </pre>
  *
@@ -36,11 +37,17 @@
  * <h2>Exactly once</h2>
  *
  * A batch's identity is its {@code BatchKey (epoch, leg, rank, batch)} and its content the
- * planned indices, both fixed by the plan. A retried or speculative attempt in the same JVM
- * recomputes the same keys and does not hand over a batch that JVM's consumer already took
- * ({@code DeliveryRegistry}); the driver's ledger takes every key once and fails the job if a
- * rank lacks a planned batch or got different indices. When an executor dies, its consumer dies
- * with it; the retried tasks deliver those batches on another executor.
+ * planned indices, both fixed by the plan. The task that produces a batch checks it against the
+ * plan before anyone has it ({@code SliceAccount}: a wrong batch fails the task, naming it) and
+ * hashes the indices it produced; it reports per slice one {@code BatchRun} (the range of keys,
+ * counts, the digest), never the indices, so the driver's work and memory per epoch are
+ * O(ranks + slices), not O(samples). The slice that ends a rank's share hashes the share's
+ * earlier batches too (derived from the plan when another task produced them), so each rank's
+ * digest comes whole from one task. A retried or speculative attempt in the same JVM recomputes
+ * the same keys and does not hand over a batch that JVM's consumer already took ({@code
+ * DeliveryRegistry}); the driver's ledger takes every key once (a run reported twice must carry
+ * the same digest) and fails the job if a rank lacks a planned batch. When an executor dies, its
+ * consumer dies with it; the retried tasks deliver those batches on another executor.
  *
  * <h2>Bad samples</h2>
  *

@@ -29,8 +29,9 @@ import java.util.Map;
  * (the plan Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan,
  * then derive the last rank's whole epoch: the shard order, its windows, its indices). Times are
  * wall-clock; {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate.
- * Last, for comparison, the manifest cache's JSON form at this size ({@code manifest_json_bytes},
- * {@code manifest_json_write_s}, {@code manifest_json_read_s}).
+ * Then, for comparison, the manifest cache's JSON form at this size ({@code manifest_json_bytes},
+ * {@code manifest_json_write_s}, {@code manifest_json_read_s}); last, the figures of a {@link
+ * Later} stage on the last epoch's plan.
  * A benchmark: it reports, it asserts nothing. Driver thread.
  */
 public final class PlanScaleBench {
@@ -42,8 +43,24 @@ public final class PlanScaleBench {
   /** The synthetic data set and the world size; the report file or null. */
   public record Options(int shards, int perShard, int worldSize, Path report) {}
 
+  /**
+   * Measurements further along the flow, on the bench's plan (the feed job's task results and
+   * its driver's ledger): the plan package depends on nothing that uses it. Driver thread.
+   */
+  @FunctionalInterface
+  public interface Later {
+    /** Adds its figures to {@code report}; {@code plan} is the epoch the task slice was of. */
+    void measure(Manifest manifest, EpochPlan plan, Map<String, Object> report)
+        throws IOException;
+  }
+
   /** Runs the measurements, prints the JSON report and writes it to the options' file, if any. */
   public static void run(Options o) throws IOException, ClassNotFoundException {
+    run(o, (manifest, plan, report) -> {});
+  }
+
+  /** {@link #run(Options)}, with {@code later}'s figures added after the plan's. */
+  public static void run(Options o, Later later) throws IOException, ClassNotFoundException {
     long t0 = System.nanoTime();
     Manifest manifest = manifest(o.shards(), o.perShard());
     Map<String, Object> report = new LinkedHashMap<>();
@@ -81,6 +98,7 @@ public final class PlanScaleBench {
     task(report, shipped, o.worldSize());
     manifestJson(report, manifest);
     shippedManifest(report, manifest);
+    later.measure(manifest, EpochPlan.create(manifest, spec(EPOCHS, o.worldSize())), report);
     String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
         .writeValueAsString(report);
     System.out.println(json);

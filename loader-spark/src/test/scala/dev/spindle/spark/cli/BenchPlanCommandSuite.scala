@@ -29,6 +29,13 @@ class BenchPlanCommandSuite extends AnyFunSuite {
       val plan = EpochPlan.create(m, new PlanSpec(42, 3, 6, 256, Remainder.PAD,
         PlanSpec.DEFAULT_SHUFFLE_WINDOW))
       assert(r.get("task_digest").asText() == plan.rank(5).digest())
+      // feed's task results and the driver's ledger over them: one run per slice, every rank checked
+      for (k <- Seq("task_result_bytes", "epoch_result_bytes", "driver_ledger_s", "task_digest_s")) {
+        assert(r.get(k).isNumber && r.get(k).asDouble() > 0, k)
+      }
+      assert(r.get("driver_ledger_ranks").asInt() == 6)
+      assert(r.get("epoch_result_runs").asInt() >= 6 && r.get("epoch_result_runs").asInt() <= 11)
+      assert(r.get("task_result_bytes").asInt() < 2048)
     }
   }
 }

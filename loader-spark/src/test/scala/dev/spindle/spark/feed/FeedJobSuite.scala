@@ -3,11 +3,14 @@ package dev.spindle.spark.feed
 import java.nio.file.{Files, Path}
 import java.nio.file.attribute.FileTime
 
+import scala.jdk.CollectionConverters._
+
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.Remainder
 import dev.spindle.spark.testkit.{SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
+import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart, SparkListenerTaskEnd}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The feed job in local mode: determinism, quarantine, manifest caching. */
@@ -91,6 +94,48 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture with FeedProperties {
       assert(outdated.startsWith("recounted: Outdated manifest"), outdated)
       assert(Files.readString(cache).contains("spindle-manifest/3"))
       assert(status(feed(in, args: _*)) == "reused")
+    }
+  }
+
+  /** Each feed epoch task's serialized result (Spark's `resultSize`) while `run` runs. */
+  private def resultSizes(run: => Unit): Seq[Long] = {
+    val sizes = new java.util.concurrent.ConcurrentLinkedQueue[Long]()
+    val feedStages = java.util.concurrent.ConcurrentHashMap.newKeySet[Int]()
+    val probe = new java.util.concurrent.CountDownLatch(1)
+    val listener = new SparkListener {
+      override def onJobStart(e: SparkListenerJobStart): Unit = {
+        val group = Option(e.properties).map(_.getProperty("spark.jobGroup.id", "")).getOrElse("")
+        if (group.startsWith("spindle-feed-")) e.stageIds.foreach(id => feedStages.add(id))
+        if (group == "probe") probe.countDown()
+      }
+      override def onTaskEnd(e: SparkListenerTaskEnd): Unit =
+        if (feedStages.contains(e.stageId)) sizes.add(e.taskMetrics.resultSize)
+    }
+    spark.sparkContext.addSparkListener(listener)
+    try {
+      run
+      spark.sparkContext.setJobGroup("probe", "probe") // events arrive in order: once it starts,
+      try spark.sparkContext.parallelize(Seq(1), 1).count() // every earlier task's end was seen
+      finally spark.sparkContext.clearJobGroup()
+      assert(probe.await(30, java.util.concurrent.TimeUnit.SECONDS))
+    } finally spark.sparkContext.removeSparkListener(listener)
+    sizes.asScala.toSeq
+  }
+
+  test("a feed task's result is O(its slices): as small for 996 delivered samples as for 4") {
+    TestFiles.withTempDir("feed-result") { dir =>
+      val in = tars(dir.resolve("in"), Seq(500, 500))
+      val args = Seq("--world-size", "1", "--batch-size", "4", "--partitions", "1")
+      val one = resultSizes(feed(in, (args ++ Seq("--stop-after-batches", "1", "--save-state",
+        dir.resolve("state.json").toString)): _*))
+      var r: FeedReport = null
+      val all = resultSizes { r = feed(in, args: _*) }
+      assert(r.get("images") == 1000L && digests(r, 0) == planDigests(manifest(in), spec(0, 0, 1, 4)))
+      info(s"task result: ${one.mkString} bytes after 1 batch of 4, ${all.mkString} after 250 batches")
+      assert(one.size == 1 && all.size == 1, s"$one $all")
+      // 249 more batches: 7,968 more bytes of indices alone, had the task shipped them
+      assert(math.abs(all.head - one.head) < 256, s"$one $all")
+      assert(all.head < 8192, s"$all")
     }
   }
 

@@ -27,6 +27,9 @@ class FeedPartitionsSuite extends AnyFunSuite {
       val covered = parts.flatten.flatMap(s => (s.fromBatch until s.toBatch).map(b => (s.rank, b)))
       val expected = for (r <- 0 until plan.worldSize(); b <- first until stop) yield (r, b)
       assert(covered == expected, s"$plan stop $stop parts $asked")
+      for (s <- parts.flatten) { // the slice that ends a rank's share reports the share's digest
+        assert(s.digestFrom == (if (s.toBatch == stop) first else s.fromBatch), s"$plan stop $stop slice $s")
+      }
       val sizes = parts.map(_.map(s => s.toBatch - s.fromBatch).sum)
       assert(sizes.isEmpty || sizes.max - sizes.min <= 1)
     }

@@ -34,4 +34,21 @@ class RankStartSuite extends AnyFunSuite {
       assert(since(resumed, 0, epoch2.stateAfter(Array(1, 1))) == (8 - 2) + 8 + 1)
     }
   }
+
+  test("the driver's count over every rank plans each epoch once, whatever the world size") {
+    TestFiles.withTempDir("rank-start-legs") { dir =>
+      val m = manifest(tars(dir.resolve("in"), Seq(13, 7, 21, 9, 15)))
+      val world = 4
+      val start = EpochPlan.create(m, spec(3, 0, world, 2)).stateAtStart()
+      val in = TrainInputs.of(m, start.toJson, 3)
+      val saved = (0 until world).map(r => EpochPlan.create(m, spec(3, r % 2, world, 2))
+        .stateAfter(Array.fill(world)(r)).toJson)
+      val legs = new RankStart.Legs(in, world)
+      val counted = (0 until world).map(r => RankStart.batchesSinceRunStart(r, legs, saved(r)))
+      assert(counted == (0 until world).map(r => RankStart.batchesSinceRunStart(r, world, in, saved(r))))
+      assert(counted == Seq(0L, 8 + 1, 2, 8 + 3))
+      assert(legs.of(0) eq legs.first())
+      assert(legs.of(1) eq legs.of(1), "each epoch's plan made once")
+    }
+  }
 }

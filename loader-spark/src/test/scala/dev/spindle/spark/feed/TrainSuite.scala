@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.TrainCommand
+import dev.spindle.spark.plan.{Digest, EpochPlan, Remainder}
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -37,12 +38,28 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     assert(real.sorted == expected.sorted, s"real rows: ${real.groupBy(identity).filter(_._2.size > 1).keys}")
   }
 
+  /** Each leg the report lists has the digest of the plan's batches it served, from its first. */
+  private def assertLegDigests(r: FeedReport, in: Path): Unit = {
+    val m = manifest(in)
+    val legs = ranks(r)
+    assert(legs.map(l => (l("epoch"), l("rank"))).toSet == Set((0, 0), (0, 1), (1, 0), (1, 1)))
+    for (l <- legs) {
+      val plan = EpochPlan.create(m, spec(5, l("epoch").asInstanceOf[Int], 2, 4, Remainder.PAD))
+      val first = l("first_batch").asInstanceOf[Int]
+      assert(l("batches") == 6 - first, l)
+      assert(l("digest") == Digest.of(plan.rank(l("rank").asInstanceOf[Int]).indices(first, 6)), l)
+    }
+  }
+
   test("two ranks train for two epochs: torchrun's environment, every sample once, padding weighted 0") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-local") { dir =>
       val out = Files.createDirectories(dir.resolve("out"))
-      val r = train(dataset(dir), out, Seq("--epochs", "2"))
+      val in = dataset(dir)
+      val r = train(in, out, Seq("--epochs", "2"))
       assertExactlyOnce(out, 2)
+      assertLegDigests(r, in)
+      assert(ranks(r).forall(_("first_batch") == 0))
       val byRank = (0 until 2).map(rank => steps(out, rank))
       assert(byRank.map(_.size).distinct.size == 1 && byRank.head.size == 2 * 6, "equal batch counts")
       assert(byRank.flatten.forall(_.len == 6), "len(loader): the rank's batches in the epoch")
@@ -105,9 +122,11 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-kill") { dir =>
       val out = Files.createDirectories(dir.resolve("out"))
-      val r = train(dataset(dir), out, Seq("--epochs", "2"), "--kill-rank", "1", "--kill-step", "4")
+      val in = dataset(dir)
+      val r = train(in, out, Seq("--epochs", "2"), "--kill-rank", "1", "--kill-step", "4")
       assert(Files.exists(out.resolve("killed")))
       assertExactlyOnce(out, 2)
+      assertLegDigests(r, in) // the restarted attempt's legs, each from its rank's resume point
       val restarts = r.fields().get("restarts").asInstanceOf[java.util.List[java.util.List[java.util.Map[String, Object]]]].asScala
       assert(restarts.size == 1)
       val killed = restarts.head.asScala.find(_.get("rank") == 1).get
