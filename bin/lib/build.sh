@@ -31,13 +31,14 @@ spindle_needs_build() {
 }
 
 # Builds the jars and the runtime classpath file when missing or older than the sources; quiet
-# unless the build fails. $1 names the caller in messages.
+# unless the build fails. Tests are neither run nor compiled (-Dmaven.test.skip): a first run
+# needs only the main code. $1 names the caller in messages.
 spindle_build() {
   local who="${1:-spindle}" log
   spindle_needs_build || return 0
   echo "$who: building (first run or sources changed)..." >&2
   log="$(mktemp)"
-  if ! (cd "$SPINDLE_ROOT" && mvn -B -q -DskipTests package >"$log" 2>&1); then
+  if ! (cd "$SPINDLE_ROOT" && mvn -B -q -Dmaven.test.skip=true package >"$log" 2>&1); then
     cat "$log" >&2
     echo "$who: build failed (log above)" >&2
     rm -f "$log"
