@@ -8,6 +8,7 @@ import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
+import dev.spindle.spark.shard.PatternFiles;
 import dev.spindle.spark.shard.PatternInput;
 import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.Shard;
@@ -32,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * an input folder (when they can be written there). The cache is bound to the input it is used
  * for, not to the one it was written for: its shard paths are relative, so they are taken under
  * the requested input (a copied or moved data set), and it is reused only while a fresh look at
- * that input (a listing of its folder, or the files its brace pattern names) shows every
- * shard with the recorded size and modification time and no other ({@link ManifestCheck}); otherwise the job fails naming the
+ * that input (a listing of its folder, or of the folders its brace pattern's names fall in:
+ * {@link PatternFiles}, no request per shard) shows every shard with the recorded size and
+ * modification time and no other ({@link ManifestCheck}); otherwise the job fails naming the
  * changes and both inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts
  * the input again and rewrites the cache. A cache whose Parquet columns differ from the
  * configured ones is counted again. A {@code preprocess} output is neither counted nor cached:
@@ -170,13 +172,18 @@ public final class ManifestCache {
 
   /**
    * The data files of the manifest's input as the catalog would take them now: a listing of its
-   * folder, the file itself, or the files its brace pattern names (looked at by the counter).
+   * folder, the file itself, or the files its brace pattern names (found by listing their
+   * folders: {@link PatternFiles}).
    */
   private List<FileFacts> look(Manifest cached) throws IOException {
     List<FileFacts> out = new ArrayList<>();
     if (BracePattern.isPattern(cached.input())) {
       PatternInput pattern = PatternInput.expand(cached.input(), hadoop);
-      for (FileCount f : counter.count(pattern.uris(), ShardFiles.factsOnly())) {
+      PatternFiles.Looked looked = PatternFiles.look(pattern.uris(), hadoop);
+      LOG.info("Checked the {} files of {}: {} folders listed ({} entries), {} files looked at"
+          + " one by one", pattern.uris().size(), cached.input(), looked.foldersListed(),
+          looked.entriesListed(), looked.filesStatted());
+      for (FileCount f : looked.files()) {
         if (f.refused() == null) {
           out.add(new FileFacts(f.uri(), f.bytes(), f.modificationTime()));
         }

@@ -7,7 +7,7 @@ import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
- * Counts shard files (tar headers, Parquet footers, or only their sizes) as a Spark job, a few
+ * Counts shard files (tar headers, Parquet footers) as a Spark job, a few
  * files per task, so a large input is counted by the cluster rather than by the driver. Results in
  * input order. Driver-side.
  */

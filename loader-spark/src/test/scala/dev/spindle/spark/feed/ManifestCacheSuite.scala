@@ -11,8 +11,8 @@ import dev.spindle.spark.shard.{Manifest, ParquetColumns, ShardCatalog}
 import dev.spindle.spark.testkit.{CountingFileSystem, TestFiles}
 
 /**
- * The manifest cache without Spark (counting on this thread): its JSON and binary forms, and
- * which one is read.
+ * The manifest cache without Spark (counting on this thread): its JSON and binary forms, which
+ * one is read, and the change check of a brace pattern's shards.
  */
 class ManifestCacheSuite extends AnyFunSuite {
   import FeedData._
@@ -130,6 +130,60 @@ class ManifestCacheSuite extends AnyFunSuite {
       assert(e.getMessage.startsWith("Cannot use the cached manifest ") &&
         e.getMessage.contains(json(in).toString + ": Invalid manifest: "), e.getMessage)
       assert(e.getMessage.endsWith("(delete it to count again)"))
+    }
+  }
+
+  /** Tar shards in `dir/a` and `dir/b` and the pattern naming them, on the counting file system. */
+  private def patternInput(dir: Path): String = {
+    tars(dir.resolve("a"), Seq(2, 3, 1))
+    tars(dir.resolve("b"), Seq(1, 1, 2))
+    Files.write(dir.resolve("a/notes.txt"), "not named".getBytes)
+    CountingFileSystem.uri(dir) + "/{a,b}/shard-{000..002}.tar"
+  }
+
+  test("a brace pattern's cache is checked with one listing per folder, no request per shard") {
+    TestFiles.withTempDir("cache-pattern") { dir =>
+      val pattern = patternInput(dir)
+      val m = CountingFileSystem.uri(dir.resolve("m.json"))
+      assert(load(pattern, m).status == "created")
+      assert(Files.exists(dir.resolve("m.bin")))
+      val (r, calls) = CountingFileSystem.during(load(pattern, m))
+      assert(r.status == "reused" && r.manifest.totalSamples == 10L)
+      val shardCalls = calls.filter(_._2.endsWith(".tar"))
+      assert(shardCalls.isEmpty, shardCalls)
+      val listings = calls.filter(_._1.startsWith("list"))
+      assert(listings == Seq("listStatusIterator" -> dir.resolve("a").toString,
+        "listStatusIterator" -> dir.resolve("b").toString), calls)
+      assert(!calls.contains("open" -> dir.resolve("m.json").toString), calls) // the binary form read
+      assert(calls.contains("open" -> dir.resolve("m.bin").toString), calls)
+    }
+  }
+
+  test("a changed shard under a brace pattern is still found: modified, resized, missing") {
+    TestFiles.withTempDir("cache-pattern-changed") { dir =>
+      val pattern = patternInput(dir)
+      val m = CountingFileSystem.uri(dir.resolve("m.json"))
+      load(pattern, m)
+      val touched = dir.resolve("b/shard-001.tar")
+      val time = Files.getLastModifiedTime(touched)
+      Files.setLastModifiedTime(touched, FileTime.fromMillis(time.toMillis - 60000))
+      val modified = intercept[IllegalStateException](load(pattern, m)).getMessage
+      assert(modified.contains(s"counting:$touched: modified"), modified)
+      assert(modified.contains("(cached manifest counting:" + dir.resolve("m.json")), modified)
+      Files.setLastModifiedTime(touched, time)
+      assert(load(pattern, m).status == "reused")
+
+      tars(dir.resolve("a"), Seq(2, 3, 4)) // a/shard-002.tar rewritten with 4 samples
+      val resized = intercept[IllegalStateException](load(pattern, m)).getMessage
+      assert(resized.contains(s"counting:${dir.resolve("a/shard-002.tar")}: size"), resized)
+      val recounted = load(pattern, m, recount = true)
+      assert(recounted.status == "recounted" && recounted.manifest.totalSamples == 13L)
+      assert(load(pattern, m).status == "reused")
+
+      Files.delete(dir.resolve("b/shard-000.tar"))
+      val missing = intercept[IllegalStateException](load(pattern, m)).getMessage
+      assert(missing.contains(s"counting:${dir.resolve("b/shard-000.tar")}: missing"), missing)
+      assert(missing.contains("1 shards changed, 0 files added"), missing)
     }
   }
 }
