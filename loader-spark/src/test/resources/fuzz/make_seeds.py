@@ -175,15 +175,15 @@ def string(s):
 
 
 def front_coded(paths, separate=False):
-    """Each path as its prefix shared with the one before (ASCII seeds: a character is a UTF-16
-    unit) and the rest."""
-    out, previous = [], ""
+    """Each path as the count of leading bytes it shares with the one before, then the rest."""
+    out, previous = [], b""
     for p in paths:
+        b = p.encode("utf-8")
         shared = 0
-        while shared < min(len(previous), len(p)) and previous[shared] == p[shared]:
+        while shared < min(len(previous), len(b)) and previous[shared] == b[shared]:
             shared += 1
-        out.append(varint(shared) + string(p[shared:]))
-        previous = p
+        out.append(varint(shared) + varint(len(b) - shared) + b[shared:])
+        previous = b
     return out if separate else b"".join(out)
 
 

@@ -82,6 +82,13 @@ final class BinaryIn {
     return ((long) readInt(what) << 32) | (readInt(what) & 0xFFFFFFFFL);
   }
 
+  /** Reads {@code len} bytes into {@code dest} at {@code off}. */
+  void readInto(byte[] dest, int off, int len, String what) {
+    need(len, what);
+    System.arraycopy(buf, pos, dest, off, len);
+    pos += len;
+  }
+
   byte[] readBytes(int len, String what) {
     need(len, what);
     byte[] out = java.util.Arrays.copyOfRange(buf, pos, pos + len);

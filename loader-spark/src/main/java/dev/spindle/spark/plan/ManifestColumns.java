@@ -10,11 +10,11 @@ import java.util.List;
 
 /**
  * The columns of a binary manifest ({@link ManifestBinary}; layout in the package documentation):
- * every shard's path front-coded against the one before, then its format, size, modification
- * time (as a difference from the shard before), sample count and entry count, each a column of
- * varints, then the folder entries. Consecutive shard names share most of their text and their
- * numbers are alike, which is what makes the columns small and compressible. Stateless; any
- * thread.
+ * every shard's path front-coded against the one before ({@link FrontCodedNames}), then its
+ * format, size, modification time (as a difference from the shard before), sample count and entry
+ * count, each a column of varints, then the folder entries. Consecutive shard names share most of
+ * their bytes and their numbers are alike, which is what makes the columns small and
+ * compressible. Stateless; any thread.
  */
 final class ManifestColumns {
   private static final ShardFormat[] FORMATS = {
@@ -36,10 +36,8 @@ final class ManifestColumns {
       out.writeString(columns.label());
     }
     out.writeVarint(shards.size());
-    String previous = "";
-    for (Shard s : shards) {
-      previous = frontCoded(out, previous, ManifestCodec.pathOf(m, s));
-    }
+    FrontCodedNames paths = new FrontCodedNames();
+    shards.forEach(s -> paths.write(out, ManifestCodec.pathOf(m, s)));
     shards.forEach(s -> out.writeByte(code(s.format())));
     shards.forEach(s -> out.writeZigZag(s.bytes()));
     long time = 0;
@@ -49,10 +47,10 @@ final class ManifestColumns {
     }
     shards.forEach(s -> out.writeVarint(s.samples()));
     shards.forEach(s -> out.writeVarint(s.entries().size()));
-    previous = "";
+    FrontCodedNames entries = new FrontCodedNames();
     for (Shard s : shards) {
       for (FolderEntry e : s.entries()) {
-        previous = frontCoded(out, previous, e.path());
+        entries.write(out, e.path());
         out.writeZigZag(e.label());
       }
     }
@@ -76,21 +74,30 @@ final class ManifestColumns {
     };
     // every shard takes at least 2 bytes of paths and 1 of each other column
     int n = in.readCount("the shard count", in.remaining() / 7);
-    String[] paths = new String[n];
-    String previous = "";
-    for (int i = 0; i < n; i++) {
-      previous = paths[i] = frontDecoded(in, previous, "shard path " + i);
-    }
-    return new Manifest(input, shards(in, paths, columns, new Manifest(input, List.of(),
-        classNames)), classNames);
+    return new Manifest(input, shards(in, uris(in, n, input), columns), classNames);
   }
 
-  private static List<Shard> shards(BinaryIn in, String[] paths, ParquetColumns columns,
-      Manifest located) {
-    int n = paths.length;
+  /**
+   * The shards' URIs: each path read after its base (as {@link Manifest#resolve} joins them) and
+   * decoded once, with the base.
+   */
+  private static String[] uris(BinaryIn in, int n, String input) {
+    String base = new Manifest(input, List.of(), List.of()).base();
+    FrontCodedNames paths = new FrontCodedNames(
+        Wtf8.encode(base.endsWith("/") ? base : base + "/"));
+    String[] uris = new String[n];
+    for (int i = 0; i < n; i++) {
+      paths.read(in, "a shard path");
+      uris[i] = paths.isEmpty() ? base : paths.withPrefix();
+    }
+    return uris;
+  }
+
+  private static List<Shard> shards(BinaryIn in, String[] uris, ParquetColumns columns) {
+    int n = uris.length;
     ShardFormat[] formats = new ShardFormat[n];
     for (int i = 0; i < n; i++) {
-      formats[i] = format(in.readByte("the formats"), paths[i], columns);
+      formats[i] = format(in.readByte("the formats"), uris[i], columns);
     }
     long[] bytes = new long[n];
     for (int i = 0; i < n; i++) {
@@ -114,41 +121,20 @@ final class ManifestColumns {
       throw BinaryIn.invalid(total + " folder entries in " + in.remaining() + " bytes");
     }
     List<Shard> shards = new ArrayList<>(n);
-    String previous = "";
+    FrontCodedNames paths = new FrontCodedNames();
     for (int i = 0; i < n; i++) {
       List<FolderEntry> files = entries[i] == 0 ? List.of() : new ArrayList<>(entries[i]);
       for (int j = 0; j < entries[i]; j++) {
-        previous = frontDecoded(in, previous, "an entry of " + paths[i]);
-        files.add(new FolderEntry(previous, label(in.readZigZag("a label"), paths[i])));
+        paths.read(in, "a folder entry's path");
+        files.add(new FolderEntry(paths.name(), label(in.readZigZag("a label"), uris[i])));
       }
-      shards.add(new Shard(located.resolve(paths[i]), formats[i], bytes[i], times[i], samples[i],
-          files, formats[i] == ShardFormat.PARQUET ? columns : null));
+      shards.add(new Shard(uris[i], formats[i], bytes[i], times[i], samples[i], files,
+          formats[i] == ShardFormat.PARQUET ? columns : null));
     }
     if (in.remaining() != 0) {
       throw BinaryIn.invalid(in.remaining() + " bytes after the last column");
     }
     return shards;
-  }
-
-  /**
-   * Writes {@code path} as the length of the prefix it shares with {@code previous} (in UTF-16
-   * units: {@link Wtf8} joins a cut surrogate pair back whole) and the rest as a string.
-   */
-  private static String frontCoded(BinaryOut out, String previous, String path) {
-    int max = Math.min(previous.length(), path.length());
-    int shared = 0;
-    while (shared < max && previous.charAt(shared) == path.charAt(shared)) {
-      shared++;
-    }
-    out.writeVarint(shared);
-    out.writeString(path.substring(shared));
-    return path;
-  }
-
-  private static String frontDecoded(BinaryIn in, String previous, String what) {
-    int shared = in.readCount(what + "'s shared prefix", previous.length());
-    String rest = in.readString(what);
-    return shared == 0 ? rest : previous.substring(0, shared).concat(rest);
   }
 
   private static int code(ShardFormat format) {

@@ -144,16 +144,18 @@
  *           int32 columns' length L, int32 compressed length C
  *           C bytes: the columns, zlib-compressed (RFC 1950), inflating to exactly L bytes
  *           int32 CRC-32C of every byte before it
- * columns = string input, varint n, n × string class name,
+ * columns = string input, varint c, c × string class name,
  *           byte 0 (no Parquet columns) | byte 1, string image column, string label column,
  *           varint S (shards), then S values of each column in turn:
  *           path (front-coded), byte format (1 TAR, 2 IMAGE_FOLDER, 3 PARQUET), zigzag bytes,
  *           zigzag (modificationTime − the previous shard's; the first shard's minus 0),
  *           varint samples, varint entry count;
  *           then every folder entry, shard by shard: path (front-coded), zigzag label
- * front-coded path = varint k, string rest: the path is the previous path's (the previous
- *           shard's, or entry's; "" for the first) first k UTF-16 units followed by rest
- * string  = varint byte length, the bytes: UTF-8, a lone surrogate as its own 3 bytes (WTF-8)
+ * front-coded path = varint k, varint n, n bytes: the path's encoded bytes are the first k of
+ *           the previous path's (the previous shard's, or entry's; none for the first) followed
+ *           by these n
+ * string  = varint n, n bytes: the string encoded
+ * encoded = UTF-8, except that a lone surrogate is its own 3 bytes (WTF-8)
  * varint  = unsigned LEB128 (7 bits a byte, low first, at most 10 bytes);
  *           zigzag v = varint of (v &lt;&lt; 1) ^ (v &gt;&gt; 63)
  * </pre>
