@@ -54,18 +54,21 @@ public final class PatternFiles {
 
   static Looked look(List<String> uris, Configuration conf, int entriesPerName)
       throws IOException {
-    Map<Path, Map<String, String>> folders = new LinkedHashMap<>();
+    // by text, not by Path: a million names parsed as URIs would cost the driver seconds
+    Map<String, Map<String, String>> folders = new LinkedHashMap<>();
     for (String uri : uris) {
-      Path path = new Path(uri);
-      folders.computeIfAbsent(path.getParent(), p -> new HashMap<>()).put(path.getName(), uri);
+      int slash = uri.lastIndexOf('/');
+      folders.computeIfAbsent(uri.substring(0, slash + 1), p -> new HashMap<>())
+          .put(uri.substring(slash + 1), uri);
     }
     Map<String, FileCount> found = new HashMap<>(uris.size() * 2);
     long entries = 0;
     int statted = 0;
-    for (Map.Entry<Path, Map<String, String>> folder : folders.entrySet()) {
-      FileSystem fs = folder.getKey().getFileSystem(conf);
+    for (Map.Entry<String, Map<String, String>> folder : folders.entrySet()) {
+      Path path = new Path(folder.getKey());
+      FileSystem fs = path.getFileSystem(conf);
       Map<String, String> left = new HashMap<>(folder.getValue());
-      entries += list(fs, folder.getKey(), left, (long) entriesPerName * left.size(), found);
+      entries += list(fs, path, left, (long) entriesPerName * left.size(), found);
       statted += left.size();
       for (String uri : left.values()) {
         found.put(uri, status(fs, uri));
