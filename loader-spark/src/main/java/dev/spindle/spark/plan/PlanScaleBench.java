@@ -34,7 +34,8 @@ import java.util.SplittableRandom;
  * ({@code manifest_json_bytes}, {@code manifest_json_write_s}, {@code manifest_json_read_s}) and
  * the binary form the cache reads ({@link ManifestBinary}: {@code manifest_bin_bytes}, {@code
  * manifest_bin_write_s}, {@code manifest_bin_read_s}, the read including its CRC and fingerprint
- * checks; {@code manifest_bin_same} when it read back as the same manifest). The synthetic shards
+ * checks; {@code manifest_bin_same} when it read back as the same manifest); each read's thread
+ * CPU time too ({@code manifest_json_read_cpu_s}, {@code manifest_bin_read_cpu_s}). The synthetic shards
  * differ in size (±5 %) and modification time (0–2 s apart) as written shards do, so that the
  * binary form's columns are not flattered by identical values.
  * A benchmark: it reports, it asserts nothing. Driver thread.
@@ -102,9 +103,11 @@ public final class PlanScaleBench {
     String json = ManifestCodec.toJson(manifest);
     report.put("manifest_json_write_s", seconds(start));
     report.put("manifest_json_bytes", json.length());
+    long cpu = cpuNanos();
     start = System.nanoTime();
     ManifestCodec.fromJson(json);
     report.put("manifest_json_read_s", seconds(start));
+    report.put("manifest_json_read_cpu_s", (cpuNanos() - cpu) / 1e9);
   }
 
   /** The manifest cache's binary form at this size: bytes, write and read (and check) times. */
@@ -113,9 +116,11 @@ public final class PlanScaleBench {
     byte[] bytes = ManifestBinary.toBytes(manifest, ManifestBinary.Binding.NONE);
     report.put("manifest_bin_write_s", seconds(start));
     report.put("manifest_bin_bytes", bytes.length);
+    long cpu = cpuNanos();
     start = System.nanoTime();
     Manifest read = ManifestBinary.fromBytes(bytes).manifest();
     report.put("manifest_bin_read_s", seconds(start));
+    report.put("manifest_bin_read_cpu_s", (cpuNanos() - cpu) / 1e9);
     report.put("manifest_bin_same", read.equals(manifest));
   }
 
