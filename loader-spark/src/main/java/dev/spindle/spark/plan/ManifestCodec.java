@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * Reads and writes a {@link Manifest} as JSON, so the shards are counted once and the manifest is
  * reused while they are unchanged (check with {@link ManifestCheck} before reuse). The format is in
- * the package documentation. Stateless; any thread. Streams passed in stay owned by the caller and
+ * the package documentation; {@link ManifestBinary} is its compact form, read where it stands for
+ * the JSON. Stateless; any thread. Streams passed in stay owned by the caller and
  * are not closed.
  */
 public final class ManifestCodec {
