@@ -67,7 +67,7 @@ public final class PatternFiles {
     for (Map.Entry<String, Map<String, String>> folder : folders.entrySet()) {
       Path path = new Path(folder.getKey());
       FileSystem fs = path.getFileSystem(conf);
-      Map<String, String> left = new HashMap<>(folder.getValue());
+      Map<String, String> left = folder.getValue(); // names leave it as they are found
       entries += list(fs, path, left, (long) entriesPerName * left.size(), found);
       statted += left.size();
       for (String uri : left.values()) {
