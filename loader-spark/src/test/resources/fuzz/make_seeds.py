@@ -6,6 +6,7 @@ where node or DuckDB is missing. Inputs that a fuzzing run found and that the su
 added beside the seeds by hand, named after what they found (found-*).
 """
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -14,6 +15,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+import zlib
 
 from PIL import Image
 
@@ -140,6 +142,98 @@ def manifests():
     }
     for name, doc in docs.items():
         put("manifest", name, json.dumps(doc).encode())
+    for name in ("tar", "folder", "parquet"):
+        body = manifest_columns(docs[name + ".json"])
+        put("manifest-bin", name + ".bin", manifest_bin(docs[name + ".json"], body))
+    put("manifest-bin", "tar.columns", manifest_columns(docs["tar.json"]))
+
+
+# The binary manifest (spindle-manifest-bin/1), written from the layout in
+# loader-spark/src/main/java/dev/spindle/spark/plan/package-info.java, independently of the Java
+# codec: ManifestBinarySuite reads these seeds as the same manifests as their JSON twins.
+FORMAT_CODES = {"TAR": 1, "IMAGE_FOLDER": 2, "PARQUET": 3}
+U64 = (1 << 64) - 1
+
+
+def varint(v):
+    v &= U64
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def zigzag(v):
+    v = (v + (1 << 63)) % (1 << 64) - (1 << 63)  # as a signed 64-bit value
+    return varint((v << 1) ^ (v >> 63))
+
+
+def string(s):
+    b = s.encode("utf-8")
+    return varint(len(b)) + b
+
+
+def front_coded(paths, separate=False):
+    """Each path as the count of leading bytes it shares with the one before, then the rest."""
+    out, previous = [], b""
+    for p in paths:
+        b = p.encode("utf-8")
+        shared = 0
+        while shared < min(len(previous), len(b)) and previous[shared] == b[shared]:
+            shared += 1
+        out.append(varint(shared) + varint(len(b) - shared) + b[shared:])
+        previous = b
+    return out if separate else b"".join(out)
+
+
+def manifest_columns(doc):
+    shards, columns = doc["shards"], doc["parquetColumns"]
+    out = string(doc["input"]) + varint(len(doc["classNames"]))
+    out += b"".join(string(c) for c in doc["classNames"])
+    out += b"\0" if columns is None else b"\1" + string(columns["image"]) + string(columns["label"])
+    out += varint(len(shards)) + front_coded([s["path"] for s in shards])
+    out += bytes(FORMAT_CODES[s["format"]] for s in shards)
+    out += b"".join(zigzag(s["bytes"]) for s in shards)
+    times = [s["modificationTime"] for s in shards]
+    out += b"".join(zigzag(t - p) for t, p in zip(times, [0] + times))
+    out += b"".join(varint(s["samples"]) for s in shards)
+    out += b"".join(varint(len(s["entries"])) for s in shards)
+    entries = [e for s in shards for e in s["entries"]]  # path front-coded, then label
+    coded = front_coded([e["path"] for e in entries], separate=True)
+    return out + b"".join(p + zigzag(e["label"]) for p, e in zip(coded, entries))
+
+
+def fingerprint(doc):
+    def s(text):
+        b = text.encode("utf-8")
+        return struct.pack(">i", len(b)) + b
+    h = hashlib.sha256(s("spindle-manifest-fingerprint/1") + struct.pack(">i", len(doc["shards"])))
+    for sh in doc["shards"]:
+        h.update(s(sh["path"]) + s(sh["format"]) + struct.pack(">qqi", sh["bytes"], sh["samples"],
+                                                               len(sh["entries"])))
+        for e in sh["entries"]:
+            h.update(s(e["path"]) + struct.pack(">i", e["label"]))
+    h.update(struct.pack(">i", len(doc["classNames"])) + b"".join(s(c) for c in doc["classNames"]))
+    return h.digest()
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def manifest_bin(doc, body, json_bytes=-1, json_modified=-1):
+    deflated = zlib.compress(body)
+    samples = sum(s["samples"] for s in doc["shards"])
+    out = b"spindle-manifest-bin/1\n" + struct.pack(">qq", json_bytes, json_modified)
+    out += fingerprint(doc) + struct.pack(">iq", len(doc["shards"]), samples)
+    out += struct.pack(">ii", len(body), len(deflated)) + deflated
+    return out + struct.pack(">I", crc32c(out))
 
 
 def loader_states():

@@ -8,6 +8,7 @@ import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
+import dev.spindle.spark.shard.PatternFiles;
 import dev.spindle.spark.shard.PatternInput;
 import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.Shard;
@@ -15,8 +16,6 @@ import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.shard.ShardFiles;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -27,19 +26,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The manifest of the feed's input, counted once and cached as JSON: at {@code --manifest FILE},
- * or as {@code _spindle_manifest.json} inside an input folder (when it can be written there). The
- * cache is bound to the input it is used for, not to the one it was written for: its shard paths
- * are relative, so they are taken under the requested input (a copied or moved data set), and it
- * is reused only while a fresh look at that input (a listing, or the files a brace pattern names)
- * shows every shard with the recorded size and modification time and no other ({@link
- * ManifestCheck}); otherwise the job fails naming the changes and both inputs, or (with {@code
- * spark.spindle.feed.manifestChanged=recount}) counts the input again and rewrites the cache. A
- * cache whose Parquet columns differ from the configured ones is counted again. A {@code
- * preprocess} output is neither counted nor cached: its own {@code _manifest.json}, the commit
- * record, is the manifest ({@link PreprocessedInput}), and its part files are checked against it
- * (size, rows) when they are opened. Used by {@code feed} and the {@code spindle} DataSource.
- * Driver thread.
+ * The manifest of the feed's input, counted once and cached as JSON with a compact binary form
+ * beside it ({@link ManifestFiles}: the JSON is authoritative, the binary form is what is read
+ * while it stands for that JSON): at {@code --manifest FILE} (and {@code FILE.bin}, without a
+ * {@code .json}), or as {@code _spindle_manifest.json} and {@code _spindle_manifest.bin} inside
+ * an input folder (when they can be written there). The cache is bound to the input it is used
+ * for, not to the one it was written for: its shard paths are relative, so they are taken under
+ * the requested input (a copied or moved data set), and it is reused only while a fresh look at
+ * that input (a listing of its folder, or of the folders its brace pattern's names fall in:
+ * {@link PatternFiles}, no request per shard) shows every shard with the recorded size and
+ * modification time and no other ({@link ManifestCheck}); otherwise the job fails naming the
+ * changes and both inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts
+ * the input again and rewrites the cache. A cache whose Parquet columns differ from the
+ * configured ones is counted again. A {@code preprocess} output is neither counted nor cached:
+ * its own {@code _manifest.json}, the commit record, is the manifest ({@link
+ * PreprocessedInput}), and its part files are checked against it (size, rows) when they are
+ * opened. Used by {@code feed} and the {@code spindle} DataSource. Driver thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";
@@ -97,7 +99,7 @@ public final class ManifestCache {
     }
     Manifest written;
     try {
-      written = read(fs, cache);
+      written = ManifestFiles.read(fs, cache);
     } catch (ManifestCodec.OutdatedException e) {
       LOG.warn("{} ({}); counting again", e.getMessage(), cache);
       return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
@@ -157,28 +159,10 @@ public final class ManifestCache {
     }
   }
 
-  private static Manifest read(FileSystem fs, Path cache) throws IOException {
-    try (InputStream in = fs.open(cache)) {
-      return ManifestCodec.read(in);
-    } catch (ManifestCodec.OutdatedException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      throw new IOException("Cannot use the cached manifest " + cache + ": " + e.getMessage()
-          + " (delete it to count again)", e);
-    }
-  }
-
-  /** Writes the manifest beside a temporary name and renames it; a read-only place is no error. */
+  /** Writes the cache (JSON and binary form); a read-only place is no error. */
   private static Loaded store(Manifest m, FileSystem fs, Path cache, String status) {
-    Path temp = new Path(cache.getParent(), "_" + cache.getName() + ".tmp");
     try {
-      try (OutputStream out = fs.create(temp, true)) {
-        ManifestCodec.write(m, out);
-      }
-      fs.delete(cache, false);
-      if (!fs.rename(temp, cache)) {
-        throw new IOException("rename " + temp + " to " + cache + " failed");
-      }
+      ManifestFiles.write(fs, cache, m);
       return new Loaded(m, cache.toString(), status);
     } catch (IOException e) {
       LOG.warn("Cannot cache the manifest at {}: {}", cache, e.toString());
@@ -188,13 +172,18 @@ public final class ManifestCache {
 
   /**
    * The data files of the manifest's input as the catalog would take them now: a listing of its
-   * folder, the file itself, or the files its brace pattern names (looked at by the counter).
+   * folder, the file itself, or the files its brace pattern names (found by listing their
+   * folders: {@link PatternFiles}).
    */
   private List<FileFacts> look(Manifest cached) throws IOException {
     List<FileFacts> out = new ArrayList<>();
     if (BracePattern.isPattern(cached.input())) {
       PatternInput pattern = PatternInput.expand(cached.input(), hadoop);
-      for (FileCount f : counter.count(pattern.uris(), ShardFiles.factsOnly())) {
+      PatternFiles.Looked looked = PatternFiles.look(pattern.uris(), hadoop);
+      LOG.info("Checked the {} files of {}: {} folders listed ({} entries), {} files looked at"
+          + " one by one", pattern.uris().size(), cached.input(), looked.foldersListed(),
+          looked.entriesListed(), looked.filesStatted());
+      for (FileCount f : looked.files()) {
         if (f.refused() == null) {
           out.add(new FileFacts(f.uri(), f.bytes(), f.modificationTime()));
         }

@@ -4,7 +4,7 @@
  *
  * <pre>
  *  driver                                          executors (Spark task threads)
- *  ManifestCache ─► Manifest (cached JSON, checked  FeedTask, per slice (rank, batches [a, b)):
+ *  ManifestCache ─► Manifest (JSON + .bin, checked  FeedTask, per slice (rank, batches [a, b)):
  *                   against a fresh listing)          per group of readBatches batches:
  *  LoaderState ─► EpochPlan (refused before work;       RankPlan.indices (the slice, derived
  *    O(shards + ranks), no sample indices)                from its windows) ─► ReadPlan ─►

@@ -9,10 +9,10 @@ import java.util.Locale;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
- * Counts shard files (tar headers, Parquet footers, or only their sizes) as a Spark job, a few
+ * Counts shard files (tar headers, Parquet footers) as a Spark job, a few
  * files per task, so a large input is counted by the cluster rather than by the driver. Results in
  * input order. The job is described in Spark's UI ({@code count shards: 1,024 files, a.tar …
- * z.tar}), in the caller's job group. Driver-side.
+ * z.tar}), in the caller's job group, else {@code spindle-helper}. Driver-side.
  */
 public final class ClusterShardCounter implements ShardCatalog.Counter {
   private final JavaSparkContext jsc;

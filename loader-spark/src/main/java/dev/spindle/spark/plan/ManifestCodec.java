@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * Reads and writes a {@link Manifest} as JSON, so the shards are counted once and the manifest is
  * reused while they are unchanged (check with {@link ManifestCheck} before reuse). The format is in
- * the package documentation. Stateless; any thread. Streams passed in stay owned by the caller and
+ * the package documentation; {@link ManifestBinary} is its compact form, read where it stands for
+ * the JSON. Stateless; any thread. Streams passed in stay owned by the caller and
  * are not closed.
  */
 public final class ManifestCodec {
@@ -110,24 +111,47 @@ public final class ManifestCodec {
    */
   private static ManifestJson toDto(Manifest m) {
     List<ShardJson> shards = new ArrayList<>(m.shards().size());
-    ParquetColumns columns = null;
+    ParquetColumns columns = columnsOf(m);
     for (Shard s : m.shards()) {
       List<EntryJson> entries = new ArrayList<>(s.entries().size());
       for (FolderEntry e : s.entries()) {
         entries.add(new EntryJson(e.path(), e.label()));
       }
-      require(!s.format().decoded(), "shard " + s.uri() + " is a preprocess output's part file;"
-          + " such an output is read from its own _manifest.json, never cached");
-      String path = m.relative(s.uri());
-      require(path != null, "shard " + s.uri() + " is not below the input " + m.input());
-      require(columns == null || s.columns() == null || columns.equals(s.columns()),
-          "shards of " + m.input() + " name different Parquet columns");
-      columns = columns != null ? columns : s.columns();
-      shards.add(new ShardJson(path, s.format(), s.bytes(), s.modificationTime(), s.samples(),
-          entries));
+      shards.add(new ShardJson(pathOf(m, s), s.format(), s.bytes(), s.modificationTime(),
+          s.samples(), entries));
     }
     return new ManifestJson(FORMAT, m.input(), m.classNames(),
         columns == null ? null : new ColumnsJson(columns.image(), columns.label()), shards);
+  }
+
+  /**
+   * A shard's path as both forms record it, relative to the manifest's base; shared with {@link
+   * ManifestBinary}, so that the two refuse the same manifests.
+   *
+   * @throws IllegalArgumentException for a preprocess output's part file, or a shard that is not
+   *     below the manifest's input
+   */
+  static String pathOf(Manifest m, Shard s) {
+    require(!s.format().decoded(), "shard " + s.uri() + " is a preprocess output's part file;"
+        + " such an output is read from its own _manifest.json, never cached");
+    String path = m.relative(s.uri());
+    require(path != null, "shard " + s.uri() + " is not below the input " + m.input());
+    return path;
+  }
+
+  /**
+   * The Parquet columns the manifest's shards name, recorded once; null without Parquet shards.
+   *
+   * @throws IllegalArgumentException when shards name different columns
+   */
+  static ParquetColumns columnsOf(Manifest m) {
+    ParquetColumns columns = null;
+    for (Shard s : m.shards()) {
+      require(columns == null || s.columns() == null || columns.equals(s.columns()),
+          "shards of " + m.input() + " name different Parquet columns");
+      columns = columns != null ? columns : s.columns();
+    }
+    return columns;
   }
 
   /** The format is checked first: earlier formats have other fields. */

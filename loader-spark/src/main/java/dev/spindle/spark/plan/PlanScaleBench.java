@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 /**
  * {@code bin/spindle bench plan [--shards N] [--per-shard K] [--world-size W] [--report FILE]}:
@@ -29,9 +30,15 @@ import java.util.Map;
  * (the plan Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan,
  * then derive the last rank's whole epoch: the shard order, its windows, its indices). Times are
  * wall-clock; {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate.
- * Then, for comparison, the manifest cache's JSON form at this size ({@code manifest_json_bytes},
- * {@code manifest_json_write_s}, {@code manifest_json_read_s}); last, the figures of a {@link
- * Later} stage on the last epoch's plan.
+ * Last, the manifest cache's forms at this size, written to and read from memory: the JSON
+ * ({@code manifest_json_bytes}, {@code manifest_json_write_s}, {@code manifest_json_read_s}) and
+ * the binary form the cache reads ({@link ManifestBinary}: {@code manifest_bin_bytes}, {@code
+ * manifest_bin_write_s}, {@code manifest_bin_read_s}, the read including its CRC and fingerprint
+ * checks; {@code manifest_bin_same} when it read back as the same manifest); each read's thread
+ * CPU time too ({@code manifest_json_read_cpu_s}, {@code manifest_bin_read_cpu_s}). The synthetic shards
+ * differ in size (±5 %) and modification time (0–2 s apart) as written shards do, so that the
+ * binary form's columns are not flattered by identical values. Last of all, the figures of a
+ * {@link Later} stage on the last epoch's plan.
  * A benchmark: it reports, it asserts nothing. Driver thread.
  */
 public final class PlanScaleBench {
@@ -97,6 +104,7 @@ public final class PlanScaleBench {
     usedAfterGc();
     task(report, shipped, o.worldSize());
     manifestJson(report, manifest);
+    manifestBinary(report, manifest);
     shippedManifest(report, manifest);
     later.measure(manifest, EpochPlan.create(manifest, spec(EPOCHS, o.worldSize())), report);
     String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
@@ -113,9 +121,25 @@ public final class PlanScaleBench {
     String json = ManifestCodec.toJson(manifest);
     report.put("manifest_json_write_s", seconds(start));
     report.put("manifest_json_bytes", json.length());
+    long cpu = cpuNanos();
     start = System.nanoTime();
     ManifestCodec.fromJson(json);
     report.put("manifest_json_read_s", seconds(start));
+    report.put("manifest_json_read_cpu_s", (cpuNanos() - cpu) / 1e9);
+  }
+
+  /** The manifest cache's binary form at this size: bytes, write and read (and check) times. */
+  private static void manifestBinary(Map<String, Object> report, Manifest manifest) {
+    long start = System.nanoTime();
+    byte[] bytes = ManifestBinary.toBytes(manifest, ManifestBinary.Binding.NONE);
+    report.put("manifest_bin_write_s", seconds(start));
+    report.put("manifest_bin_bytes", bytes.length);
+    long cpu = cpuNanos();
+    start = System.nanoTime();
+    Manifest read = ManifestBinary.fromBytes(bytes).manifest();
+    report.put("manifest_bin_read_s", seconds(start));
+    report.put("manifest_bin_read_cpu_s", (cpuNanos() - cpu) / 1e9);
+    report.put("manifest_bin_same", read.equals(manifest));
   }
 
   /**
@@ -154,11 +178,16 @@ public final class PlanScaleBench {
     report.put("task_digest", Digest.of(slice));
   }
 
+  /** Tar shards of about 110 KB a sample (±5 %), written one after another (0–2 s apart). */
   private static Manifest manifest(int shards, int perShard) {
     List<Shard> list = new ArrayList<>(shards);
+    SplittableRandom random = new SplittableRandom(22);
+    long size = perShard * 110_000L;
+    long written = 1_700_000_000_000L;
     for (int i = 0; i < shards; i++) {
+      written += random.nextInt(2_000);
       list.add(new Shard(String.format("file:/bench/train-%07d.tar", i), ShardFormat.TAR,
-          perShard * 110_000L, 1_700_000_000_000L, perShard, List.of()));
+          size + random.nextLong(-size / 20, size / 20 + 1), written, perShard, List.of()));
     }
     return new Manifest("file:/bench", list, List.of());
   }

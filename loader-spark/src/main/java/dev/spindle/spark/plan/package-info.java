@@ -9,7 +9,8 @@
  *            shuffle window)        ─┘                         padding, digest)      positions → slots)
  *  LoaderState (JSON) ──► LoaderState.resume(manifest, world size) ─► EpochPlan (rest of the epoch)
  *  EpochPlan.stateAfter(batches consumed per rank) ─► LoaderState
- *  cached manifest JSON ─► ManifestCodec ─► ManifestCheck against a fresh (uri, size, mtime) listing
+ *  cached manifest JSON ─► ManifestCodec ─┐
+ *  its binary form ──────► ManifestBinary ─┴► ManifestCheck against a fresh (uri, size, mtime) listing
  * </pre>
  *
  * <p>What enters: a {@code Manifest} (dataset index of a sample = {@code offsets[shard] + position
@@ -129,6 +130,40 @@
  * when met as a cache: format 1 (identical fields to 2) was counted by a parser of its own that
  * could disagree with the reader on damaged shards or names that are not UTF-8; format 2 recorded
  * absolute shard {@code uri}s, and its cache was trusted under another input.
+ *
+ * <h3>Manifest binary ({@code spindle-manifest-bin/1})</h3>
+ *
+ * The same content as the JSON in a compact form, written beside it ({@code
+ * _spindle_manifest.bin}); the JSON stays the authoritative, readable form. Big-endian:
+ *
+ * <pre>
+ * file    = the 23 ASCII bytes "spindle-manifest-bin/1\n"
+ *           int64 jsonBytes, int64 jsonModificationTime  (the JSON file it was derived from, as its
+ *                                                        file system reported it; -1, -1 for none)
+ *           32 bytes SHA-256, int32 shards, int64 samples (the manifest fingerprint, above)
+ *           int32 columns' length L, int32 compressed length C
+ *           C bytes: the columns, zlib-compressed (RFC 1950), inflating to exactly L bytes
+ *           int32 CRC-32C of every byte before it
+ * columns = string input, varint c, c × string class name,
+ *           byte 0 (no Parquet columns) | byte 1, string image column, string label column,
+ *           varint S (shards), then S values of each column in turn:
+ *           path (front-coded), byte format (1 TAR, 2 IMAGE_FOLDER, 3 PARQUET), zigzag bytes,
+ *           zigzag (modificationTime − the previous shard's; the first shard's minus 0),
+ *           varint samples, varint entry count;
+ *           then every folder entry, shard by shard: path (front-coded), zigzag label
+ * front-coded path = varint k, varint n, n bytes: the path's encoded bytes are the first k of
+ *           the previous path's (the previous shard's, or entry's; none for the first) followed
+ *           by these n
+ * string  = varint n, n bytes: the string encoded
+ * encoded = UTF-8, except that a lone surrogate is its own 3 bytes (WTF-8)
+ * varint  = unsigned LEB128 (7 bits a byte, low first, at most 10 bytes);
+ *           zigzag v = varint of (v &lt;&lt; 1) ^ (v &gt;&gt; 63)
+ * </pre>
+ *
+ * Paths are relative as in the JSON. A reader checks the CRC, the lengths, that nothing follows
+ * the last column, and that the manifest it decoded has the recorded fingerprint; anything else
+ * is refused ({@code IllegalArgumentException}, "Invalid binary manifest: …"). The form stands
+ * for its JSON only while the JSON has the recorded size and modification time.
  *
  * <h3>Digest</h3>
  *

@@ -56,18 +56,6 @@ public final class ShardFiles {
     };
   }
 
-  /** A file's size and modification time only (samples -1); refused when it is not a file. */
-  public static FileCounting factsOnly() {
-    return (uri, conf) -> {
-      try {
-        FileStatus status = status(uri, conf);
-        return new FileCount(uri, status.getLen(), status.getModificationTime(), -1, null);
-      } catch (ShardRefusedException e) {
-        return FileCount.refused(uri, e.getMessage());
-      }
-    };
-  }
-
   private static FileStatus status(String uri, Configuration conf) throws IOException {
     Path path = new Path(uri);
     FileStatus status;

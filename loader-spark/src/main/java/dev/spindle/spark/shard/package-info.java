@@ -30,6 +30,8 @@
  * missing pattern name, an unusable Parquet footer or schema) is refused while counting ({@link
  * dev.spindle.spark.shard.ShardRefusedException}), naming it. Counting
  * (the manifest) and reading walk a tar through one parser, {@code TarSampleCursor}, so a shard's
- * count is exactly the number of samples its reader yields, whatever its bytes.
+ * count is exactly the number of samples its reader yields, whatever its bytes. To check a
+ * cached manifest of a brace pattern, {@code PatternFiles} finds the named files' sizes and
+ * modification times by listing their folders, not by a request per file.
  */
 package dev.spindle.spark.shard;

@@ -59,6 +59,8 @@ public record FuzzTarget(String name, String className, int heapMb, int timeoutS
           "full decode entry, OpenCV decoder", IMAGE),
       new FuzzTarget("manifest", "dev.spindle.spark.plan.ManifestFuzz", 256, 10, 8192,
           "manifest JSON reader (ManifestCodec)", NONE),
+      new FuzzTarget("manifest-bin", "dev.spindle.spark.plan.ManifestBinaryFuzz", 256, 10, 8192,
+          "manifest binary reader (ManifestBinary: CRC, header, inflater, columns)", NONE),
       new FuzzTarget("loader-state", "dev.spindle.spark.plan.LoaderStateFuzz", 256, 10, 4096,
           "loader-state JSON reader (LoaderStateJson)", NONE),
       new FuzzTarget("parquet", "dev.spindle.spark.shard.ParquetFuzz", 1024, 30, 16384,

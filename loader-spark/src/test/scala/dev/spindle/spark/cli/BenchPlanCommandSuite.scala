@@ -24,6 +24,11 @@ class BenchPlanCommandSuite extends AnyFunSuite {
       for (k <- Seq("driver_plan_s", "driver_heap_mb", "task_bytes", "task_slice_s")) {
         assert(r.get(k).isNumber && r.get(k).asDouble() > 0, k)
       }
+      for (k <- Seq("manifest_json_bytes", "manifest_bin_bytes", "manifest_bin_write_s", "manifest_bin_read_s")) {
+        assert(r.get(k).isNumber && r.get(k).asDouble() > 0, k)
+      }
+      assert(r.get("manifest_bin_same").asBoolean())
+      assert(r.get("manifest_bin_bytes").asLong() * 5 < r.get("manifest_json_bytes").asLong())
       // The slice the task derived is the last rank's whole epoch 3 (the last one planned).
       val m = Plans.manifest(Seq.fill(300)(40L), "file:/bench")
       val plan = EpochPlan.create(m, new PlanSpec(42, 3, 6, 256, Remainder.PAD,

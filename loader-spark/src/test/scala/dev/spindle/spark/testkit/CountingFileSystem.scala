@@ -1,62 +1,90 @@
 package dev.spindle.spark.testkit
 
 import java.net.URI
-import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue}
 import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileStatus, FSDataInputStream, FSInputStream, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FSDataInputStream, FSInputStream, FileStatus, LocatedFileStatus, Path, RawLocalFileSystem, RemoteIterator}
 
 /**
- * The local file system under the scheme `counting:` (`counting:///tmp/x` is `/tmp/x`), counting
- * what readers ask of it: the bytes read from each file (by name, every read path: sequential,
- * positioned, vectored, all through one stream) and the folder listings. Driver and local-mode
- * executors share the JVM, hence the global counters.
+ * The local file system under the scheme `counting:` (`counting:///tmp/x` is `/tmp/x`), recording
+ * what callers ask of it, as an object store would bill them: each call that looks at files
+ * (status, existence, listings, opens) with its path, and the bytes read from each file (by name,
+ * every read path: sequential, positioned, vectored, all through one stream). Calls the local
+ * implementation makes to itself (its `listStatus` asks each child's status) are not the caller's
+ * and are not recorded. Driver and local-mode executors share the JVM, hence the global records.
  */
 class CountingFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("counting:///")
   override def getScheme: String = "counting"
 
-  override def open(f: Path, bufferSize: Int): FSDataInputStream = {
-    val bytes = CountingFileSystem.read.computeIfAbsent(f.getName, _ => new AtomicLong())
-    new FSDataInputStream(new CountingFileSystem.Counted(super.open(f, bufferSize), bytes))
+  private def counted[T](op: String, p: Path)(body: => T): T = {
+    val depth = CountingFileSystem.depth.get
+    if (depth == 0) CountingFileSystem.calls.add((op, p.toUri.getPath))
+    CountingFileSystem.depth.set(depth + 1)
+    try body finally CountingFileSystem.depth.set(depth)
   }
+
+  override def getFileStatus(p: Path): FileStatus = counted("getFileStatus", p)(super.getFileStatus(p))
+  override def exists(p: Path): Boolean = counted("exists", p)(super.exists(p))
 
   /**
    * Plain statuses: the local ones find their permissions through a `file:` URI, which a listing
    * (`listFiles`) asks for and this scheme's paths are not.
    */
-  override def listStatus(f: Path): Array[FileStatus] = {
-    CountingFileSystem.listings.incrementAndGet()
-    super.listStatus(f).map(s => new FileStatus(s.getLen, s.isDirectory, s.getReplication,
+  override def listStatus(p: Path): Array[FileStatus] = counted("listStatus", p) {
+    super.listStatus(p).map(s => new FileStatus(s.getLen, s.isDirectory, s.getReplication,
       s.getBlockSize, s.getModificationTime, s.getPath))
+  }
+  override def listStatusIterator(p: Path): RemoteIterator[FileStatus] =
+    counted("listStatusIterator", p)(super.listStatusIterator(p))
+  override def listFiles(p: Path, recursive: Boolean): RemoteIterator[LocatedFileStatus] =
+    counted("listFiles", p)(super.listFiles(p, recursive))
+  override def listLocatedStatus(p: Path): RemoteIterator[LocatedFileStatus] =
+    counted("listLocatedStatus", p)(super.listLocatedStatus(p))
+
+  override def open(p: Path, bufferSize: Int): FSDataInputStream = counted("open", p) {
+    val bytes = CountingFileSystem.read.computeIfAbsent(p.getName, _ => new AtomicLong())
+    new FSDataInputStream(new CountingFileSystem.Counted(super.open(p, bufferSize), bytes))
   }
 }
 
 object CountingFileSystem {
+  private val calls = new ConcurrentLinkedQueue[(String, String)]()
+  private val depth = ThreadLocal.withInitial[Int](() => 0)
   private val read = new ConcurrentHashMap[String, AtomicLong]()
-  private val listings = new AtomicLong()
 
-  /** Registers the scheme in `conf`. */
-  def register(conf: Configuration): Unit =
+  /** Registers the scheme in `conf` (instances uncached). */
+  def register(conf: Configuration): Configuration = {
     conf.set("fs.counting.impl", classOf[CountingFileSystem].getName)
+    conf.setBoolean("fs.counting.impl.disable.cache", true)
+    conf
+  }
 
   def uri(p: java.nio.file.Path): String = "counting://" + p.toAbsolutePath.toString
 
   /** Forgets what was counted. */
   def reset(): Unit = {
+    calls.clear()
     read.clear()
-    listings.set(0)
+  }
+
+  /** The calls (operation, path) made while `body` ran, in order. */
+  def during[T](body: => T): (T, Seq[(String, String)]) = {
+    calls.clear()
+    val result = body
+    (result, calls.asScala.toSeq)
   }
 
   /** Bytes read from files whose name ends with `suffix`, since the last reset. */
   def bytesRead(suffix: String): Long =
     read.asScala.collect { case (name, n) if name.endsWith(suffix) => n.get }.sum
 
-  /** Folder listings since the last reset. */
-  def listingCount: Long = listings.get
+  /** Folder listings (any listing call) since the last reset. */
+  def listingCount: Long = calls.asScala.count(_._1.startsWith("list")).toLong
 
   /** A stream that adds every byte it returns to `bytes`. */
   private final class Counted(in: FSDataInputStream, bytes: AtomicLong) extends FSInputStream {
