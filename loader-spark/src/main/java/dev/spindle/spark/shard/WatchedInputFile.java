@@ -33,18 +33,28 @@ final class WatchedInputFile implements InputFile {
     return storageFailure;
   }
 
-  /** A Parquet reader of a watched file, so that its owner can ask the file whether it failed. */
+  /**
+   * A Parquet reader of a watched file, so that its owner can ask the file whether it failed; it
+   * knows the file's length.
+   */
   static final class Reader extends ParquetFileReader {
     private final WatchedInputFile file;
+    private final long length;
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
       super(file, options);
       this.file = file;
+      this.length = file.getLength();
     }
 
     /** {@link WatchedInputFile#storageFailure()} of the file read. */
     IOException storageFailure() {
       return file.storageFailure();
+    }
+
+    /** The file's length in bytes. */
+    long length() {
+      return length;
     }
   }
 
