@@ -35,11 +35,12 @@ final class WatchedInputFile implements InputFile {
 
   /**
    * A Parquet reader of a watched file, so that its owner can ask the file whether it failed; it
-   * knows the file's length.
+   * knows the file's length and lends a second stream of it for {@link PageHeaderCheck}.
    */
   static final class Reader extends ParquetFileReader {
     private final WatchedInputFile file;
     private final long length;
+    private SeekableInputStream headers; // opened on first use, closed with the reader
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
       super(file, options);
@@ -55,6 +56,30 @@ final class WatchedInputFile implements InputFile {
     /** The file's length in bytes. */
     long length() {
       return length;
+    }
+
+    /**
+     * A stream of the file apart from parquet-mr's own (whose position its vectored reads leave
+     * where it was), watched like it; owned by this reader, valid until it is closed.
+     */
+    SeekableInputStream headerStream() throws IOException {
+      if (headers == null) {
+        headers = file.newStream();
+      }
+      return headers;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        if (headers != null) {
+          SeekableInputStream open = headers;
+          headers = null;
+          open.close();
+        }
+      } finally {
+        super.close();
+      }
     }
   }
 

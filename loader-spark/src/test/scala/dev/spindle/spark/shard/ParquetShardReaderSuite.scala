@@ -1,6 +1,7 @@
 package dev.spindle.spark.shard
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, IOException, InputStream}
+import java.lang.management.ManagementFactory
 import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
@@ -157,6 +158,14 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
   private def found(name: String): Array[Byte] =
     Files.readAllBytes(Path.of(getClass.getResource("/fuzz/parquet/" + name).toURI))
 
+  /** What `body` returns, and the bytes this thread allocated while it ran. */
+  private def allocating[T](body: => T): (T, Long) = {
+    val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
+    val before = threads.getCurrentThreadAllocatedBytes
+    val result = body
+    (result, threads.getCurrentThreadAllocatedBytes - before)
+  }
+
   /** `file` with its footer edited (re-encoded; the pages stay where they are). */
   private def withFooter(file: Array[Byte])(edit: FileMetaData => Unit): Array[Byte] = {
     val length = ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
@@ -185,6 +194,30 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     val out = file.clone()
     System.arraycopy(encoded.toByteArray, 0, out, at, length)
     out
+  }
+
+  /**
+   * `file` with the data page header at byte `at` declaring `compressed` bytes, in a header of the
+   * same length: its checksum dropped and its uncompressed size chosen to make up the difference.
+   */
+  private def withCompressedSize(file: Array[Byte], at: Int, compressed: Int): Array[Byte] = {
+    val original = Util.readPageHeader(new ByteArrayInputStream(file, at, file.length - at))
+    val length = { val b = new ByteArrayOutputStream(); Util.writePageHeader(original, b); b.size }
+    val fits = for (crc <- Seq(true, false); u <- Seq(1, 100, 10000, 1000000, 100000000)) yield {
+      val h = original.deepCopy()
+      h.setCompressed_page_size(compressed)
+      h.setUncompressed_page_size(u)
+      if (!crc) h.unsetCrc()
+      val b = new ByteArrayOutputStream()
+      Util.writePageHeader(h, b)
+      h -> b.size
+    }
+    val header = fits.find(_._2 == length).getOrElse(fail(s"no header of $length bytes: $fits"))._1
+    withPageHeader(file, at) { h =>
+      h.setCompressed_page_size(header.getCompressed_page_size)
+      h.setUncompressed_page_size(header.getUncompressed_page_size)
+      if (!header.isSetCrc) h.unsetCrc()
+    }
   }
 
   /** A file of `length` bytes that ends with `tail`: zeros before it, never stored. */
@@ -348,6 +381,48 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
           s"|the image is null (column '${if (in == "duck") "image.bytes" else "image"}', row 1)",
           "|the label is null (column 'label', row 2)", "|null"), in)
       }
+    }
+  }
+
+  test("a page declaring more bytes than its column chunk holds is damage, and is not allocated") {
+    // found by fuzzing (parquet): for the last column chunk of a read, parquet-mr's
+    // WorkaroundChunk (PARQUET-246) allocated what a page header declares (2,000,000,000 bytes in
+    // this 394-byte file) less what the chunk holds, before reading: OutOfMemoryError
+    TestFiles.withTempDir("pq-alloc") { dir =>
+      Files.write(dir.resolve("alloc.parquet"), found("found-workaround-chunk.parquet"))
+      val shard = manifest(dir).shards.get(0)
+      val (got, allocated) = allocating(readAll(shard))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.size == 5 && got.forall(_.path.contains("|row group 0 (rows 0–4) cannot be read: "
+        + "org.apache.parquet.io.ParquetDecodingException: column 'label': the page at byte 67"
+        + " declares 2000000000 bytes, past its column chunk's end (byte 134)")), got.map(_.path))
+    }
+  }
+
+  test("reading some rows, a page that is not what the offset index says is checked as a whole read") {
+    // the filtered read (offset index) of the allocation above: the label's first data page
+    // declares 2,000,000,000 bytes; its header keeps its length, so the offset index still
+    // places every page
+    TestFiles.withTempDir("pq-alloc-some") { dir =>
+      val rnd = new Random(7)
+      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 100)
+      val file = dir.resolve("shard-000.parquet")
+      val first = {
+        val r = ParquetFileReader.open(HadoopInputFile.fromPath(new HPath(file.toString), conf))
+        try {
+          val label = r.getRowGroups.get(0).getColumns.asScala.find(_.getPath.toDotString == "label").get
+          r.readOffsetIndex(label).getOffset(0)
+        } finally r.close()
+      }
+      val shard = manifest(dir).shards.get(0)
+      assert(readAll(shard, Array(1)).map(_.label) == Seq(Int.box(1)))
+      Files.write(file, withCompressedSize(Files.readAllBytes(file), first.toInt, 2000000000))
+      val (got, allocated) = allocating(readAll(shard, Array(1)))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.size == 1 && got.head.path.contains(s"|row group 0 (rows 0–11) cannot be read: "
+        + s"org.apache.parquet.io.ParquetDecodingException: column 'label': the page at byte $first"
+        + " declares 2000000000 bytes, past its column chunk's end"), got.map(_.path))
     }
   }
 
