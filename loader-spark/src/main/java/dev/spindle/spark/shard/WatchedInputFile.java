@@ -43,7 +43,15 @@ final class WatchedInputFile implements InputFile {
     private SeekableInputStream headers; // opened on first use, closed with the reader
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
-      super(file, options);
+      this(file, options, file.new Stream(file.watch(file.file::newStream),
+          options.getDecryptionProperties() == null));
+    }
+
+    /** {@code f} checks the footer parquet-mr reads through it ({@link FooterCheck}). */
+    private Reader(WatchedInputFile file, ParquetReadOptions options, Stream f)
+        throws IOException {
+      super(file, options, f);
+      f.footerNext = false;
       this.file = file;
       this.length = file.getLength();
     }
@@ -110,9 +118,20 @@ final class WatchedInputFile implements InputFile {
 
   private final class Stream extends SeekableInputStream {
     private final SeekableInputStream in;
+    /**
+     * The next {@link #readFully(ByteBuffer)} reads a plaintext footer, to be checked before
+     * parquet-mr decodes it ({@link FooterCheck}): parquet-mr's {@code readFooter} reads the
+     * footer's bytes with one such call, its first on the stream.
+     */
+    private boolean footerNext;
 
     Stream(SeekableInputStream in) {
+      this(in, false);
+    }
+
+    Stream(SeekableInputStream in, boolean footerNext) {
       this.in = in;
+      this.footerNext = footerNext;
     }
 
     @Override
@@ -158,10 +177,15 @@ final class WatchedInputFile implements InputFile {
 
     @Override
     public void readFully(ByteBuffer buf) throws IOException {
+      int from = buf.position();
       watch(() -> {
         in.readFully(buf);
         return null;
       });
+      if (footerNext) {
+        footerNext = false;
+        FooterCheck.check(buf.duplicate().limit(buf.position()).position(from));
+      }
     }
 
     @Override

@@ -336,6 +336,20 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a footer whose Thrift declares a list longer than the footer is refused before it is allocated") {
+    // found by fuzzing (parquet): a column chunk's list of encodings declaring over a billion
+    // elements (of a type that takes no bytes) made parquet-mr's Thrift allocate them in a 378-byte
+    // file: OutOfMemoryError
+    TestFiles.withTempDir("pq-thrift") { dir =>
+      Files.write(dir.resolve("list.parquet"), found("found-footer-list.parquet"))
+      val (e, allocated) = allocating(refusal(dir))
+      assert(allocated < (64L << 20), s"counting allocated $allocated bytes")
+      assert(e.contains(s"file:$dir/list.parquet: cannot read its Parquet footer (its Thrift cannot"
+        + " be read within its 252 bytes: Length exceeded max allowed: 1876950015); the file is not"
+        + " Parquet, truncated or corrupt"), e)
+    }
+  }
+
   test("a footer claiming more rows than the file has bytes, or than an int counts, refuses the shard") {
     // found by fuzzing (parquet): a row group claiming 3,000,000,000 rows made as many quarantined
     // samples (reading took as long as the claim) and the manifest planned them all
