@@ -10,7 +10,6 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
-import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
@@ -32,8 +31,9 @@ import org.apache.parquet.io.SeekableInputStream;
  *
  * <p>Cost: one page header read (a seek and a few dozen bytes) per page parquet-mr reads, on a
  * stream of the reader's own ({@link WatchedInputFile.Reader#headerStream}); no page is read
- * twice. A storage failure while reading a header is rethrown as the IOException it is. One
- * thread.
+ * twice. A header is decoded within its chunk's bytes ({@link BoundedThrift}), so that its own
+ * strings (statistics) cannot declare more. A storage failure while reading a header is rethrown
+ * as the IOException it is. One thread.
  */
 final class PageHeaderCheck {
   /**
@@ -59,7 +59,7 @@ final class PageHeaderCheck {
               + ") with " + values + " of its " + chunk.getValueCount() + " values read");
         }
         Header h = read(file, chunk, pos, end);
-        long size = h.header.getCompressed_page_size(); // not negative: Util refuses that
+        long size = h.header.getCompressed_page_size(); // not negative: read refuses that
         if (size > limit - h.end) {
           throw damage(chunk, pos, "declares " + size + " bytes, past its column chunk's end (byte "
               + end + ")");
@@ -162,16 +162,21 @@ final class PageHeaderCheck {
     SeekableInputStream in = file.headerStream();
     in.seek(pos);
     Bounded bounded = new Bounded(in, end - pos);
+    PageHeader header;
     try {
-      return new Header(Util.readPageHeader(bounded), pos + bounded.consumed);
+      header = BoundedThrift.read(bounded, (int) Math.min(end - pos, Integer.MAX_VALUE),
+          new PageHeader());
     } catch (IOException e) {
       if (file.storageFailure() != null) {
         throw e;
       }
       throw damage(chunk, pos, "cannot be decoded: " + e.getMessage(), e);
-    } catch (RuntimeException e) { // Util's own checks: a negative compressed size
-      throw damage(chunk, pos, "cannot be decoded: " + e.getMessage(), e);
     }
+    if (header.getCompressed_page_size() < 0 || header.getUncompressed_page_size() < 0) {
+      throw damage(chunk, pos, "declares " + header.getCompressed_page_size() + " bytes ("
+          + header.getUncompressed_page_size() + " uncompressed)");
+    }
+    return new Header(header, pos + bounded.consumed);
   }
 
   /** The footer's chunks of {@code columns} in row group {@code g}, in the file's order. */

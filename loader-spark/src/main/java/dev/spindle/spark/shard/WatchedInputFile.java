@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -7,7 +8,11 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.ParquetFileRange;
 import org.apache.parquet.io.SeekableInputStream;
@@ -40,6 +45,7 @@ final class WatchedInputFile implements InputFile {
   static final class Reader extends ParquetFileReader {
     private final WatchedInputFile file;
     private final long length;
+    private final boolean decrypting; // keys given: footers and indexes may be encrypted
     private SeekableInputStream headers; // opened on first use, closed with the reader
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
@@ -47,18 +53,45 @@ final class WatchedInputFile implements InputFile {
           options.getDecryptionProperties() == null));
     }
 
-    /** {@code f} checks the footer parquet-mr reads through it ({@link FooterCheck}). */
+    /** {@code f} checks the footer parquet-mr reads through it ({@link BoundedThrift}). */
     private Reader(WatchedInputFile file, ParquetReadOptions options, Stream f)
         throws IOException {
       super(file, options, f);
       f.footerNext = false;
       this.file = file;
       this.length = file.getLength();
+      this.decrypting = options.getDecryptionProperties() != null;
     }
 
     /** {@link WatchedInputFile#storageFailure()} of the file read. */
     IOException storageFailure() {
       return file.storageFailure();
+    }
+
+    /**
+     * parquet-mr's, decoded within the bytes the footer gives the index ({@link BoundedThrift}):
+     * parquet-mr's own decoding allocates what the index's list of pages declares. An index that
+     * does not fit them is an IOException, which parquet-mr takes for a missing index (the row
+     * group is then read whole). Files with decryption keys keep parquet-mr's own.
+     */
+    @Override
+    public OffsetIndex readOffsetIndex(ColumnChunkMetaData column) throws IOException {
+      IndexReference ref = column.getOffsetIndexReference();
+      if (ref == null || decrypting) {
+        return super.readOffsetIndex(column);
+      }
+      if (ref.getOffset() < 0 || ref.getLength() <= 0
+          || ref.getLength() > length - ref.getOffset()) {
+        throw new IOException("the offset index of column '" + column.getPath().toDotString()
+            + "' declares " + ref.getLength() + " bytes from byte " + ref.getOffset()
+            + ", past the end of the file (" + length + " bytes)");
+      }
+      byte[] bytes = new byte[ref.getLength()];
+      f.seek(ref.getOffset());
+      f.readFully(bytes);
+      return ParquetMetadataConverter.fromParquetOffsetIndex(BoundedThrift.read(
+          new ByteArrayInputStream(bytes), bytes.length,
+          new org.apache.parquet.format.OffsetIndex()));
     }
 
     /** The file's length in bytes. */
@@ -120,7 +153,7 @@ final class WatchedInputFile implements InputFile {
     private final SeekableInputStream in;
     /**
      * The next {@link #readFully(ByteBuffer)} reads a plaintext footer, to be checked before
-     * parquet-mr decodes it ({@link FooterCheck}): parquet-mr's {@code readFooter} reads the
+     * parquet-mr decodes it ({@link BoundedThrift}): parquet-mr's {@code readFooter} reads the
      * footer's bytes with one such call, its first on the stream.
      */
     private boolean footerNext;
@@ -184,7 +217,7 @@ final class WatchedInputFile implements InputFile {
       });
       if (footerNext) {
         footerNext = false;
-        FooterCheck.check(buf.duplicate().limit(buf.position()).position(from));
+        BoundedThrift.checkFooter(buf.duplicate().limit(buf.position()).position(from));
       }
     }
 

@@ -325,7 +325,8 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
       _.getData_page_header.setNum_values(6))
     for ((file, bytes, reason) <- Seq(
         ("found-page-header.parquet", found("found-page-header.parquet"),
-          "can not read class org.apache.parquet.format.PageHeader: Required field 'uncompressed_page_size'"),
+          "column 'label': the page at byte 61 cannot be decoded: its Thrift cannot be read within its"
+            + " 44 bytes: Required field 'uncompressed_page_size'"),
         ("more-values.parquet", moreValues, "Expected 5 values in column chunk at "))) {
       TestFiles.withTempDir("pq-content") { dir =>
         Files.write(dir.resolve(file), bytes)
@@ -347,6 +348,35 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
       assert(e.contains(s"file:$dir/list.parquet: cannot read its Parquet footer (its Thrift cannot"
         + " be read within its 252 bytes: Length exceeded max allowed: 1876950015); the file is not"
         + " Parquet, truncated or corrupt"), e)
+    }
+  }
+
+  test("reading some rows, an offset index declaring more pages than it holds is not used") {
+    // the bound on the footer's Thrift (found by fuzzing), for the offset index parquet-mr decodes
+    // when some rows are read: its list of pages declaring 2,147,483,647 was allocated first
+    TestFiles.withTempDir("pq-index") { dir =>
+      val rows = FeedData.rows(Seq(12))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 100)
+      val file = dir.resolve("shard-000.parquet")
+      val shard = manifest(dir).shards.get(0)
+      val bytes = Files.readAllBytes(file)
+      val footerStart = bytes.length - 8 - ByteBuffer.wrap(bytes, bytes.length - 8, 4)
+        .order(ByteOrder.LITTLE_ENDIAN).getInt
+      def label(m: FileMetaData) = m.getRow_groups.get(0).getColumns.asScala
+        .find(_.getMeta_data.getPath_in_schema.asScala == Seq("label")).get
+      val index = label(Util.readFileMetaData(new ByteArrayInputStream(bytes, footerStart,
+        bytes.length - 8 - footerStart)))
+      val at = index.getOffset_index_offset.toInt
+      assert(at + index.getOffset_index_length == footerStart, "the label's offset index is last")
+      assert(bytes(at) == 0x19 && (bytes(at + 1) & 0xF0) != 0xF0, "field 1, a list of under 15")
+      // field 1, a list of 2,147,483,647 elements of type 0 (no bytes each), then the pages
+      val claim = Array(0x19, 0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0x07).map(_.toByte)
+      Files.write(file, withFooter(bytes.take(at) ++ claim ++ bytes.drop(at + 2))(
+        m => label(m).setOffset_index_length(index.getOffset_index_length + claim.length - 2)))
+      val (got, allocated) = allocating(readAll(shard, Array(1, 9)))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.map(_.label) == Seq(Int.box(1), Int.box(9)))
+      assert(got.map(_.image.toSeq) == Seq(1, 9).map(j => rows(0)(j).image.toSeq))
     }
   }
 
