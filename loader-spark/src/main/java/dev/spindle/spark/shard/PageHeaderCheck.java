@@ -21,13 +21,14 @@ import org.apache.parquet.io.SeekableInputStream;
 /**
  * Checks the page headers of the column chunks parquet-mr is about to read, before it reads them:
  * parquet-mr allocates what a header declares first. For the last column chunk of a read, its
- * PARQUET-246 workaround ({@code ParquetFileReader.WorkaroundChunk.readAsBytesInput}) allocates
- * a page's declared compressed size less what the chunk holds, so a 394-byte file declaring a page
- * of 2,000,000,000 bytes allocated that much (found by fuzzing). A page that reaches past its
- * chunk's end by more than {@link #SLACK} (or past the file's end), a v2 page whose level lengths
- * exceed it, or a negative value count damages the row group: {@link ParquetDecodingException},
- * which {@link ParquetRows} turns into the row group's damage. The footer's chunks were checked
- * when the file was opened ({@link ParquetFiles#checkChunks}): within the file, one value a row.
+ * workaround for chunks too short ({@code ParquetFileReader.WorkaroundChunk.readAsBytesInput})
+ * allocates a page's declared compressed size less what the chunk holds, so a 394-byte file
+ * declaring a page of 2,000,000,000 bytes allocated that much (found by fuzzing). A page that
+ * reaches past its chunk's end by more than {@link #SLACK} (or past the file's end), a v2 page
+ * whose level lengths exceed it, or a negative value count damages the row group: {@link
+ * ParquetDecodingException}, which {@link ParquetRows} turns into the row group's damage. The
+ * footer's chunks were checked when the file was opened ({@link ParquetFiles#checkChunks}):
+ * within the file, one value a row.
  *
  * <p>Cost: one page header read (a seek and a few dozen bytes) per page parquet-mr reads, on a
  * stream of the reader's own ({@link WatchedInputFile.Reader#headerStream}); no page is read
@@ -37,9 +38,9 @@ import org.apache.parquet.io.SeekableInputStream;
  */
 final class PageHeaderCheck {
   /**
-   * How far past its chunk's declared end a page may reach: PARQUET-246's chunks (parquet-mr
-   * before 1.8) lack the bytes of their dictionary page header, which parquet-mr's workaround
-   * reads on; its own bound on a header is 8 KiB. This is all the workaround may allocate.
+   * How far past its chunk's declared end a page may reach: the chunks parquet-mr wrote before
+   * 1.2.9 (2013) lack the bytes of their dictionary page header, which its workaround reads on
+   * (its own bound on a header is 8 KiB). This is all the workaround may allocate.
    */
   static final int SLACK = 8192;
 

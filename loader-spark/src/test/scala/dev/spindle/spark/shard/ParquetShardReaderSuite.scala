@@ -430,8 +430,9 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
 
   test("a page declaring more bytes than its column chunk holds is damage, and is not allocated") {
     // found by fuzzing (parquet): for the last column chunk of a read, parquet-mr's
-    // WorkaroundChunk (PARQUET-246) allocated what a page header declares (2,000,000,000 bytes in
-    // this 394-byte file) less what the chunk holds, before reading: OutOfMemoryError
+    // WorkaroundChunk (for chunks written too short before parquet-mr 1.2.9) allocated what a page
+    // header declares (2,000,000,000 bytes in this 394-byte file) less what the chunk holds,
+    // before reading: OutOfMemoryError
     TestFiles.withTempDir("pq-alloc") { dir =>
       Files.write(dir.resolve("alloc.parquet"), found("found-workaround-chunk.parquet"))
       val shard = manifest(dir).shards.get(0)
