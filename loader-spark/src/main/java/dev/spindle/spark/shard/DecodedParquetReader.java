@@ -52,6 +52,7 @@ final class DecodedParquetReader implements ShardReader {
       for (String c : COLUMNS) {
         columns.add(projection.getColumnDescription(new String[] {c}));
       }
+      ParquetFiles.checkChunks(file, columns, shard.uri());
       ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
       StoredFiles.requireRows(shard, rows.rowCount());
       return new DecodedParquetReader(shard, rows, limits);

@@ -2,20 +2,27 @@ package dev.spindle.spark.shard;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.ParquetInputFormat;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.util.HadoopCodecs;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.InputFile;
 
-/** Opening Parquet shards and counting their rows from the footer alone. Stateless; any thread. */
+/**
+ * Opening Parquet shards and counting their rows from the footer alone, after checking what the
+ * footer claims against the file (row counts, the column chunks read). Stateless; any thread.
+ */
 final class ParquetFiles {
   private ParquetFiles() {}
 
@@ -59,6 +66,7 @@ final class ParquetFiles {
    * above come here, and so does the fuzz target, with the file's bytes in memory.
    *
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
+   *     or declares row counts it cannot hold ({@link #checkRowCounts})
    */
   static WatchedInputFile.Reader open(InputFile file, ParquetReadOptions options, String name)
       throws IOException {
@@ -80,19 +88,79 @@ final class ParquetFiles {
     }
   }
 
-  /** A footer's row counts must be counts: none negative, their sum a long. */
-  private static void checkRowCounts(ParquetFileReader reader, String name)
+  /**
+   * A footer's row counts must be counts of a shard: none negative, no more rows in all than the
+   * file has bytes, and at most {@link Integer#MAX_VALUE} (positions within a shard are ints).
+   * Every row claimed becomes a sample, read or quarantined, so a footer claiming billions of rows
+   * made reading a small file take as long as the claim (found by fuzzing). Parquet can encode a
+   * row in under a byte (runs of nulls or of one repeated value), but a shard of images cannot:
+   * a file with more rows than bytes is taken for a corrupt one.
+   */
+  private static void checkRowCounts(WatchedInputFile.Reader reader, String name)
       throws ShardRefusedException {
     long total = 0;
     List<BlockMetaData> groups = reader.getRowGroups();
     for (int g = 0; g < groups.size(); g++) {
       long rows = groups.get(g).getRowCount();
-      if (rows < 0 || rows > Long.MAX_VALUE - total) {
+      if (rows < 0 || rows > reader.length() - total) {
         throw new ShardRefusedException(name + ": its Parquet footer declares " + rows
-            + " rows in row group " + g + (rows < 0 ? "" : " (over 2^63 in all)")
-            + "; the file is corrupt");
+            + " rows in row group " + g + (rows < 0 ? "" : ", more rows than the file has bytes ("
+            + reader.length() + ")") + "; the file is corrupt");
       }
       total += rows;
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new ShardRefusedException(name + ": its Parquet footer declares " + total
+          + " rows; a shard holds at most " + Integer.MAX_VALUE + " (split the file)");
+    }
+  }
+
+  /**
+   * The layout of {@code columns} in an open file ({@link ParquetLayout#resolve}), its column
+   * chunks checked ({@link #checkChunks}): counting and reading both resolve with this.
+   */
+  static ParquetLayout layout(WatchedInputFile.Reader file, ParquetColumns columns, String name)
+      throws ShardRefusedException {
+    ParquetLayout layout =
+        ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
+    checkChunks(file, List.of(layout.image(), layout.label()), name);
+    return layout;
+  }
+
+  /**
+   * The footer's column chunks of {@code columns} (the ones a reader reads) must lie within the
+   * file and hold one value per row of their row group. parquet-mr allocates a chunk's declared
+   * length before reading it, so a footer placing a chunk past the end of a small file allocated
+   * what it declared. The columns Spindle reads are not repeated (see {@link ParquetLayout}), so
+   * each row, null or not, is one value; a footer whose row count exceeds what its chunks hold is
+   * corrupt (see {@link #checkRowCounts}).
+   */
+  static void checkChunks(WatchedInputFile.Reader file, List<ColumnDescriptor> columns,
+      String name) throws ShardRefusedException {
+    Set<ColumnPath> read = new HashSet<>();
+    columns.forEach(c -> read.add(ColumnPath.get(c.getPath())));
+    List<BlockMetaData> groups = file.getRowGroups();
+    for (int g = 0; g < groups.size(); g++) {
+      for (ColumnChunkMetaData chunk : groups.get(g).getColumns()) {
+        if (read.contains(chunk.getPath())) {
+          checkChunk(chunk, "column '" + chunk.getPath().toDotString() + "' of row group " + g,
+              groups.get(g).getRowCount(), file.length(), name);
+        }
+      }
+    }
+  }
+
+  private static void checkChunk(ColumnChunkMetaData chunk, String what, long rows,
+      long length, String name) throws ShardRefusedException {
+    long start = chunk.getStartingPos();
+    long size = chunk.getTotalSize();
+    if (start < 0 || size < 0 || size > length - start) {
+      throw new ShardRefusedException(name + ": " + what + " declares " + size + " bytes from byte "
+          + start + ", past the end of the file (" + length + " bytes); the file is corrupt");
+    }
+    if (chunk.getValueCount() != rows) {
+      throw new ShardRefusedException(name + ": " + what + " declares " + chunk.getValueCount()
+          + " values for the row group's " + rows + " rows; the file is corrupt");
     }
   }
 
@@ -107,10 +175,10 @@ final class ParquetFiles {
   }
 
   /** {@link #countRows(FileStatus, Configuration, ParquetColumns)} of an open file; closes it. */
-  static long countRows(ParquetFileReader opened, ParquetColumns columns, String name)
+  static long countRows(WatchedInputFile.Reader opened, ParquetColumns columns, String name)
       throws IOException {
-    try (ParquetFileReader file = opened) {
-      ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
+    try (WatchedInputFile.Reader file = opened) {
+      layout(file, columns, name);
       return file.getRecordCount();
     }
   }

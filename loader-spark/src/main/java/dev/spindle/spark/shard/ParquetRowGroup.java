@@ -56,19 +56,27 @@ final class ParquetRowGroup implements AutoCloseable {
    * {@code wanted} rows (sorted, within the row group), or the whole group when {@code wanted} is
    * null.
    */
-  static ParquetRowGroup read(ParquetFileReader file, int index, MessageType schema,
+  static ParquetRowGroup read(WatchedInputFile.Reader file, int index, MessageType schema,
       List<ColumnDescriptor> columns, long[] wanted) throws IOException {
     RowRanges ranges = wanted == null ? null : pagesHolding(file, index, columns, wanted);
-    PageReadStore pages = ranges == null
-        ? file.readRowGroup(index)
-        : file.readFilteredRowGroup(index, ranges);
+    PageReadStore pages;
+    if (ranges != null) {
+      pages = file.readFilteredRowGroup(index, ranges);
+    } else {
+      PageHeaderCheck.wholeChunks(file, index, columns);
+      pages = file.readRowGroup(index);
+    }
     return new ParquetRowGroup(schema, columns, pages,
         file.getRowGroups().get(index).getRowCount(), file.getFileMetaData().getCreatedBy());
   }
 
-  /** The rows of the first column's pages that hold a wanted row, or null without an index. */
-  private static RowRanges pagesHolding(ParquetFileReader file, int index,
-      List<ColumnDescriptor> columns, long[] wanted) {
+  /**
+   * The rows of the first column's pages that hold a wanted row; null without an index, when
+   * those pages hold every row, or when the pages read for them are not what the index says
+   * ({@link PageHeaderCheck#filtered}): the whole row group is read then.
+   */
+  private static RowRanges pagesHolding(WatchedInputFile.Reader file, int index,
+      List<ColumnDescriptor> columns, long[] wanted) throws IOException {
     long rowCount = file.getRowGroups().get(index).getRowCount();
     ColumnIndexStore indexes = file.getColumnIndexStore(index);
     OffsetIndex pages;
@@ -91,7 +99,9 @@ final class ParquetRowGroup implements AutoCloseable {
         holding[n++] = page;
       }
     }
-    return RowRanges.create(rowCount, Arrays.stream(holding, 0, n).iterator(), pages);
+    RowRanges ranges = RowRanges.create(rowCount, Arrays.stream(holding, 0, n).iterator(), pages);
+    return ranges.rowCount() < rowCount
+        && PageHeaderCheck.filtered(file, index, columns, indexes, ranges) ? ranges : null;
   }
 
   /**

@@ -15,7 +15,9 @@ import org.apache.parquet.schema.MessageType;
  * opening each row group that holds one ({@link ParquetRowGroup}: only the pages holding wanted
  * rows) and skipping the others. A row group whose pages cannot be read or decoded is damaged from
  * the failing row on ({@link #damage()}), and the next row groups are read as usual; so is one
- * whose pages the footer places past the end of the file, or whose pages parquet-mr refuses
+ * whose pages the footer places past the end of the file, one whose page headers declare more
+ * than their column chunks hold ({@link PageHeaderCheck}, before parquet-mr allocates it), or
+ * whose pages parquet-mr refuses
  * with an IOException while the storage did not fail ({@link WatchedInputFile}). A storage error
  * is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
  *

@@ -44,8 +44,7 @@ final class ParquetShardReader implements ShardReader {
   static ParquetShardReader open(Shard shard, WatchedInputFile.Reader file, SampleLimits limits,
       int[] positions) throws IOException {
     try {
-      ParquetLayout layout = ParquetLayout.resolve(
-          file.getFileMetaData().getSchema(), shard.columns(), shard.uri());
+      ParquetLayout layout = ParquetFiles.layout(file, shard.columns(), shard.uri());
       file.setRequestedSchema(layout.schema());
       ParquetRows rows = new ParquetRows(shard.uri(), file, layout.schema(),
           List.of(layout.image(), layout.label()), positions);

@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -7,7 +8,11 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.ParquetFileRange;
 import org.apache.parquet.io.SeekableInputStream;
@@ -33,18 +38,89 @@ final class WatchedInputFile implements InputFile {
     return storageFailure;
   }
 
-  /** A Parquet reader of a watched file, so that its owner can ask the file whether it failed. */
+  /**
+   * A Parquet reader of a watched file, so that its owner can ask the file whether it failed; it
+   * knows the file's length and lends a second stream of it for {@link PageHeaderCheck}.
+   */
   static final class Reader extends ParquetFileReader {
     private final WatchedInputFile file;
+    private final long length;
+    private final boolean decrypting; // keys given: footers and indexes may be encrypted
+    private SeekableInputStream headers; // opened on first use, closed with the reader
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
-      super(file, options);
+      this(file, options, file.new Stream(file.watch(file.file::newStream),
+          options.getDecryptionProperties() == null));
+    }
+
+    /** {@code f} checks the footer parquet-mr reads through it ({@link BoundedThrift}). */
+    private Reader(WatchedInputFile file, ParquetReadOptions options, Stream f)
+        throws IOException {
+      super(file, options, f);
+      f.footerNext = false;
       this.file = file;
+      this.length = file.getLength();
+      this.decrypting = options.getDecryptionProperties() != null;
     }
 
     /** {@link WatchedInputFile#storageFailure()} of the file read. */
     IOException storageFailure() {
       return file.storageFailure();
+    }
+
+    /**
+     * parquet-mr's, decoded within the bytes the footer gives the index ({@link BoundedThrift}):
+     * parquet-mr's own decoding allocates what the index's list of pages declares. An index that
+     * does not fit them is an IOException, which parquet-mr takes for a missing index (the row
+     * group is then read whole). Files with decryption keys keep parquet-mr's own.
+     */
+    @Override
+    public OffsetIndex readOffsetIndex(ColumnChunkMetaData column) throws IOException {
+      IndexReference ref = column.getOffsetIndexReference();
+      if (ref == null || decrypting) {
+        return super.readOffsetIndex(column);
+      }
+      if (ref.getOffset() < 0 || ref.getLength() <= 0
+          || ref.getLength() > length - ref.getOffset()) {
+        throw new IOException("the offset index of column '" + column.getPath().toDotString()
+            + "' declares " + ref.getLength() + " bytes from byte " + ref.getOffset()
+            + ", past the end of the file (" + length + " bytes)");
+      }
+      byte[] bytes = new byte[ref.getLength()];
+      f.seek(ref.getOffset());
+      f.readFully(bytes);
+      return ParquetMetadataConverter.fromParquetOffsetIndex(BoundedThrift.read(
+          new ByteArrayInputStream(bytes), bytes.length,
+          new org.apache.parquet.format.OffsetIndex()));
+    }
+
+    /** The file's length in bytes. */
+    long length() {
+      return length;
+    }
+
+    /**
+     * A stream of the file apart from parquet-mr's own (whose position its vectored reads leave
+     * where it was), watched like it; owned by this reader, valid until it is closed.
+     */
+    SeekableInputStream headerStream() throws IOException {
+      if (headers == null) {
+        headers = file.newStream();
+      }
+      return headers;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        if (headers != null) {
+          SeekableInputStream open = headers;
+          headers = null;
+          open.close();
+        }
+      } finally {
+        super.close();
+      }
     }
   }
 
@@ -75,9 +151,20 @@ final class WatchedInputFile implements InputFile {
 
   private final class Stream extends SeekableInputStream {
     private final SeekableInputStream in;
+    /**
+     * The next {@link #readFully(ByteBuffer)} reads a plaintext footer, to be checked before
+     * parquet-mr decodes it ({@link BoundedThrift}): parquet-mr's {@code readFooter} reads the
+     * footer's bytes with one such call, its first on the stream.
+     */
+    private boolean footerNext;
 
     Stream(SeekableInputStream in) {
+      this(in, false);
+    }
+
+    Stream(SeekableInputStream in, boolean footerNext) {
       this.in = in;
+      this.footerNext = footerNext;
     }
 
     @Override
@@ -123,10 +210,15 @@ final class WatchedInputFile implements InputFile {
 
     @Override
     public void readFully(ByteBuffer buf) throws IOException {
+      int from = buf.position();
       watch(() -> {
         in.readFully(buf);
         return null;
       });
+      if (footerNext) {
+        footerNext = false;
+        BoundedThrift.checkFooter(buf.duplicate().limit(buf.position()).position(from));
+      }
     }
 
     @Override

@@ -19,7 +19,11 @@ import org.apache.parquet.ParquetReadOptions;
  * (from memory there is no storage to fail, so no UncheckedIOException); image bytes over the
  * sample limit
  * are never copied; no page over {@link PageSizeLimit}'s bound is decompressed (the JVM's heap
- * holds two pages at that bound, one per column, and no more). One thread.
+ * holds two pages at that bound, one per column, and no more); no column chunk or page is
+ * allocated at a size its footer or page header declares past the file's end ({@link
+ * ParquetFiles#checkChunks}, {@link PageHeaderCheck}; the heap holds them to that); reading
+ * takes time in proportion to the file, a footer claiming no more rows than the file has bytes
+ * (each claimed row is a sample; the time bound holds them to that). One thread.
  */
 public final class ParquetFuzz {
   private static final String NAME = "file:/fuzz/fuzz.parquet";

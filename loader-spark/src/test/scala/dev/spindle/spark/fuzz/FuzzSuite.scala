@@ -40,8 +40,6 @@ class FuzzSuite extends AnyFunSuite {
     test(s"${t.name}: $seconds s of fuzzing find no crash") {
       skipWithoutNative(t)
       val r = fuzz(t)
-      knownOpen(t, r).foreach(finding => cancel(s"${t.name} hit an open finding ($finding,"
-        + s" docs/reliability.md): $r"))
       assert(r.crashes == 0 && r.exitCode == 0, s"${t.name}: $r\n${tail(r)}")
       assert(r.executions > 0 && r.coverage > 0, s"${t.name} ran nothing: $r\n${tail(r)}")
     }
@@ -63,21 +61,6 @@ class FuzzSuite extends AnyFunSuite {
     new JazzerRun(t, Files.createDirectories(dir), FuzzMain.classpath(), FuzzMain.jvmFlags())
       .run(seconds, 0, 0)
   }
-
-  /**
-   * The open findings a short run may hit (docs/reliability.md, "Open findings"), which are not
-   * fixed yet: such a run is cancelled, naming the finding, rather than passed or failed.
-   */
-  private def knownOpen(t: FuzzTarget, r: FuzzResult): Option[String] =
-    if (t.name != "parquet" || r.crashes == 0) None
-    else {
-      val log = Files.readString(Path.of(r.log), java.nio.charset.StandardCharsets.ISO_8859_1)
-      if (log.contains("WorkaroundChunk.readAsBytesInput")) {
-        Some("parquet-mr allocates a page's declared compressed size")
-      } else if (log.contains("libFuzzer: timeout")) {
-        Some("a footer claiming billions of rows")
-      } else None
-    }
 
   private def tail(r: FuzzResult): String =
     Files.readAllLines(Path.of(r.log)).asScala.takeRight(40).mkString("\n")

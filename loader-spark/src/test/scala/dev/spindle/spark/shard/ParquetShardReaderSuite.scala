@@ -1,6 +1,9 @@
 package dev.spindle.spark.shard
 
-import java.io.IOException
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, IOException, InputStream}
+import java.lang.management.ManagementFactory
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
@@ -13,9 +16,10 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path => HPath}
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.bytes.BytesInput
+import org.apache.parquet.format.{FileMetaData, PageHeader, Util}
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.hadoop.util.{HadoopCodecs, HadoopInputFile}
-import org.apache.parquet.io.ParquetDecodingException
+import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, ParquetDecodingException, SeekableInputStream}
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
@@ -150,6 +154,96 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
   private def refusal(dir: Path, columns: ParquetColumns = ParquetColumns.DEFAULT): String =
     intercept[IOException](manifest(dir, columns)).getMessage
 
+  /** A committed input of the parquet fuzz target. */
+  private def found(name: String): Array[Byte] =
+    Files.readAllBytes(Path.of(getClass.getResource("/fuzz/parquet/" + name).toURI))
+
+  /** What `body` returns, and the bytes this thread allocated while it ran. */
+  private def allocating[T](body: => T): (T, Long) = {
+    val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
+    val before = threads.getCurrentThreadAllocatedBytes
+    val result = body
+    (result, threads.getCurrentThreadAllocatedBytes - before)
+  }
+
+  /** `file` with its footer edited (re-encoded; the pages stay where they are). */
+  private def withFooter(file: Array[Byte])(edit: FileMetaData => Unit): Array[Byte] = {
+    val length = ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
+    val start = file.length - 8 - length
+    val footer = Util.readFileMetaData(new ByteArrayInputStream(file, start, length))
+    edit(footer)
+    val encoded = new ByteArrayOutputStream()
+    Util.writeFileMetaData(footer, encoded)
+    val out = new ByteArrayOutputStream()
+    out.write(file, 0, start)
+    encoded.writeTo(out)
+    out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(encoded.size).array)
+    out.write("PAR1".getBytes(StandardCharsets.US_ASCII))
+    out.toByteArray
+  }
+
+  /** `file` with the page header at byte `at` edited in place; the edit must keep its length. */
+  private def withPageHeader(file: Array[Byte], at: Int)(edit: PageHeader => Unit): Array[Byte] = {
+    val in = new ByteArrayInputStream(file, at, file.length - at)
+    val header = Util.readPageHeader(in)
+    val length = file.length - at - in.available
+    edit(header)
+    val encoded = new ByteArrayOutputStream()
+    Util.writePageHeader(header, encoded)
+    assert(encoded.size == length, s"the edited header is ${encoded.size} bytes, not $length")
+    val out = file.clone()
+    System.arraycopy(encoded.toByteArray, 0, out, at, length)
+    out
+  }
+
+  /**
+   * `file` with the data page header at byte `at` declaring `compressed` bytes, in a header of the
+   * same length: its checksum dropped and its uncompressed size chosen to make up the difference.
+   */
+  private def withCompressedSize(file: Array[Byte], at: Int, compressed: Int): Array[Byte] = {
+    val original = Util.readPageHeader(new ByteArrayInputStream(file, at, file.length - at))
+    val length = { val b = new ByteArrayOutputStream(); Util.writePageHeader(original, b); b.size }
+    val fits = for (crc <- Seq(true, false); u <- Seq(1, 100, 10000, 1000000, 100000000)) yield {
+      val h = original.deepCopy()
+      h.setCompressed_page_size(compressed)
+      h.setUncompressed_page_size(u)
+      if (!crc) h.unsetCrc()
+      val b = new ByteArrayOutputStream()
+      Util.writePageHeader(h, b)
+      h -> b.size
+    }
+    val header = fits.find(_._2 == length).getOrElse(fail(s"no header of $length bytes: $fits"))._1
+    withPageHeader(file, at) { h =>
+      h.setCompressed_page_size(header.getCompressed_page_size)
+      h.setUncompressed_page_size(header.getUncompressed_page_size)
+      if (!header.isSetCrc) h.unsetCrc()
+    }
+  }
+
+  /** A file of `length` bytes that ends with `tail`: zeros before it, never stored. */
+  private final class TailFile(tail: Array[Byte], length: Long) extends InputFile {
+    override def getLength: Long = length
+
+    override def newStream(): SeekableInputStream = {
+      var pos = 0L
+      def at(p: Long): Int = { val t = p - (length - tail.length); if (t < 0) 0 else tail(t.toInt) & 0xFF }
+      val bytes = new InputStream {
+        override def read(): Int = if (pos >= length) -1 else { pos += 1; at(pos - 1) }
+        override def read(b: Array[Byte], off: Int, len: Int): Int =
+          if (len == 0) 0 else if (pos >= length) -1 else {
+            val n = math.min(len.toLong, length - pos).toInt
+            for (i <- 0 until n) b(off + i) = at(pos + i).toByte
+            pos += n
+            n
+          }
+      }
+      new DelegatingSeekableInputStream(bytes) {
+        override def getPos: Long = pos
+        override def seek(p: Long): Unit = pos = p
+      }
+    }
+  }
+
   test("a file without the image or label column is refused, naming it and its columns") {
     TestFiles.withTempDir("pq-cols") { dir =>
       val df = spark.createDataFrame(Seq(Row(Array[Byte](1), 1, "x")).asJava, StructType(Seq(
@@ -224,18 +318,156 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
 
   test("a row group parquet-mr refuses while the storage is fine is damage, not a storage error") {
     // found by fuzzing (parquet): parquet-mr's IOExceptions of a page header it cannot decode and
-    // of a chunk with more values than its footer says failed the task as if the storage had
-    for ((file, reason) <- Seq(
-        "found-page-header.parquet" -> ("can not read class org.apache.parquet.format.PageHeader:"
-          + " Required field 'uncompressed_page_size'"),
-        "found-value-count.parquet" -> "Expected 4 values in column chunk at ")) {
+    // of a chunk with more values than its footer says failed the task as if the storage had.
+    // (found-value-count.parquet's footer itself declares 4 values for 5 rows: it is refused when
+    // counted now; here its page declares 6 values where its footer declares 5 for 5 rows.)
+    val moreValues = withPageHeader(found("groups-snappy.parquet"), 61)(
+      _.getData_page_header.setNum_values(6))
+    for ((file, bytes, reason) <- Seq(
+        ("found-page-header.parquet", found("found-page-header.parquet"),
+          "column 'label': the page at byte 61 cannot be decoded: its Thrift cannot be read within its"
+            + " 44 bytes: Required field 'uncompressed_page_size'"),
+        ("more-values.parquet", moreValues, "Expected 5 values in column chunk at "))) {
       TestFiles.withTempDir("pq-content") { dir =>
-        Files.write(dir.resolve(file), Files.readAllBytes(java.nio.file.Path.of(
-          getClass.getResource("/fuzz/parquet/" + file).toURI)))
+        Files.write(dir.resolve(file), bytes)
         val got = readAll(manifest(dir).shards.get(0))
-        assert(got.nonEmpty && got.forall(_.path.contains(" cannot be read: " + reason)),
-          got.map(_.path))
+        assert(got.size == 5 && got.forall(p => p.path.contains("|row group 0 (rows 0–4) cannot be read: ")
+          && p.path.contains(reason)), got.map(_.path))
       }
+    }
+  }
+
+  test("a footer whose Thrift declares a list longer than the footer is refused before it is allocated") {
+    // found by fuzzing (parquet): a column chunk's list of encodings declaring over a billion
+    // elements (of a type that takes no bytes) made parquet-mr's Thrift allocate them in a 378-byte
+    // file: OutOfMemoryError
+    TestFiles.withTempDir("pq-thrift") { dir =>
+      Files.write(dir.resolve("list.parquet"), found("found-footer-list.parquet"))
+      val (e, allocated) = allocating(refusal(dir))
+      assert(allocated < (64L << 20), s"counting allocated $allocated bytes")
+      assert(e.contains(s"file:$dir/list.parquet: cannot read its Parquet footer (its Thrift cannot"
+        + " be read within its 252 bytes: Length exceeded max allowed: 1876950015); the file is not"
+        + " Parquet, truncated or corrupt"), e)
+    }
+  }
+
+  test("reading some rows, an offset index declaring more pages than it holds is not used") {
+    // the bound on the footer's Thrift (found by fuzzing), for the offset index parquet-mr decodes
+    // when some rows are read: its list of pages declaring 2,147,483,647 was allocated first
+    TestFiles.withTempDir("pq-index") { dir =>
+      val rows = FeedData.rows(Seq(12))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 100)
+      val file = dir.resolve("shard-000.parquet")
+      val shard = manifest(dir).shards.get(0)
+      val bytes = Files.readAllBytes(file)
+      val footerStart = bytes.length - 8 - ByteBuffer.wrap(bytes, bytes.length - 8, 4)
+        .order(ByteOrder.LITTLE_ENDIAN).getInt
+      def label(m: FileMetaData) = m.getRow_groups.get(0).getColumns.asScala
+        .find(_.getMeta_data.getPath_in_schema.asScala == Seq("label")).get
+      val index = label(Util.readFileMetaData(new ByteArrayInputStream(bytes, footerStart,
+        bytes.length - 8 - footerStart)))
+      val at = index.getOffset_index_offset.toInt
+      assert(at + index.getOffset_index_length == footerStart, "the label's offset index is last")
+      assert(bytes(at) == 0x19 && (bytes(at + 1) & 0xF0) != 0xF0, "field 1, a list of under 15")
+      // field 1, a list of 2,147,483,647 elements of type 0 (no bytes each), then the pages
+      val claim = Array(0x19, 0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0x07).map(_.toByte)
+      Files.write(file, withFooter(bytes.take(at) ++ claim ++ bytes.drop(at + 2))(
+        m => label(m).setOffset_index_length(index.getOffset_index_length + claim.length - 2)))
+      val (got, allocated) = allocating(readAll(shard, Array(1, 9)))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.map(_.label) == Seq(Int.box(1), Int.box(9)))
+      assert(got.map(_.image.toSeq) == Seq(1, 9).map(j => rows(0)(j).image.toSeq))
+    }
+  }
+
+  test("a footer claiming more rows than the file has bytes, or than an int counts, refuses the shard") {
+    // found by fuzzing (parquet): a row group claiming 3,000,000,000 rows made as many quarantined
+    // samples (reading took as long as the claim) and the manifest planned them all
+    TestFiles.withTempDir("pq-claim") { dir =>
+      Files.write(dir.resolve("claim.parquet"), found("found-row-count.parquet"))
+      val e = refusal(dir)
+      assert(e.contains(s"file:$dir/claim.parquet: its Parquet footer declares 3000000000 rows in"
+        + " row group 0, more rows than the file has bytes (382); the file is corrupt"), e)
+    }
+    // positions within a shard are ints: a 3 GiB file (its footer at the end) of 2^31 rows
+    val footer = withFooter(found("plain.parquet"))(_.getRow_groups.get(0).setNum_rows(1L << 31))
+    val big = intercept[ShardRefusedException](ParquetFiles.open(new TailFile(footer, 3L << 30),
+      ParquetFiles.options(conf, new HPath("file:/big.parquet"), limits), "big.parquet")).getMessage
+    assert(big == "big.parquet: its Parquet footer declares 2147483648 rows; a shard holds at most"
+      + " 2147483647 (split the file)", big)
+  }
+
+  test("a column chunk outside the file, or with other than one value per row, refuses the shard") {
+    // the sibling of the page-header allocation below: parquet-mr allocates a chunk's declared
+    // length before reading it, so a footer placing the label's chunk 1,000,000,000 bytes long in
+    // a 393-byte file allocated that much
+    for ((file, reason) <- Seq(
+        "found-chunk-range.parquet" -> ("column 'label' of row group 0 declares 1000000000 bytes"
+          + " from byte 67, past the end of the file (393 bytes); the file is corrupt"),
+        "found-value-count.parquet" -> ("column 'label' of row group 0 declares 4 values for the"
+          + " row group's 5 rows; the file is corrupt"))) {
+      TestFiles.withTempDir("pq-chunk") { dir =>
+        Files.write(dir.resolve(file), found(file))
+        val e = refusal(dir)
+        assert(e.contains(s"file:$dir/$file: $reason"), e)
+      }
+    }
+    // nulls and repeated values are values too: DuckDB's and Spark's files pass
+    TestFiles.withTempDir("pq-nulls") { dir =>
+      val png = FeedData.png(3)
+      val rows = Seq(Seq(Sample(png, 1, "a"), Sample(null, 1, "b"), Sample(png, null, "c"),
+        Sample(png, 1, "d")))
+      ParquetInputs.duckdbShards(dir.resolve("duck"), rows, struct = true)
+      ParquetInputs.spark(spark, dir.resolve("spark"), rows, struct = false)
+      for (in <- Seq("duck", "spark")) {
+        val got = readAll(manifest(dir.resolve(in)).shards.get(0))
+        assert(got.map(_.path.dropWhile(_ != '|')) == Seq("|null",
+          s"|the image is null (column '${if (in == "duck") "image.bytes" else "image"}', row 1)",
+          "|the label is null (column 'label', row 2)", "|null"), in)
+      }
+    }
+  }
+
+  test("a page declaring more bytes than its column chunk holds is damage, and is not allocated") {
+    // found by fuzzing (parquet): for the last column chunk of a read, parquet-mr's
+    // WorkaroundChunk (for chunks written too short before parquet-mr 1.2.9) allocated what a page
+    // header declares (2,000,000,000 bytes in this 394-byte file) less what the chunk holds,
+    // before reading: OutOfMemoryError
+    TestFiles.withTempDir("pq-alloc") { dir =>
+      Files.write(dir.resolve("alloc.parquet"), found("found-workaround-chunk.parquet"))
+      val shard = manifest(dir).shards.get(0)
+      val (got, allocated) = allocating(readAll(shard))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.size == 5 && got.forall(_.path.contains("|row group 0 (rows 0–4) cannot be read: "
+        + "org.apache.parquet.io.ParquetDecodingException: column 'label': the page at byte 67"
+        + " declares 2000000000 bytes, past its column chunk's end (byte 134)")), got.map(_.path))
+    }
+  }
+
+  test("reading some rows, a page that is not what the offset index says is checked as a whole read") {
+    // the filtered read (offset index) of the allocation above: the label's first data page
+    // declares 2,000,000,000 bytes; its header keeps its length, so the offset index still
+    // places every page
+    TestFiles.withTempDir("pq-alloc-some") { dir =>
+      val rnd = new Random(7)
+      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 100)
+      val file = dir.resolve("shard-000.parquet")
+      val first = {
+        val r = ParquetFileReader.open(HadoopInputFile.fromPath(new HPath(file.toString), conf))
+        try {
+          val label = r.getRowGroups.get(0).getColumns.asScala.find(_.getPath.toDotString == "label").get
+          r.readOffsetIndex(label).getOffset(0)
+        } finally r.close()
+      }
+      val shard = manifest(dir).shards.get(0)
+      assert(readAll(shard, Array(1)).map(_.label) == Seq(Int.box(1)))
+      Files.write(file, withCompressedSize(Files.readAllBytes(file), first.toInt, 2000000000))
+      val (got, allocated) = allocating(readAll(shard, Array(1)))
+      assert(allocated < (64L << 20), s"reading allocated $allocated bytes")
+      assert(got.size == 1 && got.head.path.contains(s"|row group 0 (rows 0–11) cannot be read: "
+        + s"org.apache.parquet.io.ParquetDecodingException: column 'label': the page at byte $first"
+        + " declares 2000000000 bytes, past its column chunk's end"), got.map(_.path))
     }
   }
 
