@@ -25,15 +25,18 @@ class ProgressDriverSuite extends AnyFunSuite {
   }
 
   /** The driver's command line; `terminal`: what the launcher would say about stderr. */
-  private def command(in: Path, out: Path, terminal: Boolean, extra: Seq[String]): Seq[String] = {
+  private def command(in: Path, out: Path, terminal: Boolean, extra: Seq[String]): Seq[String] =
+    driver(terminal, Seq("preprocess", "--input", in.toString, "--output", out.toString,
+      "--master", "local[2]", "--conf", "spark.spindle.partitionBytes=1") ++ extra)
+
+  /** A driver JVM running `SpindleMain args`. */
+  private def driver(terminal: Boolean, args: Seq[String]): Seq[String] = {
     val java = ProcessHandle.current().info().command().get()
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
     Seq(java) ++ flags ++ Seq(s"-Dspindle.stderr.terminal=$terminal", "-Dspindle.ui=true",
       s"-Dlog4j2.configurationFile=${root.resolve("conf/log4j2.properties")}",
-      "dev.spindle.spark.cli.SpindleMain", "preprocess", "--input", in.toString,
-      "--output", out.toString, "--master", "local[2]",
-      "--conf", "spark.spindle.partitionBytes=1") ++ extra
+      "dev.spindle.spark.cli.SpindleMain") ++ args
   }
 
   private def start(cmd: Seq[String], log: Path): Process = {
@@ -85,6 +88,25 @@ class ProgressDriverSuite extends AnyFunSuite {
       assert(lines.forall(_.contains(" quarantined")), lines.mkString("\n"))
       assert(text.linesIterator.exists(_.startsWith("preprocess: 600 images (0 quarantined) in ")),
         text)
+    }
+  }
+
+  test("feed under a pseudo-terminal: a live line per epoch, the last reaches 100%, then the summary") {
+    TestFiles.withTempDir("progress-feed") { dir =>
+      val cmd = driver(terminal = true, Seq("feed", "--input", gen(dir.resolve("in")).toString,
+        "--world-size", "2", "--epochs", "2", "--size", "16", "--batch-size", "8",
+        "--master", "local[2]", "--no-ui"))
+      val log = dir.resolve("feed.log")
+      start(Seq("script", "-qfec", quoted(cmd), "/dev/null"), log)
+      val text = Files.readString(log)
+      val draw = "\rfeed epoch ([01]) of 0\\.\\.1: ([0-9,]+)/([0-9,]+) samples [0-9.]+%[^\r\n]*\u001b\\[K".r
+      val draws = draw.findAllMatchIn(text).toSeq
+      assert(draws.map(_.group(1)).distinct == Seq("0", "1"), text.takeRight(3000))
+      val last = draws.last
+      assert(last.group(1) == "1" && last.group(2) == last.group(3), last.matched)
+      // an epoch's total is its rows: 600 samples, 2 ranks, batches of 8, the remainder dropped
+      assert(draws.forall(_.group(3) == "592"), draws.map(_.matched).mkString("\n"))
+      assert(text.contains("\r\u001b[Kfeed: "), text.takeRight(2000))
     }
   }
 
