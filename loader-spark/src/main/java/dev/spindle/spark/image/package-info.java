@@ -16,6 +16,9 @@
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
  * </pre>
  *
+ * <p>{@code ImageTransform} takes each image up to the decode budget (probe, limits, random
+ * stream, stages); {@code TransformRunner} carries out the plan from the decoder on.
+ *
  * <p><b>Vector path.</b> The common case (one resample stage without padding, upright image) runs
  * on {@code VectorResample} instead of {@code StageRunner} + {@code OutputWriter}: the same
  * integer arithmetic eight values at a time with the JDK Vector API (256-bit), reading the
