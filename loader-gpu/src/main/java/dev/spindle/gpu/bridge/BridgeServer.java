@@ -5,19 +5,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons.
  * {@link #close()} from any thread, idempotent. Ownership: the server owns its socket and
  * threads; the feeders stay the caller's (close the server first, then the feeders).
+ *
+ * <p>Parts: this class is the server's lifecycle (socket, token file, close) and its API;
+ * {@code ConnectionAcceptor} is the accept thread and the connection threads it starts, {@code
+ * ServedRanks} the rank → channel map and the HELLO's rank checks, {@code TrainerSession} one
+ * connection.
  */
 public final class BridgeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BridgeServer.class);
@@ -53,18 +52,12 @@ public final class BridgeServer implements AutoCloseable {
   final AtomicLong refused = new AtomicLong();
   final AtomicLong delivered = new AtomicLong();
   final AtomicLong revoked = new AtomicLong();
-  private final Map<Integer, RankChannel> ranks = new TreeMap<>();
-  private final LateRanks late;
+  private final ServedRanks ranks;
   private final Admission admission;
-  private final Acceptor accept;
   private final Path socket;
   private final ServerSocketChannel server;
-  private final Thread acceptor;
+  private final ConnectionAcceptor connections;
   private final HandshakeTimer handshakes;
-  private final AtomicBoolean atCap = new AtomicBoolean();
-  private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
-  private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
-  private final AtomicInteger ids = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Takes the next connection off the listening socket (a seam for tests of accept errors). */
@@ -77,19 +70,8 @@ public final class BridgeServer implements AutoCloseable {
       Admission admission, Acceptor accept) throws IOException {
     this.worldSize = worldSize;
     this.admission = admission;
-    this.accept = accept;
     this.handshakes = new HandshakeTimer(admission.handshakeTimeout());
-    this.late = lateWait == null ? null : new LateRanks(lateWait);
-    for (RankFeed f : feeds) {
-      if (f.rank() >= worldSize) {
-        throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
-            + worldSize + ")");
-      }
-      if (ranks.put(f.rank(), new RankChannel(f, ServedMemory.of(f.rank(), f.feeder())))
-          != null) {
-        throw new IllegalArgumentException("Invalid feeds: rank " + f.rank() + " twice");
-      }
-    }
+    this.ranks = new ServedRanks(worldSize, feeds, lateWait);
     this.socket = SocketPaths.prepare(socket);
     // The token file exists before the socket does: whoever sees the socket can read the token.
     SocketPaths.writeToken(this.socket, admission.token());
@@ -103,11 +85,10 @@ public final class BridgeServer implements AutoCloseable {
       SocketPaths.removeToken(this.socket);
       throw e;
     }
-    this.acceptor = new Thread(this::acceptLoop, "spindle-bridge-accept");
-    acceptor.setDaemon(true);
-    acceptor.start();
+    this.connections = new ConnectionAcceptor(this, server, accept, closed);
+    connections.start();
     LOG.info("Spindle bridge listening on {} (world size {}, ranks {})", this.socket, worldSize,
-        ranks.keySet());
+        ranks.served());
   }
 
   /**
@@ -175,15 +156,7 @@ public final class BridgeServer implements AutoCloseable {
    * still held, and wakes the rank's waiting trainer.
    */
   public void serve(RankFeed feed) {
-    requireLate();
-    if (feed.rank() >= worldSize || feed.endBatch() == RankFeed.UNKNOWN_END) {
-      throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
-          + feed.firstBatch() + ".." + (feed.endBatch() == RankFeed.UNKNOWN_END ? "(unknown)"
-          : feed.endBatch()) + " (world size " + worldSize + "; a rank served later has a "
-          + "planned end)");
-    }
-    late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
-        feed.feeder().stats().ring().published()), ranks);
+    ranks.serve(feed);
   }
 
   /**
@@ -200,8 +173,7 @@ public final class BridgeServer implements AutoCloseable {
    */
   public long awaitTrainer(int rank, Duration timeout, String loaderState, long batches)
       throws TimeoutException, InterruptedException {
-    requireLate();
-    return late.awaitTrainer(rank, timeout, PlanIdentity.of(loaderState), batches, closed);
+    return ranks.awaitTrainer(rank, timeout, loaderState, batches, closed);
   }
 
   /**
@@ -211,7 +183,7 @@ public final class BridgeServer implements AutoCloseable {
   public boolean awaitFinished(int rank, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      RankChannel c = late == null ? ranks.get(rank) : late.channel(rank, ranks);
+      RankChannel c = ranks.channel(rank);
       if (c != null && c.finished()) {
         return true;
       }
@@ -228,20 +200,13 @@ public final class BridgeServer implements AutoCloseable {
    * or a trainer took the rank since. Any thread.
    */
   public String departedTrainer(int rank) {
-    RankChannel c = late == null ? ranks.get(rank) : late.channel(rank, ranks);
+    RankChannel c = ranks.channel(rank);
     return c == null ? null : c.departed();
   }
 
   /** Stops serving {@code rank} (its producer failed); its trainer's next request fails. */
   public void unserve(int rank) {
-    requireLate();
-    late.unserve(rank, ranks);
-  }
-
-  private void requireLate() {
-    if (late == null) {
-      throw new IllegalStateException("This bridge was started with fixed ranks; use listen()");
-    }
+    ranks.unserve(rank);
   }
 
   /** The socket trainers connect to. */
@@ -262,7 +227,7 @@ public final class BridgeServer implements AutoCloseable {
   /** Counters now. */
   public BridgeStats stats() {
     return new BridgeStats(connected.get(), refused.get(), delivered.get(), revoked.get(),
-        open.size());
+        connections.openCount());
   }
 
   /**
@@ -281,27 +246,13 @@ public final class BridgeServer implements AutoCloseable {
         + "token=...); this feeder wrote it to " + tokenFile() + ")");
   }
 
+  /**
+   * The channel of the rank a HELLO asks for (see {@link ServedRanks#forHello}).
+   *
+   * @throws ProtocolException when the world, rank, device or resume point does not fit
+   */
   RankChannel rankFor(Hello h) throws InterruptedException {
-    int rank = h.rank();
-    int world = h.world();
-    if (world != worldSize) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Invalid world size: " + world
-          + " (this feeder serves world size " + worldSize + ")");
-    }
-    if (rank < 0 || rank >= worldSize) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Invalid rank: " + rank + " (world size "
-          + worldSize + ": must be 0.." + (worldSize - 1) + ")");
-    }
-    RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, h.resume(), h.plan(), ranks, closed);
-    if (c == null) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
-          + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
-    }
-    c.memory.accept(h.device(), rank);
-    ResumeCheck.range(rank, h.resume(), c.endBatch());
-    ResumeCheck.plan(rank, c.plan, h.resume(), h.plan());
-    return c;
+    return ranks.forHello(h, closed);
   }
 
   void checkOpen() {
@@ -312,7 +263,7 @@ public final class BridgeServer implements AutoCloseable {
 
   /** A connection thread ends (called on it). */
   void sessionEnded() {
-    threads.remove(Thread.currentThread());
+    connections.sessionEnded();
   }
 
   /** A new connection's handshake deadline (connection threads). */
@@ -326,88 +277,6 @@ public final class BridgeServer implements AutoCloseable {
   }
 
   /**
-   * Accepts until closed. An accept error (too many open files, ...) is logged and retried after
-   * a back-off of 10 ms doubling to 1 s: the bridge keeps serving the trainers it has and takes
-   * new ones once the cause is gone.
-   */
-  private void acceptLoop() {
-    long backoffMs = 0;
-    while (!closed.get()) {
-      SocketChannel ch;
-      try {
-        ch = accept.accept(server);
-      } catch (ClosedChannelException e) {
-        return; // close() closed the socket
-      } catch (IOException e) {
-        if (closed.get()) {
-          return;
-        }
-        backoffMs = Math.min(1000, Math.max(10, 2 * backoffMs));
-        LOG.warn("Bridge accept on {} failed ({}); trying again in {} ms", socket, e.toString(),
-            backoffMs);
-        if (!pause(backoffMs)) {
-          return;
-        }
-        continue;
-      }
-      backoffMs = 0;
-      admit(ch);
-    }
-  }
-
-  /** Starts a connection thread for {@code ch}, or refuses it at once past the cap. */
-  private void admit(SocketChannel ch) {
-    int max = admission.maxConnections();
-    if (open.size() >= max) {
-      refused.incrementAndGet();
-      if (atCap.compareAndSet(false, true)) {
-        LOG.warn("Bridge on {} has its maximum of {} connections open; refusing new ones",
-            socket, max);
-      }
-      TrainerSession.refuseAtOnce(ch, BridgeError.BUSY, "Invalid connection: this bridge has "
-          + "its maximum of " + max + " connections open (a peer that sends no HELLO within "
-          + handshake() + " is dropped)");
-      return;
-    }
-    atCap.set(false);
-    open.add(ch);
-    if (closed.get()) { // accepted as close() began: close() may not have seen it in `open`
-      open.remove(ch);
-      closeQuietly(ch);
-      return;
-    }
-    int id = ids.incrementAndGet();
-    Thread t = new Thread(() -> {
-      try {
-        new TrainerSession(this, ch, id).run();
-      } finally {
-        open.remove(ch);
-      }
-    }, "spindle-bridge-conn-" + id);
-    t.setDaemon(true);
-    threads.add(t);
-    t.start();
-  }
-
-  private static void closeQuietly(SocketChannel ch) {
-    try {
-      ch.close();
-    } catch (IOException e) {
-      LOG.debug("Closing a bridge connection accepted while the bridge closed", e);
-    }
-  }
-
-  private boolean pause(long ms) {
-    try {
-      Thread.sleep(ms);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  /**
    * Stops accepting, disconnects every trainer (their batches are released), removes the socket
    * file. Idempotent; the feeders stay open.
    */
@@ -416,29 +285,17 @@ public final class BridgeServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (late != null) {
-      late.wakeAll();
-    }
+    ranks.wakeAll();
     handshakes.close();
     try {
       server.close();
-      for (SocketChannel ch : open) {
-        ch.close();
-      }
-      acceptor.join(10_000);
-      for (Thread t : threads) {
-        t.join(10_000);
-      }
+      connections.closeAndJoin();
     } catch (IOException e) {
       LOG.warn("Closing the bridge on {}", socket, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (late != null) {
-      late.releaseAll(ranks);
-    } else {
-      ranks.values().forEach(RankChannel::releaseAll);
-    }
+    ranks.releaseAll();
     SocketPaths.remove(socket);
     SocketPaths.removeToken(socket);
     LOG.info("Spindle bridge on {} closed: {}", socket, stats());

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * served (with the resume point their HELLO stated, which the producer reads before it starts).
  *
  * <p>Threads: connection threads and producers; every method holds this object's monitor, which
- * also guards the server's rank map.
+ * also guards the rank map it is given ({@link ServedRanks}'s).
  */
 final class LateRanks {
   private final Duration trainerWait;

@@ -8,9 +8,11 @@
  *     │               CUDA device: device slab exported once as a CUDA IPC handle)
  *     │ DeviceBatch leases         ServedMemory: kind 1 (file) | kind 2 (IPC)
  *     ▼
- *  BridgeServer ── accept thread ──► TrainerSession per connection (own thread)
+ *  BridgeServer ── ConnectionAcceptor (accept thread; BUSY past the cap)
+ *                    ──► TrainerSession per connection (own thread)
  *     HELLO(token, rank, world, resume, device, plan identity of the state)
- *       ─► checkToken(RunToken, else BAD_TOKEN) ─► RankChannel (ResumeCheck) ─► claim
+ *       ─► checkToken(RunToken, else BAD_TOKEN) ─► ServedRanks.forHello: RankChannel
+ *          (ResumeCheck; LateRanks for ranks served later) ─► claim
  *       ─► WELCOME(memory, spec, state)
  *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring

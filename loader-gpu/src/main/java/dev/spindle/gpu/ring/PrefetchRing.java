@@ -1,6 +1,5 @@
 package dev.spindle.gpu.ring;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,25 +36,23 @@ import java.util.function.IntFunction;
  * <p>Lifecycle: OPEN → ENDED ({@link #endOfInput}: no more fills, consumers drain, then {@link
  * #lease} returns null) → CLOSED ({@link #close}); or FAILED ({@link #fail}, or a lease past its
  * deadline), after which every wait throws {@link RingFailedException} with the first cause.
+ *
+ * <p>This class is the ring's threading: its lock, conditions, blocking waits and timeouts. The
+ * parts it holds under that lock: {@code SlotSequencer} (which slot goes to whom, transitions,
+ * sequence numbers), {@code RingRun} (the lifecycle above), {@code LeaseDeadlines} (lease ids,
+ * deadlines, and waits that wake for them) and {@code RingStats} (the counters).
  */
 public final class PrefetchRing<P> implements AutoCloseable {
-  private enum Run { OPEN, ENDED, CLOSED, FAILED }
-
   private final List<Slot<P>> slots;
-  private final ArrayDeque<Slot<P>> free;
-  private final ArrayDeque<Slot<P>> staged;
-  private final ArrayDeque<Slot<P>> ready;
+  private final SlotSequencer<P> sequencer;
+  private final LeaseDeadlines<P> deadlines;
+  private final RingRun run = new RingRun();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition freeAvailable = lock.newCondition();
   private final Condition stagedAvailable = lock.newCondition();
   private final Condition readyAvailable = lock.newCondition();
   private final Condition slotReturned = lock.newCondition();
-  private final long leaseTimeoutNanos;
   private final RingStats stats;
-  private Run run = Run.OPEN;
-  private Throwable failure;
-  private long nextSequence;
-  private long nextLeaseId;
 
   /**
    * Creates {@code slotCount} slots with payloads from {@code payloads} (called once per index).
@@ -75,11 +72,9 @@ public final class PrefetchRing<P> implements AutoCloseable {
       all.add(new Slot<>(i, payloads.apply(i)));
     }
     this.slots = List.copyOf(all);
-    this.free = new ArrayDeque<>(all);
-    this.staged = new ArrayDeque<>(slotCount);
-    this.ready = new ArrayDeque<>(slotCount);
-    this.leaseTimeoutNanos = unit.toNanos(leaseTimeout);
     this.stats = new RingStats(slotCount, System.nanoTime());
+    this.sequencer = new SlotSequencer<>(slots, stats);
+    this.deadlines = new LeaseDeadlines<>(slots, unit.toNanos(leaseTimeout));
   }
 
   /** All slots, in index order (for the owner of the payloads, e.g. to free them at close). */
@@ -101,17 +96,17 @@ public final class PrefetchRing<P> implements AutoCloseable {
     try {
       long remaining = unit.toNanos(timeout);
       while (true) {
-        checkAcceptingFills();
-        Slot<P> s = free.poll();
+        expireLeases(System.nanoTime());
+        run.checkAcceptingFills();
+        Slot<P> s = sequencer.claim();
         if (s != null) {
-          move(s, SlotState.FREE, SlotState.FILLING);
           return s;
         }
         if (remaining <= 0) {
           throw new TimeoutException("No free ring slot within " + unit.toMillis(timeout)
               + " ms: all " + slots.size() + " slots are in use (consumers too slow?)");
         }
-        remaining = awaitWithLeaseCheck(freeAvailable, remaining);
+        remaining = await(freeAvailable, remaining);
       }
     } finally {
       stats.producerBlockedNanos += System.nanoTime() - start;
@@ -123,10 +118,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void publish(Slot<P> slot) {
     lock.lock();
     try {
-      move(slot, SlotState.FILLING, SlotState.STAGED);
-      slot.sequence(nextSequence++);
-      staged.add(slot);
-      stats.published++;
+      sequencer.publish(slot);
       stagedAvailable.signalAll();
       slotReturned.signalAll();
     } finally {
@@ -138,9 +130,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void abandon(Slot<P> slot) {
     lock.lock();
     try {
-      move(slot, SlotState.FILLING, SlotState.FREE);
-      stats.abandoned++;
-      free.add(slot);
+      sequencer.abandon(slot);
       freeAvailable.signalAll();
       slotReturned.signalAll();
       readyAvailable.signalAll(); // after end of input, this may have been the last batch due
@@ -157,10 +147,10 @@ public final class PrefetchRing<P> implements AutoCloseable {
     lock.lockInterruptibly();
     try {
       long remaining = unit.toNanos(timeout);
-      while (staged.isEmpty() && remaining > 0 && !isTerminatedLocked()) {
-        remaining = awaitWithLeaseCheck(stagedAvailable, remaining);
+      while (!sequencer.hasStaged() && remaining > 0 && !run.terminated()) {
+        remaining = await(stagedAvailable, remaining);
       }
-      return isTerminatedLocked() ? null : takeStagedLocked();
+      return run.terminated() ? null : sequencer.takeStaged();
     } finally {
       lock.unlock();
     }
@@ -170,18 +160,10 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public Slot<P> pollStaged() {
     lock.lock();
     try {
-      return isTerminatedLocked() ? null : takeStagedLocked();
+      return run.terminated() ? null : sequencer.takeStaged();
     } finally {
       lock.unlock();
     }
-  }
-
-  private Slot<P> takeStagedLocked() {
-    Slot<P> s = staged.poll();
-    if (s != null) {
-      move(s, SlotState.STAGED, SlotState.COPYING);
-    }
-    return s;
   }
 
   /**
@@ -192,8 +174,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void ready(Slot<P> slot) {
     lock.lock();
     try {
-      move(slot, SlotState.COPYING, SlotState.READY);
-      ready.add(slot);
+      sequencer.ready(slot);
       readyAvailable.signalAll();
     } finally {
       lock.unlock();
@@ -217,19 +198,20 @@ public final class PrefetchRing<P> implements AutoCloseable {
       long remaining = unit.toNanos(timeout);
       try {
         while (true) {
-          checkNotClosedOrFailed();
-          Slot<P> s = ready.poll();
+          expireLeases(System.nanoTime());
+          run.checkNotClosedOrFailed();
+          Slot<P> s = sequencer.takeReady();
           if (s != null) {
-            return leaseLocked(s);
+            return deadlines.lease(s);
           }
-          if (run == Run.ENDED && inFlightLocked() == 0) {
+          if (run.ended() && sequencer.inFlight() == 0) {
             return null;
           }
           if (remaining <= 0) {
             throw new TimeoutException("No batch ready within " + unit.toMillis(timeout)
-                + " ms (" + describeLocked() + ")");
+                + " ms (" + sequencer.describe() + ")");
           }
-          remaining = awaitWithLeaseCheck(readyAvailable, remaining);
+          remaining = await(readyAvailable, remaining);
         }
       } finally {
         stats.consumerWaitNanos += System.nanoTime() - start;
@@ -239,15 +221,6 @@ public final class PrefetchRing<P> implements AutoCloseable {
     }
   }
 
-  private Lease<P> leaseLocked(Slot<P> s) {
-    move(s, SlotState.READY, SlotState.LEASED);
-    long id = nextLeaseId++;
-    long deadline = System.nanoTime() + leaseTimeoutNanos;
-    s.lease(id, deadline, Thread.currentThread().getName());
-    stats.leased++;
-    return new Lease<>(s, id, s.sequence(), deadline);
-  }
-
   /**
    * Ends a lease (LEASED → FREE). Safe to call twice, late, or after close: returns false and does
    * nothing when {@code lease} is no longer the slot's current one.
@@ -255,14 +228,10 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public boolean release(Lease<P> lease) {
     lock.lock();
     try {
-      Slot<P> s = lease.slot();
       if (!lease.isCurrent()) {
         return false;
       }
-      s.clearLease();
-      move(s, SlotState.LEASED, SlotState.FREE);
-      stats.released++;
-      free.add(s);
+      sequencer.release(lease.slot());
       freeAvailable.signalAll();
       slotReturned.signalAll();
       return true;
@@ -275,8 +244,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void endOfInput() {
     lock.lock();
     try {
-      if (run == Run.OPEN) {
-        run = Run.ENDED;
+      if (run.end()) {
         signalAllLocked();
       }
     } finally {
@@ -288,9 +256,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void fail(Throwable cause) {
     lock.lock();
     try {
-      if (run == Run.OPEN || run == Run.ENDED) {
-        run = Run.FAILED;
-        failure = cause;
+      if (run.fail(cause)) {
         signalAllLocked();
       }
     } finally {
@@ -302,7 +268,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public Throwable failureCause() {
     lock.lock();
     try {
-      return failure;
+      return run.failure();
     } finally {
       lock.unlock();
     }
@@ -312,7 +278,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public boolean isTerminated() {
     lock.lock();
     try {
-      return isTerminatedLocked();
+      return run.terminated();
     } finally {
       lock.unlock();
     }
@@ -326,24 +292,12 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public void close() {
     lock.lock();
     try {
-      if (run != Run.CLOSED) {
-        if (run != Run.FAILED) {
-          run = Run.CLOSED;
-        }
-        discard(staged, SlotState.STAGED);
-        discard(ready, SlotState.READY);
+      if (run.close()) {
+        sequencer.discardQueued();
         signalAllLocked();
       }
     } finally {
       lock.unlock();
-    }
-  }
-
-  private void discard(ArrayDeque<Slot<P>> queue, SlotState from) {
-    for (Slot<P> s = queue.poll(); s != null; s = queue.poll()) {
-      move(s, from, SlotState.FREE);
-      stats.discarded++;
-      free.add(s);
     }
   }
 
@@ -352,16 +306,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
    * Meant for shutdown, after {@link #close}.
    */
   public int awaitLeasesReleased(long timeout, TimeUnit unit) throws InterruptedException {
-    lock.lockInterruptibly();
-    try {
-      long remaining = unit.toNanos(timeout);
-      while (stats.count(SlotState.LEASED) > 0 && remaining > 0) {
-        remaining = slotReturned.awaitNanos(remaining);
-      }
-      return stats.count(SlotState.LEASED);
-    } finally {
-      lock.unlock();
-    }
+    return awaitNone(SlotState.LEASED, timeout, unit);
   }
 
   /**
@@ -370,13 +315,18 @@ public final class PrefetchRing<P> implements AutoCloseable {
    * this returns 0.
    */
   public int awaitFillsFinished(long timeout, TimeUnit unit) throws InterruptedException {
+    return awaitNone(SlotState.FILLING, timeout, unit);
+  }
+
+  private int awaitNone(SlotState state, long timeout, TimeUnit unit)
+      throws InterruptedException {
     lock.lockInterruptibly();
     try {
       long remaining = unit.toNanos(timeout);
-      while (stats.count(SlotState.FILLING) > 0 && remaining > 0) {
+      while (sequencer.count(state) > 0 && remaining > 0) {
         remaining = slotReturned.awaitNanos(remaining);
       }
-      return stats.count(SlotState.FILLING);
+      return sequencer.count(state);
     } finally {
       lock.unlock();
     }
@@ -389,16 +339,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
   public int revokeLeases() {
     lock.lock();
     try {
-      int n = 0;
-      for (Slot<P> s : slots) {
-        if (s.state() == SlotState.LEASED) {
-          s.clearLease();
-          move(s, SlotState.LEASED, SlotState.FREE);
-          free.add(s);
-          n++;
-        }
-      }
-      return n;
+      return sequencer.revokeLeases();
     } finally {
       lock.unlock();
     }
@@ -414,77 +355,22 @@ public final class PrefetchRing<P> implements AutoCloseable {
     }
   }
 
-  private void move(Slot<P> s, SlotState from, SlotState to) {
-    s.moveTo(from, to);
-    stats.transition(from, to, System.nanoTime());
-  }
-
-  private long awaitWithLeaseCheck(Condition c, long remainingNanos) throws InterruptedException {
-    long now = System.nanoTime();
-    long wait = Math.min(remainingNanos, untilEarliestDeadline(now));
-    long left = c.awaitNanos(Math.max(wait, 1));
+  /** Waits on {@code c} (see {@link LeaseDeadlines#await}), then fails the ring on a late lease. */
+  private long await(Condition c, long remainingNanos) throws InterruptedException {
+    long left = deadlines.await(c, remainingNanos);
     expireLeases(System.nanoTime());
-    return remainingNanos - (wait - left);
-  }
-
-  private long untilEarliestDeadline(long now) {
-    long min = Long.MAX_VALUE;
-    for (Slot<P> s : slots) {
-      if (s.state() == SlotState.LEASED) {
-        min = Math.min(min, s.leaseDeadlineNanos() - now);
-      }
-    }
-    return Math.max(min, 1_000_000L);
+    return left;
   }
 
   private void expireLeases(long now) {
-    if (run == Run.CLOSED || run == Run.FAILED) {
+    if (run.terminated()) {
       return;
     }
-    for (Slot<P> s : slots) {
-      if (s.state() == SlotState.LEASED && now - s.leaseDeadlineNanos() > 0) {
-        stats.expired++;
-        fail(new LeaseExpiredException("Lease on batch #" + s.sequence() + " (slot " + s.index()
-            + ") held by thread '" + s.holder() + "' was not released within "
-            + TimeUnit.NANOSECONDS.toMillis(leaseTimeoutNanos) + " ms; close the DeviceBatch"
-            + " (try-with-resources) or raise the lease timeout"));
-        return;
-      }
+    LeaseExpiredException late = deadlines.expired(now);
+    if (late != null) {
+      stats.expired++;
+      fail(late);
     }
-  }
-
-  private void checkAcceptingFills() {
-    checkNotClosedOrFailed();
-    if (run == Run.ENDED) {
-      throw new IllegalStateException("Prefetch ring is ended: no more batches are accepted");
-    }
-  }
-
-  private void checkNotClosedOrFailed() {
-    expireLeases(System.nanoTime());
-    if (run == Run.FAILED) {
-      throw new RingFailedException(failure);
-    }
-    if (run == Run.CLOSED) {
-      throw new IllegalStateException("Prefetch ring is closed");
-    }
-  }
-
-  private boolean isTerminatedLocked() {
-    return run == Run.CLOSED || run == Run.FAILED;
-  }
-
-  private int inFlightLocked() {
-    return stats.count(SlotState.FILLING) + stats.count(SlotState.STAGED)
-        + stats.count(SlotState.COPYING) + stats.count(SlotState.READY);
-  }
-
-  private String describeLocked() {
-    StringBuilder b = new StringBuilder();
-    for (SlotState st : SlotState.values()) {
-      b.append(b.length() == 0 ? "" : ", ").append(st).append('=').append(stats.count(st));
-    }
-    return b.toString();
   }
 
   private void signalAllLocked() {

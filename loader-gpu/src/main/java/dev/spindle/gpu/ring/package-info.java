@@ -16,5 +16,14 @@
  * so a protocol error fails loudly. Fillers block when every slot is in use (bounded memory);
  * leases have deadlines, and an expired lease fails the ring instead of deadlocking it. Nothing
  * here knows about devices: the payload type is the caller's.
+ *
+ * <pre>
+ *   PrefetchRing (public API: the lock, its conditions, blocking waits and timeouts)
+ *     ├─ SlotSequencer   which slot goes to whom, every transition, sequence numbers
+ *     ├─ RingRun         the ring's lifecycle: OPEN → ENDED → CLOSED, or FAILED (first cause)
+ *     ├─ LeaseDeadlines  lease ids and deadlines; waits wake by the earliest deadline
+ *     └─ RingStats       counters, read as a RingSnapshot
+ *   WaitPolicy: how the copy thread idles while it polls a copy's completion (outside the lock)
+ * </pre>
  */
 package dev.spindle.gpu.ring;

@@ -14,6 +14,9 @@ import org.apache.arrow.memory.ArrowBuf;
  * no pixel arrays). Random operations draw from a stream that is a pure function of (seed, epoch,
  * sample index). Serializable, so a Spark driver can build it and ship it to executors. The
  * caller owns {@code dst}; {@link #apply} only writes {@link #outputBytes()} bytes into it.
+ *
+ * <p>Per image, this class checks the header against its limits and plans the stages (with the
+ * sample's random stream); the package's {@code TransformRunner} then decodes and runs them.
  */
 public final class ImageTransform implements Serializable {
   private static final long serialVersionUID = 3L;
@@ -51,7 +54,7 @@ public final class ImageTransform implements Serializable {
       throw new IllegalArgumentException(
           "Invalid image output: " + mode.specName() + " (normalize needs float32-chw or float16-chw)");
     }
-    int[] size = outputSize(spec, ops);
+    int[] size = TransformSpec.outputSize(spec, ops);
     this.spec = spec;
     this.ops = List.copyOf(ops);
     this.writer = new OutputWriter(mode, normalize);
@@ -271,7 +274,11 @@ public final class ImageTransform implements Serializable {
     }
   }
 
-  /** Decodes and runs the stages; the last one writes the output at {@code dst[dstOffset]}. */
+  /**
+   * Plans the stages for this image (its orientation, the random stream of {@code sampleIndex})
+   * and checks its decode budget; {@link TransformRunner} decodes and runs them, the last one
+   * writing the output at {@code dst[dstOffset]}.
+   */
   private void run(byte[] data, int offset, int length, ImageInfo info, DecodeCost cost,
       long sampleIndex, DecodeScratch scratch, boolean vector, boolean permute,
       boolean nativeJpeg, ArrowBuf dst, long dstOffset) throws ImageException {
@@ -287,80 +294,8 @@ public final class ImageTransform implements Serializable {
         && !stages.get(0).pads();
     // counts both paths: which one runs depends on the warm-up and the CPU, the verdict must not
     checkDecodeBytes(info, reduce, cost.bytes(reduce, stages, directable, orientation));
-    if (vector && directable) {
-      // the common case: one resample, straight from the decoder's buffer into dst
-      Stage stage = stages.get(0);
-      checkSize(stage);
-      if (info.format() == ImageFormat.JPEG && nativeJpeg && regionDecode(data, offset,
-          length, cost, reduce, stage, scratch, permute, dst, dstOffset)) {
-        return;
-      }
-      int r = reduce;
-      OpenCvDecoder.decodeWith(data, offset, length, cost, reduce, scratch, (rgb, w, h) -> {
-        VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
-        return null;
-      });
-      return;
-    }
-    DecodedImage image = OpenCvDecoder.decode(data, offset, length, cost, reduce, scratch);
-    if (orientation != Orientation.NORMAL) {
-      image = Orientation.apply(image, orientation,
-          scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));
-    }
-    for (int i = 0; i < stages.size(); i++) {
-      Stage stage = stages.get(i);
-      Stage.Rect win = stage.window();
-      boolean last = i == stages.size() - 1;
-      if (last) {
-        checkSize(stage);
-      }
-      if (last && vector && !stage.pads()) {
-        VectorResample.run(stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, permute,
-            scratch);
-        return;
-      }
-      DecodeScratch.Slot slot = last ? DecodeScratch.Slot.OUTPUT
-          : (i % 2 == 0 ? DecodeScratch.Slot.STAGE_A : DecodeScratch.Slot.STAGE_B);
-      byte[] out = scratch.bytes(slot, win.width() * win.height() * 3);
-      StageRunner.run(stage, image, i == 0 ? reduce : 1, out, scratch);
-      image = new DecodedImage(out, win.width(), win.height());
-    }
-    writer.write(image.pixels(), width, height, dst, dstOffset, scratch);
-  }
-
-  /**
-   * Decodes only the part of a JPEG that {@code stage} reads ({@link NativeJpeg}) and resamples
-   * it into {@code dst}: the same bytes as a whole-image decode. False, having done nothing, for
-   * a JPEG the native decoder leaves to OpenCV. Corrupt data is refused as on the OpenCV path: a
-   * missing end of image before decoding, incomplete scans when libjpeg-turbo warned while
-   * decoding the region (data it never reads, below the region, it cannot judge).
-   */
-  private boolean regionDecode(byte[] data, int offset, int length, DecodeCost cost, int reduce,
-      Stage stage, DecodeScratch scratch, boolean permute, ArrowBuf dst, long dstOffset)
-      throws ImageException {
-    OpenCvDecoder.requireEndOfImage(data, offset, length, cost.firstScan());
-    ImageInfo info = cost.info();
-    int w = (info.width() + reduce - 1) / reduce; // libjpeg's scaled size: rounded up
-    int h = (info.height() + reduce - 1) / reduce;
-    int[] need = VectorResample.sourceRegion(stage, w, h, reduce, scratch);
-    try (NativeJpeg.Band band = NativeJpeg.open(data, offset, length, reduce,
-        cost.frame().progressive(), need[0], need[1], need[2], need[3], scratch)) {
-      if (band == null) {
-        return false;
-      }
-      if (band.width != w || band.height != h) { // a second frame header, say
-        throw new ImageException("Corrupt JPEG: its headers declare " + info.width() + "x"
-            + info.height() + " but it decodes as " + band.width + "x" + band.height
-            + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
-      }
-      // decodes band by band as the resample asks for rows
-      VectorResample.run(stage, band, w, h, band.region, reduce, writer, dst, dstOffset,
-          permute, scratch);
-      if (band.warnings() > 0) { // dst is then the caller's to discard
-        OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
-      }
-    }
-    return true;
+    TransformRunner.run(this, data, offset, length, cost, orientation, stages, reduce,
+        vector && directable, vector, permute, nativeJpeg, scratch, dst, dstOffset);
   }
 
   private void checkDecodeBytes(ImageInfo info, int reduce, long bytes) throws ImageException {
@@ -372,39 +307,9 @@ public final class ImageTransform implements Serializable {
     }
   }
 
-  /** Fails (a bug) when the last stage's output is not this transform's output size. */
-  private void checkSize(Stage last) {
-    Stage.Rect win = last.window();
-    if (win.width() != width || win.height() != height) {
-      throw new IllegalStateException("Transform " + spec + " produced " + win.width() + "x"
-          + win.height() + ", expected " + width + "x" + height);
-    }
-  }
-
-  /** {@code {height, width}} of the chain's output, or an error when it depends on the input. */
-  private static int[] outputSize(String spec, List<ImageOp> ops) {
-    int h = -1;
-    int w = -1;
-    for (ImageOp op : ops) {
-      if (op instanceof ImageOp.Resize r) {
-        h = r.shortSide() ? -1 : r.height();
-        w = r.shortSide() ? -1 : r.width();
-      } else if (op instanceof ImageOp.CenterCrop c) {
-        h = c.height();
-        w = c.width();
-      } else if (op instanceof ImageOp.Crop c) {
-        h = c.height();
-        w = c.width();
-      } else if (op instanceof ImageOp.RandomResizedCrop r) {
-        h = r.height();
-        w = r.width();
-      }
-    }
-    if (h < 0 || w < 0) {
-      throw new IllegalArgumentException("Invalid image transforms '" + spec
-          + "': the output size depends on the input (end with a crop or a resize(H, W))");
-    }
-    return new int[] {h, w};
+  /** How the output is written, for {@link TransformRunner}. */
+  OutputWriter writer() {
+    return writer;
   }
 
   /** The chain as parsed, e.g. {@code resize(256),center_crop(224),normalize}. */

@@ -92,4 +92,30 @@ final class TransformSpec {
     parts.add(spec.substring(from));
     return parts;
   }
+
+  /** {@code {height, width}} of the chain's output, or an error when it depends on the input. */
+  static int[] outputSize(String spec, List<ImageOp> ops) {
+    int h = -1;
+    int w = -1;
+    for (ImageOp op : ops) {
+      if (op instanceof ImageOp.Resize r) {
+        h = r.shortSide() ? -1 : r.height();
+        w = r.shortSide() ? -1 : r.width();
+      } else if (op instanceof ImageOp.CenterCrop c) {
+        h = c.height();
+        w = c.width();
+      } else if (op instanceof ImageOp.Crop c) {
+        h = c.height();
+        w = c.width();
+      } else if (op instanceof ImageOp.RandomResizedCrop r) {
+        h = r.height();
+        w = r.width();
+      }
+    }
+    if (h < 0 || w < 0) {
+      throw new IllegalArgumentException("Invalid image transforms '" + spec
+          + "': the output size depends on the input (end with a crop or a resize(H, W))");
+    }
+    return new int[] {h, w};
+  }
 }

@@ -16,10 +16,15 @@
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
  * </pre>
  *
+ * <p>{@code ImageTransform} takes each image up to the decode budget (probe, limits, random
+ * stream, stages); {@code TransformRunner} carries out the plan from the decoder on.
+ *
  * <p><b>Vector path.</b> The common case (one resample stage without padding, upright image) runs
  * on {@code VectorResample} instead of {@code StageRunner} + {@code OutputWriter}: the same
  * integer arithmetic eight values at a time with the JDK Vector API (256-bit), reading the
- * decoder's native buffer directly and writing normalised floats straight into the Arrow buffer.
+ * decoder's native buffer directly and writing normalised floats straight into the Arrow buffer
+ * ({@code VectorHorizontalPass}, then {@code VectorVerticalPass} fused with the output conversion;
+ * {@code VectorTranspose} and {@code VectorLanes} shared by them).
  * It is used when the JVM has {@code --add-modules=jdk.incubator.vector} (Spindle's JVM flags add
  * it) and the CPU has 256-bit vectors, once C2 has compiled it: {@code ImageTransform.preload()}
  * compiles it up front (about 1 s, once per JVM); without that a background thread does while
