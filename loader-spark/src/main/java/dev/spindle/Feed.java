@@ -32,10 +32,7 @@ import org.apache.spark.sql.SparkSession;
  * the keys' defaults; those given here apply to this run only. One thread uses a builder; a
  * session runs one feed at a time.
  */
-public final class Feed {
-  private final SparkSession spark;
-  private final JobSettings settings = new JobSettings();
-  private String input;
+public final class Feed extends ImageJob<Feed> {
   private String manifest;
   private Integer worldSize;
   private int epochs = 1;
@@ -43,17 +40,7 @@ public final class Feed {
   private int stopAfterBatches;
 
   Feed(SparkSession spark) {
-    this.spark = spark;
-  }
-
-  /**
-   * The dataset: a Hadoop FileSystem URI of shards ({@code .tar}, {@code .parquet}, a brace
-   * pattern, an image folder tree), or a {@code preprocess} output folder, whose stored images
-   * are fed as they are, without decoding (image settings, if given, must match them).
-   */
-  public Feed input(String uri) {
-    this.input = Uris.require("input", uri);
-    return this;
+    super(spark);
   }
 
   /**
@@ -77,14 +64,7 @@ public final class Feed {
 
   /** Seed of the epoch plans, as {@code spark.spindle.seed}. */
   public Feed seed(long seed) {
-    settings.set(SpindleConfig.SEED, seed);
-    return this;
-  }
-
-  /** Rows per batch, as {@code spark.spindle.batchSize}. */
-  public Feed batchSize(int rows) {
-    settings.set(SpindleConfig.BATCH_SIZE, rows);
-    return this;
+    return with(SpindleConfig.SEED, seed);
   }
 
   /**
@@ -92,20 +72,7 @@ public final class Feed {
    * spark.spindle.feed.remainder}).
    */
   public Feed remainder(String policy) {
-    settings.set(SpindleConfig.FEED_REMAINDER, policy);
-    return this;
-  }
-
-  /** The transform chain, as {@code spark.spindle.image.transforms}; the output must stay uint8. */
-  public Feed transforms(String spec) {
-    settings.set(SpindleConfig.IMAGE_TRANSFORMS, spec);
-    return this;
-  }
-
-  /** The output side for the default chain, as {@code spark.spindle.image.size}. */
-  public Feed size(int pixels) {
-    settings.set(SpindleConfig.IMAGE_SIZE, pixels);
-    return this;
+    return with(SpindleConfig.FEED_REMAINDER, policy);
   }
 
   /**
@@ -113,20 +80,7 @@ public final class Feed {
    * #serve()}.
    */
   public Feed partitions(int partitions) {
-    settings.set(SpindleConfig.FEED_PARTITIONS, partitions);
-    return this;
-  }
-
-  /** At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads}. */
-  public Feed threads(int threads) {
-    settings.set(SpindleConfig.THREADS, threads);
-    return this;
-  }
-
-  /** Any {@code spark.spindle.*} setting for this run only (see the README's key table). */
-  public Feed set(String key, String value) {
-    settings.set(key, value);
-    return this;
+    return with(SpindleConfig.FEED_PARTITIONS, partitions);
   }
 
   /** Run until epochs {@code 0 .. epochs-1} are complete (default 1). */
@@ -165,14 +119,12 @@ public final class Feed {
    * trainer bridge. Without it, batches go to the in-JVM consumer that checks and counts them.
    */
   public Feed serve() {
-    settings.set(SpindleConfig.FEED_SERVE, true);
-    return this;
+    return with(SpindleConfig.FEED_SERVE, true);
   }
 
   /** When serving: the feeder device, auto, cuda or host ({@code spark.spindle.feed.device}). */
   public Feed device(String device) {
-    settings.set(SpindleConfig.FEED_DEVICE, device);
-    return this;
+    return with(SpindleConfig.FEED_DEVICE, device);
   }
 
   /**
@@ -180,8 +132,7 @@ public final class Feed {
    * spark.spindle.feed.socket}).
    */
   public Feed socket(String path) {
-    settings.set(SpindleConfig.FEED_SOCKET, path);
-    return this;
+    return with(SpindleConfig.FEED_SOCKET, path);
   }
 
   /**
@@ -189,8 +140,7 @@ public final class Feed {
    * spark.spindle.feed.trainerTimeoutSeconds}).
    */
   public Feed trainerTimeout(Duration timeout) {
-    settings.set(SpindleConfig.FEED_TRAINER_TIMEOUT, timeout.toSeconds());
-    return this;
+    return with(SpindleConfig.FEED_TRAINER_TIMEOUT, timeout.toSeconds());
   }
 
   /**
@@ -198,8 +148,7 @@ public final class Feed {
    * spark.spindle.train.python}).
    */
   public Feed python(String executable) {
-    settings.set(SpindleConfig.TRAIN_PYTHON, executable);
-    return this;
+    return with(SpindleConfig.TRAIN_PYTHON, executable);
   }
 
   /**
@@ -207,14 +156,12 @@ public final class Feed {
    * its trainer ({@code spark.spindle.train.stateDir}; needed on a cluster master).
    */
   public Feed stateDir(String uri) {
-    settings.set(SpindleConfig.TRAIN_STATE_DIR, uri);
-    return this;
+    return with(SpindleConfig.TRAIN_STATE_DIR, uri);
   }
 
   /** For {@link #train}: restarts after trainers fail ({@code spark.spindle.train.maxRestarts}). */
   public Feed maxRestarts(int restarts) {
-    settings.set(SpindleConfig.TRAIN_MAX_RESTARTS, restarts);
-    return this;
+    return with(SpindleConfig.TRAIN_MAX_RESTARTS, restarts);
   }
 
   /**
@@ -222,8 +169,7 @@ public final class Feed {
    * spark.spindle.train.nprocPerExecutor}).
    */
   public Feed nprocPerExecutor(int ranks) {
-    settings.set(SpindleConfig.TRAIN_NPROC_PER_EXECUTOR, ranks);
-    return this;
+    return with(SpindleConfig.TRAIN_NPROC_PER_EXECUTOR, ranks);
   }
 
   /**
@@ -239,13 +185,9 @@ public final class Feed {
    * @throws RuntimeException when the run fails: the failing ranks, how, and their last lines
    */
   public FeedReport train(String script, String... args) throws IOException {
-    Uris.present("input", input, "train");
-    if (worldSize == null) {
-      throw new IllegalArgumentException("train needs worldSize(...) before train(script)");
-    }
+    requirePlan("train", "train(script)");
     settings.set(SpindleConfig.FEED_SERVE, true);
-    Map<String, String> conf = settings.merged(spark);
-    SpindleConfig.validate(conf);
+    Map<String, String> conf = checkedConf();
     java.nio.file.Path file = java.nio.file.Path.of(script).toAbsolutePath().normalize();
     if (spark.sparkContext().master().startsWith("local") && !java.nio.file.Files.isRegularFile(file)) {
       throw new IllegalArgumentException("Training script not found: " + file);
@@ -269,15 +211,19 @@ public final class Feed {
    * @throws RuntimeException when the run fails (a task, the failure budget)
    */
   public FeedReport run() throws IOException {
-    Uris.present("input", input, "feed");
-    if (worldSize == null) {
-      throw new IllegalArgumentException("feed needs worldSize(...) before run()");
-    }
-    Map<String, String> conf = settings.merged(spark);
-    SpindleConfig.validate(conf);
+    requirePlan("feed", "run()");
+    Map<String, String> conf = checkedConf();
     ServeCheck.check(conf, settings);
     FeedResult result = FeedJob.run(spark, new FeedRequest(input, manifest, worldSize, epochs,
         resume, stopAfterBatches, conf));
     return new FeedReport(result.report(), result.state().toJson());
+  }
+
+  /** Refuses a run without input or world size, naming {@code job} and the {@code call}. */
+  private void requirePlan(String job, String call) {
+    Uris.present("input", input, job);
+    if (worldSize == null) {
+      throw new IllegalArgumentException(job + " needs worldSize(...) before " + call);
+    }
   }
 }

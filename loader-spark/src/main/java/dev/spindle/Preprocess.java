@@ -25,61 +25,12 @@ import org.apache.spark.sql.SparkSession;
  * the keys' defaults; those given here apply to this job only. One thread uses a builder; {@link
  * #run} may be called more than once (each call is a new job).
  */
-public final class Preprocess {
-  private final SparkSession spark;
-  private final JobSettings settings = new JobSettings();
-  private String input;
+public final class Preprocess extends ImageJob<Preprocess> {
   private String output;
   private boolean overwrite;
 
   Preprocess(SparkSession spark) {
-    this.spark = spark;
-  }
-
-  /**
-   * The dataset: a Hadoop FileSystem URI of shards ({@code .tar}, {@code .parquet}, a brace
-   * pattern, an image folder tree), or another {@code preprocess} output, whose rows are copied
-   * as stored (to change its format or batch size; image settings, if given, must match them).
-   */
-  public Preprocess input(String uri) {
-    this.input = Uris.require("input", uri);
-    return this;
-  }
-
-  /**
-   * The transform chain, as {@code spark.spindle.image.transforms} (e.g. {@code
-   * resize(256),center_crop(224)}).
-   */
-  public Preprocess transforms(String spec) {
-    settings.set(SpindleConfig.IMAGE_TRANSFORMS, spec);
-    return this;
-  }
-
-  /** The output side for the default chain, as {@code spark.spindle.image.size}. */
-  public Preprocess size(int pixels) {
-    settings.set(SpindleConfig.IMAGE_SIZE, pixels);
-    return this;
-  }
-
-  /** Rows per Arrow record batch, as {@code spark.spindle.batchSize}. */
-  public Preprocess batchSize(int rows) {
-    settings.set(SpindleConfig.BATCH_SIZE, rows);
-    return this;
-  }
-
-  /**
-   * At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads}
-   * (the executor-wide pool itself is sized by the session's setting).
-   */
-  public Preprocess threads(int threads) {
-    settings.set(SpindleConfig.THREADS, threads);
-    return this;
-  }
-
-  /** Any {@code spark.spindle.*} setting for this job only (see the README's key table). */
-  public Preprocess set(String key, String value) {
-    settings.set(key, value);
-    return this;
+    super(spark);
   }
 
   /** Where the Arrow files and {@code _manifest.json} go: a Hadoop FileSystem URI. */
@@ -93,8 +44,7 @@ public final class Preprocess {
    * ({@code spark.spindle.output.format}).
    */
   public Preprocess format(String format) {
-    settings.set(SpindleConfig.OUTPUT_FORMAT, format);
-    return this;
+    return with(SpindleConfig.OUTPUT_FORMAT, format);
   }
 
   /** Replace output a former job committed there (default: refuse it). */
@@ -114,8 +64,7 @@ public final class Preprocess {
   public PreprocessReport run() throws IOException {
     Uris.present("input", input, "preprocess");
     Uris.present("output", output, "preprocess");
-    Map<String, String> conf = settings.merged(spark);
-    SpindleConfig.validate(conf);
+    Map<String, String> conf = checkedConf();
     return new PreprocessReport(PreprocessJob.run(spark, input, output, overwrite, conf));
   }
 }

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,25 +52,24 @@ final class DemoCommand implements Callable<Integer> {
     image.putInto(conf);
     Map<String, String> settings = conf.checked(cl);
     Path work = Path.of(System.getProperty("java.io.tmpdir"), "spindle-demo");
-    String in = input;
-    if (in == null) {
-      in = work.resolve("sample").toUri().toString();
-      JobReport gen = GenSample.run(new GenSample.Options(in, 4, 64, 320, 240, 0),
-          new Configuration());
-      Jobs.summary(cl, gen.fields());
-    }
+    String in = input != null ? input : sample(cl, work.resolve("sample"));
     String out = output != null ? output : work.resolve("arrow").toUri().toString();
-    SparkSession session = Jobs.session(cl, "demo", spark, settings);
-    try {
-      PreprocessReport r = Spindle.preprocess(session).input(in).output(out)
-          .overwrite(overwrite || output == null).run();
-      Map<String, Object> fields = new LinkedHashMap<>(r.fields());
-      fields.put("command", "demo");
-      report.write(r);
-      Jobs.summary(cl, fields);
-      return 0;
-    } finally {
-      session.stop();
-    }
+    PreprocessReport r = Jobs.run(cl, "demo", spark.master, settings, session ->
+        Spindle.preprocess(session).input(in).output(out).overwrite(overwrite || output == null)
+            .run());
+    Map<String, Object> fields = new LinkedHashMap<>(r.fields());
+    fields.put("command", "demo");
+    report.write(r);
+    Jobs.summary(cl, fields);
+    return 0;
+  }
+
+  /** Generates the demo's sample under {@code dir}, prints its summary, returns its URI. */
+  private static String sample(CommandLine cl, Path dir) throws Exception {
+    String uri = dir.toUri().toString();
+    JobReport gen = GenSample.run(new GenSample.Options(uri, 4, 64, 320, 240, 0),
+        new Configuration());
+    Jobs.summary(cl, gen.fields());
+    return uri;
   }
 }

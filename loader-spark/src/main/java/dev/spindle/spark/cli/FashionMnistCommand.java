@@ -6,7 +6,6 @@ import dev.spindle.spark.metrics.JobReport;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -72,14 +71,10 @@ final class FashionMnistCommand implements Callable<Integer> {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = JobConf.of(spark, cl).checked(cl);
     String master = spark.master != null ? spark.master : ExampleCommand.defaultMaster(world);
-    SparkSession session = Jobs.session(cl, "example", master, settings);
-    try {
-      JobReport r = ExampleCommand.run(session, options());
-      report.write(r);
-      Jobs.summary(cl, r.fields());
-      return 0;
-    } finally {
-      session.stop();
-    }
+    JobReport r = Jobs.run(cl, "example", master, settings,
+        session -> ExampleCommand.run(session, options()));
+    report.write(r);
+    Jobs.summary(cl, r.fields());
+    return 0;
   }
 }

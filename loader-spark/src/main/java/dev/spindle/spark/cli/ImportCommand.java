@@ -5,7 +5,6 @@ import dev.spindle.spark.metrics.JobReport;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,14 +52,10 @@ final class ImportCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = JobConf.of(spark, cl).checked(cl);
-    SparkSession session = Jobs.session(cl, "import-fashion-mnist", spark, settings);
-    try {
-      JobReport r = FashionMnistImport.run(session, source, split.name(), output, limit, shards);
-      report.write(r);
-      Jobs.summary(cl, r.fields());
-      return 0;
-    } finally {
-      session.stop();
-    }
+    JobReport r = Jobs.run(cl, "import-fashion-mnist", spark.master, settings, session ->
+        FashionMnistImport.run(session, source, split.name(), output, limit, shards));
+    report.write(r);
+    Jobs.summary(cl, r.fields());
+    return 0;
   }
 }

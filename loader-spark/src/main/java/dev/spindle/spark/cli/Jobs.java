@@ -1,25 +1,57 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.progress.ProgressPrinter;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
-/** The steps every Spark command shares: its session, and the line it prints at its end. */
+/**
+ * The steps every Spark command shares: running its job on a session of its own, and the line it
+ * prints at its end.
+ */
 final class Jobs {
   private Jobs() {}
+
+  /** What a command does on the session it runs on; returns its report. */
+  @FunctionalInterface
+  interface Job<R> {
+    R run(SparkSession session) throws Exception;
+  }
+
+  /**
+   * Runs {@code job} on a new session ({@code spark}'s master, {@code settings}) showing its
+   * progress as {@code progress} asks; the progress stops before the session, which is stopped
+   * however the job ends.
+   *
+   * @throws ParameterException when the master cannot run here, before the job
+   */
+  static <R> R run(CommandLine cl, String command, SparkOptions spark, ProgressFlags progress,
+      Map<String, String> settings, Job<R> job) throws Exception {
+    return run(cl, command, spark.master, progress.with(settings), session -> {
+      try (ProgressPrinter shown = progress.start(session)) {
+        return job.run(session);
+      }
+    });
+  }
+
+  /** Runs {@code job} on a new session on {@code master}, stopped however the job ends. */
+  static <R> R run(CommandLine cl, String command, String master, Map<String, String> settings,
+      Job<R> job) throws Exception {
+    SparkSession session = session(cl, command, master, settings);
+    try {
+      return job.run(session);
+    } finally {
+      session.stop();
+    }
+  }
 
   /**
    * The session {@code command} runs on and owns (the command stops it).
    *
    * @throws ParameterException when the master cannot run here, saying what it needs
    */
-  static SparkSession session(CommandLine cl, String command, SparkOptions spark,
-      Map<String, String> settings) {
-    return session(cl, command, spark.master, settings);
-  }
-
   static SparkSession session(CommandLine cl, String command, String master,
       Map<String, String> settings) {
     try {

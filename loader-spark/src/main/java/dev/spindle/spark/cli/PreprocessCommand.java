@@ -3,11 +3,9 @@ package dev.spindle.spark.cli;
 import dev.spindle.PreprocessReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.progress.ProgressPrinter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,17 +56,10 @@ final class PreprocessCommand implements Callable<Integer> {
     trace.putInto(conf);
     conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
-    SparkSession session = Jobs.session(cl, "preprocess", spark, progress.with(settings));
-    try {
-      PreprocessReport r;
-      try (ProgressPrinter shown = progress.start(session)) {
-        r = Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run();
-      }
-      report.write(r);
-      Jobs.summary(cl, r.fields(), report, List.of());
-      return 0;
-    } finally {
-      session.stop();
-    }
+    PreprocessReport r = Jobs.run(cl, "preprocess", spark, progress, settings, session ->
+        Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run());
+    report.write(r);
+    Jobs.summary(cl, r.fields(), report, List.of());
+    return 0;
   }
 }

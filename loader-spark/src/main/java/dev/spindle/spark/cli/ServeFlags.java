@@ -2,30 +2,18 @@ package dev.spindle.spark.cli;
 
 import dev.spindle.spark.config.SpindleConfig;
 import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /** {@code feed --serve} and the flags that configure the trainer bridge, which need it. */
 final class ServeFlags {
   @Option(names = "--serve",
-      description = "Serve each rank's batches to its PyTorch trainer (spark.spindle.feed.serve)")
+      description = "Serve each rank's batches to its PyTorch trainer (spark.spindle.feed.serve);"
+          + " --device, --socket and --trainer-timeout need it")
   boolean serve;
 
-  @Option(names = "--device", paramLabel = "auto|host|cuda",
-      description = "With --serve: the feeders' device (spark.spindle.feed.device; default"
-          + " ${bundle:spark.spindle.feed.device})")
-  String device;
-
-  @Option(names = "--socket", paramLabel = "PATH",
-      description = "With --serve: the bridge socket; may hold {user} and {rank}"
-          + " (spark.spindle.feed.socket; default ${bundle:spark.spindle.feed.socket})")
-  String socket;
-
-  @Option(names = "--trainer-timeout", paramLabel = "SECONDS",
-      description = "With --serve: how long a rank waits for its trainer"
-          + " (spark.spindle.feed.trainerTimeoutSeconds; default"
-          + " ${bundle:spark.spindle.feed.trainerTimeoutSeconds})")
-  String trainerTimeout;
+  @Mixin BridgeFlags bridge;
 
   /**
    * Puts the serving settings into {@code conf}.
@@ -35,13 +23,10 @@ final class ServeFlags {
    */
   void putInto(JobConf conf, boolean partitions, CommandLine cl) {
     if (!serve) {
-      String[][] needServe = {{"--device", device}, {"--socket", socket},
-          {"--trainer-timeout", trainerTimeout}};
-      for (String[] f : needServe) {
-        if (f[1] != null) {
-          throw new ParameterException(cl, f[0] + " needs --serve (it configures the trainer"
-              + " bridge)");
-        }
+      String given = bridge.firstGiven();
+      if (given != null) {
+        throw new ParameterException(cl, given + " needs --serve (it configures the trainer"
+            + " bridge)");
       }
       return;
     }
@@ -50,8 +35,6 @@ final class ServeFlags {
           + " one task per rank");
     }
     conf.flag("--serve", "true", SpindleConfig.FEED_SERVE.key());
-    conf.flag("--device", device, SpindleConfig.FEED_DEVICE.key());
-    conf.flag("--socket", socket, SpindleConfig.FEED_SOCKET.key());
-    conf.flag("--trainer-timeout", trainerTimeout, SpindleConfig.FEED_TRAINER_TIMEOUT.key());
+    bridge.putInto(conf);
   }
 }

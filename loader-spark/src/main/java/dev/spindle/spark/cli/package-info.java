@@ -7,11 +7,16 @@
  * <pre>
  *  argv ─► SpindleMain (picocli: parse, typed options, usage) ─► a command's call():
  *            JobConf: --properties-file &lt; --conf &lt; flags, every spark.spindle.* value checked
- *            ─► Sessions.start (embedded local[*] on 127.0.0.1, --master, or spark-submit's)
- *            ─► ProgressFlags: ProgressPrinter (live line / plain lines on stderr, erased first)
- *            ─► Spindle.preprocess / feed ... run() ─► Summary line, --report FILE
+ *            ─► Jobs.run: Sessions.start (embedded local[*] on 127.0.0.1, --master, or
+ *               spark-submit's) ─► ProgressFlags: ProgressPrinter (live line / plain lines on
+ *               stderr, erased first) ─► Spindle.preprocess / feed ... run() ─► session stopped
+ *            ─► Summary line, --report FILE
  *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing flag)
  * </pre>
+ *
+ * <p>{@code feed} and {@code train} are one {@link dev.spindle.spark.cli.FeedRunCommand} each
+ * (the input, plan and resume flags, and running on a session of their own or the caller's)
+ * with their own flags; both take the trainer bridge's {@link dev.spindle.spark.cli.BridgeFlags}.
  *
  * <p>Everything here runs on the main thread.
  */

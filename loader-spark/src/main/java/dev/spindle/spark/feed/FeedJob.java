@@ -18,7 +18,6 @@ import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.shard.Manifest;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -257,15 +256,10 @@ public final class FeedJob {
 
     JobReport report(FeedRequest request, ManifestCache.Loaded loaded, LoaderState state,
         double wall, long startMs) throws IOException {
-      Map<String, Object> manifestInfo = new LinkedHashMap<>();
-      manifestInfo.put("location", loaded.location());
-      manifestInfo.put("status", loaded.status());
-      manifestInfo.put("shards", manifest.shards().size());
-      manifestInfo.put("samples", manifest.totalSamples());
       PlanSpec spec = state.spec();
       JobReport report = new JobReport("feed")
           .put("input", request.input())
-          .put("manifest", manifestInfo)
+          .put("manifest", loaded.reportEntry())
           .put("world_size", request.worldSize())
           .put("seed", spec.seed())
           .put("batch_size", spec.batchSize())

@@ -17,7 +17,9 @@ import dev.spindle.spark.shard.ShardFiles;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -58,7 +60,17 @@ public final class ManifestCache {
    * @param status "created", "reused", "reused (written for INPUT)", "recounted", "recounted:
    *     reason", or "not cached: reason"
    */
-  public record Loaded(Manifest manifest, String location, String status) {}
+  public record Loaded(Manifest manifest, String location, String status) {
+    /** The report's {@code manifest} entry: location, status, shards and samples. */
+    public Map<String, Object> reportEntry() {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("location", location);
+      entry.put("status", status);
+      entry.put("shards", manifest.shards().size());
+      entry.put("samples", manifest.totalSamples());
+      return entry;
+    }
+  }
 
   private final Configuration hadoop;
   private final ShardCatalog catalog;

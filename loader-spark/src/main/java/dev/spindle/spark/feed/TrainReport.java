@@ -103,14 +103,9 @@ final class TrainReport {
   }
 
   JobReport build(LoaderState end, double wall) throws IOException {
-    Map<String, Object> manifest = new LinkedHashMap<>();
-    manifest.put("location", loaded.location());
-    manifest.put("status", loaded.status());
-    manifest.put("shards", loaded.manifest().shards().size());
-    manifest.put("samples", loaded.manifest().totalSamples());
     JobReport report = new JobReport("train")
         .put("input", request.input())
-        .put("manifest", manifest)
+        .put("manifest", loaded.reportEntry())
         .put("world_size", request.worldSize())
         .put("epochs", request.epochs())
         .put("seed", end.seed())

@@ -1,6 +1,5 @@
 package dev.spindle.spark.cli
 
-import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.Files
 
 import dev.spindle.spark.job.GenSample
@@ -10,13 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** The command line in this JVM: usage, exit codes, and every value refused before Spark starts. */
 class SpindleMainSuite extends AnyFunSuite {
-  /** (exit code, stdout, stderr) of `spindle args...`. */
-  private def run(args: String*): (Int, String, String) = {
-    val out = new ByteArrayOutputStream()
-    val err = new ByteArrayOutputStream()
-    val code = SpindleMain.run(args.toArray, new PrintStream(out, true), new PrintStream(err, true))
-    (code, out.toString, err.toString)
-  }
+  private def run(args: String*): (Int, String, String) = Cli.run(args: _*)
 
   private val commands = Seq(Seq("demo"), Seq("gen-sample"), Seq("preprocess"), Seq("feed"),
     Seq("import-fashion-mnist"), Seq("example"), Seq("example", "fashion-mnist"), Seq("bench"),

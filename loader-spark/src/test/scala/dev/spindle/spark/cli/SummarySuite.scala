@@ -1,6 +1,5 @@
 package dev.spindle.spark.cli
 
-import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.{Files, Paths}
 
 import scala.jdk.CollectionConverters._
@@ -12,12 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** The one-line summaries say what a stop, a save, a resume did, and where quarantined samples are. */
 class SummarySuite extends AnyFunSuite {
-  private def run(args: String*): (Int, String, String) = {
-    val out = new ByteArrayOutputStream()
-    val err = new ByteArrayOutputStream()
-    val code = SpindleMain.run(args.toArray, new PrintStream(out, true), new PrintStream(err, true))
-    (code, out.toString, err.toString)
-  }
+  private def run(args: String*): (Int, String, String) = Cli.run(args: _*)
 
   test("feed --stop-after-batches --save-state, then --resume: the summaries say where each stopped and started") {
     TestFiles.withTempDir("summary-feed") { dir =>

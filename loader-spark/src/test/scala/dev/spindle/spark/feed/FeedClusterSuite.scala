@@ -11,11 +11,9 @@ import scala.jdk.OptionConverters._
 
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.testkit.{LocalCluster, TestFiles}
+import dev.spindle.spark.testkit.LocalClusterFixture
 import org.apache.spark.Success
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -23,26 +21,16 @@ import org.scalatest.funsuite.AnyFunSuite
  * the same per-rank digests as the plan (which local mode also matches) with 1, 2 and 4
  * partitions and threads, and after an executor JVM is killed in the middle of a run.
  */
-class FeedClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
+class FeedClusterSuite extends AnyFunSuite with LocalClusterFixture {
   import FeedData._
 
-  private var spark: SparkSession = _
-  private var dir: Path = _
+  override protected def appName: String = "feed-cluster"
+
   private var in: Path = _
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
-    dir = TestFiles.tempDir("feed-cluster")
     in = tars(dir.resolve("in"), Seq(13, 7, 21, 9, 15)) // 65 samples
-    spark = LocalCluster.session(dir, "feed-cluster")
-  }
-
-  override protected def afterAll(): Unit = {
-    try if (spark != null) spark.stop()
-    finally {
-      TestFiles.deleteRecursively(dir)
-      super.afterAll()
-    }
   }
 
   private def feed(args: String*): FeedReport =

@@ -50,6 +50,30 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   private def start(a: Array[String]): Future[FeedReport] = Future(FeedCommand.run(spark, a))
 
+  /** Starts serving `in` on `socket` (`args`) and waits for the bridge's socket. */
+  private def serve(in: Path, socket: Path, world: Int, timeoutS: Int, extra: String*): Future[FeedReport] = {
+    val job = start(args(in, socket, world, timeoutS, extra: _*))
+    awaitSocket(socket, job)
+    job
+  }
+
+  /** Where a test's bridge listens: `dir`/run/bridge.sock. */
+  private def socketIn(dir: Path): Path = dir.resolve("run").resolve("bridge.sock")
+
+  /** Tar shards of `Counts` under `dir`/in, their manifest, and the test's bridge socket. */
+  private def tarInput(dir: Path): (Path, Manifest, Path) = {
+    val in = tars(dir.resolve("in"), Counts)
+    (in, manifest(in), socketIn(dir))
+  }
+
+  /** The messages of `e` and its causes, joined with " / ". */
+  private def causes(e: Throwable): String =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+
+  /** A trainer per rank of `world`, each with no extra flags. */
+  private def trainersOf(socket: Path, world: Int, dir: Path): Seq[Trainer] =
+    (0 until world).map(r => new Trainer(socket, r, world, dir, Seq.empty))
+
   private def awaitSocket(socket: Path, job: Future[_]): Unit = {
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
     while (!Files.exists(socket) && !job.isCompleted && System.nanoTime() < deadline) Thread.sleep(20)
@@ -87,13 +111,10 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("two ranks served through the bridge get disjoint, equal, complete shares with the planned bytes") {
     TestFiles.withTempDir("serve-two") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
+      val (in, m, socket) = tarInput(dir)
       val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 2, 60))
-      awaitSocket(socket, job)
-      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      val job = serve(in, socket, 2, 60)
+      val trainers = trainersOf(socket, 2, dir)
       trainers.foreach(t => assert(t.await() == 0, t.output))
       val report = Await.result(job, 3.minutes)
       trainers.zipWithIndex.foreach { case (t, r) => assertPlanned(m, plan, r, t.batches(), 0L until 8L) }
@@ -121,11 +142,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       val m = manifest(in)
       val plan = EpochPlan.create(m, spec(3, 0, 2, 4, Remainder.PAD))
       val bad = m.offsets()(1) + 3
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 2, 60, "--remainder", "PAD",
-        "--conf", "spark.spindle.maxFailures=3"))
-      awaitSocket(socket, job)
-      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 2, 60, "--remainder", "PAD", "--conf", "spark.spindle.maxFailures=3")
+      val trainers = trainersOf(socket, 2, dir)
       trainers.foreach(t => assert(t.await() == 0, t.output))
       Await.result(job, 3.minutes)
       var zeros = 0
@@ -146,10 +165,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       val prep = Preprocessed.write(spark, tars(dir.resolve("in"), Counts), dir.resolve("prep"), "arrow")
       val m = manifest(prep) // a part file per shard: the shards' numbering
       val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(prep, socket, 2, 60))
-      awaitSocket(socket, job)
-      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      val socket = socketIn(dir)
+      val job = serve(prep, socket, 2, 60)
+      val trainers = trainersOf(socket, 2, dir)
       trainers.foreach(t => assert(t.await() == 0, t.output))
       val report = Await.result(job, 3.minutes)
       // the bytes each trainer got are those of decoding the original PNGs (assertPlanned)
@@ -164,10 +182,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
       val in = ParquetInputs.spark(spark, dir.resolve("in"), rows(Counts), struct = true)
       val m = manifest(in)
       val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 2, 60))
-      awaitSocket(socket, job)
-      val trainers = Seq(0, 1).map(r => new Trainer(socket, r, 2, dir, Seq.empty))
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 2, 60)
+      val trainers = trainersOf(socket, 2, dir)
       trainers.foreach(t => assert(t.await() == 0, t.output))
       val report = Await.result(job, 3.minutes)
       trainers.zipWithIndex.foreach { case (t, r) =>
@@ -183,12 +200,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("a trainer killed mid-epoch and restarted from its saved state resumes exactly where it left off") {
     TestFiles.withTempDir("serve-kill") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
+      val (in, m, socket) = tarInput(dir)
       val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 1, 60))
-      awaitSocket(socket, job)
+      val job = serve(in, socket, 1, 60)
       val saved = dir.resolve("state.json")
       val first = new Trainer(socket, 0, 1, dir, Seq("--die-after", "5", "--state-out", saved.toString))
       assert(first.await() != 0, "the trainer was to kill itself")
@@ -205,13 +219,10 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("a feed job restarted while its trainer resumes from a saved state starts the rank there") {
     TestFiles.withTempDir("serve-restart") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
+      val (in, m, socket) = tarInput(dir)
       val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
       val saved = dir.resolve("state.json")
-      val failed = start(args(in, socket, 1, 8))
-      awaitSocket(socket, failed)
+      val failed = serve(in, socket, 1, 8)
       val failedToken = runToken(socket)
       val first = new Trainer(socket, 0, 1, dir, Seq("--die-after", "3", "--state-out", saved.toString))
       assert(first.await() != 0)
@@ -233,11 +244,8 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("two epochs: the trainer opens one loader per epoch and gets each epoch's planned share") {
     TestFiles.withTempDir("serve-epochs") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 1, 60, "--epochs", "2"))
-      awaitSocket(socket, job)
+      val (in, m, socket) = tarInput(dir)
+      val job = serve(in, socket, 1, 60, "--epochs", "2")
       val out = dir.resolve("epochs.txt")
       val code = Seq(
         "import sys; sys.path.insert(0, sys.argv[1])",
@@ -268,12 +276,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("a trainer stating an out-of-range resume is refused; the job serves the rank to the next one") {
     TestFiles.withTempDir("serve-range") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
+      val (in, m, socket) = tarInput(dir)
       val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 1, 60))
-      awaitSocket(socket, job)
+      val job = serve(in, socket, 1, 60)
       val bogus = dir.resolve("bogus.json")
       Files.writeString(bogus, """{"worldSize": 1, "batchesConsumed": [1099511627776]}""")
       val wrong = new Trainer(socket, 0, 1, dir, Seq("--state-in", bogus.toString, "--expect-error"))
@@ -291,12 +296,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
 
   test("a trainer of an earlier run (its token) is refused; this run's trainer gets the whole share") {
     TestFiles.withTempDir("serve-stale") { dir =>
-      val in = tars(dir.resolve("in"), Counts)
-      val m = manifest(in)
+      val (in, m, socket) = tarInput(dir)
       val plan = EpochPlan.create(m, spec(3, 0, 1, 4))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val first = start(args(in, socket, 1, 60))
-      awaitSocket(socket, first)
+      val first = serve(in, socket, 1, 60)
       val earlierToken = runToken(socket)
       val earlier = new Trainer(socket, 0, 1, dir, Seq.empty)
       assert(earlier.await() == 0, earlier.output)
@@ -318,9 +320,9 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
   test("no trainer: the rank task fails after the trainer timeout, naming the socket and the rank") {
     TestFiles.withTempDir("serve-none") { dir =>
       val in = tars(dir.resolve("in"), Seq(9))
-      val socket = dir.resolve("run").resolve("bridge.sock")
+      val socket = socketIn(dir)
       val e = intercept[Exception](FeedCommand.run(spark, args(in, socket, 1, 2)))
-      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      val msg = causes(e)
       assert(msg.contains(s"No trainer of rank 0 connected to $socket") && msg.contains("within 2 s"), msg)
       assert(msg.contains(s"SPINDLE_RUN_TOKEN set to the contents of $socket.token"), msg)
     }
@@ -329,14 +331,13 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
   test("a trainer that dies holding a batch and is not replaced fails its rank naming the rank, not the lease") {
     TestFiles.withTempDir("serve-died") { dir =>
       val in = tars(dir.resolve("in"), Seq(40))
-      val socket = dir.resolve("run").resolve("bridge.sock")
-      val job = start(args(in, socket, 1, 3))
-      awaitSocket(socket, job)
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 1, 3)
       val t = new Trainer(socket, 0, 1, dir, Seq("--die-after", "2", "--state-out",
         dir.resolve("state.json").toString))
       assert(t.await() == 137, t.output) // SIGKILL while holding batch 1
       val e = intercept[Exception](Await.result(job, 3.minutes))
-      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      val msg = causes(e)
       assert(msg.contains("Trainer of rank 0 (connection") && msg.contains("disconnected without BYE")
         && msg.contains("holding batch(es) [1]"), msg)
       assert(msg.contains(s"no trainer of rank 0 reconnected to $socket within 3 s"), msg)

@@ -1,14 +1,12 @@
 package dev.spindle.spark.feed
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.TrainCommand
 import dev.spindle.spark.example.{ExampleCommand, FashionMnistImport}
-import dev.spindle.spark.testkit.{LocalCluster, TestFiles}
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
+import dev.spindle.spark.testkit.LocalClusterFixture
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -16,26 +14,11 @@ import org.scalatest.funsuite.AnyFunSuite
  * child of its executor, fed every sample of every epoch once, after one of them was killed; and
  * `example fashion-mnist`, a user of `train`, learning there.
  */
-class TrainClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
+class TrainClusterSuite extends AnyFunSuite with LocalClusterFixture {
   import FeedData._
   import TrainRuns._
 
-  private var spark: SparkSession = _
-  private var dir: Path = _
-
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    dir = TestFiles.tempDir("train-cluster")
-    spark = LocalCluster.session(dir, "train-cluster")
-  }
-
-  override protected def afterAll(): Unit = {
-    try if (spark != null) spark.stop()
-    finally {
-      TestFiles.deleteRecursively(dir)
-      super.afterAll()
-    }
-  }
+  override protected def appName: String = "train-cluster"
 
   test("two ranks on two executors, one SIGKILLed mid-epoch: restarted from saved states, every sample once") {
     assume(torchAvailable, s"$Python cannot import torch")

@@ -13,23 +13,6 @@ import org.scalatest.funsuite.AnyFunSuite
 class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
   private def good(i: Int) = SampleImages.jpeg(5L, i, 64, 48)
 
-  /** One shard: 6 good samples and 4 bad ones of different kinds. */
-  private def badShard(dir: Path): Path = {
-    val jpeg = good(100)
-    TestFiles.writeTar(dir.resolve("mixed.tar"), Seq(
-      "g0.jpg" -> good(0), "g0.cls" -> ascii("0"),
-      "garbage.jpg" -> BadImages.garbage(300), "garbage.cls" -> ascii("1"),
-      "g1.jpg" -> good(1), "g1.cls" -> ascii("1"),
-      "truncated.jpg" -> jpeg.take(jpeg.length / 3), "truncated.cls" -> ascii("2"),
-      "g2.jpg" -> good(2), "g2.cls" -> ascii("2"),
-      "huge.png" -> BadImages.pngHeader(100000, 100000), "huge.cls" -> ascii("3"),
-      "g3.jpg" -> good(3), "g3.cls" -> ascii("3"),
-      "nolabel.jpg" -> good(4),
-      "g4.jpg" -> good(4), "g4.cls" -> ascii("4"),
-      "g5.jpg" -> good(5), "g5.cls" -> ascii("5")))
-    dir
-  }
-
   private def run(in: Path, out: Path, budget: String) =
     PreprocessJob.run(spark, in.toString, out.toString, false, Map(
       "spark.spindle.image.size" -> "16", "spark.spindle.batchSize" -> "4",
@@ -37,7 +20,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
 
   test("bad samples are quarantined with shard, key and reason; good ones are all written") {
     TestFiles.withTempDir("bad") { dir =>
-      val in = badShard(Files.createDirectories(dir.resolve("in")))
+      val in = TestSamples.mixedShard(dir.resolve("in"))
       val report = run(in, dir.resolve("out"), budget = "10")
       assert(report.get("images") == 6L)
       assert(report.get("samples") == 10L)
@@ -91,7 +74,7 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
 
   test("past the failure budget the job fails with the first causes and commits nothing") {
     TestFiles.withTempDir("budget") { dir =>
-      val in = badShard(Files.createDirectories(dir.resolve("in")))
+      val in = TestSamples.mixedShard(dir.resolve("in"))
       val out = dir.resolve("out")
       val e = intercept[PreprocessJob.JobFailure](run(in, out, budget = "2"))
       assert(e.getMessage.contains("Failure budget exceeded"))

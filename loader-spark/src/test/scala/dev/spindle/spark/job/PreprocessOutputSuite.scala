@@ -10,7 +10,7 @@ import scala.util.Try
 
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.sink.{OutputCommitter, OutputLock, OutputWriteException}
-import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, FaultySparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.scalatest.funsuite.AnyFunSuite
@@ -20,7 +20,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * locked against a second job, a dead job's lock and files are recognised and removed, and
  * write errors name the output.
  */
-class PreprocessOutputSuite extends AnyFunSuite with SparkFixture {
+class PreprocessOutputSuite extends AnyFunSuite with FaultySparkFixture {
   private val conf = Map(
     "spark.spindle.image.size" -> "16",
     "spark.spindle.batchSize" -> "4",
@@ -53,11 +53,6 @@ class PreprocessOutputSuite extends AnyFunSuite with SparkFixture {
       Thread.sleep(1000) // job-start events of a job that ran were posted long before it ended
       n.get
     } finally spark.sparkContext.removeSparkListener(listener)
-  }
-
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    FaultyFileSystem.register(spark.sparkContext.hadoopConfiguration)
   }
 
   test("a disk that fills up mid-job fails it with the output's path, and nothing is left") {

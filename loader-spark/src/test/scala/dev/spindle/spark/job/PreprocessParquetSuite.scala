@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.metrics.JobReport
-import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, Row, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, FaultySparkFixture, Row, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
@@ -16,7 +16,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * back by Spark's own Parquet reader, the shape in the footer's metadata, and the same commit
  * protocol (a retried task is written once; a failed job commits nothing and keeps the old output).
  */
-class PreprocessParquetSuite extends AnyFunSuite with SparkFixture {
+class PreprocessParquetSuite extends AnyFunSuite with FaultySparkFixture {
   override protected def master: String = "local[2,2]" // a failed task is tried once more
 
   private val conf = Map(
@@ -41,11 +41,6 @@ class PreprocessParquetSuite extends AnyFunSuite with SparkFixture {
       Row(r.getAs[Long]("index"), r.getAs[String]("key"), r.getAs[Int]("label"),
         r.getAs[Array[Byte]]("image").toSeq)
     }.sortBy(_.index)
-  }
-
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    FaultyFileSystem.register(spark.sparkContext.hadoopConfiguration)
   }
 
   test("parquet output holds the Arrow output's rows, read back by Spark, shape in the footer") {

@@ -1,7 +1,9 @@
 package dev.spindle.spark.job
 
-import java.nio.file.Path
+import java.nio.file.{Files, Path}
 
+import dev.spindle.spark.testkit.{BadImages, TestFiles}
+import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
 
 /** `gen-sample`'s deterministic data for suites outside this package. */
@@ -14,4 +16,26 @@ object TestSamples {
   /** The JPEG `gen-sample` draws for (seed, index). */
   def jpeg(seed: Long, index: Int, width: Int, height: Int): Array[Byte] =
     SampleImages.jpeg(seed, index, width, height)
+
+  /**
+   * One shard `mixed.tar` in `dir` (made if missing): 6 good 64x48 JPEG samples (g0 to g5) and 4
+   * bad ones of different kinds (garbage bytes, a truncated JPEG, a PNG declaring 100000 x 100000
+   * pixels, an image without a label). Returns `dir`.
+   */
+  def mixedShard(dir: Path): Path = {
+    def good(i: Int) = jpeg(5L, i, 64, 48)
+    val cut = good(100)
+    TestFiles.writeTar(Files.createDirectories(dir).resolve("mixed.tar"), Seq(
+      "g0.jpg" -> good(0), "g0.cls" -> ascii("0"),
+      "garbage.jpg" -> BadImages.garbage(300), "garbage.cls" -> ascii("1"),
+      "g1.jpg" -> good(1), "g1.cls" -> ascii("1"),
+      "truncated.jpg" -> cut.take(cut.length / 3), "truncated.cls" -> ascii("2"),
+      "g2.jpg" -> good(2), "g2.cls" -> ascii("2"),
+      "huge.png" -> BadImages.pngHeader(100000, 100000), "huge.cls" -> ascii("3"),
+      "g3.jpg" -> good(3), "g3.cls" -> ascii("3"),
+      "nolabel.jpg" -> good(4),
+      "g4.jpg" -> good(4), "g4.cls" -> ascii("4"),
+      "g5.jpg" -> good(5), "g5.cls" -> ascii("5")))
+    dir
+  }
 }

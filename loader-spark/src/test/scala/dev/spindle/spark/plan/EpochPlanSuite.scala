@@ -10,64 +10,49 @@ class EpochPlanSuite extends AnyFunSuite {
 
   test("every rank gets the same number of full batches, and at least one") {
     val rnd = new Random(11)
-    for (_ <- 0 until 300) {
-      val m = manifest(randomSizes(rnd))
-      if (m.totalSamples() > 0) {
-        val spec = validSpec(rnd, m.totalSamples())
-        val plan = EpochPlan.create(m, spec)
-        assert(plan.worldSize() == spec.worldSize())
-        assert(spec.freshBatchesPerRank(m.totalSamples()) == plan.batchesPerRank(), s"$spec")
-        for (r <- rankSeqs(plan)) {
-          assert(r.batches() == plan.batchesPerRank(), s"$spec $r")
-          assert(r.batches() >= 1)
-          assert(r.samples() == r.batches() * spec.batchSize())
-          assert(r.firstBatch() == 0)
-        }
+    forRandomPlans(rnd, 300) { (m, spec, plan) =>
+      assert(plan.worldSize() == spec.worldSize())
+      assert(spec.freshBatchesPerRank(m.totalSamples()) == plan.batchesPerRank(), s"$spec")
+      for (r <- rankSeqs(plan)) {
+        assert(r.batches() == plan.batchesPerRank(), s"$spec $r")
+        assert(r.batches() >= 1)
+        assert(r.samples() == r.batches() * spec.batchSize())
+        assert(r.firstBatch() == 0)
       }
     }
   }
 
   test("the ranks' real entries are the epoch minus the drop-last remainder, each sample once") {
     val rnd = new Random(12)
-    for (_ <- 0 until 300) {
-      val m = manifest(randomSizes(rnd))
+    forRandomPlans(rnd, 300) { (m, spec, plan) =>
       val n = m.totalSamples()
-      if (n > 0) {
-        val spec = validSpec(rnd, n)
-        val plan = EpochPlan.create(m, spec)
-        val real = rankSeqs(plan).flatMap(realDelivered)
-        val round = spec.worldSize().toLong * spec.batchSize()
-        val expected = if (spec.remainder() == Remainder.PAD) n else n - n % round
-        assert(real.size == expected, s"$spec over $n samples")
-        assert(real.distinct.size == real.size, "a sample was planned twice")
-        assert(real.forall(i => i >= 0 && i < n))
-        if (spec.remainder() == Remainder.PAD) assert(real.toSet == (0L until n).toSet)
-      }
+      val real = rankSeqs(plan).flatMap(realDelivered)
+      val round = spec.worldSize().toLong * spec.batchSize()
+      val expected = if (spec.remainder() == Remainder.PAD) n else n - n % round
+      assert(real.size == expected, s"$spec over $n samples")
+      assert(real.distinct.size == real.size, "a sample was planned twice")
+      assert(real.forall(i => i >= 0 && i < n))
+      if (spec.remainder() == Remainder.PAD) assert(real.toSet == (0L until n).toSet)
     }
   }
 
   test("padding is marked, comes last in a rank, and repeats that rank's own samples") {
     val rnd = new Random(13)
     var padded = 0
-    for (_ <- 0 until 300) {
-      val m = manifest(randomSizes(rnd))
+    forRandomPlans(rnd, 300) { (m, spec, plan) =>
       val n = m.totalSamples()
-      if (n > 0) {
-        val spec = validSpec(rnd, n)
-        val plan = EpochPlan.create(m, spec)
-        val entries = rankSeqs(plan).map(_.samples().toLong).sum
-        val pads = rankSeqs(plan).map(r => r.samples() - r.realSamples()).sum
-        if (spec.remainder() == Remainder.PAD) assert(pads == entries - n) else assert(pads == 0)
-        for (r <- rankSeqs(plan); p <- 0 until r.samples()) {
-          assert(r.isPadded(p) == (p >= r.realSamples()))
-          if (r.isPadded(p)) {
-            assert((0 until r.realSamples()).map(r.index).contains(r.index(p)))
-            padded += 1
-          }
+      val entries = rankSeqs(plan).map(_.samples().toLong).sum
+      val pads = rankSeqs(plan).map(r => r.samples() - r.realSamples()).sum
+      if (spec.remainder() == Remainder.PAD) assert(pads == entries - n) else assert(pads == 0)
+      for (r <- rankSeqs(plan); p <- 0 until r.samples()) {
+        assert(r.isPadded(p) == (p >= r.realSamples()))
+        if (r.isPadded(p)) {
+          assert((0 until r.realSamples()).map(r.index).contains(r.index(p)))
+          padded += 1
         }
-        for (r <- rankSeqs(plan); k <- 0 until r.batches()) {
-          assert(r.paddedIn(k) == (k * r.batchSize() until (k + 1) * r.batchSize()).count(r.isPadded))
-        }
+      }
+      for (r <- rankSeqs(plan); k <- 0 until r.batches()) {
+        assert(r.paddedIn(k) == (k * r.batchSize() until (k + 1) * r.batchSize()).count(r.isPadded))
       }
     }
     assert(padded > 0, "the random cases never exercised padding")

@@ -39,6 +39,19 @@ object Plans {
     spec
   }
 
+  /**
+   * Calls `check` with random manifests that hold samples, each with a valid spec and its plan,
+   * drawn from `rnd` in `cases` tries (a manifest without samples is skipped).
+   */
+  def forRandomPlans(rnd: Random, cases: Int)(check: (Manifest, PlanSpec, EpochPlan) => Unit): Unit =
+    for (_ <- 0 until cases) {
+      val m = manifest(randomSizes(rnd))
+      if (m.totalSamples() > 0) {
+        val spec = validSpec(rnd, m.totalSamples())
+        check(m, spec, EpochPlan.create(m, spec))
+      }
+    }
+
   /** Real (not padded) entries a rank delivers from its first batch on. */
   def realDelivered(r: RankPlan): Seq[Long] =
     (r.firstBatch() * r.batchSize() until r.realSamples()).map(r.index)

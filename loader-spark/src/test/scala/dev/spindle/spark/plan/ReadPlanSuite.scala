@@ -26,25 +26,20 @@ class ReadPlanSuite extends AnyFunSuite {
 
   test("executing a read plan reproduces the planned slice, reading each sample once, in shard order") {
     val rnd = new Random(31)
-    for (_ <- 0 until 200) {
-      val m = manifest(randomSizes(rnd))
-      if (m.totalSamples() > 0) {
-        val spec = validSpec(rnd, m.totalSamples())
-        val plan = EpochPlan.create(m, spec)
-        val offsets = m.offsets()
-        for (r <- rankSeqs(plan)) {
-          val from = rnd.nextInt(r.batches())
-          val to = from + 1 + rnd.nextInt(r.batches() - from)
-          val rp = r.readPlan(offsets, from, to)
-          assert(execute(offsets, rp).toSeq == r.indices(from, to).toSeq)
-          assert(rp.samplesToRead() == r.indices(from, to).distinct.length)
-          val shards = rp.shards().asScala.map(_.shard())
-          assert(shards == shards.sorted && shards.distinct == shards)
-          for (read <- rp.shards().asScala) {
-            val p = read.positions()
-            assert(p.indices.drop(1).forall(i => p(i) > p(i - 1)), "positions must be strictly increasing")
-            assert(p.forall(x => x >= 0 && x < m.shards().get(read.shard()).samples()))
-          }
+    forRandomPlans(rnd, 200) { (m, spec, plan) =>
+      val offsets = m.offsets()
+      for (r <- rankSeqs(plan)) {
+        val from = rnd.nextInt(r.batches())
+        val to = from + 1 + rnd.nextInt(r.batches() - from)
+        val rp = r.readPlan(offsets, from, to)
+        assert(execute(offsets, rp).toSeq == r.indices(from, to).toSeq)
+        assert(rp.samplesToRead() == r.indices(from, to).distinct.length)
+        val shards = rp.shards().asScala.map(_.shard())
+        assert(shards == shards.sorted && shards.distinct == shards)
+        for (read <- rp.shards().asScala) {
+          val p = read.positions()
+          assert(p.indices.drop(1).forall(i => p(i) > p(i - 1)), "positions must be strictly increasing")
+          assert(p.forall(x => x >= 0 && x < m.shards().get(read.shard()).samples()))
         }
       }
     }

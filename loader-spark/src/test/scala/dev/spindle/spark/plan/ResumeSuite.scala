@@ -13,23 +13,18 @@ class ResumeSuite extends AnyFunSuite {
 
   test("resuming with the same world size at a random point delivers exactly the uninterrupted tail") {
     val rnd = new Random(21)
-    for (_ <- 0 until 200) {
-      val m = manifest(randomSizes(rnd))
-      if (m.totalSamples() > 0) {
-        val spec = validSpec(rnd, m.totalSamples())
-        val plan = EpochPlan.create(m, spec)
-        val c = rnd.nextInt(plan.batchesPerRank())
-        val state = plan.stateAfter(Array.fill(spec.worldSize())(c))
-        val resumed = saved(state).resume(m, spec.worldSize())
-        assert(resumed.leg() == 0)
-        assert(resumed.stateAtStart() == state)
-        for (r <- 0 until spec.worldSize()) {
-          val tail = plan.rank(r).indices(c, plan.batchesPerRank())
-          assert(resumed.rank(r).firstBatch() == c)
-          assert(delivered(resumed.rank(r)).toSeq == tail.toSeq)
-          assert(resumed.rank(r).digest() == Digest.of(tail))
-          assert(resumed.rank(r).remainingBatches() == plan.batchesPerRank() - c)
-        }
+    forRandomPlans(rnd, 200) { (m, spec, plan) =>
+      val c = rnd.nextInt(plan.batchesPerRank())
+      val state = plan.stateAfter(Array.fill(spec.worldSize())(c))
+      val resumed = saved(state).resume(m, spec.worldSize())
+      assert(resumed.leg() == 0)
+      assert(resumed.stateAtStart() == state)
+      for (r <- 0 until spec.worldSize()) {
+        val tail = plan.rank(r).indices(c, plan.batchesPerRank())
+        assert(resumed.rank(r).firstBatch() == c)
+        assert(delivered(resumed.rank(r)).toSeq == tail.toSeq)
+        assert(resumed.rank(r).digest() == Digest.of(tail))
+        assert(resumed.rank(r).remainingBatches() == plan.batchesPerRank() - c)
       }
     }
   }
@@ -37,35 +32,30 @@ class ResumeSuite extends AnyFunSuite {
   test("resuming N -> M delivers each remaining sample exactly once, with equal batches per rank") {
     val rnd = new Random(22)
     var cases = 0
-    for (_ <- 0 until 200) {
-      val m = manifest(randomSizes(rnd))
-      if (m.totalSamples() > 0) {
-        val spec = validSpec(rnd, m.totalSamples())
-        val plan = EpochPlan.create(m, spec)
-        // DDP ranks move in lockstep, but the state allows any progress per rank.
-        val consumed = Array.fill(spec.worldSize())(rnd.nextInt(plan.batchesPerRank() + 1))
-        // With nothing consumed, resuming is a fresh start (tested below) and may be refused.
-        consumed(0) = math.max(consumed(0), 1)
-        val before = rankSeqs(plan).zip(consumed).flatMap { case (r, c) =>
-          (0 until math.min(c * r.batchSize(), r.realSamples())).map(r.index)
-        }
-        val state = saved(plan.stateAfter(consumed))
-        val left = rankSeqs(plan).flatMap(realDelivered).diff(before)
-        if (consumed.forall(_ == plan.batchesPerRank())) {
-          assert(state.epoch() == spec.epoch() + 1)
-        } else if (left.nonEmpty) {
-          // (With only padding left, a resume starts the next epoch: covered by the chain test.)
-          val newWorld = 1 + rnd.nextInt(9)
-          val resumed = state.resume(m, newWorld)
-          val after = rankSeqs(resumed).flatMap(realDelivered)
-          cases += 1
-          assert(resumed.epoch() == spec.epoch())
-          assert(after.sorted == left.sorted, s"$spec, consumed ${consumed.toSeq}, M=$newWorld")
-          assert(after.distinct.size == after.size)
-          assert(rankSeqs(resumed).map(_.remainingBatches()).distinct.size == 1)
-          assert(resumed.rank(0).remainingBatches() >= 1)
-          assert(resumed.worldSize() == newWorld)
-        }
+    forRandomPlans(rnd, 200) { (m, spec, plan) =>
+      // DDP ranks move in lockstep, but the state allows any progress per rank.
+      val consumed = Array.fill(spec.worldSize())(rnd.nextInt(plan.batchesPerRank() + 1))
+      // With nothing consumed, resuming is a fresh start (tested below) and may be refused.
+      consumed(0) = math.max(consumed(0), 1)
+      val before = rankSeqs(plan).zip(consumed).flatMap { case (r, c) =>
+        (0 until math.min(c * r.batchSize(), r.realSamples())).map(r.index)
+      }
+      val state = saved(plan.stateAfter(consumed))
+      val left = rankSeqs(plan).flatMap(realDelivered).diff(before)
+      if (consumed.forall(_ == plan.batchesPerRank())) {
+        assert(state.epoch() == spec.epoch() + 1)
+      } else if (left.nonEmpty) {
+        // (With only padding left, a resume starts the next epoch: covered by the chain test.)
+        val newWorld = 1 + rnd.nextInt(9)
+        val resumed = state.resume(m, newWorld)
+        val after = rankSeqs(resumed).flatMap(realDelivered)
+        cases += 1
+        assert(resumed.epoch() == spec.epoch())
+        assert(after.sorted == left.sorted, s"$spec, consumed ${consumed.toSeq}, M=$newWorld")
+        assert(after.distinct.size == after.size)
+        assert(rankSeqs(resumed).map(_.remainingBatches()).distinct.size == 1)
+        assert(resumed.rank(0).remainingBatches() >= 1)
+        assert(resumed.worldSize() == newWorld)
       }
     }
     assert(cases > 100)
@@ -73,32 +63,28 @@ class ResumeSuite extends AnyFunSuite {
 
   test("a chain of resumes with changing world sizes covers the epoch exactly once") {
     val rnd = new Random(23)
-    for (_ <- 0 until 100) {
-      val m = manifest(randomSizes(rnd))
-      if (m.totalSamples() > 0) {
-        val spec = validSpec(rnd, m.totalSamples())
-        var plan = EpochPlan.create(m, spec)
-        val expected = rankSeqs(plan).flatMap(realDelivered).sorted
-        val seen = scala.collection.mutable.ArrayBuffer[Long]()
-        var legs = 0
-        while (plan.epoch() == spec.epoch()) {
-          val stop = rankSeqs(plan).map { r =>
-            if (legs >= 4) r.batches() else r.firstBatch() + rnd.nextInt(r.remainingBatches() + 1)
-          }.toArray
-          // Leg 0 must make progress: an untouched epoch restarts fresh, which may be refused.
-          if (legs == 0) stop(0) = math.max(stop(0), 1)
-          for ((r, c) <- rankSeqs(plan).zip(stop)) {
-            seen ++= (r.firstBatch() * r.batchSize() until math.min(c * r.batchSize(), r.realSamples())).map(r.index)
-          }
-          val state = saved(plan.stateAfter(stop))
-          legs += 1
-          val realLeft = rankSeqs(plan).zip(stop).map { case (r, c) => math.max(0, r.realSamples() - c * r.batchSize()) }.sum
-          // Once no real sample is left, the next plan is a fresh epoch (which a small world may be refused).
-          plan = if (realLeft > 0) state.resume(m, 1 + rnd.nextInt(6)) else EpochPlan.create(m, spec.withEpoch(spec.epoch() + 1))
+    forRandomPlans(rnd, 100) { (m, spec, first) =>
+      var plan = first
+      val expected = rankSeqs(plan).flatMap(realDelivered).sorted
+      val seen = scala.collection.mutable.ArrayBuffer[Long]()
+      var legs = 0
+      while (plan.epoch() == spec.epoch()) {
+        val stop = rankSeqs(plan).map { r =>
+          if (legs >= 4) r.batches() else r.firstBatch() + rnd.nextInt(r.remainingBatches() + 1)
+        }.toArray
+        // Leg 0 must make progress: an untouched epoch restarts fresh, which may be refused.
+        if (legs == 0) stop(0) = math.max(stop(0), 1)
+        for ((r, c) <- rankSeqs(plan).zip(stop)) {
+          seen ++= (r.firstBatch() * r.batchSize() until math.min(c * r.batchSize(), r.realSamples())).map(r.index)
         }
-        assert(seen.sorted == expected, s"$spec after $legs legs")
-        assert(plan.leg() == 0 && plan.rank(0).firstBatch() == 0)
+        val state = saved(plan.stateAfter(stop))
+        legs += 1
+        val realLeft = rankSeqs(plan).zip(stop).map { case (r, c) => math.max(0, r.realSamples() - c * r.batchSize()) }.sum
+        // Once no real sample is left, the next plan is a fresh epoch (which a small world may be refused).
+        plan = if (realLeft > 0) state.resume(m, 1 + rnd.nextInt(6)) else EpochPlan.create(m, spec.withEpoch(spec.epoch() + 1))
       }
+      assert(seen.sorted == expected, s"$spec after $legs legs")
+      assert(plan.leg() == 0 && plan.rank(0).firstBatch() == 0)
     }
   }
 

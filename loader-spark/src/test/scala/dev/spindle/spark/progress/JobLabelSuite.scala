@@ -5,9 +5,8 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.job.{GenSample, PreprocessJob}
+import dev.spindle.spark.job.{PreprocessJob, TestSamples}
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
-import org.apache.hadoop.conf.Configuration
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
@@ -47,10 +46,17 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
     } finally spark.sparkContext.removeSparkListener(listener)
   }
 
+  /** Runs `body` with a ProgressListener listening to the context, removed after. */
+  private def withProgress[T](body: ProgressListener => T): T = {
+    val progress = new ProgressListener()
+    spark.sparkContext.addSparkListener(progress)
+    try body(progress) finally spark.sparkContext.removeSparkListener(progress)
+  }
+
   test("preprocess: group spindle-<job id>, description with the input, shards and samples; progress reaches the total") {
     TestFiles.withTempDir("label-pre") { dir =>
       val in = dir.resolve("in")
-      GenSample.run(new GenSample.Options(in.toString, 3, 20, 48, 32, 1L), new Configuration())
+      TestSamples.generate(in, 3, 20, 48, 32, 1L)
       val progress = new ProgressListener()
       spark.sparkContext.addSparkListener(progress)
       val started = try jobs {
@@ -85,10 +91,8 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
   test("the spindle DataSource's tasks count their samples and stage times for the progress line") {
     TestFiles.withTempDir("label-ds") { dir =>
       val in = dir.resolve("in")
-      GenSample.run(new GenSample.Options(in.toString, 3, 20, 48, 32, 3L), new Configuration())
-      val progress = new ProgressListener()
-      spark.sparkContext.addSparkListener(progress)
-      try {
+      TestSamples.generate(in, 3, 20, 48, 32, 3L)
+      withProgress { progress =>
         // outside a label a query leaves the thread's properties alone
         assert(spark.read.format("spindle").option("size", "16").load(in.toString).count() == 60)
         assert(spark.sparkContext.getLocalProperty(JobLabel.TOTAL) == null)
@@ -104,14 +108,12 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
           assert(s.total() == 60, "the scan told its label the input's samples")
           assert(s.stages().keySet().asScala == Set("read", "decode", "batch", "sink"), s)
         }
-      } finally spark.sparkContext.removeSparkListener(progress)
+      }
     }
   }
 
   test("jobs that continue earlier work (a restarted train run) count on from the samples done") {
-    val progress = new ProgressListener()
-    spark.sparkContext.addSparkListener(progress)
-    try {
+    withProgress { progress =>
       val label = JobLabel.of(spark.sparkContext, "g", "train epochs 0..1", "d", 100)
       try {
         spark.sparkContext.parallelize(Seq(1, 2)).count()
@@ -124,13 +126,13 @@ class JobLabelSuite extends AnyFunSuite with SparkFixture with Eventually {
         }
       } finally label.close()
       assert(spark.sparkContext.getLocalProperty(JobLabel.BEFORE) == null)
-    } finally spark.sparkContext.removeSparkListener(progress)
+    }
   }
 
   test("feed: one labelled job per epoch, `feed epoch e of 0..E-1 (W ranks, batches ...)`") {
     TestFiles.withTempDir("label-feed") { dir =>
       val in = dir.resolve("in")
-      GenSample.run(new GenSample.Options(in.toString, 2, 16, 48, 32, 2L), new Configuration())
+      TestSamples.generate(in, 2, 16, 48, 32, 2L)
       val started = jobs {
         FeedCommand.run(spark, Array("--input", in.toString, "--world-size", "2", "--epochs", "2",
           "--size", "16", "--batch-size", "4"))

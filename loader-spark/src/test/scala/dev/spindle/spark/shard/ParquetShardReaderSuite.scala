@@ -80,11 +80,16 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  /** One shard's 12 rows (labels 0 to 11) of random images of `bytes` each, from `seed`. */
+  private def randomRows(seed: Long, bytes: Int): Seq[Seq[Sample]] = {
+    val rnd = new Random(seed)
+    Seq((0 until 12).map(j => Sample(Array.fill(bytes)(rnd.nextInt().toByte), Int.box(j), "")))
+  }
+
   test("reading some rows reads only the row groups and pages that hold them") {
     // random bytes: snappy cannot shrink them, so the bytes read show what was read
     val big = 1 << 20
-    val rnd = new Random(3)
-    val rows = Seq((0 until 12).map(j => Sample(Array.fill(big)(rnd.nextInt().toByte), Int.box(j), "")))
+    val rows = randomRows(3, big)
     // vectored reads (parquet-mr's default) bypass the stream statistics that measure the reads
     val streamed = new Configuration()
     streamed.setBoolean("parquet.hadoop.vectored.io.enabled", false)
@@ -129,8 +134,7 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
 
   test("a corrupt page (checksum) quarantines its row group's rows from there on; other groups read") {
     TestFiles.withTempDir("pq-page") { dir =>
-      val rnd = new Random(5)
-      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      val rows = randomRows(5, 4096)
       ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 4)
       val file = dir.resolve("shard-000.parquet")
       val groups = rowGroups(file.toString)
@@ -449,8 +453,7 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     // declares 2,000,000,000 bytes; its header keeps its length, so the offset index still
     // places every page
     TestFiles.withTempDir("pq-alloc-some") { dir =>
-      val rnd = new Random(7)
-      val rows = Seq((0 until 12).map(j => Sample(Array.fill(4096)(rnd.nextInt().toByte), Int.box(j), "")))
+      val rows = randomRows(7, 4096)
       ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = 100)
       val file = dir.resolve("shard-000.parquet")
       val first = {

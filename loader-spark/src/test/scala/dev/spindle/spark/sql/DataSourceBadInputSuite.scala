@@ -5,8 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.job.TestSamples
-import dev.spindle.spark.testkit.{BadImages, SparkFixture, TestFiles}
-import dev.spindle.spark.testkit.TestFiles.ascii
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.spark.SparkException
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
@@ -19,25 +18,6 @@ import org.scalatest.funsuite.AnyFunSuite
  * the first causes.
  */
 class DataSourceBadInputSuite extends AnyFunSuite with SparkFixture {
-  private def good(i: Int) = TestSamples.jpeg(5L, i, 64, 48)
-
-  /** One shard: 6 good samples and 4 bad ones of different kinds (as PreprocessBadInputSuite's). */
-  private def badShard(dir: Path): Path = {
-    val jpeg = good(100)
-    TestFiles.writeTar(Files.createDirectories(dir).resolve("mixed.tar"), Seq(
-      "g0.jpg" -> good(0), "g0.cls" -> ascii("0"),
-      "garbage.jpg" -> BadImages.garbage(300), "garbage.cls" -> ascii("1"),
-      "g1.jpg" -> good(1), "g1.cls" -> ascii("1"),
-      "truncated.jpg" -> jpeg.take(jpeg.length / 3), "truncated.cls" -> ascii("2"),
-      "g2.jpg" -> good(2), "g2.cls" -> ascii("2"),
-      "huge.png" -> BadImages.pngHeader(100000, 100000), "huge.cls" -> ascii("3"),
-      "g3.jpg" -> good(3), "g3.cls" -> ascii("3"),
-      "nolabel.jpg" -> good(4),
-      "g4.jpg" -> good(4), "g4.cls" -> ascii("4"),
-      "g5.jpg" -> good(5), "g5.cls" -> ascii("5")))
-    dir
-  }
-
   private def read(in: Path, options: (String, String)*): DataFrame =
     spark.read.format("spindle").option("size", "16").option("batchSize", "4")
       .options(options.toMap).load(in.toString)
@@ -54,7 +34,7 @@ class DataSourceBadInputSuite extends AnyFunSuite with SparkFixture {
 
   test("bad samples are quarantined, counted in the scan's metrics and listed as JSON") {
     TestFiles.withTempDir("dsbad") { dir =>
-      val in = badShard(dir.resolve("in"))
+      val in = TestSamples.mixedShard(dir.resolve("in"))
       val q = dir.resolve("quarantine")
       val df = read(in, "maxFailures" -> "10", "quarantine" -> q.toString)
       val rows = df.collect()
@@ -83,7 +63,7 @@ class DataSourceBadInputSuite extends AnyFunSuite with SparkFixture {
 
   test("past the failure budget the query fails with one error listing the first causes") {
     TestFiles.withTempDir("dsbudget") { dir =>
-      val in = badShard(dir.resolve("in"))
+      val in = TestSamples.mixedShard(dir.resolve("in"))
       val e = intercept[SparkException](read(in, "maxFailures" -> "2").collect())
       val msg = e.getMessage
       assert(msg.contains("Failure budget exceeded reading " + in), msg)
