@@ -1,14 +1,16 @@
 # Sourced by Spindle's launchers (bin/spindle, bin/notebooks): where the build outputs live, the
 # JVM flags Spark needs, and a quiet "build if missing or stale" step. Not executable on its own.
-# Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_JAVA,
-# SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath (prints it),
-# spindle_drop_incubator_warning (a stderr filter).
+# Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_BENCH_JAR,
+# SPINDLE_JAVA, SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath
+# (prints it), spindle_drop_incubator_warning (a stderr filter).
 
 SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SPINDLE_VERSION="0.1.0-SNAPSHOT"
 SPINDLE_JAR="$SPINDLE_ROOT/loader-spark/target/loader-spark-$SPINDLE_VERSION.jar"
 SPINDLE_ALL_JAR="$SPINDLE_ROOT/loader-spark/target/loader-spark-$SPINDLE_VERSION-all.jar"
 SPINDLE_CLASSPATH_FILE="$SPINDLE_ROOT/loader-spark/target/runtime-classpath.txt"
+# The benchmarks (`spindle bench`): loader-bench needs nothing beyond loader-spark's classpath.
+SPINDLE_BENCH_JAR="$SPINDLE_ROOT/loader-bench/target/loader-bench-$SPINDLE_VERSION.jar"
 SPINDLE_JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 SPARK_JVM_FLAGS=(
@@ -23,19 +25,33 @@ SPARK_JVM_FLAGS=(
   --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true
 )
 
+# Whether any of the files or folders after $1 holds something newer than the jar $1.
+spindle_newer_than() {
+  local jar="$1"; shift
+  [[ -n "$(find "$@" -newer "$jar" -print -quit)" ]]
+}
+
+# $1 "bench": loader-bench's jar must be there and current too. Other commands do without it (it
+# is on the classpath when built), so that a launcher run while Maven builds loader-spark (the
+# *IT suites) does not start a second build for the module built after it.
 spindle_needs_build() {
   [[ -f "$SPINDLE_JAR" && -f "$SPINDLE_ALL_JAR" && -f "$SPINDLE_CLASSPATH_FILE" \
     && -f "$SPINDLE_ROOT/loader-spark/target/spark-classpath.txt" ]] || return 0
-  [[ -n "$(find "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT"/loader-*/pom.xml "$SPINDLE_ROOT"/loader-*/src/main \
-    -newer "$SPINDLE_JAR" -print -quit)" ]]
+  spindle_newer_than "$SPINDLE_JAR" "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT"/loader-{gpu,spark}/pom.xml \
+    "$SPINDLE_ROOT"/loader-{gpu,spark}/src/main && return 0
+  [[ "${1:-}" == bench ]] || return 1
+  [[ -f "$SPINDLE_BENCH_JAR" ]] || return 0
+  spindle_newer_than "$SPINDLE_BENCH_JAR" "$SPINDLE_ROOT/pom.xml" "$SPINDLE_ROOT/loader-bench/pom.xml" \
+    "$SPINDLE_ROOT/loader-bench/src/main"
 }
 
-# Builds the jars and the runtime classpath file when missing or older than the sources; quiet
-# unless the build fails. Tests are neither run nor compiled (-Dmaven.test.skip): a first run
-# needs only the main code. $1 names the caller in messages.
+# Builds the jars (loader-bench's too) and the runtime classpath file when missing or older than
+# the sources; quiet unless the build fails. Tests are neither run nor compiled
+# (-Dmaven.test.skip): a first run needs only the main code. $1 names the caller in messages; $2
+# "bench" checks loader-bench as well (spindle_needs_build).
 spindle_build() {
   local who="${1:-spindle}" log
-  spindle_needs_build || return 0
+  spindle_needs_build "${2:-}" || return 0
   echo "$who: building (first run or sources changed)..." >&2
   log="$(mktemp)"
   if ! (cd "$SPINDLE_ROOT" && mvn -B -q -Dmaven.test.skip=true package >"$log" 2>&1); then
@@ -64,7 +80,11 @@ spindle_drop_incubator_warning() {
   cat >&2 || true
 }
 
-# Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...).
+# Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...), then
+# loader-bench's jar where it was built (it adds `bench` to the command line).
 spindle_classpath() {
   printf '%s:%s' "$SPINDLE_JAR" "$(cat "$SPINDLE_CLASSPATH_FILE")"
+  if [[ -f "$SPINDLE_BENCH_JAR" ]]; then
+    printf ':%s' "$SPINDLE_BENCH_JAR"
+  fi
 }

@@ -4,7 +4,7 @@ import java.io.File
 import java.lang.management.ManagementFactory
 import java.nio.file.{Files, Path, Paths}
 import java.util.concurrent.TimeUnit
-import java.util.jar.{JarEntry, JarOutputStream}
+import java.util.jar.{JarEntry, JarFile, JarOutputStream}
 import javax.tools.ToolProvider
 
 import scala.jdk.CollectionConverters._
@@ -18,7 +18,8 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * After `package` (failsafe, `mvn verify`): the README's Java program, compiled against the
  * shaded jar and Spark's jars alone, run by SparkSubmit (the README's bin/spark-submit-local) on
- * local[2] and on local-cluster; and bin/spindle as a user runs it.
+ * local[2] and on local-cluster; that it carries no benchmark (loader-bench stays out); and
+ * bin/spindle as a user runs it.
  */
 class SparkSubmitIT extends AnyFunSuite {
   private val root = Paths.get("..").toAbsolutePath.normalize
@@ -94,6 +95,24 @@ class SparkSubmitIT extends AnyFunSuite {
 
   test("the same program on local-cluster[2,1,1024]: two executor JVMs without a Spark installation") {
     submitExample("local-cluster[2,1,1024]", "submit-cluster")
+  }
+
+  test("the shaded jar carries no benchmark; there, bench is an unknown command that names bin/spindle") {
+    val jar = new JarFile(shadedJar.toFile)
+    val bench = try jar.stream().iterator().asScala.map(_.getName)
+      .filter(n => n.startsWith("dev/spindle/") && n.contains("Bench") ||
+        n.startsWith("dev/spindle/spark/soak/") ||
+        n == "META-INF/services/dev.spindle.spark.cli.SpindleSubcommand")
+      .toSeq finally jar.close()
+    assert(bench.isEmpty, s"benchmark classes in $shadedJar: ${bench.take(20)}")
+    TestFiles.withTempDir("shaded-bench") { dir =>
+      val java = ProcessHandle.current().info().command().get()
+      val (code, _, err) = run(Seq(java, "-cp", shadedJar.toString + File.pathSeparator +
+        sparkClasspath, "dev.spindle.spark.cli.SpindleMain", "bench", "images"), dir)
+      assert(code == 2, err)
+      assert(err.contains("spindle: Unknown command 'bench' for 'spindle'") &&
+        err.contains("run them with bin/spindle bench"), err)
+    }
   }
 
   test("bin/spindle: help exits 0 and a bad value 2, without the JVM's incubator-module line") {

@@ -7,7 +7,6 @@
  *     (BatchWriter: memcpy into a pinned slot)                                        │
  *   trainers: try (DeviceBatch b = feeder.next(timeout)) { … }  ◄─────────────────────┘
  *   GpuFeeders: JVM-wide registry keyed by device ordinal     FeederStats: the job report
- *   FeederBench: ring vs bare-copy bandwidth, consumer wait
  * </pre>
  *
  * <p>Enters: {@code VectorSchemaRoot}s with columns {@code image} (FixedSizeList&lt;uint8&gt;,
@@ -15,5 +14,8 @@
  * keeps them. Leaves: {@link dev.spindle.gpu.feed.DeviceBatch} leases, views of feeder-owned
  * device memory valid until closed. Threads: producers and consumers are the caller's; the feeder
  * runs one copy thread, the only one that drives the device stream.
+ *
+ * <p>The benchmark, {@code FeederBench} (ring against bare-copy bandwidth, a consumer's wait), is
+ * in the loader-bench module, in a package of this name.
  */
 package dev.spindle.gpu.feed;

@@ -22,7 +22,9 @@ public final class Errors {
     CommandLine cl = e.getCommandLine();
     PrintWriter err = cl.getErr();
     err.println("spindle: " + message(e));
-    UnmatchedArgumentException.printSuggestions(e, err);
+    if (elsewhere(e) == null) { // a command of another module is no typo of one of these
+      UnmatchedArgumentException.printSuggestions(e, err);
+    }
     boolean commands = !cl.getSubcommands().isEmpty();
     err.println("Run '" + cl.getCommandSpec().qualifiedName() + " --help' for its "
         + (commands ? "commands." : "flags."));
@@ -47,11 +49,23 @@ public final class Errors {
     CommandLine cl = e.getCommandLine();
     if (e instanceof UnmatchedArgumentException u && !cl.getSubcommands().isEmpty()
         && !u.getUnmatched().isEmpty() && !u.getUnmatched().get(0).startsWith("-")) {
+      String elsewhere = elsewhere(e);
       return "Unknown command '" + u.getUnmatched().get(0) + "' for '"
           + cl.getCommandSpec().qualifiedName() + "' (commands: "
-          + String.join(", ", cl.getSubcommands().keySet()) + ")";
+          + String.join(", ", cl.getSubcommands().keySet()) + ")"
+          + (elsewhere == null ? "" : "; " + elsewhere);
     }
     return e.getMessage();
+  }
+
+  /**
+   * For an unknown {@code spindle <command>} that another module installs (loader-bench's
+   * {@code bench}), what to run instead; else null.
+   */
+  private static String elsewhere(ParameterException e) {
+    return e instanceof UnmatchedArgumentException u && e.getCommandLine().getParent() == null
+        && !u.getUnmatched().isEmpty() ? InstalledCommands.whyMissing(u.getUnmatched().get(0))
+        : null;
   }
 
   /** The message to print for a failed command: the deepest cause that says what and where. */

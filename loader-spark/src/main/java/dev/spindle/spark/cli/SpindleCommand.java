@@ -6,13 +6,16 @@ import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code spindle}: the command tree; alone, it prints the usage and exits 2. Main thread. */
+/**
+ * {@code spindle}: the command tree; alone, it prints the usage and exits 2. Other modules add
+ * commands to it ({@link SpindleSubcommand}: loader-bench's {@code bench}). Main thread.
+ */
 @Command(name = "spindle", mixinStandardHelpOptions = true,
     versionProvider = SpindleCommand.Version.class,
     description = "Spindle: a thread-based distributed data loader on Apache Spark.",
     synopsisSubcommandLabel = "<command>",
     subcommands = {DemoCommand.class, GenSampleCommand.class, PreprocessCommand.class,
-        FeedCommand.class, TrainCommand.class, ImportCommand.class, ExamplesCommand.class, BenchCommand.class,
+        FeedCommand.class, TrainCommand.class, ImportCommand.class, ExamplesCommand.class,
         ReportCommand.class, ConfigCommand.class, HelpCommand.class},
     footer = {"",
         "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"

@@ -30,9 +30,13 @@ public final class SpindleMain {
     return cli.execute(argv);
   }
 
-  /** The command tree with Spindle's exit-code policy and messages. */
+  /**
+   * The command tree, with the commands installed on the classpath ({@link SpindleSubcommand}),
+   * and Spindle's exit-code policy and messages.
+   */
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new SpindleCommand());
+    InstalledCommands.addTo(cli);
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setParameterExceptionHandler(Errors::usage);
     cli.setExecutionExceptionHandler(Errors::failure);

@@ -208,7 +208,7 @@ final class VectorPath {
     }
   }
 
-  /** What {@link ImageBench} reports as the resample implementation. */
+  /** What {@code bench images} (loader-bench) reports as the resample implementation. */
   static String describe() {
     return !ENABLED ? "scalar" : PERMUTE
         ? "vector (jdk.incubator.vector, 256-bit, 512-bit byte permutes)"

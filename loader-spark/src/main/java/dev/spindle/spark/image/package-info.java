@@ -35,10 +35,10 @@
  * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}), {@link
  * dev.spindle.spark.image.ImageConfig} (the {@code spark.spindle.image.*} keys), {@link
  * dev.spindle.spark.image.ImageInfo}, {@link dev.spindle.spark.image.ImageFormat}, {@link
- * dev.spindle.spark.image.OutputMode}, {@link dev.spindle.spark.image.ImageException}, and {@link
- * dev.spindle.spark.image.ImageBench} (the {@code bin/spindle bench images} entry point; it runs
- * on {@code EngineLoader}, the executor engine, whose workers write each image into its row of a
- * pooled batch buffer ({@code RowSlots}), or {@code BatchLoader}, a plain pool).
+ * dev.spindle.spark.image.OutputMode} and {@link dev.spindle.spark.image.ImageException}. The
+ * benchmarks of this package ({@code ImageBench}, the {@code bin/spindle bench images} entry point,
+ * with its loaders {@code EngineLoader} on {@code RowSlots} and {@code BatchLoader}, and {@code
+ * ImageStageBench}) are in the loader-bench module, in a package of this name.
  *
  * <p><b>Threads.</b> Runs on the executor's CPU pool: an {@code ImageTransform} is immutable and
  * called by many threads at once; every buffer it uses is thread-local and reused. OpenCV's own

@@ -64,7 +64,7 @@ final class PreprocessTask implements Serializable {
         BatchFileSink sink = settings.format().open(file, conf.get(), batch.root(),
             new int[] {images.height(), images.width(), images.channels()})) {
       // in input order a finished image waits for every earlier one: a few slots per thread
-      // keep a thread from idling behind a slower image (see EngineLoader.inFlight)
+      // keep a thread from idling behind a slower image (see loader-bench's EngineLoader.inFlight)
       PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
           4 * SamplePath.cpuThreads(), settings.budget().toPipelineBudget());
       Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink,

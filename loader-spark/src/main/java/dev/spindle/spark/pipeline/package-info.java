@@ -34,12 +34,12 @@
  * <p><b>Files.</b> API: {@code Pipeline}, {@code PipelineBuilder}, {@code PipelineIterator},
  * {@code Op}, {@code Order}, {@code Remainder}, {@code FailureBudget}, {@code QuarantineEntry},
  * {@code PipelineFailure}, {@code StageStats}, {@code PipelineStats}, {@code LatencyBuckets},
- * {@code StatsMerge} (job-wide merge of task statistics), {@code ExecutorPools},
- * {@code PipelineBench} (the {@code bin/spindle bench pipeline} entry point). Engine: {@code
- * RunningPipeline} (wiring, consumer side, close), {@code SourceTask}, {@code Stage} with {@code
- * PipeStage} and {@code AggregateStage}, {@code ItemQueue} (bounded queue), {@code RunState}
- * (stop flag, failures, quarantine), {@code FailureLog} (de-duplicated logging), {@code
- * StageMeter}/{@code LatencyHistogram}/{@code IntervalTimer} (statistics), {@code SparkTask}
- * (task completion and kill), {@code Items} (default sizes, release).
+ * {@code StatsMerge} (job-wide merge of task statistics), {@code ExecutorPools} ({@code
+ * PipelineBench}, the {@code bin/spindle bench pipeline} entry point, is in loader-bench).
+ * Engine: {@code RunningPipeline} (wiring, consumer side, close), {@code SourceTask}, {@code
+ * Stage} with {@code PipeStage} and {@code AggregateStage}, {@code ItemQueue} (bounded queue),
+ * {@code RunState} (stop flag, failures, quarantine), {@code FailureLog} (de-duplicated logging),
+ * {@code StageMeter}/{@code LatencyHistogram}/{@code IntervalTimer} (statistics), {@code
+ * SparkTask} (task completion and kill), {@code Items} (default sizes, release).
  */
 package dev.spindle.spark.pipeline;

@@ -11,10 +11,9 @@ import org.scalatest.funsuite.AnyFunSuite
 class SpindleMainSuite extends AnyFunSuite {
   private def run(args: String*): (Int, String, String) = Cli.run(args: _*)
 
+  // `bench` and its commands: loader-bench's BenchCommandLineSuite (loader-bench installs them)
   private val commands = Seq(Seq("demo"), Seq("gen-sample"), Seq("preprocess"), Seq("feed"),
-    Seq("import-fashion-mnist"), Seq("example"), Seq("example", "fashion-mnist"), Seq("bench"),
-    Seq("bench", "pipeline"), Seq("bench", "images"), Seq("bench", "feeder"), Seq("bench", "soak"),
-    Seq("bench", "scheduler"), Seq("bench", "plan"), Seq("config"))
+    Seq("import-fashion-mnist"), Seq("example"), Seq("example", "fashion-mnist"), Seq("config"))
 
   test("help prints every command and exits 0; no command, or an unknown one, is a usage error (2)") {
     val (code, out, _) = run("help")
@@ -25,6 +24,19 @@ class SpindleMainSuite extends AnyFunSuite {
     assert(none == 2 && noneErr.contains("Usage: spindle"))
     val (bogus, _, bogusErr) = run("bogus")
     assert(bogus == 2 && bogusErr.contains("Unknown command 'bogus' for 'spindle' (commands: demo,"))
+  }
+
+  test("without loader-bench, bench is an unknown command that says where the benchmarks are") {
+    val (code, out, err) = run("bench", "images", "--input", "x")
+    assert(code == 2 && out.isEmpty, err)
+    assert(err.startsWith("spindle: Unknown command 'bench' for 'spindle' (commands: demo,"), err)
+    assert(err.contains("; benchmarks are in the loader-bench module, which the shaded jar leaves" +
+      " out: run them with bin/spindle bench\n"), err)
+    assert(!err.contains("Did you mean"), err)
+    val (help, helpOut, _) = run("help")
+    assert(help == 0 && !helpOut.contains("\n  bench "), helpOut)
+    val (other, _, otherErr) = run("bogus")
+    assert(other == 2 && !otherErr.contains("loader-bench"), otherErr)
   }
 
   test("every command prints its usage with --help and through help, exit 0") {
@@ -60,7 +72,6 @@ class SpindleMainSuite extends AnyFunSuite {
       (Seq("preprocess") ++ job ++ Seq("--format", "csv"),
         "Invalid value for --format: 'csv' (must be arrow or parquet)"),
       (Seq("demo", "--batch-size", "x"), "Invalid value for --batch-size: 'x' (must be an integer > 0)"),
-      (Seq("bench", "plan", "--shards", "0"), "Invalid value for --shards: '0' (must be an integer > 0)"),
       (Seq("feed", "--input", "/nonexistent", "--world-size", "four"),
         "Invalid value for --world-size: 'four' (must be an integer > 0)"),
       (Seq("feed", "--input", "/nonexistent", "--world-size", "2", "--epochs", "0"),

@@ -45,18 +45,4 @@ class TraceCommandSuite extends AnyFunSuite {
       assert(feedSpans.size >= 2 && feedSpans.contains("sink"), feedSpans)
     }
   }
-
-  test("bench pipeline --trace writes the runs' spans from its own JVM") {
-    TestFiles.withTempDir("trace-bench") { dir =>
-      val trace = dir.resolve("bench-trace.json")
-      val err = new ByteArrayOutputStream()
-      val code = SpindleMain.run(Array("bench", "pipeline", "--items", "2000", "--max-threads",
-        "1", "--stages", "2", "--repeats", "1", "--trace", trace.toString),
-        new PrintStream(new ByteArrayOutputStream(), true), new PrintStream(err, true))
-      assert(code == 0, err.toString)
-      val spans = new ObjectMapper().readTree(trace.toFile).get("traceEvents").asScala
-        .filter(_.get("ph").asText == "X").map(_.get("name").asText).toSet
-      assert(spans.size >= 3 && spans.contains("sink"), spans)
-    }
-  }
 }

@@ -9,7 +9,11 @@ import org.apache.arrow.memory.{ArrowBuf, BufferAllocator, RootAllocator}
 
 /** Helpers shared by the image suites: reference files, encoders independent of OpenCV, Arrow. */
 object ImageTestSupport {
-  lazy val imagesDir: File = new File(getClass.getResource("/images").toURI)
+  /**
+   * The reference images' folder, found by a file in it: scalatest-core's jar has an `images/`
+   * folder too, ahead of these resources on loader-bench's test classpath.
+   */
+  lazy val imagesDir: File = new File(getClass.getResource("/images/golden.tsv").toURI).getParentFile
 
   def resource(name: String): Array[Byte] = Files.readAllBytes(new File(imagesDir, name).toPath)
 
