@@ -3,6 +3,7 @@ package dev.spindle.spark.config;
 import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
+import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.sink.OutputFormat;
@@ -138,7 +139,7 @@ public final class SpindleConfig {
     });
     uint8Transform(settings);
     sampleLimits(settings);
-    FailureBudget.parse(get(settings, MAX_FAILURES), get(settings, MAX_FAILURES_MIN_SAMPLES));
+    failureBudget(settings);
   }
 
   /** Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default. */
@@ -181,6 +182,17 @@ public final class SpindleConfig {
    */
   public static SampleLimits sampleLimits(Map<String, String> settings) {
     return new SampleLimits(get(settings, MAX_SAMPLE_BYTES), get(settings, NUM_CLASSES));
+  }
+
+  /**
+   * The failure budget: {@code spark.spindle.maxFailures}, a fraction judged over at least {@code
+   * spark.spindle.maxFailures.minSamples} samples.
+   *
+   * @throws IllegalArgumentException naming the key when a value is invalid
+   */
+  public static FailureBudget failureBudget(Map<String, String> settings) {
+    return FailureBudget.parse(
+        get(settings, MAX_FAILURES), get(settings, MAX_FAILURES_MIN_SAMPLES));
   }
 
   /**

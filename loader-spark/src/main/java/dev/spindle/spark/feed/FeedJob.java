@@ -3,7 +3,7 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
@@ -105,15 +105,14 @@ public final class FeedJob {
   }
 
   private static void checkBudget(Map<String, String> conf, Epochs epochs) {
-    FailureBudget budget = FailureBudget.parse(
-        SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
-        SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES));
+    FailureBudget budget = SpindleConfig.failureBudget(conf);
     if (!budget.exceeded(epochs.quarantined.total(), epochs.samples)) {
       return;
     }
     StringBuilder msg = new StringBuilder(String.format(
         "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows"
-            + " %s). First causes:", epochs.quarantined.total(), epochs.samples, budget.describe()));
+            + " %s). First causes:", epochs.quarantined.total(), epochs.samples,
+        budget.describeForSamples()));
     epochs.quarantined.first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new IllegalStateException(msg.toString());
   }

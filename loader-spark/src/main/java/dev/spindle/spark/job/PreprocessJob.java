@@ -200,7 +200,7 @@ public final class PreprocessJob {
     msg.append(String.format(
         "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
             + " Nothing was committed. First causes:",
-        o.quarantined(), o.samples(), settings.budget().describe()));
+        o.quarantined(), o.samples(), settings.budget().describeForSamples()));
     o.listed().first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new JobFailure(msg.toString());
   }

@@ -1,6 +1,6 @@
 package dev.spindle.spark.job;
 
-import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
@@ -34,9 +34,7 @@ record PreprocessSettings(
         SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
         SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        FailureBudget.parse(
-            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
-            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)),
+        SpindleConfig.failureBudget(conf),
         SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
   }
 

@@ -66,7 +66,7 @@ final class PreprocessTask implements Serializable {
       // in input order a finished image waits for every earlier one: a few slots per thread
       // keep a thread from idling behind a slower image (see loader-bench's EngineLoader.inFlight)
       PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
-          4 * SamplePath.cpuThreads(), settings.budget().toPipelineBudget());
+          4 * SamplePath.cpuThreads(), settings.budget());
       Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink,
           new Progress(progress, source));
       sink.close();

@@ -55,7 +55,7 @@ final class RunState {
   void checkBudget(StageMeter m, FailureBudget budget) {
     long failures = m.failures.sum();
     long processed = failures + m.items.sum();
-    if (failures > 0 && budget.exceededBy(failures, processed)) {
+    if (failures > 0 && budget.exceededSoFar(failures, processed)) {
       fail(
           m.name,
           String.format(

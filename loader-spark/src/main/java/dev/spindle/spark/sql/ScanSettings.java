@@ -1,6 +1,6 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.config.FailureBudget;
+import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.ParquetColumns;
@@ -63,8 +63,6 @@ record ScanSettings(
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
         SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
         SpindleConfig.parquetColumns(conf),
-        FailureBudget.parse(
-            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES),
-            SpindleConfig.get(conf, SpindleConfig.MAX_FAILURES_MIN_SAMPLES)));
+        SpindleConfig.failureBudget(conf));
   }
 }

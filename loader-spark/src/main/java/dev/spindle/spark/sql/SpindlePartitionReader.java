@@ -85,7 +85,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     int threads = settings.threads() > 0 ? Math.min(settings.threads(), pool) : pool;
     // as in preprocess: in input order a few slots per thread keep a thread from idling
     return PathSpec.quarantining(owner, settings.decode() ? settings.images() : null,
-        settings.batchSize(), 4 * threads, settings.budget().toPipelineBudget());
+        settings.batchSize(), 4 * threads, settings.budget());
   }
 
   @Override
@@ -159,7 +159,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
         "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
             + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
         settings.input(), quarantined.size(), source.samples(), group.partition(),
-        settings.budget().describe()));
+        settings.budget().describeForSamples()));
     quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
     return new IOException(msg.toString(), cause);
   }

@@ -2,6 +2,8 @@ package dev.spindle.spark.config
 
 import java.nio.file.{Files, Path}
 
+import dev.spindle.spark.pipeline.FailureBudget
+
 import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
