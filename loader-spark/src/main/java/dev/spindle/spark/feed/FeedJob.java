@@ -65,7 +65,7 @@ public final class FeedJob {
             : partitions > 0 ? partitions : jsc.defaultParallelism(), serve);
     state = epochs.run(state, request);
     double wall = (System.nanoTime() - startNanos) / 1e9;
-    checkBudget(conf, epochs);
+    checkBudget(epochs);
     JobReport report = epochs.report(request, loaded, state, wall, startMs)
         .put("master", spark.sparkContext().master());
     return new FeedResult(report, state);
@@ -104,8 +104,8 @@ public final class FeedJob {
     return resume;
   }
 
-  private static void checkBudget(Map<String, String> conf, Epochs epochs) {
-    FailureBudget budget = SpindleConfig.failureBudget(conf);
+  private static void checkBudget(Epochs epochs) {
+    FailureBudget budget = epochs.settings.sample().budget();
     if (!budget.exceeded(epochs.quarantined.total(), epochs.samples)) {
       return;
     }
@@ -265,9 +265,9 @@ public final class FeedJob {
           .put("remainder", spec.remainder().name())
           .put("shuffle_window", spec.shuffleWindow())
           .put("partitions", partitions)
-          .put("threads", settings.threads())
-          .put("image_shape", settings.images().shape())
-          .put("transforms", settings.images().transforms())
+          .put("threads", settings.sample().threads())
+          .put("image_shape", settings.sample().images().shape())
+          .put("transforms", settings.sample().images().transforms())
           .put("ranks", ranks)
           .put("serve", serve == null ? null : Map.of("device", serve.device(),
               "socket", serve.socketTemplate(), "slots", serve.slots(),

@@ -2,22 +2,20 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.samples.SampleSettings;
 import dev.spindle.spark.shard.Manifest;
-import dev.spindle.spark.shard.SampleLimits;
 import java.io.Serializable;
 import java.util.Map;
 
 /**
  * What every feed task needs to know, read once on the driver from the configuration and the
  * input's manifest (which says whether the images are decoded or stored: {@link BatchImages}).
+ *
+ * @param sample the settings every job's sample path shares
+ * @param readBatches {@code spark.spindle.feed.readBatches}
+ * @param testDelayMs {@code spark.spindle.feed.testDelayMs} (tests only)
  */
-record FeedSettings(
-    BatchImages images,
-    SampleLimits limits,
-    int threads,
-    long arrowLimit,
-    int readBatches,
-    long testDelayMs)
+record FeedSettings(SampleSettings sample, int readBatches, long testDelayMs)
     implements Serializable {
 
   /**
@@ -26,10 +24,7 @@ record FeedSettings(
    */
   static FeedSettings from(Map<String, String> conf, Manifest manifest) {
     return new FeedSettings(
-        BatchImages.of(manifest.stored(), conf, manifest.input()),
-        SpindleConfig.sampleLimits(conf),
-        SpindleConfig.get(conf, SpindleConfig.THREADS),
-        SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
+        SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
         SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
         SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
   }

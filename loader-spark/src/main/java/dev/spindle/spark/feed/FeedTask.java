@@ -87,14 +87,15 @@ final class FeedTask implements Serializable {
     TaskContext ctx = TaskContext.get();
     String owner = "feed-p" + (ctx == null ? 0 : ctx.partitionId())
         + "-a" + (ctx == null ? 0 : ctx.taskAttemptId());
-    BatchImages images = settings.images();
+    BatchImages images = settings.sample().images();
     int batchSize = in.plan().spec().batchSize();
     RowSource source = new RowSource(in, slices, settings, conf.get());
-    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
+    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
             images.channels(), batchSize)) {
       FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
-      int threads = settings.threads() > 0 ? settings.threads() : SamplePath.cpuThreads();
+      int configured = settings.sample().threads();
+      int threads = configured > 0 ? configured : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
       TaskProgress tracker = new TaskProgress(progress);
       long samples = 0;

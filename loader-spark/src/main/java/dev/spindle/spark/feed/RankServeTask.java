@@ -212,7 +212,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   private static FeederConfig config(FeedTask feed, ServeSettings serve, EpochPlan plan) {
-    BatchImages images = feed.settings().images();
+    BatchImages images = feed.settings().sample().images();
     return FeederConfig.of(plan.spec().batchSize(),
             NormalizeSpec.raw(images.height(), images.width(), images.channels()))
         .withSlots(serve.slots())

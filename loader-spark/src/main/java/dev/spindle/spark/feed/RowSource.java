@@ -47,7 +47,7 @@ final class RowSource implements Iterator<Row> {
     this.in = in;
     this.slices = slices;
     this.readBatches = settings.readBatches();
-    this.limits = settings.limits();
+    this.limits = settings.sample().limits();
     this.conf = conf;
   }
 

@@ -193,14 +193,14 @@ public final class PreprocessJob {
   }
 
   private static void checkBudget(Outcome o, PreprocessSettings settings) {
-    if (!o.budgetExceeded() && !settings.budget().exceeded(o.quarantined(), o.samples())) {
+    if (!o.budgetExceeded() && !settings.sample().budget().exceeded(o.quarantined(), o.samples())) {
       return;
     }
     StringBuilder msg = new StringBuilder();
     msg.append(String.format(
         "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
             + " Nothing was committed. First causes:",
-        o.quarantined(), o.samples(), settings.budget().describeForSamples()));
+        o.quarantined(), o.samples(), settings.sample().budget().describeForSamples()));
     o.listed().first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new JobFailure(msg.toString());
   }
@@ -219,7 +219,7 @@ public final class PreprocessJob {
     m.put("files", fileList);
     m.put("rows", o.rows());
     List<Map<String, Object>> fields = new ArrayList<>();
-    BatchImages t = s.images();
+    BatchImages t = s.sample().images();
     for (Field f : BatchSchema.of(t.height(), t.width(), t.channels()).getFields()) {
       Map<String, Object> field = new LinkedHashMap<>();
       field.put("name", f.getName());
@@ -265,8 +265,8 @@ public final class PreprocessJob {
     return o.listed().putInto(report)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
-        .put("image_shape", s.images().shape())
-        .put("transforms", s.images().transforms())
+        .put("image_shape", s.sample().images().shape())
+        .put("transforms", s.sample().images().transforms())
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())

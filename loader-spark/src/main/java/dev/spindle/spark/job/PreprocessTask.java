@@ -54,11 +54,11 @@ final class PreprocessTask implements Serializable {
     long attempt = ctx == null ? 0 : ctx.taskAttemptId();
     Path file = OutputCommitter.attemptFile(
         jobTemporary, group.partition(), attempt, settings.format());
-    BatchImages images = settings.images();
+    BatchImages images = settings.sample().images();
     String owner = "preprocess-p" + group.partition() + "-a" + attempt;
     ShardSamples source =
-        new ShardSamples(group.shards(), group.offsets(), conf.get(), settings.limits());
-    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
+        new ShardSamples(group.shards(), group.offsets(), conf.get(), settings.sample().limits());
+    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
         ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
             images.channels(), settings.batchSize());
         BatchFileSink sink = settings.format().open(file, conf.get(), batch.root(),
@@ -66,7 +66,7 @@ final class PreprocessTask implements Serializable {
       // in input order a finished image waits for every earlier one: a few slots per thread
       // keep a thread from idling behind a slower image (see loader-bench's EngineLoader.inFlight)
       PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
-          4 * SamplePath.cpuThreads(), settings.budget());
+          4 * SamplePath.cpuThreads(), settings.sample().budget());
       Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink,
           new Progress(progress, source));
       sink.close();

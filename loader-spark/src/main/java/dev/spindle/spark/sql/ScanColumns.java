@@ -31,7 +31,7 @@ abstract class ScanColumns implements AutoCloseable {
   /** The columns of {@code schema} (a subset of {@link ScanSchema}, in any order). */
   static ScanColumns create(ScanSettings settings, StructType schema, BufferAllocator allocator) {
     return settings.decode()
-        ? new DecodedColumns(settings.images(), settings.batchSize(), schema, allocator)
+        ? new DecodedColumns(settings.sample().images(), settings.batchSize(), schema, allocator)
         : new EncodedColumns(settings.batchSize(), schema, allocator);
   }
 

@@ -1,10 +1,9 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.samples.SampleSettings;
 import dev.spindle.spark.shard.ParquetColumns;
-import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.Serializable;
 import java.util.Map;
@@ -18,31 +17,25 @@ import java.util.Map;
  * @param decode true: decoded, transformed uint8 images; false: the image files' bytes
  * @param quarantine where each task lists its quarantined samples as JSON lines, or null
  * @param manifest the manifest cache file, or null for the default beside the data
- * @param images the decode and transform (also when not decoding: it is checked all the same),
- *     or, for a preprocess output, its stored images (copied as they are)
+ * @param sample the settings every job's sample path shares; its images are the decode and
+ *     transform (also when not decoding: they are checked all the same) or, for a preprocess
+ *     output, its stored images (copied as they are); its threads cap the decodes in flight per
+ *     task ({@code 4 x} this; 0 = the executor's pool); its budget applies to each partition
  * @param batchSize rows per columnar batch
- * @param limits what a shard reader accepts in one sample
- * @param threads caps the decodes in flight per task ({@code 4 x} this); 0 = the executor's pool
- * @param arrowLimit byte limit of the executor's Arrow allocator
  * @param partitionBytes whole shards are grouped into one partition up to this many bytes
  * @param folderShardFiles files of an image-folder tree per shard
  * @param columns the columns of a Parquet input holding the image and the label
- * @param budget the failure budget, applied to each partition
  */
 record ScanSettings(
     String input,
     boolean decode,
     String quarantine,
     String manifest,
-    BatchImages images,
+    SampleSettings sample,
     int batchSize,
-    SampleLimits limits,
-    int threads,
-    long arrowLimit,
     long partitionBytes,
     int folderShardFiles,
-    ParquetColumns columns,
-    FailureBudget budget)
+    ParquetColumns columns)
     implements Serializable {
 
   /**
@@ -55,14 +48,10 @@ record ScanSettings(
   static ScanSettings of(String input, boolean decode, String quarantine, String manifest,
       Map<String, String> conf, StoredImages stored) {
     return new ScanSettings(input, decode, quarantine, manifest,
-        BatchImages.of(stored, conf, input),
+        SampleSettings.from(conf, BatchImages.of(stored, conf, input)),
         SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
-        SpindleConfig.sampleLimits(conf),
-        SpindleConfig.get(conf, SpindleConfig.THREADS),
-        SpindleConfig.get(conf, SpindleConfig.ARROW_MEMORY_LIMIT),
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
         SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        SpindleConfig.parquetColumns(conf),
-        SpindleConfig.failureBudget(conf));
+        SpindleConfig.parquetColumns(conf));
   }
 }

@@ -87,7 +87,7 @@ final class SpindleBatch implements Batch {
    */
   private void requireSameImages(Manifest manifest) {
     StoredImages now = manifest.stored();
-    BatchImages planned = settings.images();
+    BatchImages planned = settings.sample().images();
     boolean same = now == null ? planned.decodes()
         : !planned.decodes() && planned.shape().equals(now.shape());
     if (!same) {

@@ -69,8 +69,9 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     TaskContext ctx = TaskContext.get();
     this.attempt = ctx == null ? 0 : ctx.taskAttemptId();
     String owner = "spindle-scan-" + scanId + "-p" + group.partition() + "-a" + attempt;
-    this.allocator = ExecutorAllocator.child(owner, settings.arrowLimit());
-    this.source = new ShardSamples(group.shards(), group.offsets(), conf, settings.limits());
+    this.allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
+    this.source =
+        new ShardSamples(group.shards(), group.offsets(), conf, settings.sample().limits());
     try {
       this.columns = ScanColumns.create(settings, schema, allocator);
       this.path = SamplePath.start(spec(owner), source, allocator);
@@ -82,10 +83,11 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
 
   private PathSpec spec(String owner) {
     int pool = SamplePath.cpuThreads();
-    int threads = settings.threads() > 0 ? Math.min(settings.threads(), pool) : pool;
+    int configured = settings.sample().threads();
+    int threads = configured > 0 ? Math.min(configured, pool) : pool;
     // as in preprocess: in input order a few slots per thread keep a thread from idling
-    return PathSpec.quarantining(owner, settings.decode() ? settings.images() : null,
-        settings.batchSize(), 4 * threads, settings.budget());
+    return PathSpec.quarantining(owner, settings.decode() ? settings.sample().images() : null,
+        settings.batchSize(), 4 * threads, settings.sample().budget());
   }
 
   @Override
@@ -134,7 +136,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
    */
   private void finish() throws IOException {
     List<QuarantineRecord> quarantined = path.quarantined();
-    if (settings.budget().exceeded(quarantined.size(), source.samples())) {
+    if (settings.sample().budget().exceeded(quarantined.size(), source.samples())) {
       throw overBudget(null);
     }
     if (settings.quarantine() != null && !quarantined.isEmpty()) {
@@ -159,7 +161,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
         "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
             + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
         settings.input(), quarantined.size(), source.samples(), group.partition(),
-        settings.budget().describeForSamples()));
+        settings.sample().budget().describeForSamples()));
     quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
     return new IOException(msg.toString(), cause);
   }

@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.samples.BatchImages;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.Scan;
@@ -29,10 +30,10 @@ final class SpindleScan implements Scan {
 
   @Override
   public String description() {
-    String images = settings.images().decodes() ? settings.images().transforms()
-        : "stored: " + settings.images().transforms();
+    BatchImages images = settings.sample().images();
+    String shown = images.decodes() ? images.transforms() : "stored: " + images.transforms();
     return "spindle " + settings.input() + (settings.decode()
-        ? " [" + images + "]" : settings.images().decodes() ? " [encoded]" : " [stored, raw]");
+        ? " [" + shown + "]" : images.decodes() ? " [encoded]" : " [stored, raw]");
   }
 
   @Override
