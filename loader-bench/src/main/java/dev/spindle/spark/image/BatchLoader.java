@@ -1,7 +1,7 @@
 package dev.spindle.spark.image;
 
+import dev.spindle.spark.plan.SplitMix64;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -191,17 +191,12 @@ final class BatchLoader implements BenchLoader {
     }
   }
 
-  private static int[] shuffled(int n, SplittableRandom rng) {
+  private static int[] shuffled(int n, SplitMix64 rng) {
     int[] order = new int[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
     }
-    for (int i = n - 1; i > 0; i--) {
-      int j = rng.nextInt(i + 1);
-      int t = order[i];
-      order[i] = order[j];
-      order[j] = t;
-    }
+    rng.shuffle(order);
     return order;
   }
 

@@ -6,8 +6,8 @@ import dev.spindle.spark.pipeline.Order;
 import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.PipelineIterator;
 import dev.spindle.spark.pipeline.Remainder;
+import dev.spindle.spark.plan.SplitMix64;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -152,14 +152,9 @@ final class EngineLoader implements BenchLoader {
     }
   }
 
-  private static int[] shuffled(int n, SplittableRandom rng) {
+  private static int[] shuffled(int n, SplitMix64 rng) {
     int[] order = IntStream.range(0, n).toArray();
-    for (int i = n - 1; i > 0; i--) {
-      int j = rng.nextInt(i + 1);
-      int v = order[i];
-      order[i] = order[j];
-      order[j] = v;
-    }
+    rng.shuffle(order);
     return order;
   }
 }

@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -105,7 +104,7 @@ public final class ImageStageBench {
     List<ImageOp> ops = TransformSpec.parse("resize(256),center_crop(224),normalize");
     OutputWriter writer = new OutputWriter(OutputMode.FLOAT32_CHW,
         (ImageOp.Normalize) ops.get(ops.size() - 1));
-    Stage stage = StagePlanner.plan(ops, img.width(), img.height(), new SplittableRandom(0))
+    Stage stage = StagePlanner.plan(ops, img.width(), img.height(), SampleRandom.of(0, 0, 0))
         .get(0);
     long t0 = System.nanoTime();
     for (int i = 0; i < 500; i++) {

@@ -1,8 +1,8 @@
 package dev.spindle.spark.image;
 
+import dev.spindle.spark.plan.SplitMix64;
 import java.io.Serializable;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -285,7 +285,7 @@ public final class ImageTransform implements Serializable {
     int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
         ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
-    SplittableRandom rng = SampleRandom.of(settings.seed, settings.epoch, sampleIndex);
+    SplitMix64 rng = SampleRandom.of(settings.seed, settings.epoch, sampleIndex);
     List<Stage> stages = StagePlanner.plan(ops, swap ? info.height() : info.width(),
         swap ? info.width() : info.height(), rng);
     int reduce = settings.reducedDecode && info.format() == ImageFormat.JPEG

@@ -1,12 +1,14 @@
 package dev.spindle.spark.image;
 
-import java.util.SplittableRandom;
+import dev.spindle.spark.plan.SplitMix64;
 
 /**
  * torchvision 0.14's {@code RandomResizedCrop.get_params}: up to 10 attempts at a random area
  * fraction and log-uniform aspect ratio, then the central fallback crop. Only the random source
  * differs from torchvision's (torch's generator cannot be shared): here it is the sample's
- * {@link SplittableRandom}, so the crop is a pure function of (seed, epoch, sample index).
+ * {@link SampleRandom} stream, so the crop is a pure function of (seed, epoch, sample index). The
+ * draws are normative (package documentation, "Random operations"): {@code StrictMath}'s log and
+ * exp, so that every JVM on every CPU draws the same crops.
  */
 final class RandomResizedCropParams {
   private static final int ATTEMPTS = 10;
@@ -14,18 +16,18 @@ final class RandomResizedCropParams {
   private RandomResizedCropParams() {}
 
   /** Returns {@code {top, left, height, width}} inside a {@code width x height} image. */
-  static int[] sample(ImageOp.RandomResizedCrop op, int width, int height, SplittableRandom rng) {
+  static int[] sample(ImageOp.RandomResizedCrop op, int width, int height, SplitMix64 rng) {
     double area = (double) width * height;
-    double logMin = Math.log(op.ratioMin());
-    double logMax = Math.log(op.ratioMax());
+    double logMin = StrictMath.log(op.ratioMin());
+    double logMax = StrictMath.log(op.ratioMax());
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       double targetArea = area * uniform(rng, op.scaleMin(), op.scaleMax());
-      double aspect = Math.exp(uniform(rng, logMin, logMax));
+      double aspect = StrictMath.exp(uniform(rng, logMin, logMax));
       int w = (int) Math.rint(Math.sqrt(targetArea * aspect));
       int h = (int) Math.rint(Math.sqrt(targetArea / aspect));
       if (0 < w && w <= width && 0 < h && h <= height) {
-        int top = rng.nextInt(height - h + 1);
-        int left = rng.nextInt(width - w + 1);
+        int top = rng.nextBelow(height - h + 1);
+        int left = rng.nextBelow(width - w + 1);
         return new int[] {top, left, h, w};
       }
     }
@@ -44,7 +46,9 @@ final class RandomResizedCropParams {
     return new int[] {Math.floorDiv(height - h, 2), Math.floorDiv(width - w, 2), h, w};
   }
 
-  private static double uniform(SplittableRandom rng, double min, double max) {
-    return min < max ? rng.nextDouble(min, max) : min;
+  /** One draw, also when {@code min == max}: {@code [min, max)}, or {@code min}. */
+  private static double uniform(SplitMix64 rng, double min, double max) {
+    double r = rng.nextDouble() * (max - min) + min;
+    return r >= max && max > min ? Math.nextDown(max) : r;
   }
 }

@@ -1,8 +1,8 @@
 package dev.spindle.spark.image;
 
+import dev.spindle.spark.plan.SplitMix64;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /**
  * Turns a chain of {@link ImageOp}s into as few resample {@link Stage}s as exactness allows.
@@ -29,7 +29,7 @@ final class StagePlanner {
   }
 
   /** Plans {@code ops} for an image of {@code width x height}; draws randomness from {@code rng}. */
-  static List<Stage> plan(List<ImageOp> ops, int width, int height, SplittableRandom rng) {
+  static List<Stage> plan(List<ImageOp> ops, int width, int height, SplitMix64 rng) {
     StagePlanner p = new StagePlanner(width, height);
     for (ImageOp op : ops) {
       p.add(op, rng);
@@ -38,7 +38,7 @@ final class StagePlanner {
     return p.stages;
   }
 
-  private void add(ImageOp op, SplittableRandom rng) {
+  private void add(ImageOp op, SplitMix64 rng) {
     if (op instanceof ImageOp.Resize r) {
       int[] size = r.outputSize(window.width(), window.height());
       resize(size[0], size[1], r.filter());

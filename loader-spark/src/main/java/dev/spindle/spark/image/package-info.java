@@ -43,7 +43,8 @@
  * <p><b>Threads.</b> Runs on the executor's CPU pool: an {@code ImageTransform} is immutable and
  * called by many threads at once; every buffer it uses is thread-local and reused. OpenCV's own
  * threading is switched off; Spindle owns the threads. Random choices (random_resized_crop,
- * hflip) are a pure function of (seed, epoch, sample index), never of scheduling.
+ * hflip) are a pure function of (seed, epoch, sample index), never of scheduling (see "Random
+ * operations" below).
  *
  * <p><b>Failures.</b> A sample that cannot be decoded (unknown format, truncated or garbled data,
  * too many pixels) raises {@link dev.spindle.spark.image.ImageException} with a user-facing reason;
@@ -64,6 +65,59 @@
  * operations. GoldenImageSuite and TorchvisionComparisonSuite check it against Pillow and
  * torchvision. Known differences: CMYK JPEGs (OpenCV's integer CMYK→RGB, within 2 steps), 16-bit
  * gray PNGs (high byte kept; Pillow clips), reduced-size decode (off by default; when switched on,
- * only for JPEGs a resize shrinks at least 2×), and random streams (same algorithm, not torch's generator).
+ * only for JPEGs a resize shrinks at least 2×), and random streams (same algorithm, not torch's
+ * generator: "Random operations" below).
+ *
+ * <h2>Random operations (normative: a reimplementation must draw the same crops and flips)</h2>
+ *
+ * <p>Each sample has its own random stream: the plan's SplitMix64 ({@code mix}, {@code stream},
+ * {@code next} and {@code below} as defined in {@code dev.spindle.spark.plan}'s package
+ * documentation, "Random streams"), on stream 3 with the sample's index as the block. Nothing else
+ * (thread, time, JDK, CPU) enters it.
+ *
+ * <pre>
+ *   rng = stream(seed, epoch, 3, index)   seed: spark.spindle.image.seed (ImageTransform.withSeed)
+ *                                          epoch: the epoch (forEpoch); index: the sample's index
+ *                                          in the epoch plan (the batch's index column), >= 0
+ *   double():      (next() >>> 11) * 2^-53                       (a multiple of 2^-53 in [0, 1))
+ *   uniform(a, b): r = double() * (b - a) + a;  if b > a and r >= b: r = the double below b
+ * </pre>
+ *
+ * The ops of a chain draw in chain order from that one stream; ops not listed draw nothing.
+ * {@code rint} rounds to the nearest integer, ties to even; {@code log} and {@code exp} are
+ * fdlibm's (Java's {@code StrictMath}), {@code sqrt} IEEE 754's; all in double precision.
+ *
+ * <ul>
+ *   <li>{@code random_resized_crop(…, scale=s0:s1, ratio=r0:r1)} on the {@code W x H} image the
+ *       ops before it leave (the decoded image, turned upright when EXIF orientation is honoured,
+ *       unless an earlier op cropped, padded or resized it), torchvision 0.14's {@code
+ *       get_params}: up to 10 attempts, each
+ *       <pre>
+ *   area = W * H * uniform(s0, s1);  aspect = exp(uniform(log(r0), log(r1)))
+ *   w = rint(sqrt(area * aspect));   h = rint(sqrt(area / aspect))
+ *   if 0 &lt; w &lt;= W and 0 &lt; h &lt;= H:  top = below(H - h + 1); left = below(W - w + 1); stop
+ *       </pre>
+ *       and when no attempt fits, the central crop without a draw: {@code w, h = W, H}; if {@code
+ *       W/H < r0}, {@code h = rint(W / r0)}; else if {@code W/H > r1}, {@code w = rint(H * r1)};
+ *       {@code top = floor((H - h) / 2)}, {@code left = floor((W - w) / 2)}. The box {@code (top,
+ *       left, h, w)} is in that image's coordinates (after an earlier flip, the flipped image's).
+ *   <li>{@code hflip(p)}: one draw, whatever {@code p}; the image is mirrored when {@code double()
+ *       < p}.
+ * </ul>
+ *
+ * <p>Test vector ({@code RandomOpsReferenceSuite}; {@code src/test/python/random_reference.py}
+ * reimplements the above with Python's standard library and draws the same): {@code
+ * random_resized_crop(224),hflip} on a 640 x 480 image, epoch 1; first {@code next()} of seed 42,
+ * sample 0: {@code 0x4af0cf362cffb6c5}.
+ *
+ * <pre>
+ *   seed  sample   top left    h    w   flip      seed  sample   top left    h    w   flip
+ *     0     0      167  282  302  300   no         42     2       45   17  424  377   no
+ *     0     1       14   87  418  421   no         42     3       22  237  378  371   yes
+ *     0     2       12   88  294  253   yes        -7     0       12  224  374  404   yes
+ *     0     3      100  164  351  295   yes        -7     1       19  123  281  219   no
+ *    42     0      115   26  310  346   yes        -7     2        5  159  460  378   yes
+ *    42     1       19   61  459  527   no         -7     3       69  121  355  385   no
+ * </pre>
  */
 package dev.spindle.spark.image;

@@ -38,7 +38,9 @@
  * </pre>
  *
  * The seed is the 64-bit two's-complement value of the (signed) {@code long} seed; {@code epoch}
- * and {@code block} are non-negative. Stream ids: 1 = shard order, 2 = windows.
+ * and {@code block} are non-negative. Stream ids: 1 = shard order, 2 = windows, 3 = one sample's
+ * random image operations (block = the sample's index; {@code dev.spindle.spark.image}'s package
+ * documentation says what they draw).
  *
  * <h3>One epoch</h3>
  *
