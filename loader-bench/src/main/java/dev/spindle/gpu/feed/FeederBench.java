@@ -1,5 +1,9 @@
 package dev.spindle.gpu.feed;
 
+import static dev.spindle.gpu.feed.FeederStats.reported;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.spindle.gpu.device.CopyStream;
 import dev.spindle.gpu.device.Device;
 import dev.spindle.gpu.device.DeviceBuffer;
@@ -110,37 +114,38 @@ public final class FeederBench {
       }
       // The limit is the best the bare loop achieved; on a shared machine one sample can be low.
       double bare = Math.max(bareBefore, bareAfter);
-      Json j = new Json()
-          .field("device", description)
-          .field("device_kind", ring.kind)
-          .field("batch", batch)
-          .field("image", size + "x" + size + "x3 uint8")
-          .field("batch_bytes", batchBytes)
-          .field("slots", slots)
-          .field("producers", producers)
-          .field("seconds_per_run", seconds)
-          .field("bare_copy_gbps", bare)
-          .field("bare_copy_gbps_before", bareBefore)
-          .field("bare_copy_gbps_after", bareAfter)
-          .field("host_memcpy_gbps", memcpy)
-          .field("ring_gbps", ring.gbps)
-          .field("ring_efficiency", ring.gbps / bare)
-          .field("ring_batches", ring.batches)
-          .field("ring_zero_copy_gbps", zeroCopy.gbps)
-          .field("ring_zero_copy_efficiency", zeroCopy.gbps / bare)
-          .field("ring_copy_busy_gbps", ring.stats.h2dGbps())
-          .field("producer_blocked_ms_per_batch", ring.stats.producerBlockedMsPerBatch())
-          .field("consumer_step_ms", stepNanos / 1e6)
-          .field("consumer_wait_ms_per_batch", slow.waitMsPerBatchAfterFirst)
-          .field("consumer_wait_p50_ms", slow.waitP50Ms)
-          .field("consumer_wait_p99_ms", slow.waitP99Ms)
-          .field("consumer_first_batch_ms", slow.firstBatchMs)
-          .field("consumer_batches", slow.batches);
+      ObjectNode j = JsonNodeFactory.instance.objectNode()
+          .put("device", description)
+          .put("device_kind", ring.kind)
+          .put("batch", batch)
+          .put("image", size + "x" + size + "x3 uint8")
+          .put("batch_bytes", batchBytes)
+          .put("slots", slots)
+          .put("producers", producers)
+          .put("seconds_per_run", reported(seconds))
+          .put("bare_copy_gbps", reported(bare))
+          .put("bare_copy_gbps_before", reported(bareBefore))
+          .put("bare_copy_gbps_after", reported(bareAfter))
+          .put("host_memcpy_gbps", reported(memcpy))
+          .put("ring_gbps", reported(ring.gbps))
+          .put("ring_efficiency", reported(ring.gbps / bare))
+          .put("ring_batches", ring.batches)
+          .put("ring_zero_copy_gbps", reported(zeroCopy.gbps))
+          .put("ring_zero_copy_efficiency", reported(zeroCopy.gbps / bare))
+          .put("ring_copy_busy_gbps", reported(ring.stats.h2dGbps()))
+          .put("producer_blocked_ms_per_batch", reported(ring.stats.producerBlockedMsPerBatch()))
+          .put("consumer_step_ms", reported(stepNanos / 1e6))
+          .put("consumer_wait_ms_per_batch", reported(slow.waitMsPerBatchAfterFirst))
+          .put("consumer_wait_p50_ms", reported(slow.waitP50Ms))
+          .put("consumer_wait_p99_ms", reported(slow.waitP99Ms))
+          .put("consumer_first_batch_ms", reported(slow.firstBatchMs))
+          .put("consumer_batches", slow.batches);
       if (norm != null) {
-        j.field("normalize_dtype", dtype.name().toLowerCase(java.util.Locale.ROOT))
-            .field("ring_normalize_gbps", norm.gbps);
+        j.put("normalize_dtype", dtype.name().toLowerCase(java.util.Locale.ROOT))
+            .put("ring_normalize_gbps", reported(norm.gbps));
       }
-      return j.raw("ring_stats", ring.stats.toJson()).build();
+      j.set("ring_stats", ring.stats.toJsonNode());
+      return j.toString();
     }
   }
 

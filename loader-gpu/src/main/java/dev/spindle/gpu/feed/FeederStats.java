@@ -1,7 +1,11 @@
 package dev.spindle.gpu.feed;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.spindle.gpu.ring.RingSnapshot;
 import dev.spindle.gpu.ring.SlotState;
+import java.util.Locale;
 
 /**
  * One feeder's statistics at a moment, for the job report: slots in each state over time,
@@ -45,55 +49,70 @@ public record FeederStats(
     return ring.published() == 0 ? 0 : ring.producerBlockedNanos() / 1e6 / ring.published();
   }
 
-  /** This snapshot as one JSON object. */
+  /** This snapshot as one JSON object (Jackson's compact form of {@link #toJsonNode()}). */
   public String toJson() {
-    Json j = new Json()
-        .field("device", device)
-        .field("elapsed_ms", ring.elapsedNanos() / 1_000_000L)
-        .field("batches_published", ring.published())
-        .field("batches_copied", batchesCopied)
-        .field("zero_copy_batches", zeroCopyBatches)
-        .field("batches_leased", ring.leased())
-        .field("batches_released", ring.released())
-        .field("fills_abandoned", ring.abandoned())
-        .field("batches_discarded", ring.discarded())
-        .field("leases_expired", ring.expired())
-        .field("leases_revoked_at_close", leasesRevokedAtClose)
-        .field("h2d_bytes", h2dBytes)
-        .field("h2d_gbps", h2dGbps())
-        .field("wall_gbps", wallGbps())
-        .field("copy_ms", copyBusyNanos / 1e6)
-        .field("consumer_wait_ms", ring.consumerWaitNanos() / 1e6)
-        .field("consumer_wait_ms_per_batch", consumerWaitMsPerBatch())
-        .field("producer_blocked_ms", ring.producerBlockedNanos() / 1e6)
-        .field("producer_blocked_ms_per_batch", producerBlockedMsPerBatch());
-    return j.raw("slots", slotsJson()).build();
+    return toJsonNode().toString(); // valid JSON since Jackson 2.10
   }
 
-  private String slotsJson() {
-    Json states = new Json();
+  /**
+   * This snapshot as a new JSON tree, the caller's, for a report that embeds it; numbers as
+   * {@link #reported} gives them.
+   */
+  public ObjectNode toJsonNode() {
+    ObjectNode j = JsonNodeFactory.instance.objectNode()
+        .put("device", device)
+        .put("elapsed_ms", ring.elapsedNanos() / 1_000_000L)
+        .put("batches_published", ring.published())
+        .put("batches_copied", batchesCopied)
+        .put("zero_copy_batches", zeroCopyBatches)
+        .put("batches_leased", ring.leased())
+        .put("batches_released", ring.released())
+        .put("fills_abandoned", ring.abandoned())
+        .put("batches_discarded", ring.discarded())
+        .put("leases_expired", ring.expired())
+        .put("leases_revoked_at_close", leasesRevokedAtClose)
+        .put("h2d_bytes", h2dBytes)
+        .put("h2d_gbps", reported(h2dGbps()))
+        .put("wall_gbps", reported(wallGbps()))
+        .put("copy_ms", reported(copyBusyNanos / 1e6))
+        .put("consumer_wait_ms", reported(ring.consumerWaitNanos() / 1e6))
+        .put("consumer_wait_ms_per_batch", reported(consumerWaitMsPerBatch()))
+        .put("producer_blocked_ms", reported(ring.producerBlockedNanos() / 1e6))
+        .put("producer_blocked_ms_per_batch", reported(producerBlockedMsPerBatch()));
+    j.set("slots", slotsJson());
+    return j;
+  }
+
+  /**
+   * A measured value as Spindle's JSON reports carry it: 6 significant digits (what the figures
+   * support), null when it is not finite (JSON has no NaN or infinity).
+   */
+  static Double reported(double value) {
+    return Double.isFinite(value)
+        ? Double.valueOf(String.format(Locale.ROOT, "%.6g", value)) : null;
+  }
+
+  private ObjectNode slotsJson() {
+    ObjectNode slots = JsonNodeFactory.instance.objectNode();
     for (SlotState s : SlotState.values()) {
-      states.raw(s.name(), new Json()
-          .field("now", ring.current(s))
-          .field("peak", ring.peak(s))
-          .field("mean", ring.mean(s))
-          .build());
+      slots.putObject(s.name())
+          .put("now", ring.current(s))
+          .put("peak", ring.peak(s))
+          .put("mean", reported(ring.mean(s)));
     }
-    StringBuilder series = new StringBuilder("[");
-    for (int i = 0; i < ring.seriesMillis().length; i++) {
-      series.append(i == 0 ? "" : ",").append('[').append(ring.seriesMillis()[i]);
-      for (int c : ring.series()[i]) {
-        series.append(',').append(c);
+    ArrayNode columns = slots.putArray("series_columns").add("ms");
+    for (SlotState s : SlotState.values()) {
+      columns.add(s.name());
+    }
+    ArrayNode series = slots.putArray("series");
+    long[] millis = ring.seriesMillis();
+    int[][] counts = ring.series();
+    for (int i = 0; i < millis.length; i++) {
+      ArrayNode row = series.addArray().add(millis[i]);
+      for (int c : counts[i]) {
+        row.add(c);
       }
-      series.append(']');
     }
-    series.append(']');
-    StringBuilder names = new StringBuilder("[\"ms\"");
-    for (SlotState s : SlotState.values()) {
-      names.append(",\"").append(s.name()).append('"');
-    }
-    return states.raw("series_columns", names.append(']').toString())
-        .raw("series", series.toString())
-        .build();
+    return slots;
   }
 }
