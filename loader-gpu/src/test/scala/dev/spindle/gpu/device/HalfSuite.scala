@@ -1,5 +1,8 @@
 package dev.spindle.gpu.device
 
+import java.util.stream.IntStream
+
+import org.apache.arrow.memory.util.Float16
 import org.scalatest.funsuite.AnyFunSuite
 
 /** float → half rounding must equal CUDA's __float2half_rn (round to nearest, ties to even). */
@@ -40,6 +43,44 @@ class HalfSuite extends AnyFunSuite {
       assert(h(mid) == even, f"midpoint above 0x$bits%04x")
       assert(h(Math.nextDown(mid)) == bits, f"just below midpoint above 0x$bits%04x")
       assert(h(Math.nextUp(mid)) == bits + 1, f"just above midpoint above 0x$bits%04x")
+    }
+  }
+
+  // Half stays beside Arrow's Float16 because the two differ, on NaN payloads only (Half's Javadoc)
+
+  /** Floats with high bits {@code high} that Half and Float16 convert differently, NaNs aside. */
+  private def differences(high: Int): Long = {
+    var n = 0L
+    var low = 0
+    while (low < 0x10000) {
+      val bits = (high << 16) | low
+      val f = java.lang.Float.intBitsToFloat(bits)
+      val (a, b) = (Half.fromFloat(f) & 0xffff, Float16.toFloat16(f) & 0xffff)
+      val nan = (bits & 0x7f800000) == 0x7f800000 && (bits & 0x7fffff) != 0
+      val same = if (!nan) a == b else {
+        // both a NaN of the float's sign; Float16 drops the payload (0x7e00), Half keeps its top
+        // 9 bits (0x7e00 | mant >>> 13)
+        val quiet = (bits >>> 16) & 0x8000 | 0x7e00
+        b == quiet && a == (quiet | ((bits & 0x7fffff) >>> 13))
+      }
+      if (!same) n += 1
+      low += 1
+    }
+    n
+  }
+
+  test("float to half equals Arrow's Float16 on all 2^32 floats but NaN payloads") {
+    val differ = IntStream.range(0, 0x10000).parallel().mapToLong(h => differences(h)).sum()
+    assert(differ == 0L, s"$differ floats convert differently")
+  }
+
+  test("half to float equals Arrow's Float16 on all 65,536 halves but signalling NaNs") {
+    for (h <- 0 until 0x10000) {
+      val a = java.lang.Float.floatToRawIntBits(Half.toFloat(h.toShort))
+      val b = java.lang.Float.floatToRawIntBits(Float16.toFloat(h.toShort))
+      val signalling = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0 && (h & 0x200) == 0
+      // Float16 quiets a signalling NaN (sets the quiet bit); Half keeps it as it is
+      assert(if (signalling) b == (a | 0x400000) && a != b else a == b, f"0x$h%04x")
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.spindle.spark.image;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.Float16;
 
 /**
  * Converts the final RGB HWC uint8 image into the {@link OutputMode} and writes it into the
@@ -33,7 +34,7 @@ final class OutputWriter implements java.io.Serializable {
           x = (x - normalize.mean()[c]) / normalize.std()[c];
         }
         floats[c][v] = x;
-        halves[c][v] = Half.fromFloat(x);
+        halves[c][v] = Float16.toFloat16(x); // ties to even, as numpy and torch round
       }
     }
     this.divisionFree = divisionFree(floats, mean, std);

@@ -1,5 +1,6 @@
 package dev.spindle.spark.image
 
+import org.apache.arrow.memory.util.Float16
 import org.scalatest.funsuite.AnyFunSuite
 
 class TransformSpecSuite extends AnyFunSuite {
@@ -64,6 +65,6 @@ class TransformSpecSuite extends AnyFunSuite {
     val cases = Seq(1.0f -> 0x3c00, -2.0f -> 0xc000, 0.1f -> 0x2e66, 65504f -> 0x7bff,
       65520f -> 0x7c00, 5.9604645e-8f -> 0x0001, 2.9802322e-8f -> 0x0000, 0f -> 0,
       Float.PositiveInfinity -> 0x7c00, 1.0009766f -> 0x3c01, 1.00048828125f -> 0x3c00)
-    for ((f, h) <- cases) assert((Half.fromFloat(f) & 0xffff) == h, s"$f")
+    for ((f, h) <- cases) assert((Float16.toFloat16(f) & 0xffff) == h, s"$f")
   }
 }
