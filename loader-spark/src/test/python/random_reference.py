@@ -8,32 +8,23 @@ writes, for each, "top left height width next": the box random_resized_crop draw
 of a width x height image, and the stream's next double() after it (what hflip compares with p).
 """
 import math
+import os
 import sys
 
-M64 = (1 << 64) - 1
-GAMMA = 0x9E3779B97F4A7C15
+# The plan's stream (mix, stream, next, below) from the plan's own reference implementation.
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scala", "dev", "spindle", "spark", "plan"))
+from reference_plan import M64, Stream  # noqa: E402
+
 IMAGE_OPS = 3
 
 
-def mix(z):
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return z ^ (z >> 31)
+class SampleStream(Stream):
+    """One sample's stream: stream(seed, epoch, 3, index), plus the image package's draws."""
 
-
-class Stream:
-    """stream(seed, epoch, id, block) of the plan's package documentation."""
-
-    def __init__(self, seed, epoch, stream, block):
-        s = mix(mix(mix(mix(seed & M64) ^ (epoch & M64)) ^ stream) ^ (block & M64))
-        self.state = s
-
-    def next(self):
-        self.state = (self.state + GAMMA) & M64
-        return mix(self.state)
-
-    def below(self, n):
-        return (self.next() * n) >> 64
+    def __init__(self, seed, epoch, index):
+        super().__init__(seed & M64, epoch, IMAGE_OPS, index)
 
     def double(self):
         return (self.next() >> 11) * 2.0 ** -53
@@ -72,7 +63,7 @@ def main():
         f = line.split()
         seed, epoch, index, width, height = (int(v) for v in f[:5])
         s0, s1, r0, r1 = (float(v) for v in f[5:9])
-        rng = Stream(seed, epoch, IMAGE_OPS, index)
+        rng = SampleStream(seed, epoch, index)
         top, left, h, w = random_resized_crop(rng, width, height, s0, s1, r0, r1)
         out.append(f"{top} {left} {h} {w} {rng.double()!r}")
     sys.stdout.write("\n".join(out) + "\n")
