@@ -5,7 +5,7 @@ import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.pipeline.Order;
 import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.PipelineIterator;
-import dev.spindle.spark.pipeline.Remainder;
+import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.plan.SplitMix64;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -58,7 +58,7 @@ final class EngineLoader implements BenchLoader {
         .pipe("decode+transform", (Integer p) -> decode(t, p, order[p]), inFlight(threads),
             Order.INPUT)
         .sizedBy(row -> bytes)
-        .aggregate("batch", batchSize, Remainder.KEEP)
+        .aggregate("batch", batchSize, LastBatch.KEEP)
         .sizedBy(rows -> rows.size() * bytes)
         .queueBytes(batchSize * bytes)
         .failureBudget(FailureBudget.count(Long.MAX_VALUE))

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * An {@code aggregate} stage: groups consecutive items into lists of {@code size}, in input
- * order, and at the end emits ({@link Remainder#KEEP}) or releases ({@link Remainder#DROP}) a
+ * order, and at the end emits ({@link LastBatch#KEEP}) or releases ({@link LastBatch#DROP}) a
  * shorter last group. Cheap enough to run entirely in {@link #drain()}: no pool work.
  */
 final class AggregateStage extends Stage {
@@ -21,7 +21,7 @@ final class AggregateStage extends Stage {
   AggregateStage(StageSpec spec, ItemQueue in, ItemQueue out, RunState run) {
     super(spec, in, out, run);
     this.size = spec.batchSize();
-    this.keepRemainder = spec.remainder() == Remainder.KEEP;
+    this.keepRemainder = spec.remainder() == LastBatch.KEEP;
     this.batch = new ArrayList<>(size);
   }
 

@@ -18,7 +18,7 @@ import java.util.stream.IntStream;
  *     .pipe("decode", Decoder::decode, 4, Order.INPUT)
  *     .sizedBy(Image::bytes)
  *     .pipe("resize", Resizer::resize, 4, Order.INPUT)
- *     .aggregate("batch", 64, Remainder.KEEP)
+ *     .aggregate("batch", 64, LastBatch.KEEP)
  *     .failureBudget(FailureBudget.fraction(0.01, 100))
  *     .build();
  * try (PipelineIterator<List<Image>> it = p.start()) {
@@ -108,7 +108,7 @@ public final class Pipeline<T> {
                 .pools(pools)
                 .pipe("op", (Integer i) -> i + 1, 8, Order.INPUT)
                 .sizedBy(i -> 1L)
-                .aggregate("batch", 64, Remainder.KEEP)
+                .aggregate("batch", 64, LastBatch.KEEP)
                 .sizedBy(batch -> (long) batch.size())
                 .queueBytes(64)
                 .build().start()) {

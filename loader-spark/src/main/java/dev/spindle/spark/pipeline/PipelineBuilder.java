@@ -69,7 +69,7 @@ public final class PipelineBuilder<T> {
    * remainder} decides the last, shorter one (dropped items are released, not quarantined). Each
    * list is new and belongs to whoever takes it. A batch's byte size is the sum of its items'.
    */
-  public PipelineBuilder<List<T>> aggregate(String name, int size, Remainder remainder) {
+  public PipelineBuilder<List<T>> aggregate(String name, int size, LastBatch remainder) {
     checkOpen();
     if (size <= 0) {
       throw new IllegalArgumentException("Invalid batch size for stage '" + name + "': " + size
@@ -254,12 +254,12 @@ public final class PipelineBuilder<T> {
     final Order order;
     final boolean io;
     final int batchSize;
-    final Remainder remainder;
+    final LastBatch remainder;
     Function<Object, String> key;
     ToLongFunction<Object> size;
 
     Def(String name, String kind, Op<Object, Object> op, int concurrency, Order order,
-        boolean io, int batchSize, Remainder remainder) {
+        boolean io, int batchSize, LastBatch remainder) {
       this.name = name;
       this.kind = kind;
       this.op = op;

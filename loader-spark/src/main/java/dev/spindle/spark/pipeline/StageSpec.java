@@ -17,7 +17,7 @@ record StageSpec(
     Order order,
     boolean io,
     int batchSize,
-    Remainder remainder,
+    LastBatch remainder,
     FailureBudget budget,
     Function<Object, String> inputKey,
     ToLongFunction<Object> outputSize,

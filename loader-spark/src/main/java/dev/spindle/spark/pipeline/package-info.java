@@ -32,7 +32,7 @@
  * collection). An {@link dev.spindle.spark.pipeline.Op} owns its input.
  *
  * <p><b>Files.</b> API: {@code Pipeline}, {@code PipelineBuilder}, {@code PipelineIterator},
- * {@code Op}, {@code Order}, {@code Remainder}, {@code FailureBudget}, {@code QuarantineEntry},
+ * {@code Op}, {@code Order}, {@code LastBatch}, {@code FailureBudget}, {@code QuarantineEntry},
  * {@code PipelineFailure}, {@code StageStats}, {@code PipelineStats}, {@code LatencyBuckets},
  * {@code StatsMerge} (job-wide merge of task statistics), {@code ExecutorPools} ({@code
  * PipelineBench}, the {@code bin/spindle bench pipeline} entry point, is in loader-bench).

@@ -12,7 +12,7 @@ import dev.spindle.spark.pipeline.PipelineIterator;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.QuarantineEntry;
-import dev.spindle.spark.pipeline.Remainder;
+import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.shard.Sample;
 import java.util.BitSet;
 import java.util.Iterator;
@@ -48,7 +48,7 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
         .sizedBy(IndexedSample::bytes)
         .pipe(spec.stage(), this::decode, spec.concurrency(), Order.INPUT)
         .sizedBy(Decoded::bytes)
-        .aggregate("batch", spec.batchSize(), Remainder.KEEP);
+        .aggregate("batch", spec.batchSize(), LastBatch.KEEP);
     if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
       b.failureBudget(spec.stage(), spec.budget());
     }

@@ -127,7 +127,7 @@ class PipelineFailureSuite extends AnyFunSuite {
     val b = Pipeline.source("read", ints(1))
     assert(msg(b.pipe("decode", op[Integer, Integer](i => i), 0, Order.INPUT)) ==
       "Invalid concurrency for stage 'decode': 0 (must be > 0)")
-    assert(msg(b.aggregate("batch", -3, Remainder.KEEP)) ==
+    assert(msg(b.aggregate("batch", -3, LastBatch.KEEP)) ==
       "Invalid batch size for stage 'batch': -3 (must be > 0)")
     assert(msg(b.queueItems(0)) == "Invalid queue size: 0 items (must be > 0)")
     assert(msg(b.queueBytes(-1)) == "Invalid queue size: -1 bytes (must be > 0)")

@@ -54,7 +54,7 @@ class PipelineLifecycleSuite extends AnyFunSuite {
       Pipeline.source("read", source)
         .pipe("slow", op[Tracked, Tracked] { t => Thread.sleep(5); t }, 3, Order.INPUT)
         .pipeIo("io", op[Tracked, Tracked](t => t), 2, Order.COMPLETION)
-        .aggregate("batch", 4, Remainder.KEEP)
+        .aggregate("batch", 4, LastBatch.KEEP)
         .build().start()
     }
     val warmUp = startOne()
@@ -132,7 +132,7 @@ class PipelineLifecycleSuite extends AnyFunSuite {
       .pipe("fast", op[Integer, Integer](i => i), 2, Order.INPUT)
       .pipe("slow", op[Integer, Integer] { i => Thread.sleep(3); i }, 1, Order.INPUT)
       .pipe("after", op[Integer, Integer](i => i), 2, Order.INPUT)
-      .aggregate("batch", 10, Remainder.KEEP)
+      .aggregate("batch", 10, LastBatch.KEEP)
       .statsListener(java.time.Duration.ofMillis(100), s => reports.add(s))
       .build().start()
     assert(drain(it).flatMap(_.asScala).size == 300)

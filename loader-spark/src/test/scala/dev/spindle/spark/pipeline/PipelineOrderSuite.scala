@@ -60,10 +60,10 @@ class PipelineOrderSuite extends AnyFunSuite {
   }
 
   test("aggregate keeps or drops the last short batch") {
-    val keep = drain(Pipeline.source("read", ints(10)).aggregate("batch", 4, Remainder.KEEP)
+    val keep = drain(Pipeline.source("read", ints(10)).aggregate("batch", 4, LastBatch.KEEP)
       .build().start()).map(_.toArray.toSeq)
     assert(keep == Seq(Seq(0, 1, 2, 3), Seq(4, 5, 6, 7), Seq(8, 9)))
-    val drop = drain(Pipeline.source("read", ints(10)).aggregate("batch", 4, Remainder.DROP)
+    val drop = drain(Pipeline.source("read", ints(10)).aggregate("batch", 4, LastBatch.DROP)
       .build().start()).map(_.toArray.toSeq)
     assert(drop == Seq(Seq(0, 1, 2, 3), Seq(4, 5, 6, 7)))
   }
@@ -72,7 +72,7 @@ class PipelineOrderSuite extends AnyFunSuite {
     val sums = drain(
       Pipeline.source("read", ints(1000))
         .pipe("square", op[Integer, java.lang.Long](i => Long.box(i.toLong * i)), 4, Order.INPUT)
-        .aggregate("batch", 10, Remainder.KEEP)
+        .aggregate("batch", 10, LastBatch.KEEP)
         .pipe("sum", op[java.util.List[java.lang.Long], java.lang.Long](b => {
           var s = 0L; b.forEach(x => s += x); Long.box(s)
         }), 3, Order.INPUT)
@@ -83,7 +83,7 @@ class PipelineOrderSuite extends AnyFunSuite {
 
   test("an empty source ends the pipeline with no items") {
     val out = drain(Pipeline.source("read", ints(0)).pipe("a", op[Integer, Integer](i => i), 2,
-      Order.INPUT).aggregate("b", 3, Remainder.KEEP).build().start())
+      Order.INPUT).aggregate("b", 3, LastBatch.KEEP).build().start())
     assert(out.isEmpty)
   }
 }

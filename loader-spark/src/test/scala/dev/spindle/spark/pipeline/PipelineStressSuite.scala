@@ -45,7 +45,7 @@ class PipelineStressSuite extends AnyFunSuite {
       }
       val it: MappedIterator[_, Seq[Tracked]] = batch match {
         case Some((size, keep)) =>
-          val agg = b.aggregate("batch", size, if (keep) Remainder.KEEP else Remainder.DROP)
+          val agg = b.aggregate("batch", size, if (keep) LastBatch.KEEP else LastBatch.DROP)
           val pit = agg.build().start()
           new MappedIterator(pit, (l: java.util.List[Tracked]) => l.asScala.toSeq)
         case None => new MappedIterator(b.build().start(), (t: Tracked) => Seq(t))

@@ -32,7 +32,7 @@ class TraceWriterSuite extends AnyFunSuite {
       assert(e.getMessage.contains(file.toString))
       val it = Pipeline.source("read", ints(200))
         .pipe("square", op[Integer, Integer](i => i * i), 3, Order.INPUT)
-        .aggregate("batch", 10, Remainder.KEEP)
+        .aggregate("batch", 10, LastBatch.KEEP)
         .build().start()
       assert(drain(it).size == 20)
     } finally Trace.stop()
