@@ -29,8 +29,8 @@ import org.apache.spark.sql.SparkSession;
  * }</pre>
  *
  * <p>Settings not given here come from the session's {@code spark.spindle.*} configuration, then
- * the keys' defaults; those given here apply to this run only. One thread uses a builder; a
- * session runs one feed at a time.
+ * the keys' defaults; those given here apply to this run only. One thread uses a builder; a session
+ * runs one feed at a time.
  */
 public final class Feed extends ImageJob<Feed> {
   private String manifest;
@@ -106,17 +106,17 @@ public final class Feed extends ImageJob<Feed> {
    */
   public Feed stopAfterBatches(int batches) {
     if (batches < 0) {
-      throw new IllegalArgumentException("Invalid stopAfterBatches: " + batches
-          + " (must be an integer >= 0)");
+      throw new IllegalArgumentException(
+          "Invalid stopAfterBatches: " + batches + " (must be an integer >= 0)");
     }
     this.stopAfterBatches = batches;
     return this;
   }
 
   /**
-   * Serve PyTorch trainers ({@code spark.spindle.feed.serve}): one task per rank streams the
-   * rank's batches into a feeder of its executor, which the rank's trainer leases through the
-   * trainer bridge. Without it, batches go to the in-JVM consumer that checks and counts them.
+   * Serve PyTorch trainers ({@code spark.spindle.feed.serve}): one task per rank streams the rank's
+   * batches into a feeder of its executor, which the rank's trainer leases through the trainer
+   * bridge. Without it, batches go to the in-JVM consumer that checks and counts them.
    */
   public Feed serve() {
     return with(SpindleConfig.FEED_SERVE, true);
@@ -180,8 +180,8 @@ public final class Feed extends ImageJob<Feed> {
    * {@code SpindleLoader.from_env()} and {@code init_process_group()} work in it. A trainer that
    * fails restarts every rank from its saved state; see the README's "Training from Spark".
    *
-   * @throws IllegalArgumentException before any Spark work, as {@link #run()}, or if the script
-   *     is not a file (on a local master)
+   * @throws IllegalArgumentException before any Spark work, as {@link #run()}, or if the script is
+   *     not a file (on a local master)
    * @throws RuntimeException when the run fails: the failing ranks, how, and their last lines
    */
   public FeedReport train(String script, String... args) throws IOException {
@@ -189,15 +189,21 @@ public final class Feed extends ImageJob<Feed> {
     settings.set(SpindleConfig.FEED_SERVE, true);
     Map<String, String> conf = checkedConf();
     java.nio.file.Path file = java.nio.file.Path.of(script).toAbsolutePath().normalize();
-    if (spark.sparkContext().master().startsWith("local") && !java.nio.file.Files.isRegularFile(file)) {
+    if (spark.sparkContext().master().startsWith("local")
+        && !java.nio.file.Files.isRegularFile(file)) {
       throw new IllegalArgumentException("Training script not found: " + file);
     }
-    TrainSettings train = new TrainSettings(SpindleConfig.get(conf, SpindleConfig.TRAIN_PYTHON),
-        file.toString(), java.util.List.of(args), PythonClient.dir().toString(),
-        SpindleConfig.get(conf, SpindleConfig.TRAIN_NPROC_PER_EXECUTOR),
-        SpindleConfig.get(conf, SpindleConfig.TRAIN_MAX_RESTARTS));
-    FeedResult result = TrainJob.run(spark, new FeedRequest(input, manifest, worldSize, epochs,
-        resume, 0, conf), train);
+    TrainSettings train =
+        new TrainSettings(
+            SpindleConfig.get(conf, SpindleConfig.TRAIN_PYTHON),
+            file.toString(),
+            java.util.List.of(args),
+            PythonClient.dir().toString(),
+            SpindleConfig.get(conf, SpindleConfig.TRAIN_NPROC_PER_EXECUTOR),
+            SpindleConfig.get(conf, SpindleConfig.TRAIN_MAX_RESTARTS));
+    FeedResult result =
+        TrainJob.run(
+            spark, new FeedRequest(input, manifest, worldSize, epochs, resume, 0, conf), train);
     return new FeedReport(result.report(), result.state().toJson());
   }
 
@@ -214,8 +220,10 @@ public final class Feed extends ImageJob<Feed> {
     requirePlan("feed", "run()");
     Map<String, String> conf = checkedConf();
     ServeCheck.check(conf, settings);
-    FeedResult result = FeedJob.run(spark, new FeedRequest(input, manifest, worldSize, epochs,
-        resume, stopAfterBatches, conf));
+    FeedResult result =
+        FeedJob.run(
+            spark,
+            new FeedRequest(input, manifest, worldSize, epochs, resume, stopAfterBatches, conf));
     return new FeedReport(result.report(), result.state().toJson());
   }
 

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The report of a {@code feed} run (see {@link Report}): per rank and epoch what was delivered,
- * and the loader state to resume from. A snapshot the caller owns.
+ * The report of a {@code feed} run (see {@link Report}): per rank and epoch what was delivered, and
+ * the loader state to resume from. A snapshot the caller owns.
  */
 public final class FeedReport extends Report {
   private final String state;
@@ -38,10 +38,16 @@ public final class FeedReport extends Report {
     if (!(ranks instanceof List<?> list)) {
       return List.of();
     }
-    return list.stream().map(o -> (Map<String, Object>) o)
-        .map(m -> new Rank(((Number) m.get("rank")).intValue(),
-            ((Number) m.get("epoch")).intValue(), ((Number) m.get("batches")).longValue(),
-            ((Number) m.get("samples")).longValue(), (String) m.get("digest")))
+    return list.stream()
+        .map(o -> (Map<String, Object>) o)
+        .map(
+            m ->
+                new Rank(
+                    ((Number) m.get("rank")).intValue(),
+                    ((Number) m.get("epoch")).intValue(),
+                    ((Number) m.get("batches")).longValue(),
+                    ((Number) m.get("samples")).longValue(),
+                    (String) m.get("digest")))
         .toList();
   }
 

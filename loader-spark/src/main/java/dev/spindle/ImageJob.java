@@ -51,8 +51,8 @@ public abstract class ImageJob<B extends ImageJob<B>> {
   }
 
   /**
-   * At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads}
-   * (the executor-wide pool itself is sized by the session's setting).
+   * At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads} (the
+   * executor-wide pool itself is sized by the session's setting).
    */
   public B threads(int threads) {
     return with(SpindleConfig.THREADS, threads);

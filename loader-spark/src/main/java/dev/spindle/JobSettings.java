@@ -29,8 +29,11 @@ final class JobSettings {
    */
   void set(String key, String value) {
     if (key == null || !key.startsWith("spark.spindle.")) {
-      throw new IllegalArgumentException("Invalid job setting '" + key + "': a job takes"
-          + " spark.spindle.* keys; Spark's own settings belong to the SparkSession");
+      throw new IllegalArgumentException(
+          "Invalid job setting '"
+              + key
+              + "': a job takes"
+              + " spark.spindle.* keys; Spark's own settings belong to the SparkSession");
     }
     if (value == null) {
       throw new IllegalArgumentException("Invalid value for " + key + ": null");
@@ -58,8 +61,8 @@ final class JobSettings {
   }
 
   /**
-   * What the job runs with: the session's configuration (its SparkConf, then its runtime
-   * settings), then this job's settings. Reads the session, never changes it.
+   * What the job runs with: the session's configuration (its SparkConf, then its runtime settings),
+   * then this job's settings. Reads the session, never changes it.
    */
   Map<String, String> merged(SparkSession spark) {
     Map<String, String> all = new LinkedHashMap<>();

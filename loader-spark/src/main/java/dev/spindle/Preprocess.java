@@ -9,8 +9,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Builds and runs one {@code preprocess} job: every shard under the input is read, decoded,
  * transformed to uint8 images and written as Arrow IPC (or Parquet) files plus {@code
- * _manifest.json}, committed
- * only if the job succeeds within its failure budget. Calls read in the order the data flows:
+ * _manifest.json}, committed only if the job succeeds within its failure budget. Calls read in the
+ * order the data flows:
  *
  * <pre>{@code
  * PreprocessReport report = Spindle.preprocess(spark)
@@ -40,8 +40,8 @@ public final class Preprocess extends ImageJob<Preprocess> {
   }
 
   /**
-   * The output files' format: {@code arrow} (Arrow IPC, the default) or {@code parquet}
-   * ({@code spark.spindle.output.format}).
+   * The output files' format: {@code arrow} (Arrow IPC, the default) or {@code parquet} ({@code
+   * spark.spindle.output.format}).
    */
   public Preprocess format(String format) {
     return with(SpindleConfig.OUTPUT_FORMAT, format);

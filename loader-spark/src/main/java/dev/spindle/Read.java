@@ -7,16 +7,16 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Reads shards as a DataFrame through Spindle's DataSource V2, format {@code spindle}: the same
- * as {@code spark.read().format("spindle").option(...).load(uri)}, which also works from Scala,
- * SQL and PySpark by the format name alone.
+ * Reads shards as a DataFrame through Spindle's DataSource V2, format {@code spindle}: the same as
+ * {@code spark.read().format("spindle").option(...).load(uri)}, which also works from Scala, SQL
+ * and PySpark by the format name alone.
  *
  * <pre>{@code
  * Dataset<Row> rows = Spindle.read(spark).option("spark.spindle.image.size", "224").load(uri);
  * }</pre>
  *
- * <p>Options apply to this read only, never to the session. One thread uses a builder; the
- * returned Dataset is the caller's, lazy like any other (nothing is read until an action).
+ * <p>Options apply to this read only, never to the session. One thread uses a builder; the returned
+ * Dataset is the caller's, lazy like any other (nothing is read until an action).
  */
 public final class Read {
   /** The DataSource V2 short name. */
@@ -42,8 +42,8 @@ public final class Read {
   }
 
   /**
-   * The shards under {@code uri} as a DataFrame; for a {@code preprocess} output folder, its
-   * stored rows as they are.
+   * The shards under {@code uri} as a DataFrame; for a {@code preprocess} output folder, its stored
+   * rows as they are.
    */
   public Dataset<Row> load(String uri) {
     return spark.read().format(FORMAT).options(options).load(Uris.require("uri", uri));

@@ -7,9 +7,9 @@ import java.util.Collections;
 import java.util.Map;
 
 /**
- * What a finished job reports: the figures every job has, every field of its JSON report, and
- * the report written as a file. A snapshot made when the job ended; the caller owns it. Safe to
- * read from any thread once published; {@link #writeTo} from one thread at a time.
+ * What a finished job reports: the figures every job has, every field of its JSON report, and the
+ * report written as a file. A snapshot made when the job ended; the caller owns it. Safe to read
+ * from any thread once published; {@link #writeTo} from one thread at a time.
  */
 public abstract sealed class Report permits PreprocessReport, FeedReport {
   private final JobReport report;

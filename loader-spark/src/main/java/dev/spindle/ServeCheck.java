@@ -7,8 +7,9 @@ import java.util.Map;
 
 /** Refuses serving settings without serving, and partitions with it, before any work. */
 final class ServeCheck {
-  private static final List<ConfigKey<?>> SERVE_ONLY = List.of(SpindleConfig.FEED_DEVICE,
-      SpindleConfig.FEED_SOCKET, SpindleConfig.FEED_TRAINER_TIMEOUT);
+  private static final List<ConfigKey<?>> SERVE_ONLY =
+      List.of(
+          SpindleConfig.FEED_DEVICE, SpindleConfig.FEED_SOCKET, SpindleConfig.FEED_TRAINER_TIMEOUT);
 
   private ServeCheck() {}
 
@@ -16,15 +17,15 @@ final class ServeCheck {
   static void check(Map<String, String> conf, JobSettings job) {
     if (SpindleConfig.get(conf, SpindleConfig.FEED_SERVE)) {
       if (job.has(SpindleConfig.FEED_PARTITIONS)) {
-        throw new IllegalArgumentException("partitions does not apply when serving: serving runs"
-            + " one task per rank");
+        throw new IllegalArgumentException(
+            "partitions does not apply when serving: serving runs" + " one task per rank");
       }
       return;
     }
     for (ConfigKey<?> k : SERVE_ONLY) {
       if (job.has(k)) {
-        throw new IllegalArgumentException(k.key() + " needs serve() (it configures the trainer"
-            + " bridge)");
+        throw new IllegalArgumentException(
+            k.key() + " needs serve() (it configures the trainer" + " bridge)");
       }
     }
   }

@@ -6,8 +6,8 @@ final class Uris {
 
   static String require(String what, String uri) {
     if (uri == null || uri.isBlank()) {
-      throw new IllegalArgumentException("Invalid " + what + ": '" + uri + "' (must be a URI"
-          + " or path)");
+      throw new IllegalArgumentException(
+          "Invalid " + what + ": '" + uri + "' (must be a URI" + " or path)");
     }
     return uri.trim();
   }

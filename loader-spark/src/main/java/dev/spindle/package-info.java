@@ -16,9 +16,9 @@
  * {@code set(key, value)}) apply to that one job only, on top of them.
  *
  * <p><b>Threads.</b> A builder is used by one thread; {@code run()} blocks that thread until the
- * job ends and may be called from any thread that may submit Spark jobs. Builders of different
- * jobs on one session may run on different threads at once, except that one session runs one
- * {@code feed} at a time.
+ * job ends and may be called from any thread that may submit Spark jobs. Builders of different jobs
+ * on one session may run on different threads at once, except that one session runs one {@code
+ * feed} at a time.
  *
  * <p><b>In the Spark UI.</b> While {@code run()} runs, the Spark jobs it starts on the calling
  * thread carry a job group ({@code spindle-…}) and a description ({@code preprocess URI (N shards,
@@ -29,8 +29,8 @@
  *
  * <p><b>Errors.</b> A bad setting fails in the builder call or at the start of {@code run()},
  * before any Spark work, with an {@link java.lang.IllegalArgumentException} naming the key or
- * method, the value and what is allowed. A failed job throws from {@code run()} with a message
- * that names the shard, file or key at fault; a preprocess job that fails commits nothing.
+ * method, the value and what is allowed. A failed job throws from {@code run()} with a message that
+ * names the shard, file or key at fault; a preprocess job that fails commits nothing.
  *
  * <p>The packages under {@code dev.spindle.spark} and {@code dev.spindle.gpu} are Spindle's
  * implementation: public only where the packages need each other, and free to change.

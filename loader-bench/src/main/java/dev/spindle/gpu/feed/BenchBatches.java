@@ -27,8 +27,10 @@ final class BenchBatches {
     IntVector label = new IntVector("label", alloc);
     VarCharVector key = new VarCharVector("key", alloc);
     BigIntVector index = new BigIntVector("index", alloc);
-    VectorSchemaRoot root = new VectorSchemaRoot(List.<Field>of(image.getField(),
-        label.getField(), key.getField(), index.getField()), List.of(image, label, key, index));
+    VectorSchemaRoot root =
+        new VectorSchemaRoot(
+            List.<Field>of(image.getField(), label.getField(), key.getField(), index.getField()),
+            List.of(image, label, key, index));
     image.setInitialCapacity(rows);
     image.allocateNew();
     UInt1Vector data = (UInt1Vector) image.getDataVector();

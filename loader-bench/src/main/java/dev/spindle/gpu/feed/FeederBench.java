@@ -30,13 +30,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * {@code bin/spindle bench feeder}: sustained host-to-device bandwidth through the ring, compared
  * in the same run with a bare copy loop on the same device (a {@code cuMemcpyHtoDAsync} loop on
  * pinned memory, or a {@code memcpy} loop on the host device; measured before and after the ring
- * runs, the better of the two is the limit), and the time a consumer waits per batch when its
- * step is longer than the load time. Reports, never asserts.
+ * runs, the better of the two is the limit), and the time a consumer waits per batch when its step
+ * is longer than the load time. Reports, never asserts.
  *
  * <p>Usage: {@code FeederBench [--device cuda|host] [--report FILE] [--seconds S] [--batch N]
- * [--slots N] [--size PX] [--producers N] [--dtype uint8|float16|float32]}. Prints the JSON
- * report to stdout and writes it to {@code FILE} if given. Single-threaded driver; starts its own
- * producer and consumer threads.
+ * [--slots N] [--size PX] [--producers N] [--dtype uint8|float16|float32]}. Prints the JSON report
+ * to stdout and writes it to {@code FILE} if given. Single-threaded driver; starts its own producer
+ * and consumer threads.
  */
 public final class FeederBench {
   private final DeviceDiscovery.Choice choice;
@@ -52,13 +52,29 @@ public final class FeederBench {
    *
    * @param report where to write the JSON report, or null
    */
-  public record Options(DeviceDiscovery.Choice device, Path report, double seconds, int batch,
-      int slots, int size, int producers, ElementType dtype) {
+  public record Options(
+      DeviceDiscovery.Choice device,
+      Path report,
+      double seconds,
+      int batch,
+      int slots,
+      int size,
+      int producers,
+      ElementType dtype) {
     public Options {
       if (!(seconds > 0) || batch <= 0 || slots <= 0 || size <= 0 || producers <= 0) {
-        throw new IllegalArgumentException("Invalid feeder bench settings: seconds " + seconds
-            + ", batch " + batch + ", slots " + slots + ", size " + size + ", producers "
-            + producers + " (all must be > 0)");
+        throw new IllegalArgumentException(
+            "Invalid feeder bench settings: seconds "
+                + seconds
+                + ", batch "
+                + batch
+                + ", slots "
+                + slots
+                + ", size "
+                + size
+                + ", producers "
+                + producers
+                + " (all must be > 0)");
       }
     }
   }
@@ -106,40 +122,45 @@ public final class FeederBench {
       RingRun zeroCopy = ringRun(raw, root, 0, true);
       long stepNanos = Math.max(1_000_000L, 2 * ring.nanosPerBatch);
       RingRun slow = ringRun(raw, root, stepNanos, false);
-      RingRun norm = dtype == ElementType.UINT8 ? null
-          : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, false);
+      RingRun norm =
+          dtype == ElementType.UINT8
+              ? null
+              : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, false);
       double bareAfter;
       try (Device d = DeviceDiscovery.open(choice, 0)) {
         bareAfter = bareCopyGbps(d, batchBytes);
       }
       // The limit is the best the bare loop achieved; on a shared machine one sample can be low.
       double bare = Math.max(bareBefore, bareAfter);
-      ObjectNode j = JsonNodeFactory.instance.objectNode()
-          .put("device", description)
-          .put("device_kind", ring.kind)
-          .put("batch", batch)
-          .put("image", size + "x" + size + "x3 uint8")
-          .put("batch_bytes", batchBytes)
-          .put("slots", slots)
-          .put("producers", producers)
-          .put("seconds_per_run", reported(seconds))
-          .put("bare_copy_gbps", reported(bare))
-          .put("bare_copy_gbps_before", reported(bareBefore))
-          .put("bare_copy_gbps_after", reported(bareAfter))
-          .put("host_memcpy_gbps", reported(memcpy))
-          .put("ring_gbps", reported(ring.gbps))
-          .put("ring_efficiency", reported(ring.gbps / bare))
-          .put("ring_batches", ring.batches)
-          .put("ring_zero_copy_gbps", reported(zeroCopy.gbps))
-          .put("ring_zero_copy_efficiency", reported(zeroCopy.gbps / bare))
-          .put("ring_copy_busy_gbps", reported(ring.stats.h2dGbps()))
-          .put("producer_blocked_ms_per_batch", reported(ring.stats.producerBlockedMsPerBatch()))
-          .put("consumer_step_ms", reported(stepNanos / 1e6))
-          .put("consumer_wait_ms_per_batch", reported(slow.waitMsPerBatchAfterFirst))
-          .put("consumer_wait_p50_ms", reported(slow.waitP50Ms))
-          .put("consumer_wait_p99_ms", reported(slow.waitP99Ms))
-          .put("consumer_first_batch_ms", reported(slow.firstBatchMs))
-          .put("consumer_batches", slow.batches);
+      ObjectNode j =
+          JsonNodeFactory.instance
+              .objectNode()
+              .put("device", description)
+              .put("device_kind", ring.kind)
+              .put("batch", batch)
+              .put("image", size + "x" + size + "x3 uint8")
+              .put("batch_bytes", batchBytes)
+              .put("slots", slots)
+              .put("producers", producers)
+              .put("seconds_per_run", reported(seconds))
+              .put("bare_copy_gbps", reported(bare))
+              .put("bare_copy_gbps_before", reported(bareBefore))
+              .put("bare_copy_gbps_after", reported(bareAfter))
+              .put("host_memcpy_gbps", reported(memcpy))
+              .put("ring_gbps", reported(ring.gbps))
+              .put("ring_efficiency", reported(ring.gbps / bare))
+              .put("ring_batches", ring.batches)
+              .put("ring_zero_copy_gbps", reported(zeroCopy.gbps))
+              .put("ring_zero_copy_efficiency", reported(zeroCopy.gbps / bare))
+              .put("ring_copy_busy_gbps", reported(ring.stats.h2dGbps()))
+              .put(
+                  "producer_blocked_ms_per_batch", reported(ring.stats.producerBlockedMsPerBatch()))
+              .put("consumer_step_ms", reported(stepNanos / 1e6))
+              .put("consumer_wait_ms_per_batch", reported(slow.waitMsPerBatchAfterFirst))
+              .put("consumer_wait_p50_ms", reported(slow.waitP50Ms))
+              .put("consumer_wait_p99_ms", reported(slow.waitP99Ms))
+              .put("consumer_first_batch_ms", reported(slow.firstBatchMs))
+              .put("consumer_batches", slow.batches);
       if (norm != null) {
         j.put("normalize_dtype", dtype.name().toLowerCase(java.util.Locale.ROOT))
             .put("ring_normalize_gbps", reported(norm.gbps));
@@ -194,23 +215,33 @@ public final class FeederBench {
     }
   }
 
-  private record RingRun(String kind, double gbps, long batches, long nanosPerBatch,
-      double waitMsPerBatchAfterFirst, double waitP50Ms, double waitP99Ms, double firstBatchMs,
+  private record RingRun(
+      String kind,
+      double gbps,
+      long batches,
+      long nanosPerBatch,
+      double waitMsPerBatchAfterFirst,
+      double waitP50Ms,
+      double waitP99Ms,
+      double firstBatchMs,
       FeederStats stats) {}
 
   /**
    * One run: producers offer {@code staged} (copied into slots) or, for {@code zeroCopy}, the same
    * images built in the feeder's pinned pool (read in place); one consumer leases and releases.
    */
-  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos,
-      boolean zeroCopy) throws Exception {
+  private RingRun ringRun(
+      NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos, boolean zeroCopy)
+      throws Exception {
     long batchBytes = (long) batch * spec.inputBytesPerImage();
-    FeederConfig config = FeederConfig.of(batch, spec).withSlots(slots)
-        .withPinnedPool(zeroCopy ? 2 * batchBytes + (1 << 20) : 0);
+    FeederConfig config =
+        FeederConfig.of(batch, spec)
+            .withSlots(slots)
+            .withPinnedPool(zeroCopy ? 2 * batchBytes + (1 << 20) : 0);
     GpuFeeder feeder = GpuFeeder.open(choice, 0, config);
     BufferAllocator pinned = zeroCopy ? feeder.newPinnedAllocator(Long.MAX_VALUE) : null;
-    VectorSchemaRoot root = zeroCopy ? BenchBatches.build(pinned, batch, spec, new Random(42))
-        : staged;
+    VectorSchemaRoot root =
+        zeroCopy ? BenchBatches.build(pinned, batch, spec, new Random(42)) : staged;
     try {
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
@@ -250,13 +281,20 @@ public final class FeederBench {
         t.join();
       }
       double waitMs = batches > 1 ? waitAfterFirst / 1e6 / (batches - 1) : Double.NaN;
-      long[] sorted = java.util.Arrays.copyOf(waits, (int) Math.min(waits.length,
-          Math.max(0, batches - 1)));
+      long[] sorted =
+          java.util.Arrays.copyOf(waits, (int) Math.min(waits.length, Math.max(0, batches - 1)));
       java.util.Arrays.sort(sorted);
       long inputBytes = batches * ((long) batch * spec.inputBytesPerImage() + 8L * batch);
-      return new RingRun(feeder.device().kind().name().toLowerCase(java.util.Locale.ROOT),
-          (double) inputBytes / elapsed, batches, elapsed / Math.max(1, batches), waitMs,
-          percentileMs(sorted, 0.50), percentileMs(sorted, 0.99), firstBatch / 1e6, stats);
+      return new RingRun(
+          feeder.device().kind().name().toLowerCase(java.util.Locale.ROOT),
+          (double) inputBytes / elapsed,
+          batches,
+          elapsed / Math.max(1, batches),
+          waitMs,
+          percentileMs(sorted, 0.50),
+          percentileMs(sorted, 0.99),
+          firstBatch / 1e6,
+          stats);
     } finally {
       if (zeroCopy) {
         root.close(); // the feeder drops its own holds on close, then the pool is empty
@@ -269,7 +307,8 @@ public final class FeederBench {
   }
 
   private static double percentileMs(long[] sorted, double q) {
-    return sorted.length == 0 ? Double.NaN
+    return sorted.length == 0
+        ? Double.NaN
         : sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6;
   }
 
@@ -329,8 +368,12 @@ public final class FeederBench {
           case "--size" -> a.size = (int) positive(flag, Integer.parseInt(v));
           case "--producers" -> a.producers = (int) positive(flag, Integer.parseInt(v));
           case "--dtype" -> a.dtype = ElementType.parse(v);
-          default -> throw new IllegalArgumentException("Unknown flag: " + flag + " (expected "
-              + "--device, --report, --seconds, --batch, --slots, --size, --producers, --dtype)");
+          default ->
+              throw new IllegalArgumentException(
+                  "Unknown flag: "
+                      + flag
+                      + " (expected "
+                      + "--device, --report, --seconds, --batch, --slots, --size, --producers, --dtype)");
         }
       }
       return a;

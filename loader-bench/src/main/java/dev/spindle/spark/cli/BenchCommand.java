@@ -9,15 +9,22 @@ import picocli.CommandLine.Spec;
  * {@code bench pipeline|images|feeder|datasource|soak|scheduler|plan}: the benchmarks
  * (docs/benchmarks.md); alone, usage and exit 2.
  */
-@Command(name = "bench",
+@Command(
+    name = "bench",
     header = "Benchmarks: pipeline, images, feeder, datasource, soak, scheduler, plan.",
     mixinStandardHelpOptions = true,
     synopsisSubcommandLabel = "pipeline|images|feeder|datasource|soak|scheduler|plan",
-    description = "Benchmarks; each prints and optionally writes a JSON report"
-        + " (docs/benchmarks.md).",
-    subcommands = {BenchPipelineCommand.class, BenchImagesCommand.class,
-        BenchFeederCommand.class, BenchDataSourceCommand.class, BenchSoakCommand.class,
-        BenchSchedulerCommand.class, BenchPlanCommand.class})
+    description =
+        "Benchmarks; each prints and optionally writes a JSON report" + " (docs/benchmarks.md).",
+    subcommands = {
+      BenchPipelineCommand.class,
+      BenchImagesCommand.class,
+      BenchFeederCommand.class,
+      BenchDataSourceCommand.class,
+      BenchSoakCommand.class,
+      BenchSchedulerCommand.class,
+      BenchPlanCommand.class
+    })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -18,8 +18,8 @@ import java.util.Map;
  * driver does with it, on the bench's plan, with as many partitions as ranks (the default on a
  * cluster with a core per rank). For a task: {@code task_digest_s} (hash the last rank's whole
  * epoch, derived from the plan, as the task that ends a rank's share does at most) and {@code
- * task_result_bytes} (its result Java-serialized, as Spark ships it: one {@link BatchRun}). For
- * the driver: {@code epoch_result_runs} and {@code epoch_result_bytes} (every task's result of the
+ * task_result_bytes} (its result Java-serialized, as Spark ships it: one {@link BatchRun}). For the
+ * driver: {@code epoch_result_runs} and {@code epoch_result_bytes} (every task's result of the
  * epoch, each serialized on its own), {@code driver_ledger_s}, {@code driver_ledger_cpu_s} and
  * {@code driver_ledger_heap_mb} ({@link FeedLedger} taking them all and checking every rank: every
  * byte its thread allocated). The runs carry stand-in digests, one per rank, of the real one's
@@ -40,8 +40,10 @@ public final class FeedResultBench {
     String hex = digest.hex();
     report.put("task_digest_s", seconds(start));
     report.put("task_digest_cpu_s", (cpuNanos() - cpu) / 1e9);
-    report.put("task_result_bytes", serialize(outcome(plan,
-        List.of(new FeedSlice(last.rank(), 0, last.batches())), hex)).length);
+    report.put(
+        "task_result_bytes",
+        serialize(outcome(plan, List.of(new FeedSlice(last.rank(), 0, last.batches())), hex))
+            .length);
     List<TaskOutcome> outcomes = new ArrayList<>();
     long bytes = 0;
     long runs = 0;
@@ -56,8 +58,8 @@ public final class FeedResultBench {
     ledger(plan, outcomes, report);
   }
 
-  private static void ledger(EpochPlan plan, List<TaskOutcome> outcomes,
-      Map<String, Object> report) {
+  private static void ledger(
+      EpochPlan plan, List<TaskOutcome> outcomes, Map<String, Object> report) {
     long allocated = allocatedBytes();
     long cpu = cpuNanos();
     long start = System.nanoTime();
@@ -82,8 +84,16 @@ public final class FeedResultBench {
       }
       // one digest per rank, as real runs carry: Java serialization writes a repeated string once
       String own = digest.substring(0, 56) + String.format("%08x", s.rank());
-      runs.add(new BatchRun(rank.batchKey(s.fromBatch()), s.toBatch(), rank.batchSize(), padded,
-          0, 0, s.digestFrom(), own));
+      runs.add(
+          new BatchRun(
+              rank.batchKey(s.fromBatch()),
+              s.toBatch(),
+              rank.batchSize(),
+              padded,
+              0,
+              0,
+              s.digestFrom(),
+              own));
     }
     return new TaskOutcome(runs, List.of(), 0, 0, 0, 0, null);
   }

@@ -19,14 +19,14 @@ import scala.collection.Iterator;
 import scala.runtime.AbstractFunction1;
 
 /**
- * {@code bin/spindle bench scheduler [--tasks 256,1024,4096] [--repeats 3] [--report FILE]}:
- * what Spark's scheduler costs a feed or train epoch as its task count grows, measured with no-op
- * tasks on embedded Spark so that only scheduling is timed. For each task count: a plain stage on
- * {@code local[2]} (the per-epoch feed job's shape) and a barrier stage whose every task calls
- * {@code barrier()} once (train's and {@code feed --serve}'s shape), on {@code local[N]} with one
- * slot per task, as a barrier stage needs. Reports the median wall time per stage and per task
- * ({@code plain_s}, {@code barrier_s}, {@code plain_ms_per_task}, {@code barrier_ms_per_task}),
- * after one warm-up stage per session. A benchmark: it reports, it asserts nothing. Driver thread.
+ * {@code bin/spindle bench scheduler [--tasks 256,1024,4096] [--repeats 3] [--report FILE]}: what
+ * Spark's scheduler costs a feed or train epoch as its task count grows, measured with no-op tasks
+ * on embedded Spark so that only scheduling is timed. For each task count: a plain stage on {@code
+ * local[2]} (the per-epoch feed job's shape) and a barrier stage whose every task calls {@code
+ * barrier()} once (train's and {@code feed --serve}'s shape), on {@code local[N]} with one slot per
+ * task, as a barrier stage needs. Reports the median wall time per stage and per task ({@code
+ * plain_s}, {@code barrier_s}, {@code plain_ms_per_task}, {@code barrier_ms_per_task}), after one
+ * warm-up stage per session. A benchmark: it reports, it asserts nothing. Driver thread.
  */
 public final class SchedulerBench {
   private SchedulerBench() {}
@@ -51,8 +51,8 @@ public final class SchedulerBench {
     out.put("cores", Runtime.getRuntime().availableProcessors());
     out.put("repeats", repeats);
     out.put("stages", rows);
-    String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValueAsString(out);
+    String json =
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out);
     System.out.println(json);
     if (report != null) {
       Files.writeString(report, json + "\n");
@@ -81,13 +81,16 @@ public final class SchedulerBench {
     }
   }
 
-  private static void stage(JavaSparkContext jsc, List<Integer> items, int tasks,
-      boolean barrier) {
+  private static void stage(JavaSparkContext jsc, List<Integer> items, int tasks, boolean barrier) {
     JavaRDD<Integer> rdd = jsc.parallelize(items.subList(0, tasks), tasks);
-    long count = barrier
-        ? rdd.rdd().barrier().mapPartitions(new Meet(), false,
-            scala.reflect.ClassTag$.MODULE$.apply(Integer.class)).count()
-        : rdd.count();
+    long count =
+        barrier
+            ? rdd.rdd()
+                .barrier()
+                .mapPartitions(
+                    new Meet(), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
+                .count()
+            : rdd.count();
     if (count != tasks) {
       throw new IllegalStateException("A stage of " + tasks + " tasks counted " + count);
     }
@@ -104,7 +107,8 @@ public final class SchedulerBench {
   }
 
   private static SparkSession session(int slots) {
-    return SparkSession.builder().master("local[" + slots + "]")
+    return SparkSession.builder()
+        .master("local[" + slots + "]")
         .appName("spindle bench scheduler")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")

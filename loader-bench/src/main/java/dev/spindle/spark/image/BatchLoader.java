@@ -15,12 +15,12 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * A plain thread-pool batch loader for the image benchmark (the engine-free baseline of {@link
- * EngineLoader}): shuffles an epoch, decodes and transforms
- * samples on {@code threads} pool threads straight into a ring of reusable Arrow batch buffers,
- * and hands complete batches to one consumer thread in order.
+ * EngineLoader}): shuffles an epoch, decodes and transforms samples on {@code threads} pool threads
+ * straight into a ring of reusable Arrow batch buffers, and hands complete batches to one consumer
+ * thread in order.
  *
- * <p>Workers claim sample positions in epoch order, so all threads fill the oldest batch first
- * (a short time to first batch); a worker that reaches a batch beyond the ring waits until the
+ * <p>Workers claim sample positions in epoch order, so all threads fill the oldest batch first (a
+ * short time to first batch); a worker that reaches a batch beyond the ring waits until the
  * consumer releases one (back-pressure, bounded memory). The consumer calls {@link #next} and
  * {@link #release} from one thread. Owns its pool and ring buffers; {@link #close} frees both.
  */
@@ -42,8 +42,13 @@ final class BatchLoader implements BenchLoader {
   private volatile int released;
   private int nextBatch;
 
-  BatchLoader(List<BenchInput.Sample> samples, ImageTransform transform, int threads,
-      int batchSize, int ringSize, BufferAllocator allocator) {
+  BatchLoader(
+      List<BenchInput.Sample> samples,
+      ImageTransform transform,
+      int threads,
+      int batchSize,
+      int ringSize,
+      BufferAllocator allocator) {
     this.samples = samples;
     this.transform = transform;
     this.batchSize = batchSize;
@@ -60,11 +65,14 @@ final class BatchLoader implements BenchLoader {
       throw e;
     }
     AtomicInteger n = new AtomicInteger();
-    this.pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "spindle-image-" + n.getAndIncrement());
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "spindle-image-" + n.getAndIncrement());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override

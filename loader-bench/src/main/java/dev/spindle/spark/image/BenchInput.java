@@ -23,8 +23,8 @@ final class BenchInput {
   record Sample(Path file, long offset, int length, String key) {
     /**
      * The sample's bytes: one open, seek and read of the listed length, for a whole file as for a
-     * tar member (no size lookup per read); a file that shrank since listing fails with an
-     * {@link EOFException} naming the sample.
+     * tar member (no size lookup per read); a file that shrank since listing fails with an {@link
+     * EOFException} naming the sample.
      */
     byte[] read() throws IOException {
       try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
@@ -33,8 +33,14 @@ final class BenchInput {
         f.readFully(b);
         return b;
       } catch (EOFException e) {
-        throw new EOFException("Invalid sample " + key + ": " + file + " ends before byte "
-            + (offset + length) + " (changed since it was listed?)");
+        throw new EOFException(
+            "Invalid sample "
+                + key
+                + ": "
+                + file
+                + " ends before byte "
+                + (offset + length)
+                + " (changed since it was listed?)");
       }
     }
   }
@@ -77,8 +83,9 @@ final class BenchInput {
           break;
         }
         String name = new String(header, 0, 100, StandardCharsets.US_ASCII).split("\0", 2)[0];
-        long size = Long.parseLong(
-            new String(header, 124, 12, StandardCharsets.US_ASCII).trim().replace("\0", ""), 8);
+        long size =
+            Long.parseLong(
+                new String(header, 124, 12, StandardCharsets.US_ASCII).trim().replace("\0", ""), 8);
         char type = (char) header[156];
         if ((type == '0' || type == 0) && isImage(name.toLowerCase(Locale.ROOT))) {
           out.add(new Sample(tar, pos + 512, (int) size, tar.getFileName() + "/" + name));

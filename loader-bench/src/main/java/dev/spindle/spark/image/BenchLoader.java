@@ -3,9 +3,9 @@ package dev.spindle.spark.image;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
- * What {@link ImageBench} drives: shuffled epochs of transformed images delivered as batches in
- * one contiguous Arrow buffer. One consumer thread calls {@link #next} and {@link #release}; the
- * batch buffer stays owned by the loader and is reused after {@link #release}.
+ * What {@link ImageBench} drives: shuffled epochs of transformed images delivered as batches in one
+ * contiguous Arrow buffer. One consumer thread calls {@link #next} and {@link #release}; the batch
+ * buffer stays owned by the loader and is reused after {@link #release}.
  */
 interface BenchLoader extends AutoCloseable {
   /** Starts epoch {@code epoch}: a seeded shuffle, filled in the background from now on. */

@@ -2,10 +2,10 @@ package dev.spindle.spark.image;
 
 import dev.spindle.spark.pipeline.ExecutorPools;
 import dev.spindle.spark.pipeline.FailureBudget;
+import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.pipeline.Order;
 import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.PipelineIterator;
-import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.plan.SplitMix64;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -15,8 +15,8 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * The image benchmark on Spindle's executor engine ({@code dev.spindle.spark.pipeline}): epoch
  * positions → pipe "decode+transform" (CPU pool, {@code threads} in flight, input order), each
- * image written in place into its row of a batch buffer ({@link RowSlots}) → aggregate into
- * batches of rows → the consumer gets that batch buffer itself, no copy. Only when a sample failed
+ * image written in place into its row of a batch buffer ({@link RowSlots}) → aggregate into batches
+ * of rows → the consumer gets that batch buffer itself, no copy. Only when a sample failed
  * (quarantined, counted) and so shifted the grouping of the rows after it does the consumer copy
  * the rows of a batch into its own buffer. Queues are bounded in bytes (one batch each); batch
  * buffers are pooled. One consumer thread; owns its pools and buffers.
@@ -35,8 +35,12 @@ final class EngineLoader implements BenchLoader {
   private long quarantinedBefore;
   private int lastSize;
 
-  EngineLoader(List<BenchInput.Sample> samples, ImageTransform transform, int threads,
-      int batchSize, BufferAllocator allocator) {
+  EngineLoader(
+      List<BenchInput.Sample> samples,
+      ImageTransform transform,
+      int threads,
+      int batchSize,
+      BufferAllocator allocator) {
     this.samples = samples;
     this.transform = transform;
     this.threads = threads;
@@ -53,16 +57,21 @@ final class EngineLoader implements BenchLoader {
     ImageTransform t = transform.withSeed(seed).forEpoch(epoch);
     long bytes = transform.outputBytes();
     slots.restart(order.length);
-    running = Pipeline.source("positions", IntStream.range(0, order.length).iterator())
-        .pools(pools)
-        .pipe("decode+transform", (Integer p) -> decode(t, p, order[p]), inFlight(threads),
-            Order.INPUT)
-        .sizedBy(row -> bytes)
-        .aggregate("batch", batchSize, LastBatch.KEEP)
-        .sizedBy(rows -> rows.size() * bytes)
-        .queueBytes(batchSize * bytes)
-        .failureBudget(FailureBudget.count(Long.MAX_VALUE))
-        .build().start();
+    running =
+        Pipeline.source("positions", IntStream.range(0, order.length).iterator())
+            .pools(pools)
+            .pipe(
+                "decode+transform",
+                (Integer p) -> decode(t, p, order[p]),
+                inFlight(threads),
+                Order.INPUT)
+            .sizedBy(row -> bytes)
+            .aggregate("batch", batchSize, LastBatch.KEEP)
+            .sizedBy(rows -> rows.size() * bytes)
+            .queueBytes(batchSize * bytes)
+            .failureBudget(FailureBudget.count(Long.MAX_VALUE))
+            .build()
+            .start();
   }
 
   /**

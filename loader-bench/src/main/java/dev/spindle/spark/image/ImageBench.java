@@ -19,17 +19,16 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * The image benchmark ({@code bin/spindle bench images --input DIR [--threads N] [--batch-size 64]
  * [--epochs 3] [--report FILE] [--transforms SPEC] [--seed S] [--engine pipeline|pool]
- * [--reduced-decode]}). Decodes and transforms every
- * image of DIR (files or tar shards) in shuffled epochs into normalised float32 CHW batches in
- * host memory (Arrow buffers), on the executor engine ({@link EngineLoader}) or a plain pool
- * ({@link BatchLoader}), hands each batch to a consumer as a training loop would, then measures
- * decode alone with the same threads. Prints and optionally writes a JSON report: {@code
- * images_per_s} (steady state: epochs after the first), {@code time_to_first_batch_s} (from
- * creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole process, up to the end of
- * the epochs), {@code decode_only_images_per_s}, and {@code jit_compile_s_in_steady_epochs} (JIT
- * compiler time spent during the steady epochs: how far the JVM still was from steady state).
- * A benchmark: it reports, it asserts nothing.
- * Runs on the calling thread plus the loader's pool.
+ * [--reduced-decode]}). Decodes and transforms every image of DIR (files or tar shards) in shuffled
+ * epochs into normalised float32 CHW batches in host memory (Arrow buffers), on the executor engine
+ * ({@link EngineLoader}) or a plain pool ({@link BatchLoader}), hands each batch to a consumer as a
+ * training loop would, then measures decode alone with the same threads. Prints and optionally
+ * writes a JSON report: {@code images_per_s} (steady state: epochs after the first), {@code
+ * time_to_first_batch_s} (from creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole
+ * process, up to the end of the epochs), {@code decode_only_images_per_s}, and {@code
+ * jit_compile_s_in_steady_epochs} (JIT compiler time spent during the steady epochs: how far the
+ * JVM still was from steady state). A benchmark: it reports, it asserts nothing. Runs on the
+ * calling thread plus the loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;
@@ -44,15 +43,29 @@ public final class ImageBench {
    *     allows ({@link ImageTransform#withReducedDecode})
    * @param report where to write the JSON report, or null
    */
-  public record Options(Path input, int threads, int batchSize, int epochs, long seed,
-      String transforms, String engine, boolean reducedDecode, Path report) {
+  public record Options(
+      Path input,
+      int threads,
+      int batchSize,
+      int epochs,
+      long seed,
+      String transforms,
+      String engine,
+      boolean reducedDecode,
+      Path report) {
     public Options {
       if (!engine.equals("pipeline") && !engine.equals("pool")) {
         throw new IllegalArgumentException("Invalid --engine: " + engine + " (pipeline or pool)");
       }
       if (threads <= 0 || batchSize <= 0 || epochs <= 0) {
-        throw new IllegalArgumentException("Invalid bench settings: threads " + threads
-            + ", batch size " + batchSize + ", epochs " + epochs + " (all must be > 0)");
+        throw new IllegalArgumentException(
+            "Invalid bench settings: threads "
+                + threads
+                + ", batch size "
+                + batchSize
+                + ", epochs "
+                + epochs
+                + " (all must be > 0)");
       }
     }
   }
@@ -67,11 +80,16 @@ public final class ImageBench {
     String spec = o.transforms();
     String engine = o.engine();
     List<BenchInput.Sample> samples = BenchInput.list(input);
-    ImageTransform transform = ImageTransform.parse(spec).withOutput(OutputMode.FLOAT32_CHW)
-        .withReducedDecode(o.reducedDecode());
+    ImageTransform transform =
+        ImageTransform.parse(spec)
+            .withOutput(OutputMode.FLOAT32_CHW)
+            .withReducedDecode(o.reducedDecode());
     Map<String, Object> report = new LinkedHashMap<>();
-    report.put("engine", engine.equals("pool") ? "plain thread pool (BatchLoader)"
-        : "executor engine (dev.spindle.spark.pipeline, EngineLoader)");
+    report.put(
+        "engine",
+        engine.equals("pool")
+            ? "plain thread pool (BatchLoader)"
+            : "executor engine (dev.spindle.spark.pipeline, EngineLoader)");
     report.put("input", input.toString());
     report.put("images", samples.size());
     report.put("threads", threads);
@@ -99,25 +117,34 @@ public final class ImageBench {
     report.put("peak_rss_mb", peakRssMb());
     report.put("decode_only_images_per_s", decodeOnly(samples, threads));
     report.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
-    String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValueAsString(report);
+    String json =
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
     System.out.println(json);
     if (o.report() != null) {
       Files.writeString(o.report(), json + "\n");
     }
   }
 
-  private static void runEpochs(List<BenchInput.Sample> samples, ImageTransform transform,
-      int threads, int batchSize, int epochs, long seed, String engine, BufferAllocator allocator,
-      Map<String, Object> report) throws InterruptedException {
+  private static void runEpochs(
+      List<BenchInput.Sample> samples,
+      ImageTransform transform,
+      int threads,
+      int batchSize,
+      int epochs,
+      long seed,
+      String engine,
+      BufferAllocator allocator,
+      Map<String, Object> report)
+      throws InterruptedException {
     long created = System.nanoTime();
     List<Double> epochRates = new ArrayList<>();
     double checksum = 0;
     long steadyImages = 0;
     long steadyNanos = 0;
-    try (BenchLoader loader = engine.equals("pool")
-        ? new BatchLoader(samples, transform, threads, batchSize, RING_BATCHES, allocator)
-        : new EngineLoader(samples, transform, threads, batchSize, allocator)) {
+    try (BenchLoader loader =
+        engine.equals("pool")
+            ? new BatchLoader(samples, transform, threads, batchSize, RING_BATCHES, allocator)
+            : new EngineLoader(samples, transform, threads, batchSize, allocator)) {
       long steadyJitMs = 0;
       for (int e = 0; e < epochs; e++) {
         long start = System.nanoTime();
@@ -127,8 +154,10 @@ public final class ImageBench {
         for (ArrowBuf batch = loader.next(); batch != null; batch = loader.next()) {
           if (e == 0 && images == 0) {
             report.put("time_to_first_batch_s", (System.nanoTime() - created) / 1e9);
-            report.put("jvm_start_to_first_batch_s", (System.currentTimeMillis()
-                - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3);
+            report.put(
+                "jvm_start_to_first_batch_s",
+                (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime())
+                    / 1e3);
           }
           checksum += consume(batch, loader.lastSize(), transform);
           images += loader.lastSize();
@@ -169,22 +198,27 @@ public final class ImageBench {
     CountDownLatch done = new CountDownLatch(threads);
     long start = System.nanoTime();
     for (int t = 0; t < threads; t++) {
-      Thread worker = new Thread(() -> {
-        try {
-          DecodeScratch scratch = DecodeScratch.current();
-          for (int i = cursor.getAndIncrement(); i < samples.size(); i = cursor.getAndIncrement()) {
-            byte[] data = samples.get(i).read();
-            DecodeCost headers = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0,
-                data.length);
-            OpenCvDecoder.decodeWith(data, 0, data.length, headers, 1, scratch,
-                (rgb, w, h) -> null);
-          }
-        } catch (Exception e) {
-          System.err.println("decode-only: " + e);
-        } finally {
-          done.countDown();
-        }
-      }, "spindle-decode-only-" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  DecodeScratch scratch = DecodeScratch.current();
+                  for (int i = cursor.getAndIncrement();
+                      i < samples.size();
+                      i = cursor.getAndIncrement()) {
+                    byte[] data = samples.get(i).read();
+                    DecodeCost headers =
+                        DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length);
+                    OpenCvDecoder.decodeWith(
+                        data, 0, data.length, headers, 1, scratch, (rgb, w, h) -> null);
+                  }
+                } catch (Exception e) {
+                  System.err.println("decode-only: " + e);
+                } finally {
+                  done.countDown();
+                }
+              },
+              "spindle-decode-only-" + t);
       worker.start();
     }
     done.await();
@@ -198,7 +232,8 @@ public final class ImageBench {
 
   private static double processCpuSeconds() {
     return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-        .getProcessCpuTime() / 1e9;
+            .getProcessCpuTime()
+        / 1e9;
   }
 
   private static double peakRssMb() {

@@ -1,6 +1,5 @@
 package dev.spindle.spark.image;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,12 +48,23 @@ public final class ImageStageBench {
         double vector = perImage(data, d -> f32.apply(d, 0, d.length, 0, buf, 0, true));
         double[] passes = passes(data.get(0));
         double resample = vectorResample(data.get(0), buf);
-        System.out.printf("round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on "
-            + "the vector path %.3f (%s), decode in the decoder's buffer %.3f and the vector path "
-            + "%.3f beyond it; first image (%s) scalar horizontal pass %.3f, vertical pass "
-            + "%.3f, vector resample and normalize alone %.3f%n", r, decode, uint8, float32,
-            vector, VectorPath.describe(), inPlace, vector - inPlace, "resize 256 + crop 224",
-            passes[0], passes[1], resample);
+        System.out.printf(
+            "round %d: ms/image decode %.3f, uint8 %.3f, float32 %.3f, float32 on "
+                + "the vector path %.3f (%s), decode in the decoder's buffer %.3f and the vector path "
+                + "%.3f beyond it; first image (%s) scalar horizontal pass %.3f, vertical pass "
+                + "%.3f, vector resample and normalize alone %.3f%n",
+            r,
+            decode,
+            uint8,
+            float32,
+            vector,
+            VectorPath.describe(),
+            inPlace,
+            vector - inPlace,
+            "resize 256 + crop 224",
+            passes[0],
+            passes[1],
+            resample);
       }
     }
   }
@@ -80,12 +90,12 @@ public final class ImageStageBench {
   }
 
   /**
-   * Decodes into the decoder's own buffer without copying the pixels out, as {@code bench
-   * images}' decode-only pass does: the floor the vector path's figure is compared with.
+   * Decodes into the decoder's own buffer without copying the pixels out, as {@code bench images}'
+   * decode-only pass does: the floor the vector path's figure is compared with.
    */
   private static void decodeInPlace(byte[] d) throws ImageException {
-    OpenCvDecoder.decodeWith(d, 0, d.length, headers(d), 1,
-        DecodeScratch.current(), (rgb, w, h) -> null);
+    OpenCvDecoder.decodeWith(
+        d, 0, d.length, headers(d), 1, DecodeScratch.current(), (rgb, w, h) -> null);
   }
 
   /**
@@ -102,10 +112,10 @@ public final class ImageStageBench {
     DecodedImage img =
         new DecodedImage(decoded.pixels().clone(), decoded.width(), decoded.height());
     List<ImageOp> ops = TransformSpec.parse("resize(256),center_crop(224),normalize");
-    OutputWriter writer = new OutputWriter(OutputMode.FLOAT32_CHW,
-        (ImageOp.Normalize) ops.get(ops.size() - 1));
-    Stage stage = StagePlanner.plan(ops, img.width(), img.height(), SampleRandom.of(0, 0, 0))
-        .get(0);
+    OutputWriter writer =
+        new OutputWriter(OutputMode.FLOAT32_CHW, (ImageOp.Normalize) ops.get(ops.size() - 1));
+    Stage stage =
+        StagePlanner.plan(ops, img.width(), img.height(), SampleRandom.of(0, 0, 0)).get(0);
     long t0 = System.nanoTime();
     for (int i = 0; i < 500; i++) {
       VectorResample.run(stage, img, 1, writer, buf, 0, VectorPath.PERMUTE, scratch);
@@ -115,16 +125,17 @@ public final class ImageStageBench {
 
   /** Milliseconds of the horizontal and vertical pass of resize(256) + crop(224), 50 times. */
   private static double[] passes(byte[] d) throws ImageException {
-    DecodedImage img = OpenCvDecoder.decode(d, 0, d.length, headers(d), 1,
-        DecodeScratch.current());
+    DecodedImage img = OpenCvDecoder.decode(d, 0, d.length, headers(d), 1, DecodeScratch.current());
     byte[] src = img.pixels().clone();
     int[] size = TorchvisionGeometry.resizeShortSide(img.width(), img.height(), 256);
     int x0 = TorchvisionGeometry.centerOffset(size[0], 224);
     int y0 = TorchvisionGeometry.centerOffset(size[1], 224);
-    PillowResample.Kernel kx = PillowResample.kernel(ResampleFilter.BILINEAR, img.width(), 0,
-        img.width(), size[0], x0, 224, 0);
-    PillowResample.Kernel ky = PillowResample.kernel(ResampleFilter.BILINEAR, img.height(), 0,
-        img.height(), size[1], y0, 224, 0);
+    PillowResample.Kernel kx =
+        PillowResample.kernel(
+            ResampleFilter.BILINEAR, img.width(), 0, img.width(), size[0], x0, 224, 0);
+    PillowResample.Kernel ky =
+        PillowResample.kernel(
+            ResampleFilter.BILINEAR, img.height(), 0, img.height(), size[1], y0, 224, 0);
     int first = ky.firstInput();
     int end = ky.endInput();
     int[] rows = new int[(end - first) * 224 * 3];

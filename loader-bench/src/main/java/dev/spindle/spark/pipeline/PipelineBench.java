@@ -15,9 +15,9 @@ import java.util.Map;
  * {@code bin/spindle bench pipeline [--report FILE] [--items N] [--max-threads N] [--stages N]
  * [--repeats N]}: measures the engine's own cost. (1) Handoff: the time per item per stage of a
  * chain of no-op stages, minus a source-to-consumer baseline, median of the repeats, for stage
- * concurrency 1 and 4. (2) Scaling: items/s of one CPU-bound stage with 1..N threads (pool size
- * and concurrency both N), with the cores the OS actually gave each run (process CPU time over
- * wall time). Prints a table and writes a JSON report with {@code handoff_us_per_item} (the
+ * concurrency 1 and 4. (2) Scaling: items/s of one CPU-bound stage with 1..N threads (pool size and
+ * concurrency both N), with the cores the OS actually gave each run (process CPU time over wall
+ * time). Prints a table and writes a JSON report with {@code handoff_us_per_item} (the
  * concurrency-1 median, the worst case: every item pays a full hand-off) and {@code scaling}. A
  * benchmark, not a test: it asserts nothing. Runs on private pools, so it needs no Spark.
  */
@@ -35,15 +35,23 @@ public final class PipelineBench {
   }
 
   /**
-   * Runs the benchmark on the calling thread (plus private pools); prints a table and, when
-   * {@code report} is not null, writes the JSON report there. Every count must be > 0 ({@code bin/
-   * spindle bench pipeline} checks the flags).
+   * Runs the benchmark on the calling thread (plus private pools); prints a table and, when {@code
+   * report} is not null, writes the JSON report there. Every count must be > 0 ({@code bin/ spindle
+   * bench pipeline} checks the flags).
    */
   public static void run(int items, int maxThreads, int stages, int repeats, File report)
       throws IOException {
     if (items <= 0 || maxThreads <= 0 || stages <= 0 || repeats <= 0) {
-      throw new IllegalArgumentException("Invalid bench settings: items " + items + ", threads "
-          + maxThreads + ", stages " + stages + ", repeats " + repeats + " (all must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid bench settings: items "
+              + items
+              + ", threads "
+              + maxThreads
+              + ", stages "
+              + stages
+              + ", repeats "
+              + repeats
+              + " (all must be > 0)");
     }
     Map<String, Object> json = new PipelineBench(items, maxThreads, stages, repeats).run();
     if (report != null) {
@@ -60,8 +68,8 @@ public final class PipelineBench {
     report.put("items", items);
     report.put("stages", stages);
     List<Map<String, Object>> handoff = new ArrayList<>();
-    System.out.printf("handoff: %d items through %d no-op stages, median of %d%n", items, stages,
-        repeats);
+    System.out.printf(
+        "handoff: %d items through %d no-op stages, median of %d%n", items, stages, repeats);
     for (int concurrency : new int[] {1, 4}) {
       handoff.add(handoff(concurrency));
     }
@@ -83,8 +91,9 @@ public final class PipelineBench {
       }
     }
     double median = median(perItem);
-    System.out.printf("  concurrency %d: %.2f us per item per stage (runs %s)%n", concurrency,
-        median, Arrays.toString(round(perItem)));
+    System.out.printf(
+        "  concurrency %d: %.2f us per item per stage (runs %s)%n",
+        concurrency, median, Arrays.toString(round(perItem)));
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("concurrency", concurrency);
     m.put("us_per_item_per_stage", median);
@@ -93,8 +102,8 @@ public final class PipelineBench {
   }
 
   private long timeChain(ExecutorPools pools, int n, int concurrency) {
-    PipelineBuilder<Integer> b = Pipeline.source("read", counting(items)).pools(pools)
-        .queueItems(256);
+    PipelineBuilder<Integer> b =
+        Pipeline.source("read", counting(items)).pools(pools).queueItems(256);
     for (int s = 0; s < n; s++) {
       b = b.pipe("noop-" + s, (Integer x) -> x, concurrency, Order.INPUT);
     }
@@ -124,9 +133,10 @@ public final class PipelineBench {
       double perSecond = scale(t, n, spins);
       double coresUsed = (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
       single = t == 1 ? perSecond : single;
-      System.out.printf("  threads %2d: %8.0f items/s  (x%.2f)  cores obtained %.2f"
-          + "  items per CPU-second %.0f%n", t, perSecond, perSecond / single, coresUsed,
-          perSecond / coresUsed);
+      System.out.printf(
+          "  threads %2d: %8.0f items/s  (x%.2f)  cores obtained %.2f"
+              + "  items per CPU-second %.0f%n",
+          t, perSecond, perSecond / single, coresUsed, perSecond / coresUsed);
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("threads", t);
       row.put("items_per_s", perSecond);
@@ -142,9 +152,12 @@ public final class PipelineBench {
     try (ExecutorPools pools = ExecutorPools.create("bench-scale", threads)) {
       long t0 = System.nanoTime();
       long count = 0;
-      try (PipelineIterator<Long> it = Pipeline.source("read", counting(n)).pools(pools)
-          .pipe("cpu", (Integer x) -> spin(spins), threads, Order.INPUT)
-          .build().start()) {
+      try (PipelineIterator<Long> it =
+          Pipeline.source("read", counting(n))
+              .pools(pools)
+              .pipe("cpu", (Integer x) -> spin(spins), threads, Order.INPUT)
+              .build()
+              .start()) {
         while (it.hasNext()) {
           it.next();
           count++;
@@ -158,9 +171,7 @@ public final class PipelineBench {
   private static long processCpuNanos() {
     java.lang.management.OperatingSystemMXBean os =
         java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    return os instanceof com.sun.management.OperatingSystemMXBean sun
-        ? sun.getProcessCpuTime()
-        : 0;
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
   }
 
   /** Spins so that one call costs about 200 us on this machine (after JIT warm-up). */

@@ -22,24 +22,24 @@ import java.util.SplittableRandom;
 /**
  * {@code bin/spindle bench plan [--shards N] [--per-shard K] [--world-size W] [--report FILE]}:
  * what an epoch plan costs at scale, on a synthetic manifest of {@code N} tar shards of {@code K}
- * samples. For the driver, per epoch (median of 3 epochs after one warm-up): {@code
- * driver_plan_s} ({@link EpochPlan#create}, the manifest fingerprint included, as every epoch of
- * {@code feed} computes it), {@code driver_heap_mb} (every byte the planning thread allocated,
- * the fingerprint's buffers included: an upper bound of the heap planning needs above the loaded
- * manifest) and {@code driver_retained_mb} (what the plan keeps). For a task: {@code task_bytes}
- * (the plan Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan,
- * then derive the last rank's whole epoch: the shard order, its windows, its indices). Times are
- * wall-clock; {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate.
- * Last, the manifest cache's forms at this size, written to and read from memory: the JSON
- * ({@code manifest_json_bytes}, {@code manifest_json_write_s}, {@code manifest_json_read_s}) and
- * the binary form the cache reads ({@link ManifestBinary}: {@code manifest_bin_bytes}, {@code
+ * samples. For the driver, per epoch (median of 3 epochs after one warm-up): {@code driver_plan_s}
+ * ({@link EpochPlan#create}, the manifest fingerprint included, as every epoch of {@code feed}
+ * computes it), {@code driver_heap_mb} (every byte the planning thread allocated, the fingerprint's
+ * buffers included: an upper bound of the heap planning needs above the loaded manifest) and {@code
+ * driver_retained_mb} (what the plan keeps). For a task: {@code task_bytes} (the plan
+ * Java-serialized, as Spark ships it) and {@code task_slice_s} (deserialize the plan, then derive
+ * the last rank's whole epoch: the shard order, its windows, its indices). Times are wall-clock;
+ * {@code …_cpu_s} are the thread's CPU time, which a loaded machine does not inflate. Last, the
+ * manifest cache's forms at this size, written to and read from memory: the JSON ({@code
+ * manifest_json_bytes}, {@code manifest_json_write_s}, {@code manifest_json_read_s}) and the binary
+ * form the cache reads ({@link ManifestBinary}: {@code manifest_bin_bytes}, {@code
  * manifest_bin_write_s}, {@code manifest_bin_read_s}, the read including its CRC and fingerprint
- * checks; {@code manifest_bin_same} when it read back as the same manifest); each read's thread
- * CPU time too ({@code manifest_json_read_cpu_s}, {@code manifest_bin_read_cpu_s}). The synthetic shards
- * differ in size (±5 %) and modification time (0–2 s apart) as written shards do, so that the
- * binary form's columns are not flattered by identical values. Last of all, the figures of a
- * {@link Later} stage on the last epoch's plan.
- * A benchmark: it reports, it asserts nothing. Driver thread.
+ * checks; {@code manifest_bin_same} when it read back as the same manifest); each read's thread CPU
+ * time too ({@code manifest_json_read_cpu_s}, {@code manifest_bin_read_cpu_s}). The synthetic
+ * shards differ in size (±5 %) and modification time (0–2 s apart) as written shards do, so that
+ * the binary form's columns are not flattered by identical values. Last of all, the figures of a
+ * {@link Later} stage on the last epoch's plan. A benchmark: it reports, it asserts nothing. Driver
+ * thread.
  */
 public final class PlanScaleBench {
   private static final int BATCH = 256;
@@ -51,14 +51,13 @@ public final class PlanScaleBench {
   public record Options(int shards, int perShard, int worldSize, Path report) {}
 
   /**
-   * Measurements further along the flow, on the bench's plan (the feed job's task results and
-   * its driver's ledger): the plan package depends on nothing that uses it. Driver thread.
+   * Measurements further along the flow, on the bench's plan (the feed job's task results and its
+   * driver's ledger): the plan package depends on nothing that uses it. Driver thread.
    */
   @FunctionalInterface
   public interface Later {
     /** Adds its figures to {@code report}; {@code plan} is the epoch the task slice was of. */
-    void measure(Manifest manifest, EpochPlan plan, Map<String, Object> report)
-        throws IOException;
+    void measure(Manifest manifest, EpochPlan plan, Map<String, Object> report) throws IOException;
   }
 
   /** Runs the measurements, prints the JSON report and writes it to the options' file, if any. */
@@ -89,8 +88,8 @@ public final class PlanScaleBench {
       plan = EpochPlan.create(manifest, spec(e, o.worldSize()));
       double s = seconds(start);
       double heap = (allocatedBytes() - allocated) / 1048576.0;
-      epochs.add(new double[] {s, heap, (usedAfterGc() - base) / 1048576.0,
-          (cpuNanos() - cpu) / 1e9});
+      epochs.add(
+          new double[] {s, heap, (usedAfterGc() - base) / 1048576.0, (cpuNanos() - cpu) / 1e9});
     }
     epochs.sort((a, b) -> Double.compare(a[0], b[0]));
     report.put("driver_plan_s", epochs.get(EPOCHS / 2)[0]);
@@ -107,8 +106,8 @@ public final class PlanScaleBench {
     manifestBinary(report, manifest);
     shippedManifest(report, manifest);
     later.measure(manifest, EpochPlan.create(manifest, spec(EPOCHS, o.worldSize())), report);
-    String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValueAsString(report);
+    String json =
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
     System.out.println(json);
     if (o.report() != null) {
       Files.writeString(o.report(), json + "\n");
@@ -144,8 +143,8 @@ public final class PlanScaleBench {
 
   /**
    * The manifest as tasks receive it (Java serialization, as {@code feed} broadcasts it with the
-   * plan each epoch and {@code train} once a run): bytes before Spark's block compression, and
-   * the time to write and read it.
+   * plan each epoch and {@code train} once a run): bytes before Spark's block compression, and the
+   * time to write and read it.
    */
   private static void shippedManifest(Map<String, Object> report, Manifest manifest)
       throws IOException, ClassNotFoundException {
@@ -186,14 +185,21 @@ public final class PlanScaleBench {
     long written = 1_700_000_000_000L;
     for (int i = 0; i < shards; i++) {
       written += random.nextInt(2_000);
-      list.add(new Shard(String.format("file:/bench/train-%07d.tar", i), ShardFormat.TAR,
-          size + random.nextLong(-size / 20, size / 20 + 1), written, perShard, List.of()));
+      list.add(
+          new Shard(
+              String.format("file:/bench/train-%07d.tar", i),
+              ShardFormat.TAR,
+              size + random.nextLong(-size / 20, size / 20 + 1),
+              written,
+              perShard,
+              List.of()));
     }
     return new Manifest("file:/bench", list, List.of());
   }
 
   private static PlanSpec spec(int epoch, int worldSize) {
-    return new PlanSpec(42, epoch, worldSize, BATCH, Remainder.PAD, PlanSpec.DEFAULT_SHUFFLE_WINDOW);
+    return new PlanSpec(
+        42, epoch, worldSize, BATCH, Remainder.PAD, PlanSpec.DEFAULT_SHUFFLE_WINDOW);
   }
 
   private static void time(Map<String, Object> report, String key, Runnable work) {

@@ -35,16 +35,18 @@ final class EndState {
   private EndState() {}
 
   static Baseline baseline() {
-    return new Baseline(Thread.getAllStackTraces().keySet().stream().map(Thread::getId)
-        .collect(Collectors.toSet()));
+    return new Baseline(
+        Thread.getAllStackTraces().keySet().stream()
+            .map(Thread::getId)
+            .collect(Collectors.toSet()));
   }
 
   /**
    * {@code arrow_bytes}, {@code shm_files}, {@code socket_files} (counts), {@code threads} (the
-   * stray ones' count) and {@code stray_threads}, {@code shm_paths}, {@code socket_paths}
-   * (their names), and {@code jvm_lifetime_threads} (started during the soak, meant to stay:
-   * {@link #JVM_LIFETIME}), measured after a full collection and after waiting up to 10 s for
-   * threads that are ending.
+   * stray ones' count) and {@code stray_threads}, {@code shm_paths}, {@code socket_paths} (their
+   * names), and {@code jvm_lifetime_threads} (started during the soak, meant to stay: {@link
+   * #JVM_LIFETIME}), measured after a full collection and after waiting up to 10 s for threads that
+   * are ending.
    */
   static Map<String, Object> measure(Baseline baseline, Path socketDir)
       throws IOException, InterruptedException {
@@ -77,7 +79,9 @@ final class EndState {
   private static List<String> started(Baseline baseline) {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.isAlive() && !baseline.threadIds().contains(t.getId()))
-        .map(Thread::getName).sorted().toList();
+        .map(Thread::getName)
+        .sorted()
+        .toList();
   }
 
   private static List<String> socketFiles(Path dir) throws IOException {

@@ -18,8 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * What the soak measures, read from {@code /proc} and the JVM's management beans: a process's
- * resident memory and descriptors, and this JVM's heap, direct and Arrow bytes and threads.
- * Linux only. Any thread; stateless.
+ * resident memory and descriptors, and this JVM's heap, direct and Arrow bytes and threads. Linux
+ * only. Any thread; stateless.
  */
 final class Probes {
   /** Where {@code SharedMemoryDevice} creates (and at once unlinks) its slabs. */
@@ -82,35 +82,46 @@ final class Probes {
   }
 
   /**
-   * The heap in use right after a full collection (the live set), as the collector itself
-   * recorded it: the heap read after {@code System.gc()} returns would also count what other
-   * threads allocated since. Of the collectors that ran during the call, the lowest figure (the
-   * full collection's, should a young one also have run); the heap read now if none reports.
+   * The heap in use right after a full collection (the live set), as the collector itself recorded
+   * it: the heap read after {@code System.gc()} returns would also count what other threads
+   * allocated since. Of the collectors that ran during the call, the lowest figure (the full
+   * collection's, should a young one also have run); the heap read now if none reports.
    */
   static long heapAfterGc() {
     List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
     long[] before = beans.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).toArray();
     System.gc();
-    Set<String> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
-        .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)
-        .collect(Collectors.toSet());
+    Set<String> heap =
+        ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(p -> p.getType() == MemoryType.HEAP)
+            .map(MemoryPoolMXBean::getName)
+            .collect(Collectors.toSet());
     long lowest = Long.MAX_VALUE;
     for (int i = 0; i < beans.size(); i++) {
       if (beans.get(i) instanceof com.sun.management.GarbageCollectorMXBean b
-          && b.getCollectionCount() > before[i] && b.getLastGcInfo() != null) {
-        lowest = Math.min(lowest, b.getLastGcInfo().getMemoryUsageAfterGc().entrySet().stream()
-            .filter(e -> heap.contains(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum());
+          && b.getCollectionCount() > before[i]
+          && b.getLastGcInfo() != null) {
+        lowest =
+            Math.min(
+                lowest,
+                b.getLastGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+                    .filter(e -> heap.contains(e.getKey()))
+                    .mapToLong(e -> e.getValue().getUsed())
+                    .sum());
       }
     }
-    return lowest != Long.MAX_VALUE ? lowest
+    return lowest != Long.MAX_VALUE
+        ? lowest
         : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /** Bytes of the JVM's direct buffer pool (NIO direct buffers; memory-mapped ones apart). */
   static long directBytes() {
     List<BufferPoolMXBean> pools = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class);
-    return pools.stream().filter(p -> p.getName().equals("direct"))
-        .mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+    return pools.stream()
+        .filter(p -> p.getName().equals("direct"))
+        .mapToLong(BufferPoolMXBean::getMemoryUsed)
+        .sum();
   }
 
   /** Bytes allocated from the executor's Arrow root allocator (every task's child included). */
@@ -121,7 +132,8 @@ final class Probes {
   /** Live threads named by Spindle ("spindle-…"); the rest are Spark's, Netty's, the JDK's. */
   static long spindleThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.isAlive() && t.getName().startsWith("spindle-")).count();
+        .filter(t -> t.isAlive() && t.getName().startsWith("spindle-"))
+        .count();
   }
 
   /** Live threads of this JVM. */

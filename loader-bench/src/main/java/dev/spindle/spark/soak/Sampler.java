@@ -7,15 +7,23 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Takes the soak's samples on the calling thread: one at the start, one every interval, and one
- * as soon as every trainer has finished an epoch (polled every 100 ms), until the feed job ends
- * and the trainers have reported its last epoch.
+ * Takes the soak's samples on the calling thread: one at the start, one every interval, and one as
+ * soon as every trainer has finished an epoch (polled every 100 ms), until the feed job ends and
+ * the trainers have reported its last epoch.
  */
 final class Sampler {
   /** The series, in report order. */
-  static final List<String> NAMES = List.of("jvm_rss_bytes", "heap_after_gc_bytes",
-      "direct_bytes", "arrow_bytes", "threads", "spindle_threads", "open_fds", "shm_files",
-      "trainer_rss_bytes");
+  static final List<String> NAMES =
+      List.of(
+          "jvm_rss_bytes",
+          "heap_after_gc_bytes",
+          "direct_bytes",
+          "arrow_bytes",
+          "threads",
+          "spindle_threads",
+          "open_fds",
+          "shm_files",
+          "trainer_rss_bytes");
 
   private final SoakTrainers trainers;
   private final long intervalNanos;

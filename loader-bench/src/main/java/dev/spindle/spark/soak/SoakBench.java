@@ -21,23 +21,26 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code bench soak}: {@code feed --serve} on the host device with two Python trainers for many
  * epochs over a generated dataset, sampling this JVM's and the trainers' resources every few
- * seconds and at each epoch's end; then the end state once the session is stopped. The report
- * (see {@link #run}) says whether anything grows from epoch to epoch and what was left. The
- * caller's thread runs it; the feed job runs on one thread of its own.
+ * seconds and at each epoch's end; then the end state once the session is stopped. The report (see
+ * {@link #run}) says whether anything grows from epoch to epoch and what was left. The caller's
+ * thread runs it; the feed job runs on one thread of its own.
  */
 public final class SoakBench {
   static final int WORLD = 2;
 
   /**
-   * What to run: {@code epochs} (at least 2), a sample every {@code intervalSeconds}, a dataset
-   * of {@code shards} x {@code perShard} samples, trainers on {@code python}.
+   * What to run: {@code epochs} (at least 2), a sample every {@code intervalSeconds}, a dataset of
+   * {@code shards} x {@code perShard} samples, trainers on {@code python}.
    */
-  public record Options(int epochs, double intervalSeconds, int shards, int perShard,
-      String python) {
+  public record Options(
+      int epochs, double intervalSeconds, int shards, int perShard, String python) {
     public Options {
       if (epochs < 2) {
-        throw new IllegalArgumentException("Invalid --epochs: " + epochs + " (must be >= 2: growth"
-            + " is measured from the first epoch's end)");
+        throw new IllegalArgumentException(
+            "Invalid --epochs: "
+                + epochs
+                + " (must be >= 2: growth"
+                + " is measured from the first epoch's end)");
       }
     }
   }
@@ -69,7 +72,8 @@ public final class SoakBench {
   private static Map<String, Object> run(Options o, Supplier<SparkSession> sessions, Path dir)
       throws Exception {
     Path in = dir.resolve("in");
-    GenSample.run(new GenSample.Options(in.toString(), o.shards(), o.perShard(), 160, 120, 1),
+    GenSample.run(
+        new GenSample.Options(in.toString(), o.shards(), o.perShard(), 160, 120, 1),
         new Configuration());
     EndState.Baseline baseline = EndState.baseline();
     List<Double> loadBefore = loadAverage();
@@ -79,8 +83,8 @@ public final class SoakBench {
     Map<String, Object> report = new LinkedHashMap<>();
     try {
       CompletableFuture<FeedReport> job = new CompletableFuture<>();
-      Thread feeding = new Thread(() -> feed(session, in, socket, o.epochs(), job),
-          "spindle-soak-feed");
+      Thread feeding =
+          new Thread(() -> feed(session, in, socket, o.epochs(), job), "spindle-soak-feed");
       feeding.start();
       Sampler sampler = sample(o, job, socket, dir);
       report.put("epochs", o.epochs());
@@ -100,33 +104,51 @@ public final class SoakBench {
   /** One line: the epochs, each series' growth per epoch, and the end state's counts. */
   @SuppressWarnings("unchecked")
   public static String summary(Map<String, Object> report) {
-    StringBuilder b = new StringBuilder(String.format(
-        "soak: %s epochs in %.0f s; growth per epoch:", report.get("epochs"),
-        (Double) report.get("wall_s")));
+    StringBuilder b =
+        new StringBuilder(
+            String.format(
+                "soak: %s epochs in %.0f s; growth per epoch:",
+                report.get("epochs"), (Double) report.get("wall_s")));
     Map<String, Map<String, Object>> series =
         (Map<String, Map<String, Object>>) report.get("series");
-    series.forEach((name, s) -> b.append(String.format(" %s %+.0f,", name,
-        (Double) s.get("growth_per_epoch"))));
+    series.forEach(
+        (name, s) ->
+            b.append(String.format(" %s %+.0f,", name, (Double) s.get("growth_per_epoch"))));
     Map<String, Object> end = (Map<String, Object>) report.get("end_state");
-    return b.append(String.format(" end state: arrow_bytes %s, shm_files %s, socket_files %s,"
-        + " threads %s", end.get("arrow_bytes"), end.get("shm_files"), end.get("socket_files"),
-        end.get("threads"))).toString();
+    return b.append(
+            String.format(
+                " end state: arrow_bytes %s, shm_files %s, socket_files %s," + " threads %s",
+                end.get("arrow_bytes"),
+                end.get("shm_files"),
+                end.get("socket_files"),
+                end.get("threads")))
+        .toString();
   }
 
   /** The feed job, on a thread of its own that ends with it (no pool thread outlives the soak). */
-  private static void feed(SparkSession session, Path in, Path socket, int epochs,
-      CompletableFuture<FeedReport> into) {
+  private static void feed(
+      SparkSession session, Path in, Path socket, int epochs, CompletableFuture<FeedReport> into) {
     try {
-      into.complete(Spindle.feed(session).input(in.toString()).worldSize(WORLD).epochs(epochs)
-          .batchSize(16).size(64).seed(1).serve().device("host").socket(socket.toString())
-          .trainerTimeout(Duration.ofSeconds(120)).run());
+      into.complete(
+          Spindle.feed(session)
+              .input(in.toString())
+              .worldSize(WORLD)
+              .epochs(epochs)
+              .batchSize(16)
+              .size(64)
+              .seed(1)
+              .serve()
+              .device("host")
+              .socket(socket.toString())
+              .trainerTimeout(Duration.ofSeconds(120))
+              .run());
     } catch (IOException | RuntimeException | Error e) { // the sampler waits on it: never lost
       into.completeExceptionally(e);
     }
   }
 
-  private static Sampler sample(Options o, CompletableFuture<FeedReport> job, Path socket,
-      Path dir) throws Exception {
+  private static Sampler sample(Options o, CompletableFuture<FeedReport> job, Path socket, Path dir)
+      throws Exception {
     Path token = socket.resolveSibling(socket.getFileName() + ".token");
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (!Files.exists(token) && !job.isDone() && System.nanoTime() < deadline) {
@@ -136,8 +158,9 @@ public final class SoakBench {
       job.get(); // its failure, if that is why
       throw new IllegalStateException("No trainer bridge on " + socket + " within 120 s");
     }
-    try (SoakTrainers trainers = new SoakTrainers(o.python(), socket,
-        Files.readString(token).trim(), WORLD, o.epochs(), dir)) {
+    try (SoakTrainers trainers =
+        new SoakTrainers(
+            o.python(), socket, Files.readString(token).trim(), WORLD, o.epochs(), dir)) {
       Sampler sampler = new Sampler(trainers, o.intervalSeconds());
       sampler.until(job, o.epochs());
       try {

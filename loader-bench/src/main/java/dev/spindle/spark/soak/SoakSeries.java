@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The soak's samples: at each one, a value per series (JVM RSS, heap after GC, …), the time since
- * the start and, for the sample taken as an epoch ended, that epoch. Growth is measured between
- * the samples taken at each epoch's end, from the first on, so start-up (class loading, pools
- * filled on first use) does not count. The soak's main thread only.
+ * the start and, for the sample taken as an epoch ended, that epoch. Growth is measured between the
+ * samples taken at each epoch's end, from the first on, so start-up (class loading, pools filled on
+ * first use) does not count. The soak's main thread only.
  */
 final class SoakSeries {
   /** One sample: seconds since the start, the epoch it closes (-1: a periodic one), values. */
@@ -47,8 +47,11 @@ final class SoakSeries {
       s.put("last", values.get(epochs - 1));
       s.put("growth_per_epoch", slope(values));
       s.put("epoch_ends", values);
-      s.put("samples", samples.stream()
-          .map(x -> List.of(Math.round(x.seconds() * 10) / 10.0, x.values().get(name))).toList());
+      s.put(
+          "samples",
+          samples.stream()
+              .map(x -> List.of(Math.round(x.seconds() * 10) / 10.0, x.values().get(name)))
+              .toList());
       out.put(name, s);
     }
     return out;
@@ -72,8 +75,16 @@ final class SoakSeries {
   }
 
   private Sample epochEnd(int epoch) {
-    return samples.stream().filter(s -> s.epochEnd() == epoch).findFirst()
-        .orElseThrow(() -> new IllegalStateException("No soak sample at the end of epoch " + epoch
-            + " (" + samples.size() + " samples)"));
+    return samples.stream()
+        .filter(s -> s.epochEnd() == epoch)
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "No soak sample at the end of epoch "
+                        + epoch
+                        + " ("
+                        + samples.size()
+                        + " samples)"));
   }
 }

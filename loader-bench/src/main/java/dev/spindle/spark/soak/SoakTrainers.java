@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The soak's trainer processes, one per rank ({@code soak_trainer.py} on {@code python}), each
- * appending a line to its marker file after each epoch. Started and read by the soak's main
- * thread, which owns them: {@link #close()} kills any still running.
+ * appending a line to its marker file after each epoch. Started and read by the soak's main thread,
+ * which owns them: {@link #close()} kills any still running.
  */
 final class SoakTrainers implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
@@ -32,10 +32,17 @@ final class SoakTrainers implements AutoCloseable {
       for (int rank = 0; rank < world; rank++) {
         markers.add(Files.createFile(dir.resolve("epochs-rank" + rank + ".txt")));
         logs.add(dir.resolve("trainer-rank" + rank + ".log"));
-        ProcessBuilder pb = new ProcessBuilder(python, script.toString(), socket.toString(),
-            Integer.toString(rank), Integer.toString(world), Integer.toString(epochs),
-            markers.get(rank).toString()).redirectErrorStream(true)
-            .redirectOutput(logs.get(rank).toFile());
+        ProcessBuilder pb =
+            new ProcessBuilder(
+                    python,
+                    script.toString(),
+                    socket.toString(),
+                    Integer.toString(rank),
+                    Integer.toString(world),
+                    Integer.toString(epochs),
+                    markers.get(rank).toString())
+                .redirectErrorStream(true)
+                .redirectOutput(logs.get(rank).toFile());
         pb.environment().put("PYTHONPATH", PythonClient.dir().toString());
         pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
         pb.environment().put("SPINDLE_RUN_TOKEN", token);
@@ -52,8 +59,10 @@ final class SoakTrainers implements AutoCloseable {
     int done = Integer.MAX_VALUE;
     for (Path m : markers) {
       try {
-        done = Math.min(done, (int) Files.readAllLines(m).stream()
-            .filter(l -> l.startsWith("END ")).count());
+        done =
+            Math.min(
+                done,
+                (int) Files.readAllLines(m).stream().filter(l -> l.startsWith("END ")).count());
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot read the soak trainer's marker file " + m, e);
       }
@@ -63,7 +72,9 @@ final class SoakTrainers implements AutoCloseable {
 
   /** Resident bytes of every trainer still running. */
   long rssBytes() {
-    return processes.stream().filter(Process::isAlive).mapToLong(p -> Probes.rssBytes(p.pid()))
+    return processes.stream()
+        .filter(Process::isAlive)
+        .mapToLong(p -> Probes.rssBytes(p.pid()))
         .sum();
   }
 
@@ -76,9 +87,17 @@ final class SoakTrainers implements AutoCloseable {
     for (int rank = 0; rank < processes.size(); rank++) {
       Process p = processes.get(rank);
       if (!p.waitFor(seconds, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("Soak trainer of rank " + rank + " "
-            + (p.isAlive() ? "did not exit within " + seconds + " s" : "exited " + p.exitValue())
-            + "; its output (" + logs.get(rank) + "):\n" + Files.readString(logs.get(rank)));
+        throw new IllegalStateException(
+            "Soak trainer of rank "
+                + rank
+                + " "
+                + (p.isAlive()
+                    ? "did not exit within " + seconds + " s"
+                    : "exited " + p.exitValue())
+                + "; its output ("
+                + logs.get(rank)
+                + "):\n"
+                + Files.readString(logs.get(rank)));
       }
     }
   }

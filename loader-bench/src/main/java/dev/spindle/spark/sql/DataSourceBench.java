@@ -1,11 +1,11 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.progress.JobLabel;
-import dev.spindle.spark.progress.ProgressPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.job.PreprocessJob;
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressPrinter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,10 +24,10 @@ import org.apache.spark.sql.functions;
  * [--rounds 3] [--report FILE]}: the {@code spindle} data source's images/s against {@code
  * preprocess}'s on the same input, transforms and threads, in one JVM on embedded Spark ({@code
  * local[N]}, {@code spark.spindle.threads=N}). Each round runs both, alternating which goes first:
- * {@code preprocess} writes its Arrow files to a temporary folder; the data source's every row
- * and column goes to Spark's {@code noop} sink. Both count the input's tar shards again each
- * round (the data source's manifest cache is a temporary file, removed before each run). Prints
- * and writes a JSON report: per round and as medians, {@code preprocess_images_per_s}, {@code
+ * {@code preprocess} writes its Arrow files to a temporary folder; the data source's every row and
+ * column goes to Spark's {@code noop} sink. Both count the input's tar shards again each round (the
+ * data source's manifest cache is a temporary file, removed before each run). Prints and writes a
+ * JSON report: per round and as medians, {@code preprocess_images_per_s}, {@code
  * datasource_images_per_s} and their {@code ratio} (the target is 0.9 or more). A benchmark: it
  * reports, it asserts nothing. Driver thread.
  */
@@ -36,19 +36,26 @@ public final class DataSourceBench {
 
   /**
    * What to measure: the input, threads, image size, batch size, rounds, report file or null, and
-   * how to show progress on the bench's session (null: not at all) and the settings that needs
-   * on the session (the command line's, e.g. the executors' heartbeat interval).
+   * how to show progress on the bench's session (null: not at all) and the settings that needs on
+   * the session (the command line's, e.g. the executors' heartbeat interval).
    */
-  public record Options(String input, int threads, int size, int batchSize, int rounds,
-      Path report, Function<SparkSession, ProgressPrinter> progress,
+  public record Options(
+      String input,
+      int threads,
+      int size,
+      int batchSize,
+      int rounds,
+      Path report,
+      Function<SparkSession, ProgressPrinter> progress,
       Map<String, String> progressConf) {}
 
   /** Runs the rounds on an embedded Spark of its own, prints and writes the report. */
   public static void run(Options o) throws IOException, InterruptedException {
-    Map<String, String> conf = Map.of(
-        "spark.spindle.threads", Integer.toString(o.threads()),
-        "spark.spindle.image.size", Integer.toString(o.size()),
-        "spark.spindle.batchSize", Integer.toString(o.batchSize()));
+    Map<String, String> conf =
+        Map.of(
+            "spark.spindle.threads", Integer.toString(o.threads()),
+            "spark.spindle.image.size", Integer.toString(o.size()),
+            "spark.spindle.batchSize", Integer.toString(o.batchSize()));
     Path work = Files.createTempDirectory("spindle-bench-datasource");
     SparkSession spark = session(o.threads(), conf, o.progressConf());
     try {
@@ -57,8 +64,8 @@ public final class DataSourceBench {
         report = run(spark, o.input(), conf, o.rounds(), work);
       }
       report.put("threads", o.threads());
-      String json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(report);
+      String json =
+          new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
       System.out.println(json);
       if (o.report() != null) {
         Files.writeString(o.report(), json + "\n");
@@ -69,8 +76,9 @@ public final class DataSourceBench {
     }
   }
 
-  private static Map<String, Object> run(SparkSession spark, String input,
-      Map<String, String> conf, int rounds, Path work) throws IOException, InterruptedException {
+  private static Map<String, Object> run(
+      SparkSession spark, String input, Map<String, String> conf, int rounds, Path work)
+      throws IOException, InterruptedException {
     List<Map<String, Object>> results = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
       Map<String, Object> round = new LinkedHashMap<>();
@@ -81,8 +89,10 @@ public final class DataSourceBench {
         datasource(spark, input, work, round);
         preprocess(spark, input, conf, work, round);
       }
-      round.put("ratio", (double) round.get("datasource_images_per_s")
-          / (double) round.get("preprocess_images_per_s"));
+      round.put(
+          "ratio",
+          (double) round.get("datasource_images_per_s")
+              / (double) round.get("preprocess_images_per_s"));
       System.err.println("bench datasource: round " + r + ": " + round);
       results.add(round);
     }
@@ -98,8 +108,13 @@ public final class DataSourceBench {
     return report;
   }
 
-  private static void preprocess(SparkSession spark, String input, Map<String, String> conf,
-      Path work, Map<String, Object> round) throws IOException {
+  private static void preprocess(
+      SparkSession spark,
+      String input,
+      Map<String, String> conf,
+      Path work,
+      Map<String, Object> round)
+      throws IOException {
     String output = work.resolve("arrow").toString();
     JobReport report = PreprocessJob.run(spark, input, output, true, conf);
     round.put("preprocess_images", report.get("images"));
@@ -107,18 +122,30 @@ public final class DataSourceBench {
     round.put("preprocess_images_per_s", report.get("images_per_s"));
   }
 
-  private static void datasource(SparkSession spark, String input, Path work,
-      Map<String, Object> round) throws IOException, InterruptedException {
+  private static void datasource(
+      SparkSession spark, String input, Path work, Map<String, Object> round)
+      throws IOException, InterruptedException {
     Path manifest = work.resolve("manifest.json");
     Files.deleteIfExists(manifest);
     Observation rows = new Observation("rows");
     long start = System.nanoTime();
-    try (JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-bench-datasource",
-        "datasource", "bench datasource: spindle DataSource over " + input + " into noop", 0)) {
-      spark.read().format(SpindleDataSource.NAME)
+    try (JobLabel label =
+        JobLabel.of(
+            spark.sparkContext(),
+            "spindle-bench-datasource",
+            "datasource",
+            "bench datasource: spindle DataSource over " + input + " into noop",
+            0)) {
+      spark
+          .read()
+          .format(SpindleDataSource.NAME)
           .option(ScanOptions.MANIFEST, manifest.toString())
-          .load(input).observe(rows, functions.count(functions.lit(1)).as("n"))
-          .write().format("noop").mode("overwrite").save();
+          .load(input)
+          .observe(rows, functions.count(functions.lit(1)).as("n"))
+          .write()
+          .format("noop")
+          .mode("overwrite")
+          .save();
     }
     double wall = (System.nanoTime() - start) / 1e9;
     long images = ((Number) rows.getAsJava().get("n")).longValue();
@@ -127,14 +154,16 @@ public final class DataSourceBench {
     round.put("datasource_images_per_s", images / wall);
   }
 
-  private static SparkSession session(int threads, Map<String, String> conf,
-      Map<String, String> progressConf) {
-    SparkSession.Builder b = SparkSession.builder().master("local[" + threads + "]")
-        .appName("spindle bench datasource")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false");
+  private static SparkSession session(
+      int threads, Map<String, String> conf, Map<String, String> progressConf) {
+    SparkSession.Builder b =
+        SparkSession.builder()
+            .master("local[" + threads + "]")
+            .appName("spindle bench datasource")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false");
     conf.forEach(b::config);
     progressConf.forEach(b::config);
     return b.getOrCreate();

@@ -11,10 +11,13 @@ import java.nio.charset.StandardCharsets;
 final class BatchKeys {
   /** Most bytes of a key in BATCH, whatever the batch size. */
   static final int MAX_KEY_BYTES = 256;
+
   /** Most rows a served batch may have: every row still gets a few key bytes. */
   static final int MAX_ROWS = 32_768;
+
   /** Bytes kept for BATCH's fields other than the per-row ones (they take at most 135). */
   private static final int FIXED = 200;
+
   /** Per row: the i64 plan index, the f32 weight and the key's u32 length. */
   private static final int PER_ROW = 16;
 
@@ -23,16 +26,20 @@ final class BatchKeys {
   /** Most UTF-8 bytes of each key in a BATCH of {@code rows} rows. */
   static int limit(int rows) {
     if (rows < 1 || rows > MAX_ROWS) {
-      throw new IllegalArgumentException("Invalid batch rows: " + rows + " (must be 1.."
-          + MAX_ROWS + " to fit in a BATCH message)");
+      throw new IllegalArgumentException(
+          "Invalid batch rows: "
+              + rows
+              + " (must be 1.."
+              + MAX_ROWS
+              + " to fit in a BATCH message)");
     }
     long room = (Wire.MAX_PAYLOAD - FIXED - (long) PER_ROW * rows) / rows;
     return (int) Math.min(MAX_KEY_BYTES, room);
   }
 
   /**
-   * {@code key}'s UTF-8 bytes, or their longest prefix of at most {@code limit} bytes that ends
-   * at a character boundary.
+   * {@code key}'s UTF-8 bytes, or their longest prefix of at most {@code limit} bytes that ends at
+   * a character boundary.
    */
   static byte[] cut(String key, int limit) {
     byte[] b = key.getBytes(StandardCharsets.UTF_8);

@@ -21,27 +21,26 @@ import org.slf4j.LoggerFactory;
  * protocol is {@code loader-gpu/python/PROTOCOL.md}). Each rank served here has its own feeder,
  * opened on a {@link SharedMemoryDevice} (trainers map its slab file once) or on a CUDA device
  * (trainers open its device slab once by CUDA IPC, exported when the server starts); either way
- * they receive per-batch offsets. A trainer says hello with the run's token (see {@link
- * RunToken}; any other connection is refused before it can touch a rank), its rank and device;
- * the server refuses ranks outside the world size, ranks not served here, ranks that already
- * have a trainer and devices the rank's memory cannot reach, with a clear ERROR, and keeps
- * serving the others.
- * A trainer that disconnects or dies has its leases revoked; the batches it held go first to the
- * next trainer of its rank, which resumes where the last one stopped.
+ * they receive per-batch offsets. A trainer says hello with the run's token (see {@link RunToken};
+ * any other connection is refused before it can touch a rank), its rank and device; the server
+ * refuses ranks outside the world size, ranks not served here, ranks that already have a trainer
+ * and devices the rank's memory cannot reach, with a clear ERROR, and keeps serving the others. A
+ * trainer that disconnects or dies has its leases revoked; the batches it held go first to the next
+ * trainer of its rank, which resumes where the last one stopped.
  *
- * <p>Ranks served later: a server started with {@link #listen} serves no rank at first; a
- * producer adds one with {@link #serve(RankFeed)} once it knows where the rank starts, for
- * which it may first wait for the rank's trainer with {@link #awaitTrainer} (the trainer's HELLO
- * carries its resume point). A trainer whose rank is not served yet, or whose last feed has
- * finished, waits in its handshake until the rank is served.
+ * <p>Ranks served later: a server started with {@link #listen} serves no rank at first; a producer
+ * adds one with {@link #serve(RankFeed)} once it knows where the rank starts, for which it may
+ * first wait for the rank's trainer with {@link #awaitTrainer} (the trainer's HELLO carries its
+ * resume point). A trainer whose rank is not served yet, or whose last feed has finished, waits in
+ * its handshake until the rank is served.
  *
  * <p>Threads: one accept thread, one thread per connection (at most {@link
  * Admission#maxConnections}) and a handshake timer, all named {@code spindle-bridge-*} daemons.
- * {@link #close()} from any thread, idempotent. Ownership: the server owns its socket and
- * threads; the feeders stay the caller's (close the server first, then the feeders).
+ * {@link #close()} from any thread, idempotent. Ownership: the server owns its socket and threads;
+ * the feeders stay the caller's (close the server first, then the feeders).
  *
- * <p>Parts: this class is the server's lifecycle (socket, token file, close) and its API;
- * {@code ConnectionAcceptor} is the accept thread and the connection threads it starts, {@code
+ * <p>Parts: this class is the server's lifecycle (socket, token file, close) and its API; {@code
+ * ConnectionAcceptor} is the accept thread and the connection threads it starts, {@code
  * ServedRanks} the rank → channel map and the HELLO's rank checks, {@code TrainerSession} one
  * connection.
  */
@@ -66,8 +65,14 @@ public final class BridgeServer implements AutoCloseable {
     SocketChannel accept(ServerSocketChannel server) throws IOException;
   }
 
-  private BridgeServer(Path socket, int worldSize, List<RankFeed> feeds, Duration lateWait,
-      Admission admission, Acceptor accept) throws IOException {
+  private BridgeServer(
+      Path socket,
+      int worldSize,
+      List<RankFeed> feeds,
+      Duration lateWait,
+      Admission admission,
+      Acceptor accept)
+      throws IOException {
     this.worldSize = worldSize;
     this.admission = admission;
     this.handshakes = new HandshakeTimer(admission.handshakeTimeout());
@@ -87,7 +92,10 @@ public final class BridgeServer implements AutoCloseable {
     }
     this.connections = new ConnectionAcceptor(this, server, accept, closed);
     connections.start();
-    LOG.info("Spindle bridge listening on {} (world size {}, ranks {})", this.socket, worldSize,
+    LOG.info(
+        "Spindle bridge listening on {} (world size {}, ranks {})",
+        this.socket,
+        worldSize,
         ranks.served());
   }
 
@@ -100,14 +108,14 @@ public final class BridgeServer implements AutoCloseable {
    *     socket of ours
    * @throws RuntimeException from the CUDA driver if a CUDA feeder's slab cannot be exported
    */
-  public static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
-      Admission admission) {
+  public static BridgeServer start(
+      Path socket, int worldSize, List<RankFeed> feeds, Admission admission) {
     return start(socket, worldSize, feeds, admission, ServerSocketChannel::accept);
   }
 
   /** {@link #start} taking connections through {@code acceptor} (tests inject accept errors). */
-  static BridgeServer start(Path socket, int worldSize, List<RankFeed> feeds,
-      Admission admission, Acceptor acceptor) {
+  static BridgeServer start(
+      Path socket, int worldSize, List<RankFeed> feeds, Admission admission, Acceptor acceptor) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
@@ -119,23 +127,27 @@ public final class BridgeServer implements AutoCloseable {
 
   /**
    * Binds {@code socket} like {@link #start} but serves no rank yet: ranks come with {@link
-   * #serve(RankFeed)}. A trainer of an unserved rank waits up to {@code trainerWait} in
-   * its handshake, then is refused with BAD_RANK.
+   * #serve(RankFeed)}. A trainer of an unserved rank waits up to {@code trainerWait} in its
+   * handshake, then is refused with BAD_RANK.
    */
-  public static BridgeServer listen(Path socket, int worldSize, Duration trainerWait,
-      Admission admission) {
+  public static BridgeServer listen(
+      Path socket, int worldSize, Duration trainerWait, Admission admission) {
     if (worldSize < 1) {
       throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
     }
     if (trainerWait == null || trainerWait.isNegative() || trainerWait.isZero()) {
       throw new IllegalArgumentException("Invalid trainer wait: " + trainerWait + " (must be > 0)");
     }
-    return open(socket, worldSize, List.of(), trainerWait, admission,
-        ServerSocketChannel::accept);
+    return open(socket, worldSize, List.of(), trainerWait, admission, ServerSocketChannel::accept);
   }
 
-  private static BridgeServer open(Path socket, int world, List<RankFeed> feeds, Duration wait,
-      Admission admission, Acceptor acceptor) {
+  private static BridgeServer open(
+      Path socket,
+      int world,
+      List<RankFeed> feeds,
+      Duration wait,
+      Admission admission,
+      Acceptor acceptor) {
     try {
       return new BridgeServer(socket, world, feeds, wait, admission, acceptor);
     } catch (IOException e) {
@@ -177,8 +189,8 @@ public final class BridgeServer implements AutoCloseable {
   }
 
   /**
-   * Waits until the rank's current feed has finished: its trainer received END and holds
-   * nothing. True if it finished within {@code timeout}.
+   * Waits until the rank's current feed has finished: its trainer received END and holds nothing.
+   * True if it finished within {@code timeout}.
    */
   public boolean awaitFinished(int rank, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -196,8 +208,8 @@ public final class BridgeServer implements AutoCloseable {
 
   /**
    * How {@code rank}'s last trainer left while it held batches (it died: killed or crashed), for
-   * the failure of a rank that no trainer took since; null if it ended with BYE, held nothing,
-   * or a trainer took the rank since. Any thread.
+   * the failure of a rank that no trainer took since; null if it ended with BYE, held nothing, or a
+   * trainer took the rank since. Any thread.
    */
   public String departedTrainer(int rank) {
     RankChannel c = ranks.channel(rank);
@@ -226,8 +238,8 @@ public final class BridgeServer implements AutoCloseable {
 
   /** Counters now. */
   public BridgeStats stats() {
-    return new BridgeStats(connected.get(), refused.get(), delivered.get(), revoked.get(),
-        connections.openCount());
+    return new BridgeStats(
+        connected.get(), refused.get(), delivered.get(), revoked.get(), connections.openCount());
   }
 
   /**
@@ -239,11 +251,20 @@ public final class BridgeServer implements AutoCloseable {
     if (admission.token().matches(presented)) {
       return;
     }
-    String what = presented.isEmpty() ? "none presented"
-        : "the " + presented.length() + " characters presented are not this feed run's token";
-    throw new ProtocolException(BridgeError.BAD_TOKEN, "Invalid run token: " + what
-        + " (a trainer must present its feed run's token: " + RunToken.ENV + " or SpindleLoader("
-        + "token=...); this feeder wrote it to " + tokenFile() + ")");
+    String what =
+        presented.isEmpty()
+            ? "none presented"
+            : "the " + presented.length() + " characters presented are not this feed run's token";
+    throw new ProtocolException(
+        BridgeError.BAD_TOKEN,
+        "Invalid run token: "
+            + what
+            + " (a trainer must present its feed run's token: "
+            + RunToken.ENV
+            + " or SpindleLoader("
+            + "token=...); this feeder wrote it to "
+            + tokenFile()
+            + ")");
   }
 
   /**

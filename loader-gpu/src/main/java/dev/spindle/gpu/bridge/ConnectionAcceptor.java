@@ -14,16 +14,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The accept thread of one {@link BridgeServer}: takes connections off the server's listening
  * socket, refuses a connection past {@link Admission#maxConnections} at once with BUSY (on this
- * thread, so it costs no thread of its own), and runs every other one as a {@link
- * TrainerSession} on a connection thread of its own. An accept error (too many open files, ...)
- * is logged and retried after a back-off of 10 ms doubling to 1 s: the bridge keeps serving the
- * trainers it has and takes new ones once the cause is gone.
+ * thread, so it costs no thread of its own), and runs every other one as a {@link TrainerSession}
+ * on a connection thread of its own. An accept error (too many open files, ...) is logged and
+ * retried after a back-off of 10 ms doubling to 1 s: the bridge keeps serving the trainers it has
+ * and takes new ones once the cause is gone.
  *
  * <p>Threads: {@link #start} and {@link #closeAndJoin} from the server (its constructor and its
  * close), {@link #sessionEnded} from connection threads, the rest on the accept thread ({@code
  * spindle-bridge-accept}); all are daemons. Owns the connection threads and the channels it
- * accepted (each closed by its session, or by {@link #closeAndJoin}); the listening socket and
- * the {@code closed} flag are the server's.
+ * accepted (each closed by its session, or by {@link #closeAndJoin}); the listening socket and the
+ * {@code closed} flag are the server's.
  */
 final class ConnectionAcceptor {
   // the server's logger: these lines keep the category they always had
@@ -42,8 +42,11 @@ final class ConnectionAcceptor {
    * Accepts on {@code listening} through {@code accept} for {@code server}, once started, until
    * {@code closed} is set or the socket is closed.
    */
-  ConnectionAcceptor(BridgeServer server, ServerSocketChannel listening,
-      BridgeServer.Acceptor accept, AtomicBoolean closed) {
+  ConnectionAcceptor(
+      BridgeServer server,
+      ServerSocketChannel listening,
+      BridgeServer.Acceptor accept,
+      AtomicBoolean closed) {
     this.server = server;
     this.listening = listening;
     this.accept = accept;
@@ -94,8 +97,11 @@ final class ConnectionAcceptor {
           return;
         }
         backoffMs = Math.min(1000, Math.max(10, 2 * backoffMs));
-        LOG.warn("Bridge accept on {} failed ({}); trying again in {} ms", server.socketPath(),
-            e.toString(), backoffMs);
+        LOG.warn(
+            "Bridge accept on {} failed ({}); trying again in {} ms",
+            server.socketPath(),
+            e.toString(),
+            backoffMs);
         if (!pause(backoffMs)) {
           return;
         }
@@ -112,12 +118,20 @@ final class ConnectionAcceptor {
     if (open.size() >= max) {
       server.refused.incrementAndGet();
       if (atCap.compareAndSet(false, true)) {
-        LOG.warn("Bridge on {} has its maximum of {} connections open; refusing new ones",
-            server.socketPath(), max);
+        LOG.warn(
+            "Bridge on {} has its maximum of {} connections open; refusing new ones",
+            server.socketPath(),
+            max);
       }
-      TrainerSession.refuseAtOnce(ch, BridgeError.BUSY, "Invalid connection: this bridge has "
-          + "its maximum of " + max + " connections open (a peer that sends no HELLO within "
-          + server.handshake() + " is dropped)");
+      TrainerSession.refuseAtOnce(
+          ch,
+          BridgeError.BUSY,
+          "Invalid connection: this bridge has "
+              + "its maximum of "
+              + max
+              + " connections open (a peer that sends no HELLO within "
+              + server.handshake()
+              + " is dropped)");
       return;
     }
     atCap.set(false);
@@ -128,13 +142,16 @@ final class ConnectionAcceptor {
       return;
     }
     int id = ids.incrementAndGet();
-    Thread t = new Thread(() -> {
-      try {
-        new TrainerSession(server, ch, id).run();
-      } finally {
-        open.remove(ch);
-      }
-    }, "spindle-bridge-conn-" + id);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                new TrainerSession(server, ch, id).run();
+              } finally {
+                open.remove(ch);
+              }
+            },
+            "spindle-bridge-conn-" + id);
     t.setDaemon(true);
     threads.add(t);
     t.start();

@@ -12,11 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Drops connections whose HELLO does not arrive in time, so that idle or half-open peers cannot
  * hold connection threads: a connection's thread calls {@link #start} when it begins and {@link
- * Pending#finish} once its HELLO is read (or reading failed); if the timeout comes first, the
- * timer closes the channel, which ends the blocked read.
+ * Pending#finish} once its HELLO is read (or reading failed); if the timeout comes first, the timer
+ * closes the channel, which ends the blocked read.
  *
- * <p>Threads: one named daemon thread ({@code spindle-bridge-handshake}) for every connection of
- * a bridge; {@link #start} and {@link Pending} from connection threads. {@link #close()} is
+ * <p>Threads: one named daemon thread ({@code spindle-bridge-handshake}) for every connection of a
+ * bridge; {@link #start} and {@link Pending} from connection threads. {@link #close()} is
  * idempotent and cancels every pending deadline.
  */
 final class HandshakeTimer implements AutoCloseable {
@@ -28,11 +28,14 @@ final class HandshakeTimer implements AutoCloseable {
 
   HandshakeTimer(Duration timeout) {
     this.timeout = timeout;
-    this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "spindle-bridge-handshake");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "spindle-bridge-handshake");
+              t.setDaemon(true);
+              return t;
+            });
     timer.setRemoveOnCancelPolicy(true); // a finished handshake leaves nothing queued
   }
 

@@ -21,15 +21,22 @@ record Hello(String token, int rank, int world, long resume, String device, Stri
   static Hello parse(ByteBuffer p) {
     Hello h;
     try {
-      h = new Hello(Wire.getString(p), p.getInt(), p.getInt(), p.getLong(), Wire.getString(p),
-          Wire.getString(p));
+      h =
+          new Hello(
+              Wire.getString(p),
+              p.getInt(),
+              p.getInt(),
+              p.getLong(),
+              Wire.getString(p),
+              Wire.getString(p));
     } catch (BufferUnderflowException e) {
-      throw new ProtocolException(BridgeError.MALFORMED,
-          "Invalid HELLO: payload of " + p.limit() + " bytes is too short");
+      throw new ProtocolException(
+          BridgeError.MALFORMED, "Invalid HELLO: payload of " + p.limit() + " bytes is too short");
     }
     if (p.hasRemaining()) {
-      throw new ProtocolException(BridgeError.MALFORMED, "Invalid HELLO: " + p.remaining()
-          + " unexpected trailing byte(s)");
+      throw new ProtocolException(
+          BridgeError.MALFORMED,
+          "Invalid HELLO: " + p.remaining() + " unexpected trailing byte(s)");
     }
     return h;
   }

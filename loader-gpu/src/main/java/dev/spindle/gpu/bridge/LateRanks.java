@@ -60,18 +60,19 @@ final class LateRanks {
   }
 
   /**
-   * The rank's live channel; when there is none (never served, or its feed finished), waits for
-   * the next one, registered as the rank's waiting trainer.
+   * The rank's live channel; when there is none (never served, or its feed finished), waits for the
+   * next one, registered as the rank's waiting trainer.
    */
-  synchronized RankChannel awaitServed(int rank, long resume, String plan,
-      Map<Integer, RankChannel> ranks, AtomicBoolean closed) throws InterruptedException {
+  synchronized RankChannel awaitServed(
+      int rank, long resume, String plan, Map<Integer, RankChannel> ranks, AtomicBoolean closed)
+      throws InterruptedException {
     RankChannel seen = ranks.get(rank);
     if (seen != null && !seen.finished()) {
       return seen;
     }
     if (waiting.containsKey(rank)) {
-      throw new ProtocolException(BridgeError.RANK_TAKEN,
-          "Rank " + rank + " already has a trainer waiting for its feed");
+      throw new ProtocolException(
+          BridgeError.RANK_TAKEN, "Rank " + rank + " already has a trainer waiting for its feed");
     }
     Waiter me = new Waiter(resume, plan);
     waiting.put(rank, me);
@@ -91,8 +92,14 @@ final class LateRanks {
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank + " is not served: "
-              + "no feed task for it started within " + trainerWait.toSeconds() + " s");
+          throw new ProtocolException(
+              BridgeError.BAD_RANK,
+              "Rank "
+                  + rank
+                  + " is not served: "
+                  + "no feed task for it started within "
+                  + trainerWait.toSeconds()
+                  + " s");
         }
         TimeUnit.NANOSECONDS.timedWait(this, left);
       }
@@ -106,8 +113,9 @@ final class LateRanks {
    * {@code 0..batches} and whose state is of the plan {@code served} (a {@link PlanIdentity}); a
    * waiter that does not fit is refused (it gets its ERROR) and the wait goes on.
    */
-  synchronized long awaitTrainer(int rank, Duration timeout, String served,
-      long batches, AtomicBoolean closed) throws TimeoutException, InterruptedException {
+  synchronized long awaitTrainer(
+      int rank, Duration timeout, String served, long batches, AtomicBoolean closed)
+      throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Waiter w = waiting.get(rank);
@@ -119,8 +127,8 @@ final class LateRanks {
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new TimeoutException("No trainer of rank " + rank + " said hello within "
-            + timeout.toSeconds() + " s");
+        throw new TimeoutException(
+            "No trainer of rank " + rank + " said hello within " + timeout.toSeconds() + " s");
       }
       TimeUnit.NANOSECONDS.timedWait(this, left);
     }

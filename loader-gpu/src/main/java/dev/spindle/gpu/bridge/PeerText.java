@@ -23,7 +23,8 @@ final class PeerText {
       escape(b, s.charAt(i));
     }
     b.append(s.length() > SHOWN ? "…'" : "'");
-    return s.length() > SHOWN ? b.append(" (").append(s.length()).append(" chars)").toString()
+    return s.length() > SHOWN
+        ? b.append(" (").append(s.length()).append(" chars)").toString()
         : b.toString();
   }
 

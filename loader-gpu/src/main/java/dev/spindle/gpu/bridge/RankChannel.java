@@ -14,9 +14,9 @@ import java.util.concurrent.TimeoutException;
  * the batches a departed trainer held (revoked from it, delivered first to the next trainer of the
  * rank, so the rank resumes exactly where its last trainer stopped). Batch numbers are absolute
  * positions in the rank's epoch: {@code firstBatch + feeder sequence - seqBase}, where {@code
- * seqBase} is the feeder's sequence when this channel began (a feeder may outlive one channel:
- * the batches of an earlier one that nobody took are dropped unseen); after {@code endBatch - 1}
- * the trainer gets END.
+ * seqBase} is the feeder's sequence when this channel began (a feeder may outlive one channel: the
+ * batches of an earlier one that nobody took are dropped unseen); after {@code endBatch - 1} the
+ * trainer gets END.
  *
  * <p>Threads: the owning session's thread, and the server's close; every method is synchronized.
  */
@@ -26,14 +26,18 @@ final class RankChannel {
   final ServedMemory memory;
   final long firstBatch;
   final String loaderState;
+
   /** The plan identity of {@code loaderState}: a trainer's stated state must match it. */
   final String plan;
+
   private final long endBatch;
   private final long seqBase;
   private final ArrayDeque<DeviceBatch> pending = new ArrayDeque<>();
   private TrainerSession owner;
+
   /** How the last trainer left while holding batches, until the next one claims the rank. */
   private String departed;
+
   private long nextFromFeeder;
   private boolean ended;
   private boolean retired;
@@ -77,9 +81,9 @@ final class RankChannel {
   /**
    * One step of a skip to {@code batch}: releases pending batches below it, then drops at most one
    * feeder batch below it (waiting at most {@code step} for it). True while batches below {@code
-   * batch} may remain: the caller repeats, checking between steps whether to go on. A skip to a
-   * far point (a feed of unknown length) thus never holds this channel for more than a step, and
-   * stops when the caller stops.
+   * batch} may remain: the caller repeats, checking between steps whether to go on. A skip to a far
+   * point (a feed of unknown length) thus never holds this channel for more than a step, and stops
+   * when the caller stops.
    */
   synchronized boolean skipStep(long batch, Duration step) throws InterruptedException {
     while (!pending.isEmpty() && number(pending.peekFirst()) < batch) {
@@ -102,8 +106,9 @@ final class RankChannel {
   /** The next batch: a revoked one first, then the feeder's; null at end of input. */
   synchronized DeviceBatch next(Duration timeout) throws TimeoutException, InterruptedException {
     if (retired) {
-      throw new ProtocolException(BridgeError.FEEDER_FAILED, "Rank " + rank
-          + "'s feed was stopped (its producer failed); restart the feed job");
+      throw new ProtocolException(
+          BridgeError.FEEDER_FAILED,
+          "Rank " + rank + "'s feed was stopped (its producer failed); restart the feed job");
     }
     if (!pending.isEmpty()) {
       return pending.pollFirst();
@@ -149,10 +154,17 @@ final class RankChannel {
       return;
     }
     if (!held.isEmpty()) {
-      departed = "Trainer of rank " + rank + " (" + s + ") disconnected without BYE at "
-          + java.time.Instant.now() + " holding batch(es) "
-          + held.stream().map(this::number).sorted().toList() + ": it died (crashed or killed; its "
-          + "exit status and log are where it was started)";
+      departed =
+          "Trainer of rank "
+              + rank
+              + " ("
+              + s
+              + ") disconnected without BYE at "
+              + java.time.Instant.now()
+              + " holding batch(es) "
+              + held.stream().map(this::number).sorted().toList()
+              + ": it died (crashed or killed; its "
+              + "exit status and log are where it was started)";
     }
     List<DeviceBatch> all = new java.util.ArrayList<>(pending);
     all.addAll(held);
@@ -163,8 +175,8 @@ final class RankChannel {
   }
 
   /**
-   * How the rank's last trainer left while holding batches (it died), or null when it ended
-   * with BYE, or a trainer took the rank since.
+   * How the rank's last trainer left while holding batches (it died), or null when it ended with
+   * BYE, or a trainer took the rank since.
    */
   synchronized String departed() {
     return departed;

@@ -10,19 +10,18 @@ import dev.spindle.gpu.feed.GpuFeeder;
  *
  * @param rank the trainer rank, 0 ≤ rank &lt; world size
  * @param feeder its feeder, on a {@link SharedMemoryDevice} or a CUDA device
- * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed
- *     when the feed job started: non-zero after a resume)
- * @param loaderState the loader state JSON the feed job started from, handed to trainers as
- *     the base of their {@code state_dict()}, and whose plan a trainer's state must be of to
- *     resume ("" if none: trainers' states are not compared)
+ * @param firstBatch number of the feeder's first batch in the rank's epoch (batches consumed when
+ *     the feed job started: non-zero after a resume)
+ * @param loaderState the loader state JSON the feed job started from, handed to trainers as the
+ *     base of their {@code state_dict()}, and whose plan a trainer's state must be of to resume (""
+ *     if none: trainers' states are not compared)
  * @param endBatch the number after the rank's last planned batch (its batches are {@code
- *     firstBatch..endBatch-1}): the trainer gets END after batch {@code endBatch - 1} (or when
- *     the feeder's input ends first), and a resume point beyond it is refused; {@link
- *     #UNKNOWN_END} when not known (END comes with the end of input; only resume points below -1
- *     are refused)
+ *     firstBatch..endBatch-1}): the trainer gets END after batch {@code endBatch - 1} (or when the
+ *     feeder's input ends first), and a resume point beyond it is refused; {@link #UNKNOWN_END}
+ *     when not known (END comes with the end of input; only resume points below -1 are refused)
  */
-public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loaderState,
-    long endBatch) {
+public record RankFeed(
+    int rank, GpuFeeder feeder, long firstBatch, String loaderState, long endBatch) {
   /** {@link #endBatch} of a feed whose batch count is not known. */
   public static final long UNKNOWN_END = Long.MAX_VALUE;
 
@@ -37,23 +36,37 @@ public record RankFeed(int rank, GpuFeeder feeder, long firstBatch, String loade
       throw new IllegalArgumentException("Invalid rank: " + rank + " (must be >= 0)");
     }
     if (firstBatch < 0) {
-      throw new IllegalArgumentException("Invalid first batch: " + firstBatch
-          + " (must be >= 0)");
+      throw new IllegalArgumentException("Invalid first batch: " + firstBatch + " (must be >= 0)");
     }
     if (endBatch < firstBatch) {
-      throw new IllegalArgumentException("Invalid end batch for rank " + rank + ": " + endBatch
-          + " (must be >= the first batch, " + firstBatch + ")");
+      throw new IllegalArgumentException(
+          "Invalid end batch for rank "
+              + rank
+              + ": "
+              + endBatch
+              + " (must be >= the first batch, "
+              + firstBatch
+              + ")");
     }
     if (!(feeder.device() instanceof SharedMemoryDevice)
         && feeder.device().kind() != DeviceKind.CUDA) {
-      throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": it runs on "
-          + feeder.device().description() + ", whose memory another process cannot map "
-          + "(open it on a SharedMemoryDevice or a CUDA device)");
+      throw new IllegalArgumentException(
+          "Invalid feeder for rank "
+              + rank
+              + ": it runs on "
+              + feeder.device().description()
+              + ", whose memory another process cannot map "
+              + "(open it on a SharedMemoryDevice or a CUDA device)");
     }
     if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
-      throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": batches of "
-          + feeder.config().maxRows() + " rows (a BATCH message carries at most "
-          + BatchKeys.MAX_ROWS + ")");
+      throw new IllegalArgumentException(
+          "Invalid feeder for rank "
+              + rank
+              + ": batches of "
+              + feeder.config().maxRows()
+              + " rows (a BATCH message carries at most "
+              + BatchKeys.MAX_ROWS
+              + ")");
     }
     loaderState = loaderState == null ? "" : loaderState;
   }

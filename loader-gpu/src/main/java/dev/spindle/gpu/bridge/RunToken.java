@@ -10,18 +10,20 @@ import java.util.HexFormat;
 /**
  * The secret that binds trainer connections to one feed run: a trainer's HELLO must carry it, or
  * the bridge refuses the connection ({@code BAD_TOKEN}) before it looks at the rank. A feed run
- * makes one ({@link #random()}) and hands it to its trainers: in the environment variable
- * {@value #ENV} (which the Python client reads), or through the file the bridge writes beside its
- * socket for trainers started by hand. A trainer of an earlier run, or any other process that
- * was not handed the token, cannot take or skip the rank's batches.
+ * makes one ({@link #random()}) and hands it to its trainers: in the environment variable {@value
+ * #ENV} (which the Python client reads), or through the file the bridge writes beside its socket
+ * for trainers started by hand. A trainer of an earlier run, or any other process that was not
+ * handed the token, cannot take or skip the rank's batches.
  *
- * <p>Immutable; any thread. {@link #toString()} never shows the value; {@link #matches} compares
- * in constant time.
+ * <p>Immutable; any thread. {@link #toString()} never shows the value; {@link #matches} compares in
+ * constant time.
  */
 public final class RunToken implements Serializable {
   private static final long serialVersionUID = 1L;
+
   /** The environment variable trainers read the token from. */
   public static final String ENV = "SPINDLE_RUN_TOKEN";
+
   private static final SecureRandom RANDOM = new SecureRandom();
   private final String value;
 

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 sealed interface ServedMemory {
   /** Every device a HELLO may name: {@code cpu}, or {@code cuda:N} with N in 0..999. */
   Pattern DEVICE = Pattern.compile("cpu|cuda:(0|[1-9][0-9]{0,2})");
+
   Pattern CUDA_DEVICE = Pattern.compile("cuda:(0|[1-9][0-9]{0,2})");
 
   /** The memory kind byte of WELCOME. */
@@ -40,15 +41,18 @@ sealed interface ServedMemory {
   void accept(String device, int rank);
 
   /**
-   * Refuses a HELLO device that is neither {@code cpu} nor {@code cuda:N} (N in 0..999), before
-   * any feeder looks at it.
+   * Refuses a HELLO device that is neither {@code cpu} nor {@code cuda:N} (N in 0..999), before any
+   * feeder looks at it.
    *
    * @throws ProtocolException {@code UNSUPPORTED_DEVICE} naming the (abbreviated) device
    */
   static void checkDevice(String device) {
     if (!DEVICE.matcher(device).matches()) {
-      throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
-          + PeerText.quote(device) + " (must be 'cpu' or 'cuda:N' with N in 0..999)");
+      throw new ProtocolException(
+          BridgeError.UNSUPPORTED_DEVICE,
+          "Invalid device: "
+              + PeerText.quote(device)
+              + " (must be 'cpu' or 'cuda:N' with N in 0..999)");
     }
   }
 
@@ -61,19 +65,31 @@ sealed interface ServedMemory {
     if (feeder.device() instanceof SharedMemoryDevice shm) {
       List<SharedSegment> s = shm.segments();
       if (s.size() != 1) {
-        throw new IllegalStateException("Feeder on " + shm.description() + " has " + s.size()
-            + " shared slabs (expected 1)");
+        throw new IllegalStateException(
+            "Feeder on " + shm.description() + " has " + s.size() + " shared slabs (expected 1)");
       }
       return new Shared(s.get(0));
     }
     if (feeder.device().kind() == DeviceKind.CUDA) {
-      return new CudaIpc(feeder.exportDeviceMemory().orElseThrow(() ->
-          new IllegalArgumentException("Invalid feeder for rank " + rank + ": "
-              + feeder.device().description() + " did not export its slab for CUDA IPC")));
+      return new CudaIpc(
+          feeder
+              .exportDeviceMemory()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "Invalid feeder for rank "
+                              + rank
+                              + ": "
+                              + feeder.device().description()
+                              + " did not export its slab for CUDA IPC")));
     }
-    throw new IllegalArgumentException("Invalid feeder for rank " + rank + ": it runs on "
-        + feeder.device().description() + ", whose memory another process cannot map "
-        + "(open it on a SharedMemoryDevice or a CUDA device)");
+    throw new IllegalArgumentException(
+        "Invalid feeder for rank "
+            + rank
+            + ": it runs on "
+            + feeder.device().description()
+            + ", whose memory another process cannot map "
+            + "(open it on a SharedMemoryDevice or a CUDA device)");
   }
 
   /** Memory kind 1: the slab's /proc/pid/fd/n link, which the trainer opens and maps once. */
@@ -102,9 +118,13 @@ sealed interface ServedMemory {
     @Override
     public void accept(String device, int rank) {
       if (!device.equals("cpu")) {
-        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
-            + PeerText.quote(device) + ": rank " + rank
-            + "'s feeder runs on host shared memory; connect with device 'cpu'");
+        throw new ProtocolException(
+            BridgeError.UNSUPPORTED_DEVICE,
+            "Invalid device: "
+                + PeerText.quote(device)
+                + ": rank "
+                + rank
+                + "'s feeder runs on host shared memory; connect with device 'cpu'");
       }
     }
   }
@@ -135,10 +155,17 @@ sealed interface ServedMemory {
     public void accept(String device, int rank) {
       Matcher m = CUDA_DEVICE.matcher(device);
       if (!m.matches() || Integer.parseInt(m.group(1)) != export.ordinal()) {
-        throw new ProtocolException(BridgeError.UNSUPPORTED_DEVICE, "Invalid device: "
-            + PeerText.quote(device) + ": rank " + rank + "'s feeder runs on cuda:"
-            + export.ordinal() + " and serves its memory by CUDA IPC; connect with device 'cuda:"
-            + export.ordinal() + "' (numbered as the feeder sees it: same CUDA_VISIBLE_DEVICES)");
+        throw new ProtocolException(
+            BridgeError.UNSUPPORTED_DEVICE,
+            "Invalid device: "
+                + PeerText.quote(device)
+                + ": rank "
+                + rank
+                + "'s feeder runs on cuda:"
+                + export.ordinal()
+                + " and serves its memory by CUDA IPC; connect with device 'cuda:"
+                + export.ordinal()
+                + "' (numbered as the feeder sees it: same CUDA_VISIBLE_DEVICES)");
       }
     }
   }

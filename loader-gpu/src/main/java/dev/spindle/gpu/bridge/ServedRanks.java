@@ -26,19 +26,18 @@ final class ServedRanks {
 
   /**
    * Serves {@code feeds} (each rank below {@code worldSize}, at most once); with {@code lateWait}
-   * (null for a fixed map), ranks may also be served later, and a trainer of an unserved rank
-   * waits that long for it.
+   * (null for a fixed map), ranks may also be served later, and a trainer of an unserved rank waits
+   * that long for it.
    */
   ServedRanks(int worldSize, List<RankFeed> feeds, Duration lateWait) {
     this.worldSize = worldSize;
     this.late = lateWait == null ? null : new LateRanks(lateWait);
     for (RankFeed f : feeds) {
       if (f.rank() >= worldSize) {
-        throw new IllegalArgumentException("Invalid rank: " + f.rank() + " (world size "
-            + worldSize + ")");
+        throw new IllegalArgumentException(
+            "Invalid rank: " + f.rank() + " (world size " + worldSize + ")");
       }
-      if (ranks.put(f.rank(), new RankChannel(f, ServedMemory.of(f.rank(), f.feeder())))
-          != null) {
+      if (ranks.put(f.rank(), new RankChannel(f, ServedMemory.of(f.rank(), f.feeder()))) != null) {
         throw new IllegalArgumentException("Invalid feeds: rank " + f.rank() + " twice");
       }
     }
@@ -58,18 +57,31 @@ final class ServedRanks {
   void serve(RankFeed feed) {
     requireLate();
     if (feed.rank() >= worldSize || feed.endBatch() == RankFeed.UNKNOWN_END) {
-      throw new IllegalArgumentException("Invalid feed: rank " + feed.rank() + ", batches "
-          + feed.firstBatch() + ".." + (feed.endBatch() == RankFeed.UNKNOWN_END ? "(unknown)"
-          : feed.endBatch()) + " (world size " + worldSize + "; a rank served later has a "
-          + "planned end)");
+      throw new IllegalArgumentException(
+          "Invalid feed: rank "
+              + feed.rank()
+              + ", batches "
+              + feed.firstBatch()
+              + ".."
+              + (feed.endBatch() == RankFeed.UNKNOWN_END ? "(unknown)" : feed.endBatch())
+              + " (world size "
+              + worldSize
+              + "; a rank served later has a "
+              + "planned end)");
     }
-    late.serve(feed.rank(), new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()),
-        feed.feeder().stats().ring().published()), ranks);
+    late.serve(
+        feed.rank(),
+        new RankChannel(
+            feed,
+            ServedMemory.of(feed.rank(), feed.feeder()),
+            feed.feeder().stats().ring().published()),
+        ranks);
   }
 
   /** {@link BridgeServer#awaitTrainer}. */
-  long awaitTrainer(int rank, Duration timeout, String loaderState, long batches,
-      AtomicBoolean closed) throws TimeoutException, InterruptedException {
+  long awaitTrainer(
+      int rank, Duration timeout, String loaderState, long batches, AtomicBoolean closed)
+      throws TimeoutException, InterruptedException {
     requireLate();
     return late.awaitTrainer(rank, timeout, PlanIdentity.of(loaderState), batches, closed);
   }
@@ -87,8 +99,8 @@ final class ServedRanks {
   }
 
   /**
-   * The channel of the rank {@code h} asks for, once its world size, rank, device and resume
-   * point fit (waiting, on a server of late ranks, until the rank is served).
+   * The channel of the rank {@code h} asks for, once its world size, rank, device and resume point
+   * fit (waiting, on a server of late ranks, until the rank is served).
    *
    * @throws ProtocolException naming why the HELLO does not fit (BAD_RANK, RANK_TAKEN,
    *     UNSUPPORTED_DEVICE, BAD_RESUME; FEEDER_FAILED while the bridge closes)
@@ -97,18 +109,29 @@ final class ServedRanks {
     int rank = h.rank();
     int world = h.world();
     if (world != worldSize) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Invalid world size: " + world
-          + " (this feeder serves world size " + worldSize + ")");
+      throw new ProtocolException(
+          BridgeError.BAD_RANK,
+          "Invalid world size: " + world + " (this feeder serves world size " + worldSize + ")");
     }
     if (rank < 0 || rank >= worldSize) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Invalid rank: " + rank + " (world size "
-          + worldSize + ": must be 0.." + (worldSize - 1) + ")");
+      throw new ProtocolException(
+          BridgeError.BAD_RANK,
+          "Invalid rank: "
+              + rank
+              + " (world size "
+              + worldSize
+              + ": must be 0.."
+              + (worldSize - 1)
+              + ")");
     }
-    RankChannel c = late == null ? ranks.get(rank)
-        : late.awaitServed(rank, h.resume(), h.plan(), ranks, closed);
+    RankChannel c =
+        late == null
+            ? ranks.get(rank)
+            : late.awaitServed(rank, h.resume(), h.plan(), ranks, closed);
     if (c == null) {
-      throw new ProtocolException(BridgeError.BAD_RANK, "Rank " + rank
-          + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
+      throw new ProtocolException(
+          BridgeError.BAD_RANK,
+          "Rank " + rank + " is not served by this feeder (ranks here: " + ranks.keySet() + ")");
     }
     c.memory.accept(h.device(), rank);
     ResumeCheck.range(rank, h.resume(), c.endBatch());

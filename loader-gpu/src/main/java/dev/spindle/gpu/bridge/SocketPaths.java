@@ -13,10 +13,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * Checks and prepares the bridge's socket path: a private directory (created 0700 when missing),
- * a socket file made 0600 after bind, and refusal of a path that exists and belongs to another
- * user, is not a socket, or is a live socket. A stale socket of ours (nobody listening) is
- * replaced. Stateless; any thread.
+ * Checks and prepares the bridge's socket path: a private directory (created 0700 when missing), a
+ * socket file made 0600 after bind, and refusal of a path that exists and belongs to another user,
+ * is not a socket, or is a live socket. A stale socket of ours (nobody listening) is replaced.
+ * Stateless; any thread.
  */
 final class SocketPaths {
   private SocketPaths() {}
@@ -25,22 +25,22 @@ final class SocketPaths {
     Path abs = socket.toAbsolutePath();
     Path dir = abs.getParent();
     if (!Files.exists(dir)) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rwx------")));
+      Files.createDirectories(
+          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     } else {
       OwnedPaths.requireOwnDirectory(dir, "socket directory");
     }
     if (Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
-      OwnedPaths.requireOwn(abs, "Invalid socket path: " + abs + " exists and",
-          LinkOption.NOFOLLOW_LINKS);
+      OwnedPaths.requireOwn(
+          abs, "Invalid socket path: " + abs + " exists and", LinkOption.NOFOLLOW_LINKS);
       if (!Files.readAttributes(abs, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
           .isOther()) {
-        throw new IllegalArgumentException("Invalid socket path: " + abs
-            + " exists and is not a socket");
+        throw new IllegalArgumentException(
+            "Invalid socket path: " + abs + " exists and is not a socket");
       }
       if (isLive(abs)) {
-        throw new IllegalArgumentException("Invalid socket path: " + abs
-            + " is in use by another bridge");
+        throw new IllegalArgumentException(
+            "Invalid socket path: " + abs + " is in use by another bridge");
       }
       Files.delete(abs);
     }
@@ -59,8 +59,11 @@ final class SocketPaths {
   static void writeToken(Path socket, RunToken token) throws IOException {
     Path file = tokenFile(socket);
     Files.deleteIfExists(file);
-    Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(
-        PosixFilePermissions.fromString("rw-------"))), token.value() + "\n");
+    Files.writeString(
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+        token.value() + "\n");
   }
 
   static void removeToken(Path socket) {

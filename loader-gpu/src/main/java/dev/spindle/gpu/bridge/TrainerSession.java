@@ -29,6 +29,7 @@ final class TrainerSession implements Runnable {
   private final int id;
   private final Map<Long, DeviceBatch> held = new LinkedHashMap<>();
   private RankChannel rank;
+
   /** The handshake's deadline; null until the session has started. */
   private HandshakeTimer.Pending pending;
 
@@ -60,8 +61,8 @@ final class TrainerSession implements Runnable {
       LOG.warn("Bridge connection {}: refused: {}", id, e.getMessage());
       sendError(e.error, e.getMessage());
     } catch (RingFailedException e) {
-      sendError(BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: "
-          + e.getMessage());
+      sendError(
+          BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -107,7 +108,8 @@ final class TrainerSession implements Runnable {
     RankChannel c = server.rankFor(h);
     String other = c.claim(this);
     if (other != null) {
-      throw new ProtocolException(BridgeError.RANK_TAKEN,
+      throw new ProtocolException(
+          BridgeError.RANK_TAKEN,
           "Rank " + h.rank() + " already has a trainer connected (" + other + ")");
     }
     rank = c;
@@ -116,18 +118,33 @@ final class TrainerSession implements Runnable {
     if (resume >= 0 && resume < at) {
       rank = null;
       c.depart(this, java.util.List.of());
-      throw new ProtocolException(BridgeError.BAD_RESUME, "Rank " + h.rank() + " is at batch "
-          + at + " but the trainer's state says " + resume + " batches consumed: batches "
-          + resume + ".." + (at - 1) + " already left this feeder; restart the feed job from "
-          + "that loader state");
+      throw new ProtocolException(
+          BridgeError.BAD_RESUME,
+          "Rank "
+              + h.rank()
+              + " is at batch "
+              + at
+              + " but the trainer's state says "
+              + resume
+              + " batches consumed: batches "
+              + resume
+              + ".."
+              + (at - 1)
+              + " already left this feeder; restart the feed job from "
+              + "that loader state");
     }
     while (resume > at && c.skipStep(resume, STEP)) {
       server.checkOpen(); // a skip of a feed of unknown length stops when the bridge closes
     }
     sendWelcome(c);
     server.connected.incrementAndGet();
-    LOG.info("Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}", id,
-        h.rank(), h.world(), h.device(), c.position());
+    LOG.info(
+        "Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}",
+        id,
+        h.rank(),
+        h.world(),
+        h.device(),
+        c.position());
   }
 
   private void sendWelcome(RankChannel c) throws IOException {
@@ -137,8 +154,11 @@ final class TrainerSession implements Runnable {
     b.putInt(c.rank).putInt(server.worldSize).putLong(c.position());
     b.put(c.memory.kind());
     c.memory.putBlock(b);
-    b.put((byte) spec.type().ordinal()).putInt(spec.height()).putInt(spec.width())
-        .putInt(spec.channels()).putInt(cfg.maxRows());
+    b.put((byte) spec.type().ordinal())
+        .putInt(spec.height())
+        .putInt(spec.width())
+        .putInt(spec.channels())
+        .putInt(cfg.maxRows());
     Wire.putString(b, c.loaderState);
     b.putLong(c.endBatch() == RankFeed.UNKNOWN_END ? -1 : c.endBatch());
     Wire.write(ch, Wire.WELCOME, b.flip());
@@ -159,8 +179,9 @@ final class TrainerSession implements Runnable {
           held.clear();
           return;
         }
-        default -> throw new ProtocolException(BridgeError.MALFORMED,
-            "Invalid message type " + f.type() + " after the handshake");
+        default ->
+            throw new ProtocolException(
+                BridgeError.MALFORMED, "Invalid message type " + f.type() + " after the handshake");
       }
     }
   }
@@ -174,8 +195,8 @@ final class TrainerSession implements Runnable {
       server.checkOpen();
       long left = deadline - System.nanoTime();
       try {
-        DeviceBatch b = rank.next(left < STEP.toNanos() ? Duration.ofNanos(Math.max(left, 1))
-            : STEP);
+        DeviceBatch b =
+            rank.next(left < STEP.toNanos() ? Duration.ofNanos(Math.max(left, 1)) : STEP);
         if (b == null) {
           Wire.write(ch, Wire.END, Wire.buffer(0));
         } else {
@@ -204,14 +225,15 @@ final class TrainerSession implements Runnable {
       keyBytes += 4 + keys[i].length;
     }
     ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 12 * rows + keyBytes);
-    o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal())
-        .put((byte) shape.length);
+    o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal()).put((byte) shape.length);
     for (long d : shape) {
       o.putLong(d);
     }
     // Event kind 0: a leased slot is READY, so its copy event has completed (see PROTOCOL.md).
-    o.putLong(memory.offsetOf(b.imagePointer(), b.imageBytes())).putLong(b.imageBytes())
-        .putLong(memory.offsetOf(b.labelsPointer(), 8L * rows)).put((byte) 0);
+    o.putLong(memory.offsetOf(b.imagePointer(), b.imageBytes()))
+        .putLong(b.imageBytes())
+        .putLong(memory.offsetOf(b.labelsPointer(), 8L * rows))
+        .put((byte) 0);
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
     }
@@ -229,8 +251,13 @@ final class TrainerSession implements Runnable {
     long n = onlyLong("RELEASE", p);
     DeviceBatch b = held.remove(n);
     if (b == null) {
-      throw new ProtocolException(BridgeError.UNEXPECTED, "Invalid RELEASE: batch " + n
-          + " is not held by this trainer (held: " + held.keySet() + ")");
+      throw new ProtocolException(
+          BridgeError.UNEXPECTED,
+          "Invalid RELEASE: batch "
+              + n
+              + " is not held by this trainer (held: "
+              + held.keySet()
+              + ")");
     }
     b.close();
   }
@@ -259,8 +286,11 @@ final class TrainerSession implements Runnable {
       held.clear();
       if (n > 0) {
         server.revoked.addAndGet(n);
-        LOG.warn("Trainer for rank {} left holding {} batch(es); revoked, kept for the rank's "
-            + "next trainer", left.rank, n);
+        LOG.warn(
+            "Trainer for rank {} left holding {} batch(es); revoked, kept for the rank's "
+                + "next trainer",
+            left.rank,
+            n);
       }
     }
   }
@@ -291,7 +321,8 @@ final class TrainerSession implements Runnable {
 
   private static void expect(Wire.Frame f, int type) {
     if (f.type() != type) {
-      throw new ProtocolException(BridgeError.MALFORMED,
+      throw new ProtocolException(
+          BridgeError.MALFORMED,
           "Invalid first message: type " + f.type() + " (must be HELLO = " + type + ")");
     }
   }
@@ -302,7 +333,8 @@ final class TrainerSession implements Runnable {
     try {
       value = p.getLong();
     } catch (BufferUnderflowException e) {
-      throw new ProtocolException(BridgeError.MALFORMED,
+      throw new ProtocolException(
+          BridgeError.MALFORMED,
           "Invalid " + what + ": payload of " + p.limit() + " bytes is too short");
     }
     checkEnd(what, p);
@@ -311,8 +343,9 @@ final class TrainerSession implements Runnable {
 
   static void checkEnd(String what, ByteBuffer p) {
     if (p.hasRemaining()) {
-      throw new ProtocolException(BridgeError.MALFORMED, "Invalid " + what + ": "
-          + p.remaining() + " unexpected trailing byte(s)");
+      throw new ProtocolException(
+          BridgeError.MALFORMED,
+          "Invalid " + what + ": " + p.remaining() + " unexpected trailing byte(s)");
     }
   }
 

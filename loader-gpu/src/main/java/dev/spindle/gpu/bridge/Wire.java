@@ -10,10 +10,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Framing of the bridge protocol (spec: {@code loader-gpu/python/PROTOCOL.md}): a 12-byte
- * little-endian header {@code "SPDL", u16 version, u16 type, u32 payload length}, then the
- * payload. Reading validates magic, version and length before reading the payload, so a bad peer
- * is refused without allocating what it claims. Stateless; each channel is read by one thread and
- * written by one thread at a time.
+ * little-endian header {@code "SPDL", u16 version, u16 type, u32 payload length}, then the payload.
+ * Reading validates magic, version and length before reading the payload, so a bad peer is refused
+ * without allocating what it claims. Stateless; each channel is read by one thread and written by
+ * one thread at a time.
  */
 final class Wire {
   static final int VERSION = 4;
@@ -51,21 +51,28 @@ final class Wire {
     h.flip();
     for (byte b : MAGIC) {
       if (h.get() != b) {
-        throw new ProtocolException(BridgeError.MALFORMED,
-            "Not a Spindle bridge peer: bad magic (expected \"SPDL\")");
+        throw new ProtocolException(
+            BridgeError.MALFORMED, "Not a Spindle bridge peer: bad magic (expected \"SPDL\")");
       }
     }
     int version = Short.toUnsignedInt(h.getShort());
     int type = Short.toUnsignedInt(h.getShort());
     long length = Integer.toUnsignedLong(h.getInt());
     if (version != VERSION) {
-      throw new ProtocolException(BridgeError.BAD_VERSION, "Unsupported protocol version "
-          + version + ": this feeder speaks version " + VERSION + "; use the spindle_bridge "
-          + "client of this Spindle release (loader-gpu/python), which speaks version " + VERSION);
+      throw new ProtocolException(
+          BridgeError.BAD_VERSION,
+          "Unsupported protocol version "
+              + version
+              + ": this feeder speaks version "
+              + VERSION
+              + "; use the spindle_bridge "
+              + "client of this Spindle release (loader-gpu/python), which speaks version "
+              + VERSION);
     }
     if (length > MAX_PAYLOAD) {
-      throw new ProtocolException(BridgeError.TOO_LARGE, "Invalid message: payload of " + length
-          + " bytes (must be <= " + MAX_PAYLOAD + ")");
+      throw new ProtocolException(
+          BridgeError.TOO_LARGE,
+          "Invalid message: payload of " + length + " bytes (must be <= " + MAX_PAYLOAD + ")");
     }
     ByteBuffer p = ByteBuffer.allocate((int) length).order(ByteOrder.LITTLE_ENDIAN);
     fill(ch, p, false);
@@ -76,8 +83,8 @@ final class Wire {
   /**
    * Writes one frame with {@code payload} (flipped: position 0, limit = length).
    *
-   * @throws IllegalStateException for a payload over {@link #MAX_PAYLOAD}: the server never sends
-   *     a frame the protocol forbids (nothing is written)
+   * @throws IllegalStateException for a payload over {@link #MAX_PAYLOAD}: the server never sends a
+   *     frame the protocol forbids (nothing is written)
    */
   static void write(SocketChannel ch, int type, ByteBuffer payload) throws IOException {
     ByteBuffer[] frame = {header(type, payload), payload};
@@ -99,8 +106,14 @@ final class Wire {
   /** The header of a frame carrying {@code payload}, ready to write; refuses an oversize one. */
   private static ByteBuffer header(int type, ByteBuffer payload) {
     if (payload.remaining() > MAX_PAYLOAD) {
-      throw new IllegalStateException("Invalid " + name(type) + " message: payload of "
-          + payload.remaining() + " bytes (the protocol allows at most " + MAX_PAYLOAD + ")");
+      throw new IllegalStateException(
+          "Invalid "
+              + name(type)
+              + " message: payload of "
+              + payload.remaining()
+              + " bytes (the protocol allows at most "
+              + MAX_PAYLOAD
+              + ")");
     }
     ByteBuffer h = buffer(HEADER);
     h.put(MAGIC).putShort((short) VERSION).putShort((short) type).putInt(payload.remaining());
@@ -117,8 +130,9 @@ final class Wire {
 
   /** The name of message type {@code type}, for messages. */
   static String name(int type) {
-    String[] names = {"HELLO", "WELCOME", "NEXT", "BATCH", "RELEASE", "END", "TIMEOUT", "ERROR",
-        "BYE"};
+    String[] names = {
+      "HELLO", "WELCOME", "NEXT", "BATCH", "RELEASE", "END", "TIMEOUT", "ERROR", "BYE"
+    };
     return type >= HELLO && type <= BYE ? names[type - 1] : "type " + type;
   }
 
@@ -144,8 +158,13 @@ final class Wire {
   static String getString(ByteBuffer b) {
     int n = b.getInt();
     if (n < 0 || n > b.remaining()) {
-      throw new ProtocolException(BridgeError.MALFORMED, "Invalid message: string of " 
-          + Integer.toUnsignedLong(n) + " bytes with " + b.remaining() + " left in the payload");
+      throw new ProtocolException(
+          BridgeError.MALFORMED,
+          "Invalid message: string of "
+              + Integer.toUnsignedLong(n)
+              + " bytes with "
+              + b.remaining()
+              + " left in the payload");
     }
     byte[] bytes = new byte[n];
     b.get(bytes);
@@ -159,8 +178,12 @@ final class Wire {
         if (eofAllowedAtStart && b.position() == 0) {
           return false;
         }
-        throw new EOFException("Peer closed the connection mid-message (" + b.position() + " of "
-            + b.limit() + " bytes)");
+        throw new EOFException(
+            "Peer closed the connection mid-message ("
+                + b.position()
+                + " of "
+                + b.limit()
+                + " bytes)");
       }
     }
     return true;

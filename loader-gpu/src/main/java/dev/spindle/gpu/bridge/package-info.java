@@ -19,13 +19,12 @@
  *     disconnect ─► held batches revoked ─► RankChannel pending ─► the rank's next trainer
  * </pre>
  *
- * <p>What enters: feeders (one per rank served on this node) and trainer connections. What
- * leaves: batch descriptors (offsets into the slab the trainer mapped or opened once). Only
- * {@code dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a
- * device-neutral {@link dev.spindle.gpu.device.IpcExport}. Threads: one accept thread (which
- * refuses connections past the cap itself), one thread per connection (at most the cap), one
- * handshake timer that drops peers without a HELLO in time; feeders' own threads are
- * unchanged. The protocol is specified in {@code loader-gpu/python/PROTOCOL.md}; {@link
- * dev.spindle.gpu.bridge.Wire} is its framing.
+ * <p>What enters: feeders (one per rank served on this node) and trainer connections. What leaves:
+ * batch descriptors (offsets into the slab the trainer mapped or opened once). Only {@code
+ * dev.spindle.gpu.cuda} touches JCuda: the bridge sees a CUDA slab as a device-neutral {@link
+ * dev.spindle.gpu.device.IpcExport}. Threads: one accept thread (which refuses connections past the
+ * cap itself), one thread per connection (at most the cap), one handshake timer that drops peers
+ * without a HELLO in time; feeders' own threads are unchanged. The protocol is specified in {@code
+ * loader-gpu/python/PROTOCOL.md}; {@link dev.spindle.gpu.bridge.Wire} is its framing.
  */
 package dev.spindle.gpu.bridge;

@@ -17,13 +17,13 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
 
 /**
- * One CUDA GPU through the JCuda driver API: retains the device's primary context (shared with
- * any other CUDA user in the process, e.g. a JVM trainer), allocates pinned host slabs with {@code
+ * One CUDA GPU through the JCuda driver API: retains the device's primary context (shared with any
+ * other CUDA user in the process, e.g. a JVM trainer), allocates pinned host slabs with {@code
  * cuMemHostAlloc} and device slabs with {@code cuMemAlloc}, and opens non-blocking streams.
  *
- * <p>Threads: any; every call makes the primary context current on the calling thread first.
- * Owner: the caller; buffers and streams must be closed before {@link #close()}, which releases
- * the primary context once (idempotent).
+ * <p>Threads: any; every call makes the primary context current on the calling thread first. Owner:
+ * the caller; buffers and streams must be closed before {@link #close()}, which releases the
+ * primary context once (idempotent).
  */
 public final class CudaDevice implements Device {
   private final int ordinal;
@@ -68,9 +68,12 @@ public final class CudaDevice implements Device {
   @Override
   public HostBuffer allocateHost(long bytes) {
     if (bytes <= 0 || bytes >= MAX_HOST_SLAB_BYTES) {
-      throw new IllegalArgumentException("Invalid pinned slab size: " + bytes
-          + " bytes (must be > 0 and < " + MAX_HOST_SLAB_BYTES
-          + ": JCuda wraps it in a ByteBuffer)");
+      throw new IllegalArgumentException(
+          "Invalid pinned slab size: "
+              + bytes
+              + " bytes (must be > 0 and < "
+              + MAX_HOST_SLAB_BYTES
+              + ": JCuda wraps it in a ByteBuffer)");
     }
     makeCurrent();
     return PinnedBuffer.allocate(this, bytes);
@@ -96,11 +99,17 @@ public final class CudaDevice implements Device {
     CudaDeviceBuffer from = CudaDeviceBuffer.of(src, this);
     int n = dst.remaining();
     if (srcOffset < 0 || srcOffset + n > from.size()) {
-      throw new IndexOutOfBoundsException("Invalid range: offset " + srcOffset + ", " + n
-          + " bytes in a device buffer of " + from.size());
+      throw new IndexOutOfBoundsException(
+          "Invalid range: offset "
+              + srcOffset
+              + ", "
+              + n
+              + " bytes in a device buffer of "
+              + from.size());
     }
     makeCurrent();
-    check(JCudaDriver.cuMemcpyDtoH(Pointer.to(dst.slice()), from.pointer(srcOffset), n),
+    check(
+        JCudaDriver.cuMemcpyDtoH(Pointer.to(dst.slice()), from.pointer(srcOffset), n),
         "cuMemcpyDtoH(" + n + ")");
   }
 
@@ -143,8 +152,11 @@ public final class CudaDevice implements Device {
   /** Raw value of a device pointer, for trainers that do their own CUDA calls. */
   static long addressOf(CUdeviceptr ptr) {
     long[] value = {0};
-    check(JCudaDriver.cuPointerGetAttribute(Pointer.to(value),
-        jcuda.driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, ptr),
+    check(
+        JCudaDriver.cuPointerGetAttribute(
+            Pointer.to(value),
+            jcuda.driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+            ptr),
         "cuPointerGetAttribute(DEVICE_POINTER)");
     return value[0];
   }

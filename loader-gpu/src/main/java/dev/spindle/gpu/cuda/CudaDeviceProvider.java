@@ -7,10 +7,10 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Finds CUDA GPUs through the JCuda driver API, for {@code DeviceDiscovery} (registered in
- * {@code META-INF/services}). Instantiating it loads no native code; {@link #probe()} catches
- * every {@link Throwable}, including the {@link UnsatisfiedLinkError} that loading {@code
- * JCudaDriver} throws on a machine without a driver. Any thread.
+ * Finds CUDA GPUs through the JCuda driver API, for {@code DeviceDiscovery} (registered in {@code
+ * META-INF/services}). Instantiating it loads no native code; {@link #probe()} catches every {@link
+ * Throwable}, including the {@link UnsatisfiedLinkError} that loading {@code JCudaDriver} throws on
+ * a machine without a driver. Any thread.
  */
 public final class CudaDeviceProvider implements DeviceProvider {
   private static volatile Probe probe;

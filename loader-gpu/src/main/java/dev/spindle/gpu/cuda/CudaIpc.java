@@ -10,8 +10,8 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * Exports device allocations for CUDA IPC. JCuda fills {@code CUipcMemHandle}'s private {@code
- * reserved} array in place and has no getter, so the 64 bytes are read by reflection (JCuda sits
- * in the unnamed module: {@code setAccessible} needs no JVM flag). Caller has made the context
+ * reserved} array in place and has no getter, so the 64 bytes are read by reflection (JCuda sits in
+ * the unnamed module: {@code setAccessible} needs no JVM flag). Caller has made the context
  * current; any thread.
  */
 final class CudaIpc {
@@ -24,10 +24,12 @@ final class CudaIpc {
     CUipcMemHandle handle = new CUipcMemHandle();
     CUdeviceptr base = new CUdeviceptr();
     long[] size = {0};
-    check(JCudaDriver.cuMemGetAddressRange(base, size, pointer),
+    check(
+        JCudaDriver.cuMemGetAddressRange(base, size, pointer),
         "cuMemGetAddressRange(0x" + Long.toHexString(address) + ")");
     long baseAddress = CudaDevice.addressOf(base);
-    check(JCudaDriver.cuIpcGetMemHandle(handle, base),
+    check(
+        JCudaDriver.cuIpcGetMemHandle(handle, base),
         "cuIpcGetMemHandle(0x" + Long.toHexString(baseAddress) + ", cuda:" + ordinal + ")");
     return new IpcExport(ordinal, bytesOf(handle), baseAddress, size[0]);
   }
@@ -46,8 +48,12 @@ final class CudaIpc {
       f.setAccessible(true);
       return f;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new ExceptionInInitializerError(new IllegalStateException("JCuda's CUipcMemHandle "
-          + "has no accessible byte[] 'reserved' field (JCuda version changed?): " + e, e));
+      throw new ExceptionInInitializerError(
+          new IllegalStateException(
+              "JCuda's CUipcMemHandle "
+                  + "has no accessible byte[] 'reserved' field (JCuda version changed?): "
+                  + e,
+              e));
     }
   }
 }

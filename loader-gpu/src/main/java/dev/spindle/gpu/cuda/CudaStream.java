@@ -39,7 +39,8 @@ final class CudaStream implements CopyStream {
     this.device = device;
     this.events = new CUevent[events];
     try {
-      check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+      check(
+          JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING),
           "cuStreamCreate");
       streamCreated = true;
       for (int i = 0; i < events; i++) {
@@ -61,8 +62,10 @@ final class CudaStream implements CopyStream {
     CudaDeviceBuffer to = CudaDeviceBuffer.of(dst, device);
     checkRange(from.size(), srcOffset, bytes);
     checkRange(to.size(), dstOffset, bytes);
-    check(JCudaDriver.cuMemcpyHtoDAsync(to.pointer(dstOffset), from.pointer(srcOffset), bytes,
-        stream), "cuMemcpyHtoDAsync(" + bytes + ")");
+    check(
+        JCudaDriver.cuMemcpyHtoDAsync(
+            to.pointer(dstOffset), from.pointer(srcOffset), bytes, stream),
+        "cuMemcpyHtoDAsync(" + bytes + ")");
   }
 
   @Override
@@ -84,20 +87,24 @@ final class CudaStream implements CopyStream {
     long total = (long) rows * spec.pixels();
     int blocks = (int) Math.max(1, Math.min(MAX_BLOCKS, (total + THREADS - 1) / THREADS));
     // Kernel parameters are copied at launch, so short-lived Pointer.to(array) is safe here.
-    Pointer params = Pointer.to(
-        Pointer.to(in.pointer(srcOffset)),
-        Pointer.to(out.pointer(dstOffset)),
-        Pointer.to(tab.pointer(tableOffset)),
-        Pointer.to(new int[] {rows}),
-        Pointer.to(new int[] {spec.pixels()}),
-        Pointer.to(new int[] {spec.channels()}));
-    check(JCudaDriver.cuLaunchKernel(kernels.function(spec.type()), blocks, 1, 1, THREADS, 1, 1,
-        0, stream, params, null), "cuLaunchKernel(normalize " + spec.type() + ", " + rows + ")");
+    Pointer params =
+        Pointer.to(
+            Pointer.to(in.pointer(srcOffset)),
+            Pointer.to(out.pointer(dstOffset)),
+            Pointer.to(tab.pointer(tableOffset)),
+            Pointer.to(new int[] {rows}),
+            Pointer.to(new int[] {spec.pixels()}),
+            Pointer.to(new int[] {spec.channels()}));
+    check(
+        JCudaDriver.cuLaunchKernel(
+            kernels.function(spec.type()), blocks, 1, 1, THREADS, 1, 1, 0, stream, params, null),
+        "cuLaunchKernel(normalize " + spec.type() + ", " + rows + ")");
   }
 
   @Override
   public void record(int event) {
-    check(JCudaDriver.cuEventRecord(events[Objects.checkIndex(event, events.length)], stream),
+    check(
+        JCudaDriver.cuEventRecord(events[Objects.checkIndex(event, events.length)], stream),
         "cuEventRecord(" + event + ")");
   }
 
@@ -126,8 +133,8 @@ final class CudaStream implements CopyStream {
     device.makeCurrent();
     RuntimeException first = null;
     if (streamCreated) {
-      first = step(first,
-          () -> check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
+      first =
+          step(first, () -> check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize"));
     }
     if (kernels != null) {
       first = step(first, kernels::close);
@@ -135,8 +142,8 @@ final class CudaStream implements CopyStream {
     for (int i = createdEvents - 1; i >= 0; i--) {
       CUevent e = events[i];
       int index = i;
-      first = step(first,
-          () -> check(JCudaDriver.cuEventDestroy(e), "cuEventDestroy(" + index + ")"));
+      first =
+          step(first, () -> check(JCudaDriver.cuEventDestroy(e), "cuEventDestroy(" + index + ")"));
     }
     if (streamCreated) {
       first = step(first, () -> check(JCudaDriver.cuStreamDestroy(stream), "cuStreamDestroy"));

@@ -15,11 +15,11 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * The normalisation kernels, loaded with {@code cuModuleLoadData} from the resource that suits the
- * device of the context current on the calling thread ({@link #resourceFor}): on compute
- * capability 9.0 (H100, H200) the sm_90 cubin {@code normalize.sm_90.cubin}, which needs no JIT;
- * elsewhere the PTX {@code normalize.ptx}, which the driver compiles. Both are built from {@code
- * normalize.cu} (see loader-gpu/README.md; {@code KernelBuildSuite} checks they match it). Loaded
- * once per stream; unloaded by {@link #close()} (idempotent).
+ * device of the context current on the calling thread ({@link #resourceFor}): on compute capability
+ * 9.0 (H100, H200) the sm_90 cubin {@code normalize.sm_90.cubin}, which needs no JIT; elsewhere the
+ * PTX {@code normalize.ptx}, which the driver compiles. Both are built from {@code normalize.cu}
+ * (see loader-gpu/README.md; {@code KernelBuildSuite} checks they match it). Loaded once per
+ * stream; unloaded by {@link #close()} (idempotent).
  */
 final class NormalizeKernels implements AutoCloseable {
   static final String PTX_RESOURCE = "normalize.ptx";
@@ -32,14 +32,21 @@ final class NormalizeKernels implements AutoCloseable {
   NormalizeKernels() {
     int[] capability = currentCapability();
     String resource = resourceFor(capability[0], capability[1]);
-    check(JCudaDriver.cuModuleLoadData(module, image(resource)),
-        "cuModuleLoadData(" + resource + ") on compute capability " + capability[0] + "."
+    check(
+        JCudaDriver.cuModuleLoadData(module, image(resource)),
+        "cuModuleLoadData("
+            + resource
+            + ") on compute capability "
+            + capability[0]
+            + "."
             + capability[1]);
     loaded = true;
     try {
-      check(JCudaDriver.cuModuleGetFunction(f32, module, "spindle_normalize_f32"),
+      check(
+          JCudaDriver.cuModuleGetFunction(f32, module, "spindle_normalize_f32"),
           "cuModuleGetFunction(spindle_normalize_f32)");
-      check(JCudaDriver.cuModuleGetFunction(f16, module, "spindle_normalize_f16"),
+      check(
+          JCudaDriver.cuModuleGetFunction(f16, module, "spindle_normalize_f16"),
           "cuModuleGetFunction(spindle_normalize_f16)");
     } catch (RuntimeException e) {
       Cuda.closeQuietly(this, e);
@@ -51,8 +58,9 @@ final class NormalizeKernels implements AutoCloseable {
     return switch (type) {
       case FLOAT32 -> f32;
       case FLOAT16 -> f16;
-      case UINT8 -> throw new IllegalArgumentException(
-          "Invalid element type for normalisation: UINT8 (must be FLOAT16 or FLOAT32)");
+      case UINT8 ->
+          throw new IllegalArgumentException(
+              "Invalid element type for normalisation: UINT8 (must be FLOAT16 or FLOAT32)");
     };
   }
 
@@ -70,8 +78,8 @@ final class NormalizeKernels implements AutoCloseable {
   static byte[] image(String resource) {
     try (InputStream in = NormalizeKernels.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("Missing resource " + resource + " next to "
-            + NormalizeKernels.class.getName());
+        throw new IllegalStateException(
+            "Missing resource " + resource + " next to " + NormalizeKernels.class.getName());
       }
       byte[] bytes = in.readAllBytes();
       return resource.endsWith(".ptx") ? Arrays.copyOf(bytes, bytes.length + 1) : bytes;
@@ -86,11 +94,13 @@ final class NormalizeKernels implements AutoCloseable {
     check(JCudaDriver.cuCtxGetDevice(device), "cuCtxGetDevice");
     int[] major = new int[1];
     int[] minor = new int[1];
-    check(JCudaDriver.cuDeviceGetAttribute(major,
-        CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+    check(
+        JCudaDriver.cuDeviceGetAttribute(
+            major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
-    check(JCudaDriver.cuDeviceGetAttribute(minor,
-        CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+    check(
+        JCudaDriver.cuDeviceGetAttribute(
+            minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
         "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
     return new int[] {major[0], minor[0]};
   }

@@ -26,7 +26,8 @@ final class PinnedBuffer implements HostBuffer {
   /** Caller has made the context current and checked {@code bytes} < 2 GiB. */
   static PinnedBuffer allocate(CudaDevice device, long bytes) {
     Pointer p = new Pointer();
-    check(JCudaDriver.cuMemHostAlloc(p, bytes, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
+    check(
+        JCudaDriver.cuMemHostAlloc(p, bytes, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
         "cuMemHostAlloc(" + bytes + ")");
     try {
       long address = MemoryUtil.getByteBufferAddress(p.getByteBuffer(0, bytes));

@@ -1,8 +1,8 @@
 package dev.spindle.gpu.device;
 
 /**
- * An ordered queue of work on one device (a non-blocking CUDA stream, or immediate execution on
- * the host device) with a fixed set of reusable completion events.
+ * An ordered queue of work on one device (a non-blocking CUDA stream, or immediate execution on the
+ * host device) with a fixed set of reusable completion events.
  *
  * <p>Threads: confined to the thread that opened it. Work is asynchronous: the source of a copy
  * must stay untouched until an event recorded after it reports completion. Owner: the opener;

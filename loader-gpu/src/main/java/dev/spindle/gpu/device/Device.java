@@ -8,11 +8,11 @@ import java.nio.ByteBuffer;
  * them.
  *
  * <p>Threads: {@link #allocateHost}, {@link #allocateDevice}, {@link #copyToHost} and {@link
- * #close} may be called from any thread. A {@link CopyStream} is confined to the thread that
- * opened it (for CUDA, the thread that owns the context and the stream).
+ * #close} may be called from any thread. A {@link CopyStream} is confined to the thread that opened
+ * it (for CUDA, the thread that owns the context and the stream).
  *
- * <p>Ownership: the caller owns every buffer and stream it gets and must close them before
- * closing the device. {@link #close()} is idempotent.
+ * <p>Ownership: the caller owns every buffer and stream it gets and must close them before closing
+ * the device. {@link #close()} is idempotent.
  */
 public interface Device extends AutoCloseable {
 
@@ -41,8 +41,8 @@ public interface Device extends AutoCloseable {
   CopyStream openStream(int events);
 
   /**
-   * Copies {@code dst.remaining()} bytes from device memory at {@code src + srcOffset} into
-   * {@code dst} (a direct buffer), synchronously. For verification and tests, not the steady path.
+   * Copies {@code dst.remaining()} bytes from device memory at {@code src + srcOffset} into {@code
+   * dst} (a direct buffer), synchronously. For verification and tests, not the steady path.
    */
   void copyToHost(DeviceBuffer src, long srcOffset, ByteBuffer dst);
 

@@ -6,8 +6,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Picks the device a feeder runs on: a CUDA GPU when asked for (or, by default, when one is
- * present), else the host device, with one log line saying why. Never crashes for want of a GPU
- * or a driver. The CUDA probe runs once per JVM.
+ * present), else the host device, with one log line saying why. Never crashes for want of a GPU or
+ * a driver. The CUDA probe runs once per JVM.
  *
  * <p>Threads: any. Owner: the caller owns the returned device.
  */
@@ -43,9 +43,10 @@ public final class DeviceDiscovery {
     DeviceProvider.Probe p = cudaProbe;
     if (p == null) {
       DeviceProvider provider = cudaProvider();
-      p = provider == null
-          ? new DeviceProvider.Probe(0, "no CUDA provider on the classpath")
-          : provider.probe();
+      p =
+          provider == null
+              ? new DeviceProvider.Probe(0, "no CUDA provider on the classpath")
+              : provider.probe();
       cudaProbe = p;
     }
     return p;
@@ -70,8 +71,14 @@ public final class DeviceDiscovery {
     if (ordinal >= 0 && ordinal < probe.deviceCount()) {
       return cudaProvider().open(ordinal);
     }
-    String why = "CUDA device " + ordinal + " unavailable (" + probe.deviceCount()
-        + " found: " + probe.detail() + ")";
+    String why =
+        "CUDA device "
+            + ordinal
+            + " unavailable ("
+            + probe.deviceCount()
+            + " found: "
+            + probe.detail()
+            + ")";
     if (choice == Choice.CUDA) {
       throw new IllegalStateException(why);
     }

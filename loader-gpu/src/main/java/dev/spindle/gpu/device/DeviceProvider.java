@@ -1,8 +1,8 @@
 package dev.spindle.gpu.device;
 
 /**
- * A source of accelerator devices found through {@link java.util.ServiceLoader} (the CUDA one
- * lives in {@code dev.spindle.gpu.cuda}, so no other package loads JCuda).
+ * A source of accelerator devices found through {@link java.util.ServiceLoader} (the CUDA one lives
+ * in {@code dev.spindle.gpu.cuda}, so no other package loads JCuda).
  *
  * <p>Implementations must be cheap to instantiate and must not load native code before {@link
  * #probe()}; {@link #probe()} never throws. Any thread.

@@ -5,9 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Turns the GPU addresses Spark assigns (what {@code TaskContext.resources().get("gpu")} or
- * {@code spark.executor.resource.gpu.*} discovery gives: physical indices as strings) into CUDA
- * ordinals this process can open. Pure functions; any thread.
+ * Turns the GPU addresses Spark assigns (what {@code TaskContext.resources().get("gpu")} or {@code
+ * spark.executor.resource.gpu.*} discovery gives: physical indices as strings) into CUDA ordinals
+ * this process can open. Pure functions; any thread.
  *
  * <p>When {@code CUDA_VISIBLE_DEVICES} restricts the process, CUDA renumbers the visible devices
  * from 0, so physical address {@code a} becomes its position in that list.
@@ -20,20 +20,25 @@ public final class GpuAssignment {
    *
    * @param addresses Spark's GPU addresses (non-negative integers as strings); empty means no GPU
    * @param cudaVisibleDevices the value of {@code CUDA_VISIBLE_DEVICES}, or null/blank if unset
-   * @throws IllegalArgumentException naming an address that is not a non-negative integer, or
-   *     one that {@code CUDA_VISIBLE_DEVICES} hides
+   * @throws IllegalArgumentException naming an address that is not a non-negative integer, or one
+   *     that {@code CUDA_VISIBLE_DEVICES} hides
    */
   public static List<Integer> ordinals(List<String> addresses, String cudaVisibleDevices) {
-    List<String> visible = cudaVisibleDevices == null || cudaVisibleDevices.isBlank()
-        ? null
-        : Arrays.stream(cudaVisibleDevices.split(",")).map(String::trim).toList();
+    List<String> visible =
+        cudaVisibleDevices == null || cudaVisibleDevices.isBlank()
+            ? null
+            : Arrays.stream(cudaVisibleDevices.split(",")).map(String::trim).toList();
     List<Integer> out = new ArrayList<>();
     for (String address : addresses) {
       int physical = parse(address);
       int ordinal = visible == null ? physical : visible.indexOf(Integer.toString(physical));
       if (ordinal < 0) {
-        throw new IllegalArgumentException("Invalid GPU address: '" + address
-            + "' (not in CUDA_VISIBLE_DEVICES=" + cudaVisibleDevices + ")");
+        throw new IllegalArgumentException(
+            "Invalid GPU address: '"
+                + address
+                + "' (not in CUDA_VISIBLE_DEVICES="
+                + cudaVisibleDevices
+                + ")");
       }
       if (!out.contains(ordinal)) {
         out.add(ordinal);

@@ -6,8 +6,8 @@ package dev.spindle.gpu.device;
  *
  * <p>Arrow's {@code org.apache.arrow.memory.util.Float16} (Arrow 19) converts every float and every
  * half to the same bits except NaNs (HalfSuite compares all 2^32 floats and all 65,536 halves):
- * {@link #fromFloat} keeps the top 9 bits of a NaN's payload ({@code 0x7e00 | mantissa >>> 13}
- * with its sign) where Float16 gives the one quiet NaN {@code 0x7e00}; {@link #toFloat} keeps a
+ * {@link #fromFloat} keeps the top 9 bits of a NaN's payload ({@code 0x7e00 | mantissa >>> 13} with
+ * its sign) where Float16 gives the one quiet NaN {@code 0x7e00}; {@link #toFloat} keeps a
  * signalling NaN as it is where Float16 quiets it (sets bit 22). So this class stays beside it.
  */
 public final class Half {

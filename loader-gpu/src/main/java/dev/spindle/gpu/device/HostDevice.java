@@ -135,8 +135,8 @@ public final class HostDevice implements Device {
         this.table[i] =
             Float.intBitsToFloat(MemoryUtil.getInt(table.address() + tableOffset + 4L * i));
       }
-      HostNormalizer.normalize(src.address() + srcOffset, dst.address() + dstOffset, rows, spec,
-          this.table, lut);
+      HostNormalizer.normalize(
+          src.address() + srcOffset, dst.address() + dstOffset, rows, spec, this.table, lut);
     }
 
     @Override

@@ -4,9 +4,9 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * The CPU twin of the CUDA kernel {@code spindle_normalize_*}: uint8 HWC to CHW float32/float16
- * with one fused multiply-add per value, so both paths round identically. Inputs are bytes, so
- * each channel's 256 possible outputs are computed once into a lookup table and the hot loop is a
- * load, a lookup and a store. Stateless; any thread.
+ * with one fused multiply-add per value, so both paths round identically. Inputs are bytes, so each
+ * channel's 256 possible outputs are computed once into a lookup table and the hot loop is a load,
+ * a lookup and a store. Stateless; any thread.
  */
 public final class HostNormalizer {
   private HostNormalizer() {}
@@ -21,8 +21,8 @@ public final class HostNormalizer {
   }
 
   /** As above, with a caller-owned lookup scratch of at least {@code 256 * channels} ints. */
-  static void normalize(long src, long dst, int rows, NormalizeSpec spec, float[] table,
-      int[] lut) {
+  static void normalize(
+      long src, long dst, int rows, NormalizeSpec spec, float[] table, int[] lut) {
     int c = spec.channels();
     if (spec.type() == ElementType.UINT8) {
       throw new IllegalArgumentException(

@@ -23,12 +23,16 @@ public record IpcExport(int ordinal, byte[] handle, long base, long size) {
   /** Validates and copies the handle. */
   public IpcExport {
     if (handle.length != HANDLE_BYTES) {
-      throw new IllegalArgumentException("Invalid CUDA IPC handle: " + handle.length
-          + " bytes (must be " + HANDLE_BYTES + ")");
+      throw new IllegalArgumentException(
+          "Invalid CUDA IPC handle: " + handle.length + " bytes (must be " + HANDLE_BYTES + ")");
     }
     if (ordinal < 0 || size <= 0) {
-      throw new IllegalArgumentException("Invalid CUDA IPC export: ordinal " + ordinal + ", size "
-          + size + " (must be >= 0 and > 0)");
+      throw new IllegalArgumentException(
+          "Invalid CUDA IPC export: ordinal "
+              + ordinal
+              + ", size "
+              + size
+              + " (must be >= 0 and > 0)");
     }
     handle = handle.clone();
   }
@@ -47,16 +51,26 @@ public record IpcExport(int ordinal, byte[] handle, long base, long size) {
   public long offsetOf(long pointer, long bytes) {
     long offset = pointer - base;
     if (offset < 0 || bytes < 0 || offset + bytes > size) {
-      throw new IllegalArgumentException("Invalid pointer 0x" + Long.toHexString(pointer) + " ("
-          + bytes + " bytes): outside the exported allocation at 0x" + Long.toHexString(base)
-          + " of " + size + " bytes");
+      throw new IllegalArgumentException(
+          "Invalid pointer 0x"
+              + Long.toHexString(pointer)
+              + " ("
+              + bytes
+              + " bytes): outside the exported allocation at 0x"
+              + Long.toHexString(base)
+              + " of "
+              + size
+              + " bytes");
     }
     return offset;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof IpcExport e && e.ordinal == ordinal && e.base == base && e.size == size
+    return o instanceof IpcExport e
+        && e.ordinal == ordinal
+        && e.base == base
+        && e.size == size
         && Arrays.equals(e.handle, handle);
   }
 
@@ -67,7 +81,12 @@ public record IpcExport(int ordinal, byte[] handle, long base, long size) {
 
   @Override
   public String toString() {
-    return "IpcExport[cuda:" + ordinal + ", base 0x" + Long.toHexString(base) + ", " + size
+    return "IpcExport[cuda:"
+        + ordinal
+        + ", base 0x"
+        + Long.toHexString(base)
+        + ", "
+        + size
         + " bytes]";
   }
 }

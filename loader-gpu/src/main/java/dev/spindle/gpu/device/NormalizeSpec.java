@@ -5,9 +5,9 @@ import java.util.Arrays;
 /**
  * How uint8 HWC images become the tensor a trainer leases: {@code out[n][c][y][x] =
  * fma(in[n][y][x][c], scale[c], bias[c])} with {@code scale[c] = 1 / (255 * std[c])} and {@code
- * bias[c] = -mean[c] / std[c]}, rounded to {@link #type()}; for {@link ElementType#UINT8} the
- * bytes pass through unchanged. Mean and std are in [0, 1] units (ImageNet: 0.485, 0.456, 0.406 /
- * 0.229, 0.224, 0.225). The CUDA kernel and the host path use the same float table and a fused
+ * bias[c] = -mean[c] / std[c]}, rounded to {@link #type()}; for {@link ElementType#UINT8} the bytes
+ * pass through unchanged. Mean and std are in [0, 1] units (ImageNet: 0.485, 0.456, 0.406 / 0.229,
+ * 0.224, 0.225). The CUDA kernel and the host path use the same float table and a fused
  * multiply-add, so they agree bit for bit.
  *
  * <p>Immutable value; safe to share between threads.
@@ -110,8 +110,19 @@ public record NormalizeSpec(
 
   @Override
   public String toString() {
-    return "NormalizeSpec[" + type + " " + height + "x" + width + "x" + channels
-        + " mean=" + Arrays.toString(mean) + " std=" + Arrays.toString(std) + "]";
+    return "NormalizeSpec["
+        + type
+        + " "
+        + height
+        + "x"
+        + width
+        + "x"
+        + channels
+        + " mean="
+        + Arrays.toString(mean)
+        + " std="
+        + Arrays.toString(std)
+        + "]";
   }
 
   private static void checkPositive(String what, int v) {
@@ -123,8 +134,13 @@ public record NormalizeSpec(
   private static float[] checkChannels(String what, float[] v, int channels) {
     if (v == null || v.length != channels) {
       throw new IllegalArgumentException(
-          "Invalid " + what + ": " + (v == null ? "null" : Arrays.toString(v))
-              + " (must have " + channels + " values, one per channel)");
+          "Invalid "
+              + what
+              + ": "
+              + (v == null ? "null" : Arrays.toString(v))
+              + " (must have "
+              + channels
+              + " values, one per channel)");
     }
     return v;
   }

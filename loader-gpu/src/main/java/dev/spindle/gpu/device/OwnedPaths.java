@@ -9,10 +9,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Checks that the private paths of a feeder (the shared memory directory, the bridge's socket
- * directory and socket) belong to this process's user, by numeric uid: the path's {@code
- * unix:uid} against this process's effective uid from {@code /proc/self/status}. No user names
- * are compared, so a uid without a passwd entry (common in containers) is checked like any other.
- * Linux only. Stateless; any thread.
+ * directory and socket) belong to this process's user, by numeric uid: the path's {@code unix:uid}
+ * against this process's effective uid from {@code /proc/self/status}. No user names are compared,
+ * so a uid without a passwd entry (common in containers) is checked like any other. Linux only.
+ * Stateless; any thread.
  */
 public final class OwnedPaths {
   private static final Path STATUS = Path.of("/proc/self/status");
@@ -45,8 +45,8 @@ public final class OwnedPaths {
     int owner = (Integer) Files.getAttribute(path, "unix:uid", options);
     int me = processUid();
     if (owner != me) {
-      throw new IllegalArgumentException(subject + " belongs to uid " + owner
-          + ", not to this process (uid " + me + ")");
+      throw new IllegalArgumentException(
+          subject + " belongs to uid " + owner + ", not to this process (uid " + me + ")");
     }
   }
 
@@ -64,8 +64,8 @@ public final class OwnedPaths {
       }
       requireOwn(dir, "Invalid " + what + ": " + dir, options);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid " + what + ": " + dir + " (not a directory: "
-          + e + ")", e);
+      throw new IllegalArgumentException(
+          "Invalid " + what + ": " + dir + " (not a directory: " + e + ")", e);
     }
   }
 }

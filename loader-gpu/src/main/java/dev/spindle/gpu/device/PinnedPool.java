@@ -74,24 +74,31 @@ public final class PinnedPool implements AutoCloseable {
         return address;
       }
     }
-    throw new IllegalStateException("Pinned pool exhausted: need " + need + " bytes, "
-        + (capacity - usedBytes) + " of " + capacity + " free (fragmented or too small; raise the"
-        + " pinned pool size)");
+    throw new IllegalStateException(
+        "Pinned pool exhausted: need "
+            + need
+            + " bytes, "
+            + (capacity - usedBytes)
+            + " of "
+            + capacity
+            + " free (fragmented or too small; raise the"
+            + " pinned pool size)");
   }
 
   /** Frees an address returned by {@link #allocate}. */
   public synchronized void free(long address) {
     Long size = used.remove(address);
     if (size == null) {
-      throw new IllegalArgumentException("Invalid free: 0x" + Long.toHexString(address)
-          + " is not an allocation of this pool");
+      throw new IllegalArgumentException(
+          "Invalid free: 0x" + Long.toHexString(address) + " is not an allocation of this pool");
     }
     usedBytes -= size;
     long start = address;
     long length = size;
     HostBuffer slab = slabOf(address);
     Map.Entry<Long, Long> before = free.floorEntry(address);
-    if (before != null && before.getKey() + before.getValue() == address
+    if (before != null
+        && before.getKey() + before.getValue() == address
         && slabOf(before.getKey()) == slab) {
       start = before.getKey();
       length += before.getValue();
@@ -141,9 +148,13 @@ public final class PinnedPool implements AutoCloseable {
     }
     closed = true;
     if (usedBytes > 0) {
-      throw new IllegalStateException("Pinned pool closed with " + usedBytes + " bytes in "
-          + used.size() + " buffer(s) still allocated; leaking its slabs rather than freeing them"
-          + " under live buffers (close the Arrow allocator first)");
+      throw new IllegalStateException(
+          "Pinned pool closed with "
+              + usedBytes
+              + " bytes in "
+              + used.size()
+              + " buffer(s) still allocated; leaking its slabs rather than freeing them"
+              + " under live buffers (close the Arrow allocator first)");
     }
     for (int i = slabs.size() - 1; i >= 0; i--) {
       slabs.get(i).close();

@@ -23,19 +23,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The host device with its "device" slabs in shared memory that a trainer process on the same
- * node can map ({@link #segmentOf}) to read leased batches without a copy. Each {@link
- * #allocateDevice} creates a file (0600) in a private directory ({@code /dev/shm/spindle-<user>},
- * 0700, by default), maps it, keeps its descriptor open and unlinks it at once: the memory has no
- * name, lives exactly as long as this JVM holds it (a JVM killed with SIGKILL leaves nothing
- * behind: the kernel frees it with the last descriptor or mapping), and is reached by trainers of
- * the same user through {@code /proc/<pid>/fd/<n>} (Linux reopens the unlinked file through that
- * link; procfs refuses other users). A file of a dead JVM left between create and unlink is
- * removed when a device starts on the directory. Host slabs, streams, copies and normalisation
- * are {@link HostDevice}'s, unchanged.
+ * The host device with its "device" slabs in shared memory that a trainer process on the same node
+ * can map ({@link #segmentOf}) to read leased batches without a copy. Each {@link #allocateDevice}
+ * creates a file (0600) in a private directory ({@code /dev/shm/spindle-<user>}, 0700, by default),
+ * maps it, keeps its descriptor open and unlinks it at once: the memory has no name, lives exactly
+ * as long as this JVM holds it (a JVM killed with SIGKILL leaves nothing behind: the kernel frees
+ * it with the last descriptor or mapping), and is reached by trainers of the same user through
+ * {@code /proc/<pid>/fd/<n>} (Linux reopens the unlinked file through that link; procfs refuses
+ * other users). A file of a dead JVM left between create and unlink is removed when a device starts
+ * on the directory. Host slabs, streams, copies and normalisation are {@link HostDevice}'s,
+ * unchanged.
  *
- * <p>Threads: any thread, as {@link Device} states. Owner: the caller; closing a slab unmaps it
- * and closes its descriptor (a process that mapped it keeps its mapping until it unmaps). {@link
+ * <p>Threads: any thread, as {@link Device} states. Owner: the caller; closing a slab unmaps it and
+ * closes its descriptor (a process that mapped it keeps its mapping until it unmaps). {@link
  * #close()} is idempotent.
  */
 public final class SharedMemoryDevice implements Device {
@@ -78,8 +78,7 @@ public final class SharedMemoryDevice implements Device {
     this.linker = linker;
     int removed = SlabFiles.removeStale(directory, SLAB_NAME);
     if (removed > 0) {
-      LOG.info("Removed {} shared slab file(s) of JVMs that are gone from {}", removed,
-          directory);
+      LOG.info("Removed {} shared slab file(s) of JVMs that are gone from {}", removed, directory);
     }
   }
 
@@ -95,8 +94,11 @@ public final class SharedMemoryDevice implements Device {
 
   @Override
   public String description() {
-    return "host shared memory in " + directory + " ("
-        + Runtime.getRuntime().availableProcessors() + " cpus)";
+    return "host shared memory in "
+        + directory
+        + " ("
+        + Runtime.getRuntime().availableProcessors()
+        + " cpus)";
   }
 
   @Override
@@ -109,11 +111,12 @@ public final class SharedMemoryDevice implements Device {
   public DeviceBuffer allocateDevice(long bytes) {
     checkOpen();
     if (bytes <= 0 || bytes > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("Invalid shared slab size: " + bytes
-          + " bytes (must be 1.." + Integer.MAX_VALUE + ")");
+      throw new IllegalArgumentException(
+          "Invalid shared slab size: " + bytes + " bytes (must be 1.." + Integer.MAX_VALUE + ")");
     }
-    Path path = directory.resolve("spindle-" + ProcessHandle.current().pid() + "-"
-        + SEGMENTS.incrementAndGet());
+    Path path =
+        directory.resolve(
+            "spindle-" + ProcessHandle.current().pid() + "-" + SEGMENTS.incrementAndGet());
     return new MappedSlab(path, bytes);
   }
 
@@ -177,8 +180,8 @@ public final class SharedMemoryDevice implements Device {
 
   /**
    * One file, created 0600 (never an existing one), mapped read-write, unlinked at once; its
-   * descriptor stays open for trainers to reopen. Close unmaps and closes the descriptor; a
-   * failure while creating it undoes what was done, in reverse: unmap, close, delete.
+   * descriptor stays open for trainers to reopen. Close unmaps and closes the descriptor; a failure
+   * while creating it undoes what was done, in reverse: unmap, close, delete.
    */
   private final class MappedSlab implements DeviceBuffer {
     private final SharedSegment segment;
@@ -190,9 +193,14 @@ public final class SharedMemoryDevice implements Device {
       FileChannel ch = null;
       MappedByteBuffer mapped = null;
       try {
-        ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.READ, StandardOpenOption.WRITE),
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        ch =
+            FileChannel.open(
+                path,
+                Set.of(
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
         Path link = linker.link(path);
         Files.delete(path);
@@ -204,8 +212,8 @@ public final class SharedMemoryDevice implements Device {
         closeQuietly(ch, e);
         deleteQuietly(path, e);
         throw e instanceof IOException io
-            ? new UncheckedIOException("Cannot create a shared slab of " + size + " bytes at "
-                + path, io)
+            ? new UncheckedIOException(
+                "Cannot create a shared slab of " + size + " bytes at " + path, io)
             : (RuntimeException) e;
       }
       live.add(segment);

@@ -12,9 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The file side of {@link SharedMemoryDevice}'s slabs: the private directory, the removal of
- * slab files of JVMs that are gone, and the {@code /proc/<pid>/fd/<n>} link through which
- * trainers reach an unlinked slab. Linux only (procfs). Stateless; any thread.
+ * The file side of {@link SharedMemoryDevice}'s slabs: the private directory, the removal of slab
+ * files of JVMs that are gone, and the {@code /proc/<pid>/fd/<n>} link through which trainers reach
+ * an unlinked slab. Linux only (procfs). Stateless; any thread.
  */
 final class SlabFiles {
   private SlabFiles() {}
@@ -28,8 +28,9 @@ final class SlabFiles {
     try {
       if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
         try {
-          Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(
-              PosixFilePermissions.fromString("rwx------")));
+          Files.createDirectory(
+              dir,
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (java.nio.file.FileAlreadyExistsException e) {
           // another JVM of this user made it first: checked below like any existing one
         }
@@ -78,21 +79,28 @@ final class SlabFiles {
    * {@code /proc/<this pid>/fd/<n>}, where n is this JVM's descriptor open on {@code file} (Java
    * does not expose descriptor numbers): the entry of {@code /proc/self/fd} whose file has {@code
    * file}'s device and inode. Matched by identity, not by name: the kernel names the link by the
-   * canonical path, which differs from {@code file} when it or a parent is a symbolic link.
-   * {@code file} must still be linked.
+   * canonical path, which differs from {@code file} when it or a parent is a symbolic link. {@code
+   * file} must still be linked.
    */
   static Path descriptorLink(Path file) throws IOException {
     Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
       for (Path fd : fds) {
         if (key != null && key.equals(fileKey(fd))) {
-          return Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "fd",
+          return Path.of(
+              "/proc",
+              Long.toString(ProcessHandle.current().pid()),
+              "fd",
               fd.getFileName().toString());
         }
       }
     }
-    throw new IOException("No descriptor of this JVM is open on " + file
-        + " (/proc/self/fd lists none with its device and inode " + key + ")");
+    throw new IOException(
+        "No descriptor of this JVM is open on "
+            + file
+            + " (/proc/self/fd lists none with its device and inode "
+            + key
+            + ")");
   }
 
   /** The device and inode of the file {@code fd} is open on (the link followed); null if gone. */

@@ -30,11 +30,16 @@ final class BatchWriter {
   private BatchWriter() {}
 
   /**
-   * Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}; rows
-   * set in {@code unweighted} get loss weight 0, the others 1.
+   * Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}; rows set
+   * in {@code unweighted} get loss weight 0, the others 1.
    */
-  static void write(VectorSchemaRoot root, BitSet unweighted, SlotMemory m, NormalizeSpec spec,
-      int maxRows, PinnedPool pool) {
+  static void write(
+      VectorSchemaRoot root,
+      BitSet unweighted,
+      SlotMemory m,
+      NormalizeSpec spec,
+      int maxRows,
+      PinnedPool pool) {
     int rows = root.getRowCount();
     if (rows <= 0 || rows > maxRows) {
       throw new IllegalArgumentException(
@@ -57,8 +62,8 @@ final class BatchWriter {
 
   /**
    * Zero copy when the images already live in the feeder's pinned pool: the slot reads them in
-   * place and holds a reference until the copy completes. Otherwise one staging memcpy. Last
-   * step of {@link #write}, so nothing can fail after the reference is taken.
+   * place and holds a reference until the copy completes. Otherwise one staging memcpy. Last step
+   * of {@link #write}, so nothing can fail after the reference is taken.
    */
   private static void placeImages(ArrowBuf data, long bytes, SlotMemory m, PinnedPool pool) {
     PinnedPool.Location at = pool == null ? null : pool.locate(data.memoryAddress(), bytes);
@@ -78,32 +83,49 @@ final class BatchWriter {
     FieldVector v = column(root, "image", FieldVector.class);
     ValueVector storage = v instanceof ExtensionTypeVector<?> e ? e.getUnderlyingVector() : v;
     if (!(storage instanceof FixedSizeListVector list)) {
-      throw new IllegalArgumentException("Invalid batch: column 'image' is "
-          + v.getField().getType() + " (must be FixedSizeList<uint8>)");
+      throw new IllegalArgumentException(
+          "Invalid batch: column 'image' is "
+              + v.getField().getType()
+              + " (must be FixedSizeList<uint8>)");
     }
     ValueVector child = list.getDataVector();
     if (!(child instanceof UInt1Vector || child instanceof TinyIntVector)) {
-      throw new IllegalArgumentException("Invalid batch: column 'image' holds "
-          + child.getField().getType() + " (must be uint8)");
+      throw new IllegalArgumentException(
+          "Invalid batch: column 'image' holds " + child.getField().getType() + " (must be uint8)");
     }
     if (list.getListSize() != spec.inputBytesPerImage()) {
-      throw new IllegalArgumentException("Invalid batch: image size " + list.getListSize()
-          + " bytes (must be " + spec.height() + "x" + spec.width() + "x" + spec.channels()
-          + " = " + spec.inputBytesPerImage() + ")");
+      throw new IllegalArgumentException(
+          "Invalid batch: image size "
+              + list.getListSize()
+              + " bytes (must be "
+              + spec.height()
+              + "x"
+              + spec.width()
+              + "x"
+              + spec.channels()
+              + " = "
+              + spec.inputBytesPerImage()
+              + ")");
     }
     return list;
   }
 
-  private static ArrowBuf checkImages(FixedSizeListVector list, VarCharVector keys, int rows,
-      NormalizeSpec spec) {
+  private static ArrowBuf checkImages(
+      FixedSizeListVector list, VarCharVector keys, int rows, NormalizeSpec spec) {
     for (int i = 0; i < rows && list.getNullCount() > 0; i++) {
       requireValue(list, i, keys);
     }
     long bytes = (long) rows * spec.inputBytesPerImage();
     ValueVector child = list.getDataVector();
     if (child.getValueCount() < bytes) {
-      throw new IllegalArgumentException("Invalid batch: image data holds "
-          + child.getValueCount() + " bytes (must be >= " + bytes + " for " + rows + " rows)");
+      throw new IllegalArgumentException(
+          "Invalid batch: image data holds "
+              + child.getValueCount()
+              + " bytes (must be >= "
+              + bytes
+              + " for "
+              + rows
+              + " rows)");
     }
     return child.getDataBuffer();
   }
@@ -121,8 +143,10 @@ final class BatchWriter {
       } else if (v instanceof BigIntVector bv) {
         label = bv.get(i);
       } else {
-        throw new IllegalArgumentException("Invalid batch: column 'label' is "
-            + v.getField().getType() + " (must be int32 or int64)");
+        throw new IllegalArgumentException(
+            "Invalid batch: column 'label' is "
+                + v.getField().getType()
+                + " (must be int32 or int64)");
       }
       m.labels[i] = label;
       MemoryUtil.putLong(at + 8L * i, label);
@@ -144,22 +168,40 @@ final class BatchWriter {
 
   private static void requireValue(ValueVector v, int row, VarCharVector keys) {
     if (v.isNull(row)) {
-      String key = keys.isNull(row) ? "<null>" : new String(keys.get(row), java.nio.charset
-          .StandardCharsets.UTF_8);
-      throw new IllegalArgumentException("Invalid batch: column '" + v.getName()
-          + "' is null at row " + row + " (key '" + key + "')");
+      String key =
+          keys.isNull(row)
+              ? "<null>"
+              : new String(keys.get(row), java.nio.charset.StandardCharsets.UTF_8);
+      throw new IllegalArgumentException(
+          "Invalid batch: column '"
+              + v.getName()
+              + "' is null at row "
+              + row
+              + " (key '"
+              + key
+              + "')");
     }
   }
 
   private static <T> T column(VectorSchemaRoot root, String name, Class<T> type) {
     FieldVector v = root.getVector(name);
     if (v == null) {
-      throw new IllegalArgumentException("Invalid batch: no column '" + name + "' (columns: "
-          + root.getSchema().getFields().stream().map(f -> f.getName()).toList() + ")");
+      throw new IllegalArgumentException(
+          "Invalid batch: no column '"
+              + name
+              + "' (columns: "
+              + root.getSchema().getFields().stream().map(f -> f.getName()).toList()
+              + ")");
     }
     if (!type.isInstance(v)) {
-      throw new IllegalArgumentException("Invalid batch: column '" + name + "' is "
-          + v.getField().getType() + " (must be " + type.getSimpleName() + ")");
+      throw new IllegalArgumentException(
+          "Invalid batch: column '"
+              + name
+              + "' is "
+              + v.getField().getType()
+              + " (must be "
+              + type.getSimpleName()
+              + ")");
     }
     return type.cast(v);
   }

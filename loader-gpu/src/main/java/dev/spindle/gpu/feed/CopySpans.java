@@ -3,8 +3,8 @@ package dev.spindle.gpu.feed;
 /**
  * A process-wide hook for tracing the feeders' host-to-device copies: off (the default) until
  * {@link #install} sets a {@link Tracer}, which every feeder's copy thread then calls once per
- * batch it retires. When off, a copy thread pays one volatile read per batch. {@link #install}
- * and {@link #uninstall} from the trace's owner thread; {@link Tracer#copied} runs on copy threads.
+ * batch it retires. When off, a copy thread pays one volatile read per batch. {@link #install} and
+ * {@link #uninstall} from the trace's owner thread; {@link Tracer#copied} runs on copy threads.
  */
 public final class CopySpans {
   /** Receives one call per retired batch, on the feeder's copy thread. */
@@ -15,7 +15,12 @@ public final class CopySpans {
      * submitted at {@code submitNanos}, seen complete at {@code completeNanos} ({@link
      * System#nanoTime()}); {@code zeroCopy} when read in place from the producer's pinned buffer.
      */
-    void copied(String device, int slot, long bytes, long submitNanos, long completeNanos,
+    void copied(
+        String device,
+        int slot,
+        long bytes,
+        long submitNanos,
+        long completeNanos,
         boolean zeroCopy);
   }
 

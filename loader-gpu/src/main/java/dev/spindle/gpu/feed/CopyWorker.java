@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * The body of a feeder's copy thread, the only thread that touches the device stream (on CUDA it
  * owns the context and the non-blocking stream). It opens the stream, uploads the normalisation
  * table, then loops: enqueue every STAGED slot (H2D copy of images and labels, normaliser, event),
- * retire in order the slots whose event completed (COPYING → READY), idle per the wait policy
- * while the device works. On close it waits for the stream and destroys it; on error it fails the
- * ring so the consumer sees the cause on its next call.
+ * retire in order the slots whose event completed (COPYING → READY), idle per the wait policy while
+ * the device works. On close it waits for the stream and destroys it; on error it fails the ring so
+ * the consumer sees the cause on its next call.
  */
 final class CopyWorker implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(CopyWorker.class);
@@ -45,8 +45,8 @@ final class CopyWorker implements Runnable {
   /** Waits until the stream is open; rethrows a start-up failure. */
   void awaitStarted(long timeout, TimeUnit unit) throws InterruptedException {
     if (!started.await(timeout, unit)) {
-      throw new IllegalStateException("Copy thread on " + device + " did not start within "
-          + unit.toMillis(timeout) + " ms");
+      throw new IllegalStateException(
+          "Copy thread on " + device + " did not start within " + unit.toMillis(timeout) + " ms");
     }
     if (startFailure != null) {
       throw new IllegalStateException(
@@ -79,9 +79,8 @@ final class CopyWorker implements Runnable {
     int idle = 0;
     while (!ring.isTerminated()) {
       boolean progressed = retireCompleted(stream);
-      Slot<SlotMemory> s = inFlight.isEmpty()
-          ? ring.takeStaged(50, TimeUnit.MILLISECONDS)
-          : ring.pollStaged();
+      Slot<SlotMemory> s =
+          inFlight.isEmpty() ? ring.takeStaged(50, TimeUnit.MILLISECONDS) : ring.pollStaged();
       if (s != null) {
         submit(stream, s);
         progressed = true;
@@ -103,8 +102,8 @@ final class CopyWorker implements Runnable {
       counters.retired(m.submitNanos, now, transferBytes(m), m.retained != null);
       CopySpans.Tracer tracer = CopySpans.tracer;
       if (tracer != null) {
-        tracer.copied(device.toString(), s.index(), transferBytes(m), m.submitNanos, now,
-            m.retained != null);
+        tracer.copied(
+            device.toString(), s.index(), transferBytes(m), m.submitNanos, now, m.retained != null);
       }
       m.releaseSource();
       ring.ready(s);
@@ -120,8 +119,8 @@ final class CopyWorker implements Runnable {
     stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
     stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
     if (spec.type() != ElementType.UINT8) {
-      stream.normalize(arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device,
-          0, m.rows, spec);
+      stream.normalize(
+          arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device, 0, m.rows, spec);
     }
     stream.record(s.index());
     inFlight.add(s);

@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A batch leased from a {@link GpuFeeder}: the image tensor and int64 labels in device memory,
- * plus keys and plan indices on the host. Use it in try-with-resources; closing releases the ring
- * slot, which may then be refilled.
+ * A batch leased from a {@link GpuFeeder}: the image tensor and int64 labels in device memory, plus
+ * keys and plan indices on the host. Use it in try-with-resources; closing releases the ring slot,
+ * which may then be refilled.
  *
  * <pre>{@code
  * try (DeviceBatch b = feeder.next(Duration.ofSeconds(30))) {
@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }
  * }</pre>
  *
- * <p>Memory is owned by the feeder and valid only while the lease is: every accessor throws
- * {@link IllegalStateException} once the batch was closed, its lease expired, or the feeder
- * revoked it at close. Device work that reads the batch must be complete before {@link #close()}.
- * Threads: one consumer at a time; {@link #close()} is idempotent and safe from any thread.
+ * <p>Memory is owned by the feeder and valid only while the lease is: every accessor throws {@link
+ * IllegalStateException} once the batch was closed, its lease expired, or the feeder revoked it at
+ * close. Device work that reads the batch must be complete before {@link #close()}. Threads: one
+ * consumer at a time; {@link #close()} is idempotent and safe from any thread.
  */
 public final class DeviceBatch implements AutoCloseable {
   private final GpuFeeder feeder;
@@ -71,8 +71,10 @@ public final class DeviceBatch implements AutoCloseable {
 
   /** Size of the image tensor in bytes. */
   public long imageBytes() {
-    return rows * (spec.type() == ElementType.UINT8
-        ? spec.inputBytesPerImage() : spec.outputBytesPerImage());
+    return rows
+        * (spec.type() == ElementType.UINT8
+            ? spec.inputBytesPerImage()
+            : spec.outputBytesPerImage());
   }
 
   /** Device pointer of {@link #rows()} int64 labels. */
@@ -152,8 +154,16 @@ public final class DeviceBatch implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "DeviceBatch[#" + sequence() + " rows=" + rows + " " + spec.type() + " on "
-        + feeder.device().description() + (isValid() ? "" : " (released)") + "]";
+    return "DeviceBatch[#"
+        + sequence()
+        + " rows="
+        + rows
+        + " "
+        + spec.type()
+        + " on "
+        + feeder.device().description()
+        + (isValid() ? "" : " (released)")
+        + "]";
   }
 
   private long checked(long value) {
@@ -166,8 +176,11 @@ public final class DeviceBatch implements AutoCloseable {
       throw new IllegalStateException("Batch #" + sequence() + " was closed");
     }
     if (!lease.isCurrent()) {
-      throw new IllegalStateException("Batch #" + sequence() + " is no longer leased (lease "
-          + "expired or revoked when the feeder closed)");
+      throw new IllegalStateException(
+          "Batch #"
+              + sequence()
+              + " is no longer leased (lease "
+              + "expired or revoked when the feeder closed)");
     }
   }
 }

@@ -55,8 +55,14 @@ public record FeederConfig(
 
   /** 8 slots, 60 s leases, 10 s close grace, parking wait policy, no pinned pool. */
   public static FeederConfig of(int maxRows, NormalizeSpec normalize) {
-    return new FeederConfig(8, maxRows, normalize, Duration.ofSeconds(60),
-        Duration.ofSeconds(10), WaitPolicy.PARKING, 0);
+    return new FeederConfig(
+        8,
+        maxRows,
+        normalize,
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(10),
+        WaitPolicy.PARKING,
+        0);
   }
 
   /** This config with a pinned pool of {@code bytes} for zero-copy batches (0: none). */

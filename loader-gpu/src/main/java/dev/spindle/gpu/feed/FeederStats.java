@@ -55,30 +55,32 @@ public record FeederStats(
   }
 
   /**
-   * This snapshot as a new JSON tree, the caller's, for a report that embeds it; numbers as
-   * {@link #reported} gives them.
+   * This snapshot as a new JSON tree, the caller's, for a report that embeds it; numbers as {@link
+   * #reported} gives them.
    */
   public ObjectNode toJsonNode() {
-    ObjectNode j = JsonNodeFactory.instance.objectNode()
-        .put("device", device)
-        .put("elapsed_ms", ring.elapsedNanos() / 1_000_000L)
-        .put("batches_published", ring.published())
-        .put("batches_copied", batchesCopied)
-        .put("zero_copy_batches", zeroCopyBatches)
-        .put("batches_leased", ring.leased())
-        .put("batches_released", ring.released())
-        .put("fills_abandoned", ring.abandoned())
-        .put("batches_discarded", ring.discarded())
-        .put("leases_expired", ring.expired())
-        .put("leases_revoked_at_close", leasesRevokedAtClose)
-        .put("h2d_bytes", h2dBytes)
-        .put("h2d_gbps", reported(h2dGbps()))
-        .put("wall_gbps", reported(wallGbps()))
-        .put("copy_ms", reported(copyBusyNanos / 1e6))
-        .put("consumer_wait_ms", reported(ring.consumerWaitNanos() / 1e6))
-        .put("consumer_wait_ms_per_batch", reported(consumerWaitMsPerBatch()))
-        .put("producer_blocked_ms", reported(ring.producerBlockedNanos() / 1e6))
-        .put("producer_blocked_ms_per_batch", reported(producerBlockedMsPerBatch()));
+    ObjectNode j =
+        JsonNodeFactory.instance
+            .objectNode()
+            .put("device", device)
+            .put("elapsed_ms", ring.elapsedNanos() / 1_000_000L)
+            .put("batches_published", ring.published())
+            .put("batches_copied", batchesCopied)
+            .put("zero_copy_batches", zeroCopyBatches)
+            .put("batches_leased", ring.leased())
+            .put("batches_released", ring.released())
+            .put("fills_abandoned", ring.abandoned())
+            .put("batches_discarded", ring.discarded())
+            .put("leases_expired", ring.expired())
+            .put("leases_revoked_at_close", leasesRevokedAtClose)
+            .put("h2d_bytes", h2dBytes)
+            .put("h2d_gbps", reported(h2dGbps()))
+            .put("wall_gbps", reported(wallGbps()))
+            .put("copy_ms", reported(copyBusyNanos / 1e6))
+            .put("consumer_wait_ms", reported(ring.consumerWaitNanos() / 1e6))
+            .put("consumer_wait_ms_per_batch", reported(consumerWaitMsPerBatch()))
+            .put("producer_blocked_ms", reported(ring.producerBlockedNanos() / 1e6))
+            .put("producer_blocked_ms_per_batch", reported(producerBlockedMsPerBatch()));
     j.set("slots", slotsJson());
     return j;
   }
@@ -89,13 +91,15 @@ public record FeederStats(
    */
   static Double reported(double value) {
     return Double.isFinite(value)
-        ? Double.valueOf(String.format(Locale.ROOT, "%.6g", value)) : null;
+        ? Double.valueOf(String.format(Locale.ROOT, "%.6g", value))
+        : null;
   }
 
   private ObjectNode slotsJson() {
     ObjectNode slots = JsonNodeFactory.instance.objectNode();
     for (SlotState s : SlotState.values()) {
-      slots.putObject(s.name())
+      slots
+          .putObject(s.name())
           .put("now", ring.current(s))
           .put("peak", ring.peak(s))
           .put("mean", reported(ring.mean(s)));

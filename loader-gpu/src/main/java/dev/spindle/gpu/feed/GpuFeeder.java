@@ -29,13 +29,13 @@ import org.slf4j.LoggerFactory;
  * DeviceBatch}.
  *
  * <p>Zero copy: with a pinned pool ({@link FeederConfig#pinnedPoolBytes()}), producers that build
- * batches with {@link #newPinnedAllocator} skip the staging copy; the copy engine reads their
- * image buffer in place. Other batches are staged as usual.
+ * batches with {@link #newPinnedAllocator} skip the staging copy; the copy engine reads their image
+ * buffer in place. Other batches are staged as usual.
  *
  * <p>Threads: {@link #offer} and {@link #next} from any number of threads; the feeder starts one
- * daemon copy thread. Ownership: the feeder owns its device, ring memory and copy thread, and
- * frees them in {@link #close()}; leased batches are views into that memory. One feeder per GPU per
- * JVM is the intended use (see {@link GpuFeeders}).
+ * daemon copy thread. Ownership: the feeder owns its device, ring memory and copy thread, and frees
+ * them in {@link #close()}; leased batches are views into that memory. One feeder per GPU per JVM
+ * is the intended use (see {@link GpuFeeders}).
  *
  * <p>Failures: a bad batch throws to the producer that offered it and leaves the ring intact; a
  * copy-thread error, a lease held past its deadline, or {@link #fail} stops the feeder, and every
@@ -58,14 +58,18 @@ public final class GpuFeeder implements AutoCloseable {
     this.config = config;
     this.arena = new SlotArena(device, config.slots(), config.maxRows(), config.normalize());
     try {
-      this.pool = config.pinnedPoolBytes() > 0
-          ? new PinnedPool(device, config.pinnedPoolBytes()) : null;
+      this.pool =
+          config.pinnedPoolBytes() > 0 ? new PinnedPool(device, config.pinnedPoolBytes()) : null;
     } catch (RuntimeException | Error e) {
       arena.close();
       throw e;
     }
-    this.ring = new PrefetchRing<>(config.slots(), arena.slots::get,
-        config.leaseTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    this.ring =
+        new PrefetchRing<>(
+            config.slots(),
+            arena.slots::get,
+            config.leaseTimeout().toNanos(),
+            TimeUnit.NANOSECONDS);
     this.worker = new CopyWorker(device, arena, ring, config);
     this.copyThread = new Thread(worker, "spindle-feeder-copy-" + label(device));
     copyThread.setDaemon(true);
@@ -81,8 +85,13 @@ public final class GpuFeeder implements AutoCloseable {
       }
       throw e;
     }
-    LOG.info("GPU feeder on {}: {} slots of {} rows, {} ({} host slab(s))", device.description(),
-        config.slots(), config.maxRows(), config.normalize(), arena.hostSlabCount());
+    LOG.info(
+        "GPU feeder on {}: {} slots of {} rows, {} ({} host slab(s))",
+        device.description(),
+        config.slots(),
+        config.maxRows(),
+        config.normalize(),
+        arena.hostSlabCount());
   }
 
   /**
@@ -134,7 +143,8 @@ public final class GpuFeeder implements AutoCloseable {
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     boolean published = false;
     try {
-      BatchWriter.write(root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
+      BatchWriter.write(
+          root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
       ring.publish(slot);
       published = true;
     } finally {
@@ -145,10 +155,10 @@ public final class GpuFeeder implements AutoCloseable {
   }
 
   /**
-   * A new root allocator whose buffers live in this feeder's pinned pool: batches built with it
-   * are copied to the device in place, without the filler's staging copy. The caller owns it and
-   * must release every buffer from it before closing the feeder (the allocator itself closes
-   * cleanly only after the feeder dropped its holds: after the copies completed, or after {@link
+   * A new root allocator whose buffers live in this feeder's pinned pool: batches built with it are
+   * copied to the device in place, without the filler's staging copy. The caller owns it and must
+   * release every buffer from it before closing the feeder (the allocator itself closes cleanly
+   * only after the feeder dropped its holds: after the copies completed, or after {@link
    * #close()}). {@link #offer} keeps a reference to a batch's image buffer until its copy
    * completes, so the root may be closed right after {@code offer}.
    *
@@ -156,14 +166,17 @@ public final class GpuFeeder implements AutoCloseable {
    */
   public BufferAllocator newPinnedAllocator(long limit) {
     if (pool == null) {
-      throw new IllegalStateException("Feeder on " + device.description()
-          + " has no pinned pool (FeederConfig.withPinnedPool)");
+      throw new IllegalStateException(
+          "Feeder on "
+              + device.description()
+              + " has no pinned pool (FeederConfig.withPinnedPool)");
     }
-    return new RootAllocator(RootAllocator.configBuilder()
-        .allocationManagerFactory(PinnedAllocationManager.factory(pool))
-        .roundingPolicy(new SegmentRoundingPolicy(1024L))
-        .maxAllocation(limit)
-        .build());
+    return new RootAllocator(
+        RootAllocator.configBuilder()
+            .allocationManagerFactory(PinnedAllocationManager.factory(pool))
+            .roundingPolicy(new SegmentRoundingPolicy(1024L))
+            .maxAllocation(limit)
+            .build());
   }
 
   /**
@@ -194,10 +207,10 @@ public final class GpuFeeder implements AutoCloseable {
   }
 
   /**
-   * The device slab holding every slot, exported for CUDA IPC so a trainer process can map it
-   * once; {@link DeviceBatch#imagePointer()} and {@link DeviceBatch#labelsPointer()} are then
-   * sent as offsets from {@link IpcExport#base()}. Empty on host devices. Any thread, while the
-   * feeder is open; the handle is valid until {@link #close()}.
+   * The device slab holding every slot, exported for CUDA IPC so a trainer process can map it once;
+   * {@link DeviceBatch#imagePointer()} and {@link DeviceBatch#labelsPointer()} are then sent as
+   * offsets from {@link IpcExport#base()}. Empty on host devices. Any thread, while the feeder is
+   * open; the handle is valid until {@link #close()}.
    */
   public Optional<IpcExport> exportDeviceMemory() {
     if (closed.get()) {
@@ -224,8 +237,14 @@ public final class GpuFeeder implements AutoCloseable {
   /** Statistics now (valid after close too). */
   public FeederStats stats() {
     CopyCounters c = worker.counters;
-    return new FeederStats(device.description(), ring.snapshot(), c.bytes, c.batches,
-        c.busyNanos, leasesRevoked, c.zeroCopyBatches);
+    return new FeederStats(
+        device.description(),
+        ring.snapshot(),
+        c.bytes,
+        c.batches,
+        c.busyNanos,
+        leasesRevoked,
+        c.zeroCopyBatches);
   }
 
   /** Closes with the configured grace for outstanding leases; see {@link #close(Duration)}. */
@@ -248,27 +267,34 @@ public final class GpuFeeder implements AutoCloseable {
     try {
       copyThread.join(TimeUnit.SECONDS.toMillis(60));
       if (copyThread.isAlive()) {
-        LOG.error("Copy thread on {} did not stop within 60 s; leaking the feeder's memory "
-            + "rather than freeing it under the device", device.description());
+        LOG.error(
+            "Copy thread on {} did not stop within 60 s; leaking the feeder's memory "
+                + "rather than freeing it under the device",
+            device.description());
         return;
       }
       int held = ring.awaitLeasesReleased(grace.toNanos(), TimeUnit.NANOSECONDS);
       leasesRevoked = ring.revokeLeases();
       if (held > 0) {
-        LOG.warn("Feeder on {} closed with {} batch(es) still leased; their leases are revoked",
-            device.description(), leasesRevoked);
+        LOG.warn(
+            "Feeder on {} closed with {} batch(es) still leased; their leases are revoked",
+            device.description(),
+            leasesRevoked);
       }
-      int filling = ring.awaitFillsFinished(Math.max(grace.toNanos(), 1_000_000_000L),
-          TimeUnit.NANOSECONDS);
+      int filling =
+          ring.awaitFillsFinished(Math.max(grace.toNanos(), 1_000_000_000L), TimeUnit.NANOSECONDS);
       if (filling > 0) {
-        LOG.error("Feeder on {}: {} filler(s) still copying after close; leaking its memory "
-            + "rather than freeing it under them", device.description(), filling);
+        LOG.error(
+            "Feeder on {}: {} filler(s) still copying after close; leaking its memory "
+                + "rather than freeing it under them",
+            device.description(),
+            filling);
         return;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      LOG.error("Interrupted while closing the feeder on {}; leaking its memory",
-          device.description());
+      LOG.error(
+          "Interrupted while closing the feeder on {}; leaking its memory", device.description());
       return;
     }
     for (Slot<SlotMemory> s : ring.slots()) {

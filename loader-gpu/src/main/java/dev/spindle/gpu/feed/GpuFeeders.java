@@ -10,9 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * caller (e.g. the first task of the {@code feed} job on an executor) and shared by every later
  * caller in the JVM. Pick the ordinal with {@code GpuAssignment} from Spark's task resources.
  *
- * <p>Threads: any; creation of one ordinal's feeder happens once even under contention. Owner:
- * the registry owns the feeders; callers must not close them directly but call {@link
- * #close(int)} or {@link #closeAll()} (e.g. from an executor shutdown hook).
+ * <p>Threads: any; creation of one ordinal's feeder happens once even under contention. Owner: the
+ * registry owns the feeders; callers must not close them directly but call {@link #close(int)} or
+ * {@link #closeAll()} (e.g. from an executor shutdown hook).
  */
 public final class GpuFeeders {
   private static final Map<Integer, GpuFeeder> FEEDERS = new ConcurrentHashMap<>();
@@ -20,27 +20,35 @@ public final class GpuFeeders {
   private GpuFeeders() {}
 
   /**
-   * The feeder for {@code ordinal}, created on first use with {@code choice} and {@code config}.
-   * A feeder that was closed or has failed is replaced by a new one (the failed one is closed;
-   * its holders keep seeing its failure and must call {@code get} again).
+   * The feeder for {@code ordinal}, created on first use with {@code choice} and {@code config}. A
+   * feeder that was closed or has failed is replaced by a new one (the failed one is closed; its
+   * holders keep seeing its failure and must call {@code get} again).
    *
    * @throws IllegalStateException if the existing feeder was created with another config
    */
   public static GpuFeeder get(int ordinal, DeviceDiscovery.Choice choice, FeederConfig config) {
     GpuFeeder[] replaced = new GpuFeeder[1];
-    GpuFeeder f = FEEDERS.compute(ordinal, (k, existing) -> {
-      if (existing != null && !existing.isClosed() && existing.failureCause() == null) {
-        return existing;
-      }
-      replaced[0] = existing;
-      return GpuFeeder.open(choice, ordinal, config);
-    });
+    GpuFeeder f =
+        FEEDERS.compute(
+            ordinal,
+            (k, existing) -> {
+              if (existing != null && !existing.isClosed() && existing.failureCause() == null) {
+                return existing;
+              }
+              replaced[0] = existing;
+              return GpuFeeder.open(choice, ordinal, config);
+            });
     if (replaced[0] != null) {
       replaced[0].close();
     }
     if (!f.config().equals(config)) {
-      throw new IllegalStateException("Feeder for device " + ordinal + " already exists with "
-          + f.config() + "; requested " + config);
+      throw new IllegalStateException(
+          "Feeder for device "
+              + ordinal
+              + " already exists with "
+              + f.config()
+              + "; requested "
+              + config);
     }
     return f;
   }

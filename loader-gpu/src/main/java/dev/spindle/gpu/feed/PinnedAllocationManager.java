@@ -10,8 +10,8 @@ import org.apache.arrow.memory.ReferenceManager;
 /**
  * Arrow memory carved from a feeder's {@link PinnedPool}: buffers a producer allocates through
  * {@link GpuFeeder#newPinnedAllocator} already live in pinned memory, so the feeder can hand them
- * to the copy engine in place. Freed back to the pool when Arrow's reference count reaches zero,
- * on whichever thread releases last (the producer, or the feeder's copy thread).
+ * to the copy engine in place. Freed back to the pool when Arrow's reference count reaches zero, on
+ * whichever thread releases last (the producer, or the feeder's copy thread).
  */
 final class PinnedAllocationManager extends AllocationManager {
   private final PinnedPool pool;

@@ -11,10 +11,10 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * All memory of one feeder, allocated once: host slabs (each under {@link
- * Device#MAX_HOST_SLAB_BYTES}, several slots per slab), one device slab (normalisation table,
- * then one region per slot) and a small host buffer holding the table for its upload. The
- * constructor frees what it allocated if a later allocation fails; {@link #close()} frees device
- * memory, then host memory (idempotent). Owned by the {@link GpuFeeder}.
+ * Device#MAX_HOST_SLAB_BYTES}, several slots per slab), one device slab (normalisation table, then
+ * one region per slot) and a small host buffer holding the table for its upload. The constructor
+ * frees what it allocated if a later allocation fails; {@link #close()} frees device memory, then
+ * host memory (idempotent). Owned by the {@link GpuFeeder}.
  */
 final class SlotArena implements AutoCloseable {
   static final long ALIGN = 256;
@@ -29,8 +29,12 @@ final class SlotArena implements AutoCloseable {
     long images = (long) maxRows * spec.inputBytesPerImage();
     long hostPerSlot = align(images) + align(8L * maxRows);
     if (hostPerSlot >= Device.MAX_HOST_SLAB_BYTES) {
-      throw new IllegalArgumentException("Invalid batch size: " + maxRows + " (one slot needs "
-          + hostPerSlot + " bytes; a pinned slab must stay under 2 GiB)");
+      throw new IllegalArgumentException(
+          "Invalid batch size: "
+              + maxRows
+              + " (one slot needs "
+              + hostPerSlot
+              + " bytes; a pinned slab must stay under 2 GiB)");
     }
     long output =
         spec.type() == ElementType.UINT8 ? 0 : align(maxRows * spec.outputBytesPerImage());
@@ -50,8 +54,15 @@ final class SlotArena implements AutoCloseable {
         long h = hostPerSlot * (i % perSlab);
         long d = tableBytes + devicePerSlot * i;
         long dLabels = d + align(images);
-        slots.add(new SlotMemory(hostSlabs.get(hostSlabs.size() - 1), h, h + align(images), d,
-            dLabels, output == 0 ? d : dLabels + align(8L * maxRows), maxRows));
+        slots.add(
+            new SlotMemory(
+                hostSlabs.get(hostSlabs.size() - 1),
+                h,
+                h + align(images),
+                d,
+                dLabels,
+                output == 0 ? d : dLabels + align(8L * maxRows),
+                maxRows));
       }
     } catch (RuntimeException | Error e) {
       closeAll(deviceSlab, table, e);

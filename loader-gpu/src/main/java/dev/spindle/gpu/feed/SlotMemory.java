@@ -6,9 +6,9 @@ import java.util.Arrays;
 import org.apache.arrow.memory.ReferenceManager;
 
 /**
- * One slot's memory: its range of a host slab (uint8 images, then int64 labels), its offsets in
- * the device slab, and host-side metadata (labels, keys, plan indices, loss weights). Created once per slot by
- * {@link SlotArena}; owned by whoever holds the slot (see {@code SlotState}).
+ * One slot's memory: its range of a host slab (uint8 images, then int64 labels), its offsets in the
+ * device slab, and host-side metadata (labels, keys, plan indices, loss weights). Created once per
+ * slot by {@link SlotArena}; owned by whoever holds the slot (see {@code SlotState}).
  */
 final class SlotMemory {
   final HostBuffer host;
@@ -19,20 +19,31 @@ final class SlotMemory {
   final long deviceOutput;
   final long[] labels;
   final long[] indices;
+
   /** Loss weight per row: 1 for a real sample, 0 for padding and stand-ins. */
   final float[] weights;
+
   final int[] keyEnds;
   byte[] keyBytes;
   int rows;
   long submitNanos;
+
   /** Where the copy engine reads the images: this slot's host range, or a pinned Arrow buffer. */
   HostBuffer source;
+
   long sourceOffset;
+
   /** The producer's Arrow buffer held for a zero-copy batch until its copy completes, or null. */
   ReferenceManager retained;
 
-  SlotMemory(HostBuffer host, long hostImages, long hostLabels, long deviceInput,
-      long deviceLabels, long deviceOutput, int maxRows) {
+  SlotMemory(
+      HostBuffer host,
+      long hostImages,
+      long hostLabels,
+      long deviceInput,
+      long deviceLabels,
+      long deviceOutput,
+      int maxRows) {
     this.host = host;
     this.hostImages = hostImages;
     this.hostLabels = hostLabels;

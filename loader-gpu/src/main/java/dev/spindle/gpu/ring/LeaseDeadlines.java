@@ -8,8 +8,8 @@ import java.util.concurrent.locks.Condition;
  * The lease deadlines of one {@link PrefetchRing} and how its blocking calls wait for them: each
  * lease gets a unique id and a deadline one lease timeout from when it was given; a waiter sleeps
  * at most until the earliest deadline of the slots now leased (and at least 1 ms), so that a lease
- * held too long is found while nothing else happens, and then fails the ring instead of
- * deadlocking it.
+ * held too long is found while nothing else happens, and then fails the ring instead of deadlocking
+ * it.
  *
  * <p>Threads: not thread-safe on its own; called only under the ring's lock (which {@link #await}
  * releases while it waits, as {@link Condition#awaitNanos} does). Reads the lease fields of the
@@ -62,10 +62,17 @@ final class LeaseDeadlines<P> {
   LeaseExpiredException expired(long now) {
     for (Slot<P> s : slots) {
       if (s.state() == SlotState.LEASED && now - s.leaseDeadlineNanos() > 0) {
-        return new LeaseExpiredException("Lease on batch #" + s.sequence() + " (slot " + s.index()
-            + ") held by thread '" + s.holder() + "' was not released within "
-            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms; close the DeviceBatch"
-            + " (try-with-resources) or raise the lease timeout");
+        return new LeaseExpiredException(
+            "Lease on batch #"
+                + s.sequence()
+                + " (slot "
+                + s.index()
+                + ") held by thread '"
+                + s.holder()
+                + "' was not released within "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                + " ms; close the DeviceBatch"
+                + " (try-with-resources) or raise the lease timeout");
       }
     }
     return null;

@@ -10,8 +10,8 @@ import java.util.function.IntFunction;
 
 /**
  * A fixed set of slots cycling FREE → FILLING → STAGED → COPYING → READY → LEASED → FREE (see
- * {@link SlotState}). Fillers claim FREE slots and block when none is left (backpressure: memory
- * is bounded by the slot count); one copy thread moves STAGED slots to the device; consumers lease
+ * {@link SlotState}). Fillers claim FREE slots and block when none is left (backpressure: memory is
+ * bounded by the slot count); one copy thread moves STAGED slots to the device; consumers lease
  * READY slots in publication order and must release them before their deadline.
  *
  * <p>Calling pattern for fillers (claim → try → publish, abandon on failure):
@@ -30,8 +30,8 @@ import java.util.function.IntFunction;
  *
  * <p>Threads: any number of fillers and consumers; exactly one copy thread calls {@link
  * #takeStaged}, {@link #pollStaged} and {@link #ready}. Hand-offs go through one lock, which also
- * gives the payload's memory effects happens-before from each owner to the next. Slots are
- * created once; the steady path allocates only the {@link Lease} record.
+ * gives the payload's memory effects happens-before from each owner to the next. Slots are created
+ * once; the steady path allocates only the {@link Lease} record.
  *
  * <p>Lifecycle: OPEN → ENDED ({@link #endOfInput}: no more fills, consumers drain, then {@link
  * #lease} returns null) → CLOSED ({@link #close}); or FAILED ({@link #fail}, or a lease past its
@@ -89,8 +89,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
    * @throws IllegalStateException after {@link #endOfInput} or {@link #close}
    * @throws RingFailedException after a failure
    */
-  public Slot<P> claim(long timeout, TimeUnit unit)
-      throws TimeoutException, InterruptedException {
+  public Slot<P> claim(long timeout, TimeUnit unit) throws TimeoutException, InterruptedException {
     lock.lockInterruptibly();
     long start = System.nanoTime();
     try {
@@ -103,8 +102,12 @@ public final class PrefetchRing<P> implements AutoCloseable {
           return s;
         }
         if (remaining <= 0) {
-          throw new TimeoutException("No free ring slot within " + unit.toMillis(timeout)
-              + " ms: all " + slots.size() + " slots are in use (consumers too slow?)");
+          throw new TimeoutException(
+              "No free ring slot within "
+                  + unit.toMillis(timeout)
+                  + " ms: all "
+                  + slots.size()
+                  + " slots are in use (consumers too slow?)");
         }
         remaining = await(freeAvailable, remaining);
       }
@@ -167,9 +170,9 @@ public final class PrefetchRing<P> implements AutoCloseable {
   }
 
   /**
-   * Copy thread: marks a slot READY (COPYING → READY) once the device has finished reading its
-   * host bytes. Slots must be made ready in the order they were taken, which keeps lease order
-   * equal to publication order.
+   * Copy thread: marks a slot READY (COPYING → READY) once the device has finished reading its host
+   * bytes. Slots must be made ready in the order they were taken, which keeps lease order equal to
+   * publication order.
    */
   public void ready(Slot<P> slot) {
     lock.lock();
@@ -190,8 +193,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
    * @throws IllegalStateException after {@link #close}
    * @throws RingFailedException after a failure
    */
-  public Lease<P> lease(long timeout, TimeUnit unit)
-      throws TimeoutException, InterruptedException {
+  public Lease<P> lease(long timeout, TimeUnit unit) throws TimeoutException, InterruptedException {
     lock.lockInterruptibly();
     try {
       long start = System.nanoTime();
@@ -208,8 +210,12 @@ public final class PrefetchRing<P> implements AutoCloseable {
             return null;
           }
           if (remaining <= 0) {
-            throw new TimeoutException("No batch ready within " + unit.toMillis(timeout)
-                + " ms (" + sequencer.describe() + ")");
+            throw new TimeoutException(
+                "No batch ready within "
+                    + unit.toMillis(timeout)
+                    + " ms ("
+                    + sequencer.describe()
+                    + ")");
           }
           remaining = await(readyAvailable, remaining);
         }
@@ -285,8 +291,8 @@ public final class PrefetchRing<P> implements AutoCloseable {
   }
 
   /**
-   * Stops the ring: waiters wake and throw; slots not leased and not being copied are discarded
-   * to FREE. Leases stay valid until released or {@link #revokeLeases}. Idempotent.
+   * Stops the ring: waiters wake and throw; slots not leased and not being copied are discarded to
+   * FREE. Leases stay valid until released or {@link #revokeLeases}. Idempotent.
    */
   @Override
   public void close() {
@@ -302,8 +308,8 @@ public final class PrefetchRing<P> implements AutoCloseable {
   }
 
   /**
-   * Waits up to {@code timeout} until no slot is leased; returns the number still leased.
-   * Meant for shutdown, after {@link #close}.
+   * Waits up to {@code timeout} until no slot is leased; returns the number still leased. Meant for
+   * shutdown, after {@link #close}.
    */
   public int awaitLeasesReleased(long timeout, TimeUnit unit) throws InterruptedException {
     return awaitNone(SlotState.LEASED, timeout, unit);
@@ -318,8 +324,7 @@ public final class PrefetchRing<P> implements AutoCloseable {
     return awaitNone(SlotState.FILLING, timeout, unit);
   }
 
-  private int awaitNone(SlotState state, long timeout, TimeUnit unit)
-      throws InterruptedException {
+  private int awaitNone(SlotState state, long timeout, TimeUnit unit) throws InterruptedException {
     lock.lockInterruptibly();
     try {
       long remaining = unit.toNanos(timeout);

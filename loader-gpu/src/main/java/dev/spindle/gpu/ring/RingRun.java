@@ -3,15 +3,20 @@ package dev.spindle.gpu.ring;
 /**
  * The run state of one {@link PrefetchRing}, apart from its slots' states: OPEN → ENDED (end of
  * input: no more fills, consumers drain) → CLOSED; or FAILED from OPEN or ENDED, keeping the first
- * cause, which every later wait rethrows. A closed ring never fails; a failed one stays FAILED
- * when closed.
+ * cause, which every later wait rethrows. A closed ring never fails; a failed one stays FAILED when
+ * closed.
  *
  * <p>Threads: not thread-safe on its own; read and changed only under the ring's lock, so that a
  * change of state and the wake-up of the ring's waiters are one step. Owns only the failure cause
  * (the caller's throwable, kept to be rethrown).
  */
 final class RingRun {
-  private enum State { OPEN, ENDED, CLOSED, FAILED }
+  private enum State {
+    OPEN,
+    ENDED,
+    CLOSED,
+    FAILED
+  }
 
   private State state = State.OPEN;
   private Throwable failure;

@@ -89,9 +89,21 @@ final class RingStats {
       at[i] = (seriesAt[i] - startNanos) / 1_000_000L;
       counts[i] = series[i].clone();
     }
-    return new RingSnapshot(elapsed, count.clone(), peak.clone(), mean, at, counts,
-        producerBlockedNanos, consumerWaitNanos, published, leased, released, abandoned,
-        discarded, expired);
+    return new RingSnapshot(
+        elapsed,
+        count.clone(),
+        peak.clone(),
+        mean,
+        at,
+        counts,
+        producerBlockedNanos,
+        consumerWaitNanos,
+        published,
+        leased,
+        released,
+        abandoned,
+        discarded,
+        expired);
   }
 
   @Override

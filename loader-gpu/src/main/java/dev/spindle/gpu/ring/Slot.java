@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One ring entry, created once and reused for the ring's lifetime. It carries a payload (for the
- * feeder: the slot's host and device memory and host-side metadata) and the state the ring moves
- * it through.
+ * feeder: the slot's host and device memory and host-side metadata) and the state the ring moves it
+ * through.
  *
  * <p>Threads: the state is changed only by the ring, by compare-and-set, so an illegal or racing
  * transition fails loudly. The payload belongs to whoever the state says: the filler in FILLING,
@@ -54,8 +54,16 @@ public final class Slot<P> {
 
   void moveTo(SlotState from, SlotState to) {
     if (!from.canMoveTo(to) || !state.compareAndSet(from, to)) {
-      throw new IllegalStateException("Slot " + index + ": illegal transition "
-          + state.get() + " -> " + to + " (expected " + from + ")");
+      throw new IllegalStateException(
+          "Slot "
+              + index
+              + ": illegal transition "
+              + state.get()
+              + " -> "
+              + to
+              + " (expected "
+              + from
+              + ")");
     }
   }
 

@@ -4,10 +4,10 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * The slot state machine of one {@link PrefetchRing}, as Disruptor's {@code Sequencer}: which
- * slot goes next to whom (FREE slots to fillers, STAGED ones to the copy thread, READY ones to
- * consumers, each queue oldest first), the publication sequence numbers, and every transition,
- * made on the slot by compare-and-set (so a protocol error fails loudly) and counted in {@link
+ * The slot state machine of one {@link PrefetchRing}, as Disruptor's {@code Sequencer}: which slot
+ * goes next to whom (FREE slots to fillers, STAGED ones to the copy thread, READY ones to
+ * consumers, each queue oldest first), the publication sequence numbers, and every transition, made
+ * on the slot by compare-and-set (so a protocol error fails loudly) and counted in {@link
  * RingStats}.
  *
  * <p>Threads: not thread-safe; called only under the ring's lock. It never blocks nor signals:
@@ -75,8 +75,8 @@ final class SlotSequencer<P> {
   }
 
   /**
-   * READY → LEASED of the oldest ready slot; null when none is ready. The caller gives it its
-   * lease ({@link LeaseDeadlines#lease}).
+   * READY → LEASED of the oldest ready slot; null when none is ready. The caller gives it its lease
+   * ({@link LeaseDeadlines#lease}).
    */
   Slot<P> takeReady() {
     Slot<P> s = ready.poll();
@@ -130,8 +130,10 @@ final class SlotSequencer<P> {
 
   /** Slots holding a batch not yet leased: FILLING, STAGED, COPYING or READY. */
   int inFlight() {
-    return stats.count(SlotState.FILLING) + stats.count(SlotState.STAGED)
-        + stats.count(SlotState.COPYING) + stats.count(SlotState.READY);
+    return stats.count(SlotState.FILLING)
+        + stats.count(SlotState.STAGED)
+        + stats.count(SlotState.COPYING)
+        + stats.count(SlotState.READY);
   }
 
   /** The count of each state, e.g. {@code FREE=2, FILLING=0, ...}, for messages. */

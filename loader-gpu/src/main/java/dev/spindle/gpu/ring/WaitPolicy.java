@@ -18,24 +18,26 @@ public interface WaitPolicy {
   WaitPolicy BUSY_SPIN = attempt -> Thread.onSpinWait();
 
   /** Spins briefly, then yields the core. */
-  WaitPolicy YIELDING = attempt -> {
-    if (attempt < 100) {
-      Thread.onSpinWait();
-    } else {
-      Thread.yield();
-    }
-  };
+  WaitPolicy YIELDING =
+      attempt -> {
+        if (attempt < 100) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+      };
 
   /** Spins, yields, then parks 20 µs at a time: the default, kind to shared machines. */
-  WaitPolicy PARKING = attempt -> {
-    if (attempt < 50) {
-      Thread.onSpinWait();
-    } else if (attempt < 100) {
-      Thread.yield();
-    } else {
-      LockSupport.parkNanos(20_000L);
-    }
-  };
+  WaitPolicy PARKING =
+      attempt -> {
+        if (attempt < 50) {
+          Thread.onSpinWait();
+        } else if (attempt < 100) {
+          Thread.yield();
+        } else {
+          LockSupport.parkNanos(20_000L);
+        }
+      };
 
   /**
    * Parses {@code busy-spin}, {@code yielding} or {@code parking}.
@@ -47,8 +49,9 @@ public interface WaitPolicy {
       case "busy-spin" -> BUSY_SPIN;
       case "yielding" -> YIELDING;
       case "parking" -> PARKING;
-      default -> throw new IllegalArgumentException(
-          "Invalid wait policy: '" + name + "' (must be busy-spin, yielding or parking)");
+      default ->
+          throw new IllegalArgumentException(
+              "Invalid wait policy: '" + name + "' (must be busy-spin, yielding or parking)");
     };
   }
 }

@@ -12,10 +12,10 @@
  *
  * <p>Enters: slots claimed by filler threads. Leaves: {@link dev.spindle.gpu.ring.Lease}s held by
  * consumers. Threads: any number of fillers and consumers, one copy thread; all hand-offs go
- * through one lock, and each {@link dev.spindle.gpu.ring.Slot} changes state by compare-and-set
- * so a protocol error fails loudly. Fillers block when every slot is in use (bounded memory);
- * leases have deadlines, and an expired lease fails the ring instead of deadlocking it. Nothing
- * here knows about devices: the payload type is the caller's.
+ * through one lock, and each {@link dev.spindle.gpu.ring.Slot} changes state by compare-and-set so
+ * a protocol error fails loudly. Fillers block when every slot is in use (bounded memory); leases
+ * have deadlines, and an expired lease fails the ring instead of deadlocking it. Nothing here knows
+ * about devices: the payload type is the caller's.
  *
  * <pre>
  *   PrefetchRing (public API: the lock, its conditions, blocking waits and timeouts)

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Arrays;
-
 import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -116,7 +115,8 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
   @Override
   public FieldVector getNewVector(String name, FieldType fieldType, BufferAllocator allocator) {
     FieldType storage = new FieldType(fieldType.isNullable(), storageType(), null, null);
-    return new FixedShapeTensorVector(name, allocator, new FixedSizeListVector(name, allocator, storage, null), this);
+    return new FixedShapeTensorVector(
+        name, allocator, new FixedSizeListVector(name, allocator, storage, null), this);
   }
 
   /** The field for this type with a uint8 element child named "item". */

@@ -10,7 +10,10 @@ public final class FixedShapeTensorVector extends ExtensionTypeVector<FixedSizeL
   private final FixedShapeTensorType type;
 
   FixedShapeTensorVector(
-      String name, BufferAllocator allocator, FixedSizeListVector storage, FixedShapeTensorType type) {
+      String name,
+      BufferAllocator allocator,
+      FixedSizeListVector storage,
+      FixedShapeTensorType type) {
     super(name, allocator, storage);
     this.type = type;
   }

@@ -16,8 +16,8 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  * buffer ({@link #imageData()}, row {@code r} at {@code r * rowBytes()}), by any number of threads
  * at once as long as each writes only its own rows; everything else is single-threaded.
  *
- * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link
- * #reset()} after the rows were consumed (e.g. written to a file).
+ * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link #reset()}
+ * after the rows were consumed (e.g. written to a file).
  */
 public final class ImageBatch implements AutoCloseable {
   private final VectorSchemaRoot root;
@@ -90,8 +90,8 @@ public final class ImageBatch implements AutoCloseable {
   }
 
   /**
-   * Moves the pixels of row {@code from} to row {@code to} (to < from); used to close the
-   * gaps left by quarantined samples. Rows never overlap, so the copy is safe.
+   * Moves the pixels of row {@code from} to row {@code to} (to < from); used to close the gaps left
+   * by quarantined samples. Rows never overlap, so the copy is safe.
    */
   public void movePixels(int from, int to) {
     if (from == to) {
@@ -104,7 +104,8 @@ public final class ImageBatch implements AutoCloseable {
   /** Declares the first {@code count} rows complete and returns the root to write or read. */
   public VectorSchemaRoot seal(int count) {
     if (count < 0 || count > capacity) {
-      throw new IllegalArgumentException("Invalid row count: " + count + " (capacity " + capacity + ")");
+      throw new IllegalArgumentException(
+          "Invalid row count: " + count + " (capacity " + capacity + ")");
     }
     rows = count;
     pixels.setValueCount((int) (count * rowBytes));

@@ -8,27 +8,37 @@ import picocli.CommandLine.Option;
  * device, the bridge socket and how long a rank waits for its trainer.
  */
 final class BridgeFlags {
-  @Option(names = "--device", paramLabel = "auto|host|cuda",
-      description = "The feeders' device (spark.spindle.feed.device; default"
-          + " ${bundle:spark.spindle.feed.device})")
+  @Option(
+      names = "--device",
+      paramLabel = "auto|host|cuda",
+      description =
+          "The feeders' device (spark.spindle.feed.device; default"
+              + " ${bundle:spark.spindle.feed.device})")
   String device;
 
-  @Option(names = "--socket", paramLabel = "PATH",
-      description = "The bridge socket; may hold {user}, {rank}, {pid} (spark.spindle.feed.socket;"
-          + " default for feed ${bundle:spark.spindle.feed.socket}, for train one per executor JVM,"
-          + " /tmp/spindle-{user}/train-{pid}.sock)")
+  @Option(
+      names = "--socket",
+      paramLabel = "PATH",
+      description =
+          "The bridge socket; may hold {user}, {rank}, {pid} (spark.spindle.feed.socket;"
+              + " default for feed ${bundle:spark.spindle.feed.socket}, for train one per executor JVM,"
+              + " /tmp/spindle-{user}/train-{pid}.sock)")
   String socket;
 
-  @Option(names = "--trainer-timeout", paramLabel = "SECONDS",
-      description = "How long a rank waits for its trainer to say hello, take a batch, finish;"
-          + " train kills a trainer past it (spark.spindle.feed.trainerTimeoutSeconds; default"
-          + " ${bundle:spark.spindle.feed.trainerTimeoutSeconds})")
+  @Option(
+      names = "--trainer-timeout",
+      paramLabel = "SECONDS",
+      description =
+          "How long a rank waits for its trainer to say hello, take a batch, finish;"
+              + " train kills a trainer past it (spark.spindle.feed.trainerTimeoutSeconds; default"
+              + " ${bundle:spark.spindle.feed.trainerTimeoutSeconds})")
   String trainerTimeout;
 
   /** The first of these flags given, or null when none was. */
   String firstGiven() {
-    return device != null ? "--device" : socket != null ? "--socket"
-        : trainerTimeout != null ? "--trainer-timeout" : null;
+    return device != null
+        ? "--device"
+        : socket != null ? "--socket" : trainerTimeout != null ? "--trainer-timeout" : null;
   }
 
   void putInto(JobConf conf) {

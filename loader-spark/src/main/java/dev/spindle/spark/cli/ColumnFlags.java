@@ -7,14 +7,18 @@ final class ColumnFlags {
   static final String IMAGE_COLUMN_KEY = "spark.spindle.parquet.imageColumn";
   static final String LABEL_COLUMN_KEY = "spark.spindle.parquet.labelColumn";
 
-  @Option(names = "--image-column", paramLabel = "NAME",
-      description = "Parquet input: the binary column holding each encoded image ("
-          + IMAGE_COLUMN_KEY + ")")
+  @Option(
+      names = "--image-column",
+      paramLabel = "NAME",
+      description =
+          "Parquet input: the binary column holding each encoded image (" + IMAGE_COLUMN_KEY + ")")
   String imageColumn;
 
-  @Option(names = "--label-column", paramLabel = "NAME",
-      description = "Parquet input: the integer column holding each label (" + LABEL_COLUMN_KEY
-          + ")")
+  @Option(
+      names = "--label-column",
+      paramLabel = "NAME",
+      description =
+          "Parquet input: the integer column holding each label (" + LABEL_COLUMN_KEY + ")")
   String labelColumn;
 
   void putInto(JobConf conf) {

@@ -9,7 +9,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code config}: every {@code spark.spindle.*} key with its default. Main thread. */
-@Command(name = "config", header = "Print every spark.spindle.* key with its default.",
+@Command(
+    name = "config",
+    header = "Print every spark.spindle.* key with its default.",
     mixinStandardHelpOptions = true,
     description = "Prints every spark.spindle.* key with its default and documentation.")
 final class ConfigCommand implements Callable<Integer> {
@@ -30,8 +32,9 @@ final class ConfigCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     boolean markdown = format != null && format.markdown;
-    spec.commandLine().getOut().print(markdown
-        ? ConfigDocs.markdownTable() : ConfigDocs.sparkDefaultsExample());
+    spec.commandLine()
+        .getOut()
+        .print(markdown ? ConfigDocs.markdownTable() : ConfigDocs.sparkDefaultsExample());
     spec.commandLine().getOut().flush();
     return 0;
   }

@@ -21,21 +21,31 @@ import picocli.CommandLine.Spec;
  * output is its own scratch folder, replaced on every run; a given {@code --output} is replaced
  * only with {@code --overwrite}, as for {@code preprocess}. Main thread.
  */
-@Command(name = "demo", header = "Generate a sample dataset and preprocess it on embedded Spark.",
-    mixinStandardHelpOptions = true, resourceBundle = KeyDefaults.NAME,
+@Command(
+    name = "demo",
+    header = "Generate a sample dataset and preprocess it on embedded Spark.",
+    mixinStandardHelpOptions = true,
+    resourceBundle = KeyDefaults.NAME,
     sortOptions = false,
-    description = {"Generates a sample dataset (when no --input) under $TMPDIR/spindle-demo,"
-        + " preprocesses it on Spark and prints the summary."})
+    description = {
+      "Generates a sample dataset (when no --input) under $TMPDIR/spindle-demo,"
+          + " preprocesses it on Spark and prints the summary."
+    })
 final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--input", paramLabel = "DIR",
+  @Option(
+      names = "--input",
+      paramLabel = "DIR",
       description = "Shards to preprocess (default: a generated sample)")
   String input;
 
-  @Option(names = "--output", paramLabel = "DIR",
-      description = "Where the Arrow output goes (default: $TMPDIR/spindle-demo/arrow, replaced"
-          + " on each run)")
+  @Option(
+      names = "--output",
+      paramLabel = "DIR",
+      description =
+          "Where the Arrow output goes (default: $TMPDIR/spindle-demo/arrow, replaced"
+              + " on each run)")
   String output;
 
   @Option(names = "--overwrite", description = "Replace output a former job committed at --output")
@@ -54,9 +64,18 @@ final class DemoCommand implements Callable<Integer> {
     Path work = Path.of(System.getProperty("java.io.tmpdir"), "spindle-demo");
     String in = input != null ? input : sample(cl, work.resolve("sample"));
     String out = output != null ? output : work.resolve("arrow").toUri().toString();
-    PreprocessReport r = Jobs.run(cl, "demo", spark.master, settings, session ->
-        Spindle.preprocess(session).input(in).output(out).overwrite(overwrite || output == null)
-            .run());
+    PreprocessReport r =
+        Jobs.run(
+            cl,
+            "demo",
+            spark.master,
+            settings,
+            session ->
+                Spindle.preprocess(session)
+                    .input(in)
+                    .output(out)
+                    .overwrite(overwrite || output == null)
+                    .run());
     Map<String, Object> fields = new LinkedHashMap<>(r.fields());
     fields.put("command", "demo");
     report.write(r);
@@ -67,8 +86,8 @@ final class DemoCommand implements Callable<Integer> {
   /** Generates the demo's sample under {@code dir}, prints its summary, returns its URI. */
   private static String sample(CommandLine cl, Path dir) throws Exception {
     String uri = dir.toUri().toString();
-    JobReport gen = GenSample.run(new GenSample.Options(uri, 4, 64, 320, 240, 0),
-        new Configuration());
+    JobReport gen =
+        GenSample.run(new GenSample.Options(uri, 4, 64, 320, 240, 0), new Configuration());
     Jobs.summary(cl, gen.fields());
     return uri;
   }

@@ -11,8 +11,8 @@ import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * How the command line reports a usage error (exit 2) and a failed job (exit 1). Public for
- * {@link #rootMessage}, which tests check; stateless, any thread.
+ * How the command line reports a usage error (exit 2) and a failed job (exit 1). Public for {@link
+ * #rootMessage}, which tests check; stateless, any thread.
  */
 public final class Errors {
   private Errors() {}
@@ -26,8 +26,11 @@ public final class Errors {
       UnmatchedArgumentException.printSuggestions(e, err);
     }
     boolean commands = !cl.getSubcommands().isEmpty();
-    err.println("Run '" + cl.getCommandSpec().qualifiedName() + " --help' for its "
-        + (commands ? "commands." : "flags."));
+    err.println(
+        "Run '"
+            + cl.getCommandSpec().qualifiedName()
+            + " --help' for its "
+            + (commands ? "commands." : "flags."));
     return SpindleMain.USAGE;
   }
 
@@ -47,31 +50,41 @@ public final class Errors {
       return "Invalid value for " + o.longestName() + ": " + t.getMessage();
     }
     CommandLine cl = e.getCommandLine();
-    if (e instanceof UnmatchedArgumentException u && !cl.getSubcommands().isEmpty()
-        && !u.getUnmatched().isEmpty() && !u.getUnmatched().get(0).startsWith("-")) {
+    if (e instanceof UnmatchedArgumentException u
+        && !cl.getSubcommands().isEmpty()
+        && !u.getUnmatched().isEmpty()
+        && !u.getUnmatched().get(0).startsWith("-")) {
       String elsewhere = elsewhere(e);
-      return "Unknown command '" + u.getUnmatched().get(0) + "' for '"
-          + cl.getCommandSpec().qualifiedName() + "' (commands: "
-          + String.join(", ", cl.getSubcommands().keySet()) + ")"
+      return "Unknown command '"
+          + u.getUnmatched().get(0)
+          + "' for '"
+          + cl.getCommandSpec().qualifiedName()
+          + "' (commands: "
+          + String.join(", ", cl.getSubcommands().keySet())
+          + ")"
           + (elsewhere == null ? "" : "; " + elsewhere);
     }
     return e.getMessage();
   }
 
   /**
-   * For an unknown {@code spindle <command>} that another module installs (loader-bench's
-   * {@code bench}), what to run instead; else null.
+   * For an unknown {@code spindle <command>} that another module installs (loader-bench's {@code
+   * bench}), what to run instead; else null.
    */
   private static String elsewhere(ParameterException e) {
-    return e instanceof UnmatchedArgumentException u && e.getCommandLine().getParent() == null
-        && !u.getUnmatched().isEmpty() ? InstalledCommands.whyMissing(u.getUnmatched().get(0))
+    return e instanceof UnmatchedArgumentException u
+            && e.getCommandLine().getParent() == null
+            && !u.getUnmatched().isEmpty()
+        ? InstalledCommands.whyMissing(u.getUnmatched().get(0))
         : null;
   }
 
   /** The message to print for a failed command: the deepest cause that says what and where. */
   public static String rootMessage(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t && !(t instanceof PreprocessJob.JobFailure)
+    while (t.getCause() != null
+        && t.getCause() != t
+        && !(t instanceof PreprocessJob.JobFailure)
         && !(t instanceof OutputWriteException)) {
       if (t.getMessage() != null && t.getMessage().contains("Failed reading shard")) {
         break;

@@ -6,7 +6,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code example <name>}: runnable examples on real data; alone, usage and exit 2. */
-@Command(name = "example", header = "Runnable examples on real data (fashion-mnist).",
+@Command(
+    name = "example",
+    header = "Runnable examples on real data (fashion-mnist).",
     mixinStandardHelpOptions = true,
     synopsisSubcommandLabel = "<example>",
     description = "Runnable examples on real data.",

@@ -15,30 +15,41 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * {@code feed}: {@link Spindle#feed} on a session of its own, or, through {@link #run(SparkSession,
- * String[])}, on one the caller owns (tests, notebooks). Flag mistakes are refused before any
- * Spark work. Main thread.
+ * String[])}, on one the caller owns (tests, notebooks). Flag mistakes are refused before any Spark
+ * work. Main thread.
  */
-@Command(name = "feed",
+@Command(
+    name = "feed",
     header = "Run epoch plans and deliver every rank's batches (or serve trainers).",
-    mixinStandardHelpOptions = true, resourceBundle = KeyDefaults.NAME,
+    mixinStandardHelpOptions = true,
+    resourceBundle = KeyDefaults.NAME,
     sortOptions = false,
-    description = {"Runs the epoch plans on Spark and delivers every rank's batches, each once and"
-        + " in plan order, to the in-JVM consumer that checks and counts them, or with --serve to"
-        + " each rank's PyTorch trainer through the trainer bridge of its executor."})
+    description = {
+      "Runs the epoch plans on Spark and delivers every rank's batches, each once and"
+          + " in plan order, to the in-JVM consumer that checks and counts them, or with --serve to"
+          + " each rank's PyTorch trainer through the trainer bridge of its executor."
+    })
 public final class FeedCommand extends FeedRunCommand<FeedCommand.Flags> {
   /** The flags only {@code feed} takes. */
   static final class Flags {
-    @Option(names = "--partitions", paramLabel = "P",
-        description = "Spark partitions per epoch (spark.spindle.feed.partitions; 0, the default:"
-            + " the default parallelism)")
+    @Option(
+        names = "--partitions",
+        paramLabel = "P",
+        description =
+            "Spark partitions per epoch (spark.spindle.feed.partitions; 0, the default:"
+                + " the default parallelism)")
     String partitions;
 
-    @Option(names = "--stop-after-batches", paramLabel = "K",
+    @Option(
+        names = "--stop-after-batches",
+        paramLabel = "K",
         converter = Converters.NonNegativeInt.class,
         description = "Stop once every rank got K batches (needs --save-state)")
     int stopAfterBatches;
 
-    @Option(names = "--save-state", paramLabel = "FILE",
+    @Option(
+        names = "--save-state",
+        paramLabel = "FILE",
         description = "Write the loader state at the end, for --resume")
     Path saveState;
 
@@ -67,8 +78,8 @@ public final class FeedCommand extends FeedRunCommand<FeedCommand.Flags> {
     own.serve.putInto(conf, own.partitions != null, cl);
     own.trace.putInto(conf);
     if (own.stopAfterBatches > 0 && own.saveState == null) {
-      throw new ParameterException(cl,
-          "--stop-after-batches needs --save-state FILE to continue from");
+      throw new ParameterException(
+          cl, "--stop-after-batches needs --save-state FILE to continue from");
     }
   }
 

@@ -21,48 +21,69 @@ import picocli.CommandLine.Spec;
 
 /**
  * What {@code feed} and {@code train} share: a run of the epoch plans through {@link Feed}, its
- * input, plan and resume flags, and running it on a session of the command's own ({@link #call})
- * or on one the caller owns ({@link #run(FeedRunCommand, CommandLine, SparkSession, String[])}).
- * A subclass brings its own flags ({@code F}, put into the settings by {@link #putInto}) and what
- * it does with the built {@link Feed} ({@link #execute}). Flag mistakes are refused before any
- * Spark work. Main thread.
+ * input, plan and resume flags, and running it on a session of the command's own ({@link #call}) or
+ * on one the caller owns ({@link #run(FeedRunCommand, CommandLine, SparkSession, String[])}). A
+ * subclass brings its own flags ({@code F}, put into the settings by {@link #putInto}) and what it
+ * does with the built {@link Feed} ({@link #execute}). Flag mistakes are refused before any Spark
+ * work. Main thread.
  *
  * @param <F> the command's own flags, a picocli mixin
  */
 abstract class FeedRunCommand<F> implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--input", required = true, paramLabel = "URI",
-      description = "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
-          + " image folder tree) or a preprocess output folder (its _manifest.json)")
+  @Option(
+      names = "--input",
+      required = true,
+      paramLabel = "URI",
+      description =
+          "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
+              + " image folder tree) or a preprocess output folder (its _manifest.json)")
   String input;
 
-  @Option(names = "--world-size", required = true, paramLabel = "W",
-      converter = Converters.PositiveInt.class, description = "Trainer ranks")
+  @Option(
+      names = "--world-size",
+      required = true,
+      paramLabel = "W",
+      converter = Converters.PositiveInt.class,
+      description = "Trainer ranks")
   int worldSize;
 
-  @Option(names = "--epochs", paramLabel = "E", converter = Converters.PositiveInt.class,
+  @Option(
+      names = "--epochs",
+      paramLabel = "E",
+      converter = Converters.PositiveInt.class,
       description = "Run until epochs 0..E-1 are complete (default ${DEFAULT-VALUE})")
   int epochs = 1;
 
-  @Option(names = "--seed", paramLabel = "S",
-      description = "Seed of the epoch plans (spark.spindle.seed; default"
-          + " ${bundle:spark.spindle.seed})")
+  @Option(
+      names = "--seed",
+      paramLabel = "S",
+      description =
+          "Seed of the epoch plans (spark.spindle.seed; default" + " ${bundle:spark.spindle.seed})")
   String seed;
 
   @Mixin ImageFlags image;
 
-  @Option(names = "--remainder", paramLabel = "POLICY",
-      description = "Samples that fill no whole round: DROP_LAST, PAD or EXACT"
-          + " (spark.spindle.feed.remainder; default ${bundle:spark.spindle.feed.remainder})")
+  @Option(
+      names = "--remainder",
+      paramLabel = "POLICY",
+      description =
+          "Samples that fill no whole round: DROP_LAST, PAD or EXACT"
+              + " (spark.spindle.feed.remainder; default ${bundle:spark.spindle.feed.remainder})")
   String remainder;
 
-  @Option(names = "--manifest", paramLabel = "FILE",
-      description = "Where the shard list and counts are cached (default: _spindle_manifest.json"
-          + " in the input)")
+  @Option(
+      names = "--manifest",
+      paramLabel = "FILE",
+      description =
+          "Where the shard list and counts are cached (default: _spindle_manifest.json"
+              + " in the input)")
   String manifest;
 
-  @Option(names = "--resume", paramLabel = "STATE.json",
+  @Option(
+      names = "--resume",
+      paramLabel = "STATE.json",
       description = "Continue from this loader state")
   Path resume;
 
@@ -91,8 +112,9 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
    *
    * @throws ParameterException for a usage error, before any Spark work
    */
-  static FeedReport run(FeedRunCommand<?> command, CommandLine cl, SparkSession session,
-      String[] argv) throws IOException {
+  static FeedReport run(
+      FeedRunCommand<?> command, CommandLine cl, SparkSession session, String[] argv)
+      throws IOException {
     cl.parseArgs(argv);
     return command.runOn(session, command.settings(cl), true);
   }
@@ -101,10 +123,25 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
   public final Integer call() throws Exception {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = settings(cl);
-    FeedReport r = Jobs.run(cl, spec.name(), spark, progress, settings,
-        session -> runOn(session, settings, false)); // the session holds the settings
-    Jobs.summary(cl, r.fields(), report, StateNotes.of(resumed, resume, stopAfterBatches(),
-        savedState(), r.fields(), LoaderState.fromJson(r.loaderState())));
+    FeedReport r =
+        Jobs.run(
+            cl,
+            spec.name(),
+            spark,
+            progress,
+            settings,
+            session -> runOn(session, settings, false)); // the session holds the settings
+    Jobs.summary(
+        cl,
+        r.fields(),
+        report,
+        StateNotes.of(
+            resumed,
+            resume,
+            stopAfterBatches(),
+            savedState(),
+            r.fields(),
+            LoaderState.fromJson(r.loaderState())));
     return 0;
   }
 
@@ -144,11 +181,12 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
       throws IOException {
     Feed feed = Spindle.feed(session).input(input).worldSize(worldSize).epochs(epochs);
     if (perRun) {
-      settings.forEach((k, v) -> {
-        if (k.startsWith("spark.spindle.")) {
-          feed.set(k, v);
-        }
-      });
+      settings.forEach(
+          (k, v) -> {
+            if (k.startsWith("spark.spindle.")) {
+              feed.set(k, v);
+            }
+          });
     }
     if (manifest != null) {
       feed.manifest(manifest);

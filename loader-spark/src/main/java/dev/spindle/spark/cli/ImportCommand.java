@@ -15,33 +15,54 @@ import picocli.CommandLine.Spec;
 /**
  * {@code import-fashion-mnist}: {@link FashionMnistImport} on a session of its own. Main thread.
  */
-@Command(name = "import-fashion-mnist", header = "Import Debian's Fashion-MNIST as tar shards.",
-    mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"A Spark job that turns Debian's dataset-fashion-mnist IDX files into"
-        + " WebDataset tar shards (train-NNNNN.png + .cls)."})
+@Command(
+    name = "import-fashion-mnist",
+    header = "Import Debian's Fashion-MNIST as tar shards.",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "A Spark job that turns Debian's dataset-fashion-mnist IDX files into"
+          + " WebDataset tar shards (train-NNNNN.png + .cls)."
+    })
 final class ImportCommand implements Callable<Integer> {
   /** The IDX files' splits. */
-  enum Split { train, t10k }
+  enum Split {
+    train,
+    t10k
+  }
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--output", required = true, paramLabel = "URI",
+  @Option(
+      names = "--output",
+      required = true,
+      paramLabel = "URI",
       description = "Where the shards go")
   String output;
 
-  @Option(names = "--limit", paramLabel = "N", converter = Converters.NonNegativeInt.class,
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      converter = Converters.NonNegativeInt.class,
       description = "Import the first N samples (0, the default: all)")
   int limit;
 
-  @Option(names = "--shards", paramLabel = "N", converter = Converters.PositiveInt.class,
+  @Option(
+      names = "--shards",
+      paramLabel = "N",
+      converter = Converters.PositiveInt.class,
       description = "Shards to write (default ${DEFAULT-VALUE})")
   int shards = 8;
 
-  @Option(names = "--split", paramLabel = "train|t10k",
+  @Option(
+      names = "--split",
+      paramLabel = "train|t10k",
       description = "Which split (default ${DEFAULT-VALUE})")
   Split split = Split.train;
 
-  @Option(names = "--source", paramLabel = "DIR",
+  @Option(
+      names = "--source",
+      paramLabel = "DIR",
       description = "Where the IDX files are (default ${DEFAULT-VALUE})")
   Path source = FashionMnistImport.DEBIAN_DIR;
 
@@ -52,8 +73,14 @@ final class ImportCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     CommandLine cl = spec.commandLine();
     Map<String, String> settings = JobConf.of(spark, cl).checked(cl);
-    JobReport r = Jobs.run(cl, "import-fashion-mnist", spark.master, settings, session ->
-        FashionMnistImport.run(session, source, split.name(), output, limit, shards));
+    JobReport r =
+        Jobs.run(
+            cl,
+            "import-fashion-mnist",
+            spark.master,
+            settings,
+            session ->
+                FashionMnistImport.run(session, source, split.name(), output, limit, shards));
     report.write(r);
     Jobs.summary(cl, r.fields());
     return 0;

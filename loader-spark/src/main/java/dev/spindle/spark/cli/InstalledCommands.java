@@ -17,9 +17,11 @@ final class InstalledCommands {
   private static final String LISTED_BEFORE = "report";
 
   /** Commands that live in another module, and what to run instead where that one is absent. */
-  private static final Map<String, String> ELSEWHERE = Map.of("bench",
-      "benchmarks are in the loader-bench module, which the shaded jar leaves out: run them with"
-          + " bin/spindle bench");
+  private static final Map<String, String> ELSEWHERE =
+      Map.of(
+          "bench",
+          "benchmarks are in the loader-bench module, which the shaded jar leaves out: run them with"
+              + " bin/spindle bench");
 
   private InstalledCommands() {}
 

@@ -11,8 +11,8 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * A command's settings, lowest precedence first: {@code --properties-file}, {@code --conf}, then
- * the flags that stand for keys. {@link #checked} parses every {@code spark.spindle.*} value by
- * its key's rules before Spark starts, naming the flag a value came from, or else its key.
+ * the flags that stand for keys. {@link #checked} parses every {@code spark.spindle.*} value by its
+ * key's rules before Spark starts, naming the flag a value came from, or else its key.
  */
 final class JobConf {
   private final Map<String, String> settings = new LinkedHashMap<>();
@@ -53,15 +53,17 @@ final class JobConf {
   Map<String, String> checked(CommandLine cl) {
     Map<String, String> view = new LinkedHashMap<>();
     System.getProperties().stringPropertyNames().stream()
-        .filter(k -> k.startsWith("spark.")).forEach(k -> view.put(k, System.getProperty(k)));
+        .filter(k -> k.startsWith("spark."))
+        .forEach(k -> view.put(k, System.getProperty(k)));
     view.putAll(settings);
     try {
-      view.forEach((k, v) -> {
-        ConfigKey<?> key = SpindleConfig.key(k);
-        if (key != null) {
-          key.parse(v, flagOfKey.getOrDefault(k, k));
-        }
-      });
+      view.forEach(
+          (k, v) -> {
+            ConfigKey<?> key = SpindleConfig.key(k);
+            if (key != null) {
+              key.parse(v, flagOfKey.getOrDefault(k, k));
+            }
+          });
       SpindleConfig.validate(view);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(cl, e.getMessage());

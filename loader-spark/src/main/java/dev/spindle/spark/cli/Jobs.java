@@ -27,18 +27,30 @@ final class Jobs {
    *
    * @throws ParameterException when the master cannot run here, before the job
    */
-  static <R> R run(CommandLine cl, String command, SparkOptions spark, ProgressFlags progress,
-      Map<String, String> settings, Job<R> job) throws Exception {
-    return run(cl, command, spark.master, progress.with(settings), session -> {
-      try (ProgressPrinter shown = progress.start(session)) {
-        return job.run(session);
-      }
-    });
+  static <R> R run(
+      CommandLine cl,
+      String command,
+      SparkOptions spark,
+      ProgressFlags progress,
+      Map<String, String> settings,
+      Job<R> job)
+      throws Exception {
+    return run(
+        cl,
+        command,
+        spark.master,
+        progress.with(settings),
+        session -> {
+          try (ProgressPrinter shown = progress.start(session)) {
+            return job.run(session);
+          }
+        });
   }
 
   /** Runs {@code job} on a new session on {@code master}, stopped however the job ends. */
-  static <R> R run(CommandLine cl, String command, String master, Map<String, String> settings,
-      Job<R> job) throws Exception {
+  static <R> R run(
+      CommandLine cl, String command, String master, Map<String, String> settings, Job<R> job)
+      throws Exception {
     SparkSession session = session(cl, command, master, settings);
     try {
       return job.run(session);
@@ -52,8 +64,8 @@ final class Jobs {
    *
    * @throws ParameterException when the master cannot run here, saying what it needs
    */
-  static SparkSession session(CommandLine cl, String command, String master,
-      Map<String, String> settings) {
+  static SparkSession session(
+      CommandLine cl, String command, String master, Map<String, String> settings) {
     try {
       return Sessions.start(command, master, settings);
     } catch (IllegalArgumentException e) {
@@ -67,8 +79,8 @@ final class Jobs {
   }
 
   /** The same, saying where the quarantined samples are listed and ending with {@code notes}. */
-  static void summary(CommandLine cl, Map<String, Object> fields, ReportOption report,
-      List<String> notes) {
+  static void summary(
+      CommandLine cl, Map<String, Object> fields, ReportOption report, List<String> notes) {
     cl.getOut().println(Summary.line(fields, report.file, notes));
   }
 }

@@ -4,9 +4,9 @@ import dev.spindle.spark.config.SpindleConfig;
 import java.util.ListResourceBundle;
 
 /**
- * The defaults of the {@code spark.spindle.*} keys as a resource bundle, so help texts write
- * {@code ${bundle:spark.spindle.batchSize}} and show the key's own default. Public only because
- * {@link java.util.ResourceBundle} instantiates it; not API.
+ * The defaults of the {@code spark.spindle.*} keys as a resource bundle, so help texts write {@code
+ * ${bundle:spark.spindle.batchSize}} and show the key's own default. Public only because {@link
+ * java.util.ResourceBundle} instantiates it; not API.
  */
 public final class KeyDefaults extends ListResourceBundle {
   static final String NAME = "dev.spindle.spark.cli.KeyDefaults";

@@ -14,29 +14,43 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code preprocess}: {@link Spindle#preprocess} on a session of its own. Main thread. */
-@Command(name = "preprocess", header = "Decode and transform shards into Arrow IPC or Parquet files.",
-    mixinStandardHelpOptions = true, resourceBundle = KeyDefaults.NAME,
+@Command(
+    name = "preprocess",
+    header = "Decode and transform shards into Arrow IPC or Parquet files.",
+    mixinStandardHelpOptions = true,
+    resourceBundle = KeyDefaults.NAME,
     sortOptions = false,
-    description = {"Reads every shard under --input, decodes (JPEG, PNG), resizes the short side"
-        + " and centre-crops to --size, writes Arrow IPC (or with --format parquet, Parquet)"
-        + " files plus _manifest.json to --output,"
-        + " committed only if the job succeeds within its failure budget."})
+    description = {
+      "Reads every shard under --input, decodes (JPEG, PNG), resizes the short side"
+          + " and centre-crops to --size, writes Arrow IPC (or with --format parquet, Parquet)"
+          + " files plus _manifest.json to --output,"
+          + " committed only if the job succeeds within its failure budget."
+    })
 final class PreprocessCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--input", required = true, paramLabel = "URI",
-      description = "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
-          + " image folder tree) or a preprocess output folder (its _manifest.json)")
+  @Option(
+      names = "--input",
+      required = true,
+      paramLabel = "URI",
+      description =
+          "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
+              + " image folder tree) or a preprocess output folder (its _manifest.json)")
   String input;
 
-  @Option(names = "--output", required = true, paramLabel = "URI",
+  @Option(
+      names = "--output",
+      required = true,
+      paramLabel = "URI",
       description = "Where the Arrow files and _manifest.json go")
   String output;
 
   @Option(names = "--overwrite", description = "Replace output a former job committed there")
   boolean overwrite;
 
-  @Option(names = "--format", paramLabel = "arrow|parquet",
+  @Option(
+      names = "--format",
+      paramLabel = "arrow|parquet",
       description = "Output files: Arrow IPC or Parquet (spark.spindle.output.format)")
   String format;
 
@@ -56,8 +70,15 @@ final class PreprocessCommand implements Callable<Integer> {
     trace.putInto(conf);
     conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
-    PreprocessReport r = Jobs.run(cl, "preprocess", spark, progress, settings, session ->
-        Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run());
+    PreprocessReport r =
+        Jobs.run(
+            cl,
+            "preprocess",
+            spark,
+            progress,
+            settings,
+            session ->
+                Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run());
     report.write(r);
     Jobs.summary(cl, r.fields(), report, List.of());
     return 0;

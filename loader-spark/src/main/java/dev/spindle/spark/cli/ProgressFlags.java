@@ -20,13 +20,19 @@ final class ProgressFlags {
   /** How often executors report running tasks' counters when progress is shown. */
   static final String HEARTBEAT = "spark.executor.heartbeatInterval";
 
-  @Option(names = "--progress", paramLabel = "auto|always|never", converter = Mode.class,
-      description = "Progress on stderr: a live line on a terminal, else a plain line every"
-          + " --progress-interval seconds (auto, the default); a live line anyway (always);"
-          + " none (never)")
+  @Option(
+      names = "--progress",
+      paramLabel = "auto|always|never",
+      converter = Mode.class,
+      description =
+          "Progress on stderr: a live line on a terminal, else a plain line every"
+              + " --progress-interval seconds (auto, the default); a live line anyway (always);"
+              + " none (never)")
   ProgressMode mode = ProgressMode.AUTO;
 
-  @Option(names = "--progress-interval", paramLabel = "SECONDS",
+  @Option(
+      names = "--progress-interval",
+      paramLabel = "SECONDS",
       converter = Converters.PositiveInt.class,
       description = "Seconds between plain progress lines (default ${DEFAULT-VALUE})")
   int interval = 10;
@@ -45,8 +51,11 @@ final class ProgressFlags {
 
   /** Starts showing the progress of {@code session}'s jobs; close it before the summary. */
   ProgressPrinter start(SparkSession session) {
-    return ProgressPrinter.start(session.sparkContext(), mode,
-        Boolean.getBoolean("spindle.stderr.terminal"), Integer.getInteger("spindle.stderr.columns", 0),
+    return ProgressPrinter.start(
+        session.sparkContext(),
+        mode,
+        Boolean.getBoolean("spindle.stderr.terminal"),
+        Integer.getInteger("spindle.stderr.columns", 0),
         Duration.ofSeconds(interval));
   }
 

@@ -30,7 +30,9 @@ final class PropertiesFile {
       p.load(in);
     }
     Map<String, String> settings = new LinkedHashMap<>();
-    p.stringPropertyNames().stream().filter(k -> k.startsWith("spark.")).sorted()
+    p.stringPropertyNames().stream()
+        .filter(k -> k.startsWith("spark."))
+        .sorted()
         .forEach(k -> settings.put(k, p.getProperty(k).trim()));
     return settings;
   }

@@ -12,20 +12,25 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code report}: a job's JSON report as one self-contained HTML page. Main thread. */
-@Command(name = "report", header = "Render a job's JSON report as one HTML page.",
+@Command(
+    name = "report",
+    header = "Render a job's JSON report as one HTML page.",
     mixinStandardHelpOptions = true,
-    description = {"Renders any Spindle report (preprocess, feed, train, bench --report FILE) as"
-        + " one self-contained HTML page: summary, throughput over time, stage latency"
-        + " (p50/p90/p99) and queue occupancy, the bottleneck, the quarantine table and feeder"
-        + " charts. Chart.js is inlined: the page opens offline, from any folder."})
+    description = {
+      "Renders any Spindle report (preprocess, feed, train, bench --report FILE) as"
+          + " one self-contained HTML page: summary, throughput over time, stage latency"
+          + " (p50/p90/p99) and queue occupancy, the bottleneck, the quarantine table and feeder"
+          + " charts. Chart.js is inlined: the page opens offline, from any folder."
+    })
 final class ReportCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "REPORT.json",
-      description = "A report written by --report")
+  @Parameters(index = "0", paramLabel = "REPORT.json", description = "A report written by --report")
   Path report;
 
-  @Option(names = "--html", paramLabel = "OUT.html",
+  @Option(
+      names = "--html",
+      paramLabel = "OUT.html",
       description = "Where to write the page (default: beside the report, with .html)")
   Path html;
 

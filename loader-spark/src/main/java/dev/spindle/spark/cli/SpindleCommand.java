@@ -10,22 +10,35 @@ import picocli.CommandLine.Spec;
  * {@code spindle}: the command tree; alone, it prints the usage and exits 2. Other modules add
  * commands to it ({@link SpindleSubcommand}: loader-bench's {@code bench}). Main thread.
  */
-@Command(name = "spindle", mixinStandardHelpOptions = true,
+@Command(
+    name = "spindle",
+    mixinStandardHelpOptions = true,
     versionProvider = SpindleCommand.Version.class,
     description = "Spindle: a thread-based distributed data loader on Apache Spark.",
     synopsisSubcommandLabel = "<command>",
-    subcommands = {DemoCommand.class, GenSampleCommand.class, PreprocessCommand.class,
-        FeedCommand.class, TrainCommand.class, ImportCommand.class, ExamplesCommand.class,
-        ReportCommand.class, ConfigCommand.class, HelpCommand.class},
-    footer = {"",
-        "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
-            + " FILE (spark.* settings, e.g. conf/examples/*.conf); flags and --conf win over the"
-            + " file. Without --master, jobs run on embedded Spark (local[*], bound to"
-            + " 127.0.0.1). bin/spindle starts the Spark UI and prints its address; --no-ui turns"
-            + " it off.",
-        "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing"
-            + " flag).",
-        "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."})
+    subcommands = {
+      DemoCommand.class,
+      GenSampleCommand.class,
+      PreprocessCommand.class,
+      FeedCommand.class,
+      TrainCommand.class,
+      ImportCommand.class,
+      ExamplesCommand.class,
+      ReportCommand.class,
+      ConfigCommand.class,
+      HelpCommand.class
+    },
+    footer = {
+      "",
+      "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
+          + " FILE (spark.* settings, e.g. conf/examples/*.conf); flags and --conf win over the"
+          + " file. Without --master, jobs run on embedded Spark (local[*], bound to"
+          + " 127.0.0.1). bin/spindle starts the Spark UI and prints its address; --no-ui turns"
+          + " it off.",
+      "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing"
+          + " flag).",
+      "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."
+    })
 final class SpindleCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -12,6 +12,7 @@ import picocli.CommandLine;
 public final class SpindleMain {
   /** Exit code of a usage error: unknown command or flag, bad value, missing flag. */
   public static final int USAGE = 2;
+
   /** Exit code of a job that failed. */
   public static final int FAILED = 1;
 
@@ -31,8 +32,8 @@ public final class SpindleMain {
   }
 
   /**
-   * The command tree, with the commands installed on the classpath ({@link SpindleSubcommand}),
-   * and Spindle's exit-code policy and messages.
+   * The command tree, with the commands installed on the classpath ({@link SpindleSubcommand}), and
+   * Spindle's exit-code policy and messages.
    */
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new SpindleCommand());

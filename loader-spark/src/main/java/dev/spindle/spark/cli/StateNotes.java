@@ -19,8 +19,13 @@ final class StateNotes {
    * @param stopAfter {@code --stop-after-batches}, or 0
    * @param saved the {@code --save-state} file, or null
    */
-  static List<String> of(LoaderState resumed, Path resumeFile, int stopAfter, Path saved,
-      Map<String, Object> report, LoaderState end) {
+  static List<String> of(
+      LoaderState resumed,
+      Path resumeFile,
+      int stopAfter,
+      Path saved,
+      Map<String, Object> report,
+      LoaderState end) {
     List<String> notes = new ArrayList<>();
     if (resumed != null) {
       notes.add("resumed at " + position(resumed) + " from " + resumeFile);
@@ -38,7 +43,9 @@ final class StateNotes {
   static String position(LoaderState s) {
     int[] b = s.batchesConsumed();
     boolean same = Arrays.stream(b).allMatch(x -> x == b[0]);
-    return "epoch " + s.epoch() + ", " + (b.length == 0 ? "batch 0"
-        : same ? "batch " + b[0] : "batches " + Arrays.toString(b));
+    return "epoch "
+        + s.epoch()
+        + ", "
+        + (b.length == 0 ? "batch 0" : same ? "batch " + b[0] : "batches " + Arrays.toString(b));
   }
 }

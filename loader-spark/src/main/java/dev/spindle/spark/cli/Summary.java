@@ -22,17 +22,23 @@ final class Summary {
     s.append(r.get("command")).append(": ");
     s.append(r.get("images")).append(" images");
     if (r.get("failures") != null) {
-      s.append(" (").append(r.get("failures")).append(" quarantined").append(
-          quarantineNote(num(r.get("failures")), report)).append(")");
+      s.append(" (")
+          .append(r.get("failures"))
+          .append(" quarantined")
+          .append(quarantineNote(num(r.get("failures")), report))
+          .append(")");
     }
-    s.append(String.format(" in %.2f s, %.1f images/s", num(r.get("wall_s")),
-        num(r.get("images_per_s"))));
+    s.append(
+        String.format(
+            " in %.2f s, %.1f images/s", num(r.get("wall_s")), num(r.get("images_per_s"))));
     if (r.get("time_to_first_batch_s") != null) {
       s.append(String.format(", first batch after %.2f s", num(r.get("time_to_first_batch_s"))));
     }
     if (r.get("test_accuracy") != null) {
-      s.append(String.format(", test accuracy %.4f on %s images", num(r.get("test_accuracy")),
-          r.get("test_samples")));
+      s.append(
+          String.format(
+              ", test accuracy %.4f on %s images",
+              num(r.get("test_accuracy")), r.get("test_samples")));
     }
     if (r.get("output") != null) {
       s.append(" -> ").append(r.get("output"));
@@ -45,7 +51,8 @@ final class Summary {
     if (!(count > 0)) {
       return "";
     }
-    return report == null ? ", listed with --report FILE"
+    return report == null
+        ? ", listed with --report FILE"
         : ", listed in " + report + " (key \"quarantine\") and " + JobReport.quarantineFile(report);
   }
 

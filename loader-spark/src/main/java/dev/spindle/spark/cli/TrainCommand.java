@@ -16,48 +16,67 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code train}: {@link Feed#train} on a session of its own, or, through {@link
- * #run(SparkSession, String[])}, on one the caller owns. Everything after the script (or after
- * {@code --}) is the script's. Main thread.
+ * {@code train}: {@link Feed#train} on a session of its own, or, through {@link #run(SparkSession,
+ * String[])}, on one the caller owns. Everything after the script (or after {@code --}) is the
+ * script's. Main thread.
  */
-@Command(name = "train",
+@Command(
+    name = "train",
     header = "Launch a PyTorch training script per rank beside the executors and feed it.",
-    mixinStandardHelpOptions = true, resourceBundle = KeyDefaults.NAME, sortOptions = false,
+    mixinStandardHelpOptions = true,
+    resourceBundle = KeyDefaults.NAME,
+    sortOptions = false,
     customSynopsis = "spindle train --input URI --world-size W [OPTIONS] -- SCRIPT.py [ARGS...]",
-    description = {"Runs the epochs as feed --serve does (a barrier stage, one task per rank) and"
-        + " in each rank's task starts SCRIPT.py on the executor's node with torchrun's"
-        + " environment (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT)"
-        + " and the loader's (SPINDLE_SOCKET, SPINDLE_RUN_TOKEN, SPINDLE_DEVICE, SPINDLE_STATE,"
-        + " SPINDLE_STATE_OUT, SPINDLE_EPOCHS): SpindleLoader.from_env() and"
-        + " init_process_group() work in it. A trainer that fails restarts every rank from its"
-        + " saved loader state; one that hangs is killed."})
+    description = {
+      "Runs the epochs as feed --serve does (a barrier stage, one task per rank) and"
+          + " in each rank's task starts SCRIPT.py on the executor's node with torchrun's"
+          + " environment (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT)"
+          + " and the loader's (SPINDLE_SOCKET, SPINDLE_RUN_TOKEN, SPINDLE_DEVICE, SPINDLE_STATE,"
+          + " SPINDLE_STATE_OUT, SPINDLE_EPOCHS): SpindleLoader.from_env() and"
+          + " init_process_group() work in it. A trainer that fails restarts every rank from its"
+          + " saved loader state; one that hangs is killed."
+    })
 public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
   /** The flags only {@code train} takes, and the script with its arguments. */
   static final class Flags {
-    @Option(names = "--nproc-per-executor", paramLabel = "K",
-        description = "The most ranks one executor may run; fails before any trainer starts if"
-            + " Spark placed more (spark.spindle.train.nprocPerExecutor; 0, the default: no"
-            + " limit)")
+    @Option(
+        names = "--nproc-per-executor",
+        paramLabel = "K",
+        description =
+            "The most ranks one executor may run; fails before any trainer starts if"
+                + " Spark placed more (spark.spindle.train.nprocPerExecutor; 0, the default: no"
+                + " limit)")
     String nprocPerExecutor;
 
-    @Option(names = "--python", paramLabel = "EXE",
-        description = "The trainers' Python (spark.spindle.train.python; default"
-            + " ${bundle:spark.spindle.train.python})")
+    @Option(
+        names = "--python",
+        paramLabel = "EXE",
+        description =
+            "The trainers' Python (spark.spindle.train.python; default"
+                + " ${bundle:spark.spindle.train.python})")
     String python;
 
-    @Option(names = "--state-dir", paramLabel = "URI",
-        description = "Where each rank's loader state outlives its trainer; needed on a cluster"
-            + " (spark.spindle.train.stateDir; default: a local temporary directory)")
+    @Option(
+        names = "--state-dir",
+        paramLabel = "URI",
+        description =
+            "Where each rank's loader state outlives its trainer; needed on a cluster"
+                + " (spark.spindle.train.stateDir; default: a local temporary directory)")
     String stateDir;
 
-    @Option(names = "--max-restarts", paramLabel = "N",
-        description = "Restarts after trainers fail (spark.spindle.train.maxRestarts; default"
-            + " ${bundle:spark.spindle.train.maxRestarts})")
+    @Option(
+        names = "--max-restarts",
+        paramLabel = "N",
+        description =
+            "Restarts after trainers fail (spark.spindle.train.maxRestarts; default"
+                + " ${bundle:spark.spindle.train.maxRestarts})")
     String maxRestarts;
 
     @Mixin BridgeFlags bridge;
 
-    @Parameters(paramLabel = "SCRIPT.py [ARGS]", arity = "1..*",
+    @Parameters(
+        paramLabel = "SCRIPT.py [ARGS]",
+        arity = "1..*",
         description = "The training script and its arguments")
     List<String> command;
   }
@@ -74,8 +93,8 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
 
   @Override
   void putInto(JobConf conf, CommandLine cl) {
-    conf.flag("--nproc-per-executor", own.nprocPerExecutor,
-        SpindleConfig.TRAIN_NPROC_PER_EXECUTOR.key());
+    conf.flag(
+        "--nproc-per-executor", own.nprocPerExecutor, SpindleConfig.TRAIN_NPROC_PER_EXECUTOR.key());
     conf.flag("--python", own.python, SpindleConfig.TRAIN_PYTHON.key());
     conf.flag("--state-dir", own.stateDir, SpindleConfig.TRAIN_STATE_DIR.key());
     conf.flag("--max-restarts", own.maxRestarts, SpindleConfig.TRAIN_MAX_RESTARTS.key());

@@ -1,8 +1,8 @@
 /**
  * The command line, {@code bin/spindle <command>} (and {@code spark-submit} of the shaded jar
- * without {@code --class}): picocli commands over the public API ({@link dev.spindle.Spindle})
- * and the jobs' own entry points. It parses and checks flags, builds the session a command runs
- * on, calls the job, prints its one-line summary and writes its report; it holds no job logic.
+ * without {@code --class}): picocli commands over the public API ({@link dev.spindle.Spindle}) and
+ * the jobs' own entry points. It parses and checks flags, builds the session a command runs on,
+ * calls the job, prints its one-line summary and writes its report; it holds no job logic.
  *
  * <pre>
  *  argv ─► SpindleMain (picocli: parse, typed options, usage) ─► a command's call():
@@ -14,9 +14,9 @@
  *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing flag)
  * </pre>
  *
- * <p>{@code feed} and {@code train} are one {@link dev.spindle.spark.cli.FeedRunCommand} each
- * (the input, plan and resume flags, and running on a session of their own or the caller's)
- * with their own flags; both take the trainer bridge's {@link dev.spindle.spark.cli.BridgeFlags}.
+ * <p>{@code feed} and {@code train} are one {@link dev.spindle.spark.cli.FeedRunCommand} each (the
+ * input, plan and resume flags, and running on a session of their own or the caller's) with their
+ * own flags; both take the trainer bridge's {@link dev.spindle.spark.cli.BridgeFlags}.
  *
  * <p>Everything here runs on the main thread.
  */

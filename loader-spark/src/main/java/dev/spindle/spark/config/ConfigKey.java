@@ -8,7 +8,8 @@ import java.util.function.Function;
  *
  * @param <T> the parsed type
  */
-public record ConfigKey<T>(String key, String defaultValue, String doc, Function<String, T> parser) {
+public record ConfigKey<T>(
+    String key, String defaultValue, String doc, Function<String, T> parser) {
 
   /** Parses {@code value}; a bad value fails naming the key, the value and what is allowed. */
   public T parse(String value) {

@@ -5,12 +5,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The names under which a {@code spark.spindle.*} key may be given as a data source option: the
- * key itself ({@code spark.spindle.image.size}), the key without {@code spark.spindle.} ({@code
- * image.size}), and for {@code spark.spindle.image.*} keys also the last part alone ({@code
- * size}), unless that is another key's name ({@code seed} is {@code spark.spindle.seed}; the
- * image seed is {@code image.seed}). Case-insensitive, since Spark lowercases option names.
- * Stateless; any thread.
+ * The names under which a {@code spark.spindle.*} key may be given as a data source option: the key
+ * itself ({@code spark.spindle.image.size}), the key without {@code spark.spindle.} ({@code
+ * image.size}), and for {@code spark.spindle.image.*} keys also the last part alone ({@code size}),
+ * unless that is another key's name ({@code seed} is {@code spark.spindle.seed}; the image seed is
+ * {@code image.seed}). Case-insensitive, since Spark lowercases option names. Stateless; any
+ * thread.
  */
 public final class OptionNames {
   private static final String PREFIX = "spark.spindle.";
@@ -44,9 +44,9 @@ public final class OptionNames {
   }
 
   /**
-   * The option name closest to {@code option} by edit distance, among every key's names and
-   * {@code others} (a data source's own options), e.g. {@code size} for {@code sise}: for "did
-   * you mean" warnings. A key is suggested by its {@link #shortest} name.
+   * The option name closest to {@code option} by edit distance, among every key's names and {@code
+   * others} (a data source's own options), e.g. {@code size} for {@code sise}: for "did you mean"
+   * warnings. A key is suggested by its {@link #shortest} name.
    */
   public static String closest(String option, Collection<String> others) {
     String o = option.toLowerCase(Locale.ROOT);

@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every {@code spark.spindle.*} key with its default and documentation: the one source of truth
- * for {@code conf/spark-defaults.conf.example} and the README's key table (a test compares them).
+ * Every {@code spark.spindle.*} key with its default and documentation: the one source of truth for
+ * {@code conf/spark-defaults.conf.example} and the README's key table (a test compares them).
  * Values come from Spark configuration ({@code spark-defaults.conf}, {@code --conf}, the session
  * builder) or from CLI flags, which set the same keys.
  */
@@ -23,86 +23,246 @@ public final class SpindleConfig {
   private static final Map<String, ConfigKey<?>> KEYS = new LinkedHashMap<>();
 
   public static final ConfigKey<Integer> IMAGE_SIZE =
-      register("spark.spindle.image.size", "224", "Output image side: resize the short side, centre-crop a square (--size). A preprocess output read as input keeps its stored size: another value is refused", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.image.size",
+          "224",
+          "Output image side: resize the short side, centre-crop a square (--size). A preprocess output read as input keeps its stored size: another value is refused",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
-      register(ImageConfig.MAX_PIXELS, Long.toString(ImageTransform.DEFAULT_MAX_PIXELS), "Images declaring more pixels are quarantined from their header, before decoding", SpindleConfig::positiveLong);
+      register(
+          ImageConfig.MAX_PIXELS,
+          Long.toString(ImageTransform.DEFAULT_MAX_PIXELS),
+          "Images declaring more pixels are quarantined from their header, before decoding",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<Long> IMAGE_MAX_DECODE_BYTES =
-      register(ImageConfig.MAX_DECODE_BYTES, Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES), "Images whose decode would allocate more bytes are quarantined from their headers, before any allocation: bounds memory per decode thread. Counts the decoded pixels at the decode scale, decoder buffers (a progressive JPEG's coefficients), Spindle's copies and resample buffers: about 6.5 bytes a pixel for an upright baseline JPEG, 9.5 progressive, 12.7 when EXIF turns it", SpindleConfig::positiveLong);
+      register(
+          ImageConfig.MAX_DECODE_BYTES,
+          Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
+          "Images whose decode would allocate more bytes are quarantined from their headers, before any allocation: bounds memory per decode thread. Counts the decoded pixels at the decode scale, decoder buffers (a progressive JPEG's coefficients), Spindle's copies and resample buffers: about 6.5 bytes a pixel for an upright baseline JPEG, 9.5 progressive, 12.7 when EXIF turns it",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<String> IMAGE_TRANSFORMS =
-      register(ImageConfig.TRANSFORMS, "resize(SIZE),center_crop(SIZE)", "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images. A preprocess output read as input is never transformed again: another chain than its own is refused", SpindleConfig::transformSpec);
+      register(
+          ImageConfig.TRANSFORMS,
+          "resize(SIZE),center_crop(SIZE)",
+          "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images. A preprocess output read as input is never transformed again: another chain than its own is refused",
+          SpindleConfig::transformSpec);
   public static final ConfigKey<Boolean> IMAGE_EXIF_ORIENTATION =
-      register(ImageConfig.EXIF_ORIENTATION, "true", "Turn JPEGs upright by their EXIF orientation first (as PIL's ImageOps.exif_transpose)", SpindleConfig::bool);
+      register(
+          ImageConfig.EXIF_ORIENTATION,
+          "true",
+          "Turn JPEGs upright by their EXIF orientation first (as PIL's ImageOps.exif_transpose)",
+          SpindleConfig::bool);
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
-      register(ImageConfig.REDUCED_DECODE, "false", "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)", SpindleConfig::bool);
+      register(
+          ImageConfig.REDUCED_DECODE,
+          "false",
+          "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)",
+          SpindleConfig::bool);
   public static final ConfigKey<Long> IMAGE_SEED =
-      register(ImageConfig.SEED, "0", "Seed of random image operations; with the epoch and sample index it fixes every choice", SpindleConfig::anyLong);
+      register(
+          ImageConfig.SEED,
+          "0",
+          "Seed of random image operations; with the epoch and sample index it fixes every choice",
+          SpindleConfig::anyLong);
   public static final ConfigKey<String> IMAGE_OUTPUT =
-      register(ImageConfig.OUTPUT, "auto", "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc", SpindleConfig::outputMode);
+      register(
+          ImageConfig.OUTPUT,
+          "auto",
+          "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc",
+          SpindleConfig::outputMode);
   public static final ConfigKey<Integer> BATCH_SIZE =
-      register("spark.spindle.batchSize", "256", "Rows per Arrow record batch (--batch-size)", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.batchSize",
+          "256",
+          "Rows per Arrow record batch (--batch-size)",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<String> MAX_FAILURES =
-      register("spark.spindle.maxFailures", "0.01", "Failure budget: a count (10) or a fraction (0.01 or 1%) of samples that may be quarantined", SpindleConfig::failureBudgetText);
+      register(
+          "spark.spindle.maxFailures",
+          "0.01",
+          "Failure budget: a count (10) or a fraction (0.01 or 1%) of samples that may be quarantined",
+          SpindleConfig::failureBudgetText);
   public static final ConfigKey<Long> MAX_FAILURES_MIN_SAMPLES =
-      register("spark.spindle.maxFailures.minSamples", "100", "A fractional budget is applied to at least this many samples", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.maxFailures.minSamples",
+          "100",
+          "A fractional budget is applied to at least this many samples",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> MAX_SAMPLE_BYTES =
-      register("spark.spindle.maxSampleBytes", "67108864", "An encoded sample larger than this is quarantined, not read", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.maxSampleBytes",
+          "67108864",
+          "An encoded sample larger than this is quarantined, not read",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<Integer> NUM_CLASSES =
-      register("spark.spindle.numClasses", "0", "Number of classes when known: a sample whose label is not below it is quarantined (tar labels and image-folder class indices); 0 = unknown: any label from 0 to 2147483647", SpindleConfig::nonNegativeInt);
+      register(
+          "spark.spindle.numClasses",
+          "0",
+          "Number of classes when known: a sample whose label is not below it is quarantined (tar labels and image-folder class indices); 0 = unknown: any label from 0 to 2147483647",
+          SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Integer> FOLDER_SHARD_FILES =
-      register("spark.spindle.folderShardFiles", "1000", "Files of an image-folder tree per shard", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.folderShardFiles",
+          "1000",
+          "Files of an image-folder tree per shard",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<String> PARQUET_IMAGE_COLUMN =
-      register("spark.spindle.parquet.imageColumn", "image", "Parquet input: the column holding each row's encoded image, BINARY or a struct with a BINARY field 'bytes' (Hugging Face {bytes, path}) (--image-column)", SpindleConfig::columnName);
+      register(
+          "spark.spindle.parquet.imageColumn",
+          "image",
+          "Parquet input: the column holding each row's encoded image, BINARY or a struct with a BINARY field 'bytes' (Hugging Face {bytes, path}) (--image-column)",
+          SpindleConfig::columnName);
   public static final ConfigKey<String> PARQUET_LABEL_COLUMN =
-      register("spark.spindle.parquet.labelColumn", "label", "Parquet input: the integer column holding each row's label (--label-column)", SpindleConfig::columnName);
+      register(
+          "spark.spindle.parquet.labelColumn",
+          "label",
+          "Parquet input: the integer column holding each row's label (--label-column)",
+          SpindleConfig::columnName);
   public static final ConfigKey<Long> PARTITION_BYTES =
-      register("spark.spindle.partitionBytes", "268435456", "Consecutive small shards are grouped into one Spark partition up to this many bytes", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.partitionBytes",
+          "268435456",
+          "Consecutive small shards are grouped into one Spark partition up to this many bytes",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> THREADS =
-      register("spark.spindle.threads", "0", "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)", SpindleConfig::nonNegativeInt);
+      register(
+          "spark.spindle.threads",
+          "0",
+          "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)",
+          SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> OUTPUT_STALE_LOCK_SECONDS =
-      register("spark.spindle.output.staleLockSeconds", "120", "A job's lock on its output (_spindle_lock.json, refreshed by its driver) counts as stale after this long without refresh when the driver is on another host; on the same host a lock is stale as soon as its driver's process is gone", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.output.staleLockSeconds",
+          "120",
+          "A job's lock on its output (_spindle_lock.json, refreshed by its driver) counts as stale after this long without refresh when the driver is on another host; on the same host a lock is stale as soon as its driver's process is gone",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<OutputFormat> OUTPUT_FORMAT =
-      register("spark.spindle.output.format", "arrow", "File format of preprocess's output: arrow (Arrow IPC files, the image as arrow.fixed_shape_tensor) or parquet (the image as BINARY uint8 HWC pixels, its shape [H,W,C] in the key-value metadata spindle.image_shape) (--format)", OutputFormat::parse);
+      register(
+          "spark.spindle.output.format",
+          "arrow",
+          "File format of preprocess's output: arrow (Arrow IPC files, the image as arrow.fixed_shape_tensor) or parquet (the image as BINARY uint8 HWC pixels, its shape [H,W,C] in the key-value metadata spindle.image_shape) (--format)",
+          OutputFormat::parse);
   public static final ConfigKey<Long> ARROW_MEMORY_LIMIT =
-      register("spark.spindle.memory.arrowLimit", "4294967296", "Byte limit of the executor's Arrow root allocator", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.memory.arrowLimit",
+          "4294967296",
+          "Byte limit of the executor's Arrow root allocator",
+          SpindleConfig::positiveLong);
 
   public static final ConfigKey<Boolean> METRICS_PLUGIN =
-      register("spark.spindle.metrics.plugin", "true", "bin/spindle adds dev.spindle.spark.metrics.SpindlePlugin to spark.plugins (after any plugins already set), so Spark's metrics sinks export the executors' per-stage items, failures, blocked time, queue occupancy, busy fraction, quarantined samples and feeder counters; false leaves spark.plugins as it is. With spark-submit, set spark.plugins yourself", SpindleConfig::bool);
+      register(
+          "spark.spindle.metrics.plugin",
+          "true",
+          "bin/spindle adds dev.spindle.spark.metrics.SpindlePlugin to spark.plugins (after any plugins already set), so Spark's metrics sinks export the executors' per-stage items, failures, blocked time, queue occupancy, busy fraction, quarantined samples and feeder counters; false leaves spark.plugins as it is. With spark-submit, set spark.plugins yourself",
+          SpindleConfig::bool);
   public static final ConfigKey<String> TRACE_FILE =
-      register("spark.spindle.trace.file", "", "Write a Chrome trace-event JSON trace (Perfetto, chrome://tracing) of every pipeline stage to this local file: a span per item per stage on its thread's track, queue counters, a span per feeder copy. The driver (local mode) writes the file itself, each executor FILE.<executor id> on its own host. Needs spark.spindle.metrics.plugin (its executor plugin writes it); empty = no trace (--trace)", s -> s);
+      register(
+          "spark.spindle.trace.file",
+          "",
+          "Write a Chrome trace-event JSON trace (Perfetto, chrome://tracing) of every pipeline stage to this local file: a span per item per stage on its thread's track, queue counters, a span per feeder copy. The driver (local mode) writes the file itself, each executor FILE.<executor id> on its own host. Needs spark.spindle.metrics.plugin (its executor plugin writes it); empty = no trace (--trace)",
+          s -> s);
   public static final ConfigKey<Long> TRACE_MAX_SPANS =
-      register("spark.spindle.trace.maxSpans", "400000", "Item spans a trace file keeps at most (about 130 bytes each): all until half are written, then one in 2, one in 4 from three quarters, and so on", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.trace.maxSpans",
+          "400000",
+          "Item spans a trace file keeps at most (about 130 bytes each): all until half are written, then one in 2, one in 4 from three quarters, and so on",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<Long> SEED =
-      register("spark.spindle.seed", "0", "Seed of the epoch plans: shard order and window shuffle (--seed)", SpindleConfig::anyLong);
+      register(
+          "spark.spindle.seed",
+          "0",
+          "Seed of the epoch plans: shard order and window shuffle (--seed)",
+          SpindleConfig::anyLong);
   public static final ConfigKey<Integer> SHUFFLE_WINDOW =
-      register("spark.spindle.shuffleWindow", "16384", "Samples per shuffle window of the epoch plan; 1 keeps each shard's order", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.shuffleWindow",
+          "16384",
+          "Samples per shuffle window of the epoch plan; 1 keeps each shard's order",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<String> FEED_REMAINDER =
-      register("spark.spindle.feed.remainder", "DROP_LAST", "What feed does with samples that do not fill a last round of world size x batch size: DROP_LAST, PAD or EXACT", SpindleConfig::remainderName);
+      register(
+          "spark.spindle.feed.remainder",
+          "DROP_LAST",
+          "What feed does with samples that do not fill a last round of world size x batch size: DROP_LAST, PAD or EXACT",
+          SpindleConfig::remainderName);
   public static final ConfigKey<Integer> FEED_PARTITIONS =
-      register("spark.spindle.feed.partitions", "0", "Spark partitions per epoch of feed; 0 = the default parallelism (--partitions)", SpindleConfig::nonNegativeInt);
+      register(
+          "spark.spindle.feed.partitions",
+          "0",
+          "Spark partitions per epoch of feed; 0 = the default parallelism (--partitions)",
+          SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Integer> FEED_READ_BATCHES =
-      register("spark.spindle.feed.readBatches", "4", "Batches whose encoded samples a feed task reads in one pass over their shards", SpindleConfig::positiveInt);
+      register(
+          "spark.spindle.feed.readBatches",
+          "4",
+          "Batches whose encoded samples a feed task reads in one pass over their shards",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<String> FEED_MANIFEST_CHANGED =
-      register("spark.spindle.feed.manifestChanged", "fail", "When the shards differ from the cached manifest: fail (naming the changes) or recount (list and count again, rewrite the cache)", SpindleConfig::manifestPolicy);
+      register(
+          "spark.spindle.feed.manifestChanged",
+          "fail",
+          "When the shards differ from the cached manifest: fail (naming the changes) or recount (list and count again, rewrite the cache)",
+          SpindleConfig::manifestPolicy);
   public static final ConfigKey<Boolean> FEED_SERVE =
-      register("spark.spindle.feed.serve", "false", "Serve PyTorch trainers: one task per rank (a barrier stage) streams the rank's batches into a feeder in its executor, which trainers on that node lease through the trainer bridge (--serve)", SpindleConfig::bool);
+      register(
+          "spark.spindle.feed.serve",
+          "false",
+          "Serve PyTorch trainers: one task per rank (a barrier stage) streams the rank's batches into a feeder in its executor, which trainers on that node lease through the trainer bridge (--serve)",
+          SpindleConfig::bool);
   public static final ConfigKey<String> FEED_DEVICE =
-      register("spark.spindle.feed.device", "auto", "Feeder device when serving: auto (the task's GPU from Spark's resources, else GPU 0, if CUDA has it; else host shared memory), cuda, or host (--device)", SpindleConfig::deviceName);
+      register(
+          "spark.spindle.feed.device",
+          "auto",
+          "Feeder device when serving: auto (the task's GPU from Spark's resources, else GPU 0, if CUDA has it; else host shared memory), cuda, or host (--device)",
+          SpindleConfig::deviceName);
   public static final ConfigKey<String> FEED_SOCKET =
-      register("spark.spindle.feed.socket", "/tmp/spindle-{user}/bridge.sock", "Absolute path of the executor's trainer-bridge socket when serving; {user} = the executor's user, {rank} = the rank (one socket per rank: needed when several executors share a node), {pid} = the executor JVM's process id; train uses /tmp/spindle-{user}/train-{pid}.sock unless this is set. Directory made 0700, socket 0600 (--socket)", SpindleConfig::socketTemplate);
+      register(
+          "spark.spindle.feed.socket",
+          "/tmp/spindle-{user}/bridge.sock",
+          "Absolute path of the executor's trainer-bridge socket when serving; {user} = the executor's user, {rank} = the rank (one socket per rank: needed when several executors share a node), {pid} = the executor JVM's process id; train uses /tmp/spindle-{user}/train-{pid}.sock unless this is set. Directory made 0700, socket 0600 (--socket)",
+          SpindleConfig::socketTemplate);
   public static final ConfigKey<Long> FEED_TRAINER_TIMEOUT =
-      register("spark.spindle.feed.trainerTimeoutSeconds", "600", "When serving, how long a rank task waits for its trainer to say hello, to take a batch, and to finish the rank's batches (--trainer-timeout)", SpindleConfig::positiveLong);
+      register(
+          "spark.spindle.feed.trainerTimeoutSeconds",
+          "600",
+          "When serving, how long a rank task waits for its trainer to say hello, to take a batch, and to finish the rank's batches (--trainer-timeout)",
+          SpindleConfig::positiveLong);
   public static final ConfigKey<Integer> FEED_SLOTS =
-      register("spark.spindle.feed.slots", "4", "Batches in flight in each serving feeder's ring (pinned host and device memory for this many batches)", SpindleConfig::slotCount);
+      register(
+          "spark.spindle.feed.slots",
+          "4",
+          "Batches in flight in each serving feeder's ring (pinned host and device memory for this many batches)",
+          SpindleConfig::slotCount);
   public static final ConfigKey<String> TRAIN_PYTHON =
-      register("spark.spindle.train.python", "python3", "train: the Python interpreter that runs each rank's training script on the executor's node, a command on the PATH or an absolute path (--python)", SpindleConfig::nonBlank);
+      register(
+          "spark.spindle.train.python",
+          "python3",
+          "train: the Python interpreter that runs each rank's training script on the executor's node, a command on the PATH or an absolute path (--python)",
+          SpindleConfig::nonBlank);
   public static final ConfigKey<String> TRAIN_STATE_DIR =
-      register("spark.spindle.train.stateDir", "", "train: a Hadoop URI where each rank's loader state and exit are kept, read by a restarted rank wherever it runs; empty = a local temporary directory, which only local and local-cluster masters may use (--state-dir)", s -> s);
+      register(
+          "spark.spindle.train.stateDir",
+          "",
+          "train: a Hadoop URI where each rank's loader state and exit are kept, read by a restarted rank wherever it runs; empty = a local temporary directory, which only local and local-cluster masters may use (--state-dir)",
+          s -> s);
   public static final ConfigKey<Integer> TRAIN_MAX_RESTARTS =
-      register("spark.spindle.train.maxRestarts", "2", "train: how many times the ranks are restarted, each from the loader state it saved, after a trainer exits with an error or is killed (--max-restarts)", SpindleConfig::nonNegativeInt);
+      register(
+          "spark.spindle.train.maxRestarts",
+          "2",
+          "train: how many times the ranks are restarted, each from the loader state it saved, after a trainer exits with an error or is killed (--max-restarts)",
+          SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Integer> TRAIN_NPROC_PER_EXECUTOR =
-      register("spark.spindle.train.nprocPerExecutor", "0", "train: the most ranks one executor may run; the job fails before any trainer starts if Spark placed more; 0 = no limit (--nproc-per-executor)", SpindleConfig::nonNegativeInt);
+      register(
+          "spark.spindle.train.nprocPerExecutor",
+          "0",
+          "train: the most ranks one executor may run; the job fails before any trainer starts if Spark placed more; 0 = no limit (--nproc-per-executor)",
+          SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
-      register("spark.spindle.feed.testDelayMs", "0", "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job", SpindleConfig::nonNegativeLong);
+      register(
+          "spark.spindle.feed.testDelayMs",
+          "0",
+          "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job",
+          SpindleConfig::nonNegativeLong);
 
   private SpindleConfig() {}
 
@@ -131,12 +291,13 @@ public final class SpindleConfig {
    * @throws IllegalArgumentException naming the first key whose value is not allowed
    */
   public static void validate(Map<String, String> settings) {
-    settings.forEach((k, v) -> {
-      ConfigKey<?> key = KEYS.get(k);
-      if (key != null) {
-        key.parse(v);
-      }
-    });
+    settings.forEach(
+        (k, v) -> {
+          ConfigKey<?> key = KEYS.get(k);
+          if (key != null) {
+            key.parse(v);
+          }
+        });
     uint8Transform(settings);
     sampleLimits(settings);
     failureBudget(settings);
@@ -162,13 +323,20 @@ public final class SpindleConfig {
     Map<String, String> resolved = new java.util.HashMap<>(settings);
     resolved.put(ImageConfig.TRANSFORMS, chain);
     resolved.put(ImageConfig.MAX_PIXELS, Long.toString(get(settings, IMAGE_MAX_PIXELS)));
-    resolved.put(ImageConfig.MAX_DECODE_BYTES,
-        Long.toString(get(settings, IMAGE_MAX_DECODE_BYTES)));
+    resolved.put(
+        ImageConfig.MAX_DECODE_BYTES, Long.toString(get(settings, IMAGE_MAX_DECODE_BYTES)));
     ImageTransform t = ImageConfig.transform(resolved::get);
     if (t.outputMode() != OutputMode.UINT8_HWC) {
       throw new IllegalArgumentException(
-          "Invalid value for " + ImageConfig.TRANSFORMS + "/" + ImageConfig.OUTPUT + ": '" + chain
-              + "' gives " + t.outputMode() + " (Arrow image batches hold uint8 HWC; normalize"
+          "Invalid value for "
+              + ImageConfig.TRANSFORMS
+              + "/"
+              + ImageConfig.OUTPUT
+              + ": '"
+              + chain
+              + "' gives "
+              + t.outputMode()
+              + " (Arrow image batches hold uint8 HWC; normalize"
               + " belongs on the device or in bench images)");
     }
     return t;
@@ -202,7 +370,8 @@ public final class SpindleConfig {
    * @throws IllegalArgumentException naming the keys when they name the same column
    */
   public static ParquetColumns parquetColumns(Map<String, String> settings) {
-    return new ParquetColumns(get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
+    return new ParquetColumns(
+        get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
   }
 
   /** The known key closest to {@code key} by edit distance, for typo warnings. */
@@ -320,7 +489,8 @@ public final class SpindleConfig {
     if (!s.startsWith("/")) {
       throw new IllegalArgumentException("must be an absolute path");
     }
-    if (s.replace("{user}", "u").replace("{rank}", "0").replace("{pid}", "4194304").length() > 100) {
+    if (s.replace("{user}", "u").replace("{rank}", "0").replace("{pid}", "4194304").length()
+        > 100) {
       throw new IllegalArgumentException("must be under 100 bytes: a Unix socket path's limit");
     }
     return s;

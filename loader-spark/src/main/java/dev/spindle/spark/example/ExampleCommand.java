@@ -21,11 +21,12 @@ import org.apache.spark.sql.SparkSession;
  * {@code example fashion-mnist}: imports Fashion-MNIST into tar shards (a Spark job), then trains
  * with {@link dev.spindle.Feed#train}: every rank runs {@code examples/fashion_mnist.py} of the
  * Python client, an ordinary training script (DDP, gloo, CPU), beside its executor; rank 0
- * evaluates on the test set. Reports the trainers' test accuracy, how long they waited for data
- * and the train run's own report. Main thread; the report is JSON.
+ * evaluates on the test set. Reports the trainers' test accuracy, how long they waited for data and
+ * the train run's own report. Main thread; the report is JSON.
  */
 public final class ExampleCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The example's remainder policy: every batch is full, so each rank trains as many steps. */
   private static final String REMAINDER = "DROP_LAST";
 
@@ -36,19 +37,35 @@ public final class ExampleCommand {
    * {@link #options}), removed when the example ends; a named one is kept. {@code python}: the
    * trainers' interpreter, or null for {@code spark.spindle.train.python}.
    */
-  public record Options(int epochs, int limit, int world, int batch, int testLimit, Path work,
-      boolean ownWork, Path source, String python) {}
+  public record Options(
+      int epochs,
+      int limit,
+      int world,
+      int batch,
+      int testLimit,
+      Path work,
+      boolean ownWork,
+      Path source,
+      String python) {}
 
   /**
-   * The options, with {@code work} or else a new temporary directory as the work directory. Call
-   * it once every other value is checked: a refused command line leaves no directory behind.
+   * The options, with {@code work} or else a new temporary directory as the work directory. Call it
+   * once every other value is checked: a refused command line leaves no directory behind.
    */
-  public static Options options(int epochs, int limit, int world, int batch, int testLimit,
-      Path work, Path source, String python) throws IOException {
+  public static Options options(
+      int epochs,
+      int limit,
+      int world,
+      int batch,
+      int testLimit,
+      Path work,
+      Path source,
+      String python)
+      throws IOException {
     boolean own = work == null;
     Path dir = own ? Files.createTempDirectory("spindle-example-") : work;
-    return new Options(epochs, limit, world, batch, testLimit, dir.toAbsolutePath(), own,
-        source, python);
+    return new Options(
+        epochs, limit, world, batch, testLimit, dir.toAbsolutePath(), own, source, python);
   }
 
   /** The master the example runs on by default: a task slot per rank, and more to import. */
@@ -85,24 +102,41 @@ public final class ExampleCommand {
 
   private static JobReport runIn(SparkSession spark, Options o)
       throws IOException, InterruptedException {
-    String python = o.python() != null ? o.python()
-        : spark.conf().get(SpindleConfig.TRAIN_PYTHON.key(),
-            SpindleConfig.TRAIN_PYTHON.defaultValue());
+    String python =
+        o.python() != null
+            ? o.python()
+            : spark
+                .conf()
+                .get(SpindleConfig.TRAIN_PYTHON.key(), SpindleConfig.TRAIN_PYTHON.defaultValue());
     if (spark.sparkContext().master().startsWith("local")) {
       requireTorch(python); // the executors run on this machine: fail before importing
     }
     Files.createDirectories(o.work());
     String shards = o.work().resolve("shards").toUri().toString();
-    JobReport imported = FashionMnistImport.run(spark, o.source(), "train", shards, o.limit(),
-        Math.max(o.world(), 4));
+    JobReport imported =
+        FashionMnistImport.run(
+            spark, o.source(), "train", shards, o.limit(), Math.max(o.world(), 4));
     Path reports = Files.createDirectories(o.work().resolve("reports"));
     long started = System.nanoTime();
-    FeedReport train = Spindle.feed(spark).input(shards).worldSize(o.world())
-        .batchSize(o.batch()).size(28).remainder(REMAINDER).partitions(o.world())
-        .manifest(o.work().resolve("manifest.json").toString()).epochs(o.epochs())
-        .python(python)
-        .train(script().toString(), "--test-dir", o.source().toString(),
-            "--test-limit", Integer.toString(o.testLimit()), "--report-dir", reports.toString());
+    FeedReport train =
+        Spindle.feed(spark)
+            .input(shards)
+            .worldSize(o.world())
+            .batchSize(o.batch())
+            .size(28)
+            .remainder(REMAINDER)
+            .partitions(o.world())
+            .manifest(o.work().resolve("manifest.json").toString())
+            .epochs(o.epochs())
+            .python(python)
+            .train(
+                script().toString(),
+                "--test-dir",
+                o.source().toString(),
+                "--test-limit",
+                Integer.toString(o.testLimit()),
+                "--report-dir",
+                reports.toString());
     return report(o, train, imported, reports, (System.nanoTime() - started) / 1e9);
   }
 
@@ -114,30 +148,40 @@ public final class ExampleCommand {
   static void requireTorch(String python) throws IOException, InterruptedException {
     Process p;
     try {
-      p = new ProcessBuilder(python, "-c", "import numpy, torch").redirectErrorStream(true)
-          .start();
+      p = new ProcessBuilder(python, "-c", "import numpy, torch").redirectErrorStream(true).start();
     } catch (IOException e) {
-      throw new IllegalArgumentException("Cannot run the trainers' Python '" + python + "' ("
-          + e.getMessage() + "); pass --python EXE", e);
+      throw new IllegalArgumentException(
+          "Cannot run the trainers' Python '"
+              + python
+              + "' ("
+              + e.getMessage()
+              + "); pass --python EXE",
+          e);
     }
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      throw new IllegalArgumentException("'" + python + " -c \"import numpy, torch\"' did not"
-          + " finish in 120 s");
+      throw new IllegalArgumentException(
+          "'" + python + " -c \"import numpy, torch\"' did not" + " finish in 120 s");
     }
     if (p.exitValue() != 0) {
-      String last = out.isEmpty() ? "exit " + p.exitValue() : out.lines()
-          .reduce((a, b) -> b).orElse("");
-      throw new IllegalArgumentException("The trainers' Python '" + python + "' cannot import"
-          + " torch and numpy (" + last + "); pass --python EXE with one that can (Debian's"
-          + " python3-torch: --python /usr/bin/python3)");
+      String last =
+          out.isEmpty() ? "exit " + p.exitValue() : out.lines().reduce((a, b) -> b).orElse("");
+      throw new IllegalArgumentException(
+          "The trainers' Python '"
+              + python
+              + "' cannot import"
+              + " torch and numpy ("
+              + last
+              + "); pass --python EXE with one that can (Debian's"
+              + " python3-torch: --python /usr/bin/python3)");
     }
   }
 
   @SuppressWarnings("unchecked")
-  private static JobReport report(Options o, FeedReport train, JobReport imported, Path reports,
-      double wall) throws IOException {
+  private static JobReport report(
+      Options o, FeedReport train, JobReport imported, Path reports, double wall)
+      throws IOException {
     Map<String, Object> t = train.fields();
     double wait = 0;
     double step = 0;

@@ -19,9 +19,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code import-fashion-mnist}: turns Debian's {@code dataset-fashion-mnist} IDX files into
  * WebDataset tar shards ({@code train-NNNNN.png} + {@code .cls}) that every Spindle job reads. A
- * Spark job, one task per shard: each task reads its range of the IDX files (present on every
- * node: a Debian package), encodes 28x28 grayscale PNGs and writes its shard to a temporary name,
- * renamed when complete, so a retried task never leaves a partial shard. Driver: main thread.
+ * Spark job, one task per shard: each task reads its range of the IDX files (present on every node:
+ * a Debian package), encodes 28x28 grayscale PNGs and writes its shard to a temporary name, renamed
+ * when complete, so a retried task never leaves a partial shard. Driver: main thread.
  */
 public final class FashionMnistImport {
   /** Where Debian's package puts the files. */
@@ -34,13 +34,21 @@ public final class FashionMnistImport {
    * Imports the first {@code limit} samples of {@code split} ("train" or "t10k") from {@code
    * source} into {@code shards} shards under {@code output}.
    */
-  public static JobReport run(SparkSession spark, java.nio.file.Path source, String split,
-      String output, int limit, int shards) throws IOException {
+  public static JobReport run(
+      SparkSession spark,
+      java.nio.file.Path source,
+      String split,
+      String output,
+      int limit,
+      int shards)
+      throws IOException {
     java.nio.file.Path images = source.resolve(split + "-images-idx3-ubyte.gz");
     java.nio.file.Path labels = source.resolve(split + "-labels-idx1-ubyte.gz");
     if (!java.nio.file.Files.isReadable(images) || !java.nio.file.Files.isReadable(labels)) {
-      throw new IllegalArgumentException("Fashion-MNIST files not found in " + source
-          + " (install Debian's dataset-fashion-mnist, or pass --source DIR)");
+      throw new IllegalArgumentException(
+          "Fashion-MNIST files not found in "
+              + source
+              + " (install Debian's dataset-fashion-mnist, or pass --source DIR)");
     }
     int available = IdxFiles.count(images);
     int n = limit <= 0 ? available : Math.min(limit, available);
@@ -54,16 +62,25 @@ public final class FashionMnistImport {
     String img = images.toString();
     String lab = labels.toString();
     long start = System.nanoTime();
-    List<Long> bytes = new JavaSparkContext(spark.sparkContext()).parallelize(ranges, shards)
-        .map(r -> writeShard(img, lab, split, output, r[0], r[1], r[2])).collect();
+    List<Long> bytes =
+        new JavaSparkContext(spark.sparkContext())
+            .parallelize(ranges, shards)
+            .map(r -> writeShard(img, lab, split, output, r[0], r[1], r[2]))
+            .collect();
     double wall = (System.nanoTime() - start) / 1e9;
-    return new JobReport("import-fashion-mnist").put("source", source.toString())
-        .put("output", output).put("split", split).put("samples", n).put("shards", shards)
-        .put("bytes_out", bytes.stream().mapToLong(Long::longValue).sum()).put("wall_s", wall);
+    return new JobReport("import-fashion-mnist")
+        .put("source", source.toString())
+        .put("output", output)
+        .put("split", split)
+        .put("samples", n)
+        .put("shards", shards)
+        .put("bytes_out", bytes.stream().mapToLong(Long::longValue).sum())
+        .put("wall_s", wall);
   }
 
-  private static long writeShard(String images, String labels, String split, String output,
-      int shard, int from, int to) throws IOException {
+  private static long writeShard(
+      String images, String labels, String split, String output, int shard, int from, int to)
+      throws IOException {
     IdxFiles.Images im = IdxFiles.images(java.nio.file.Path.of(images), from, to - from);
     byte[] lab = IdxFiles.labels(java.nio.file.Path.of(labels), from, to - from);
     Path out = new Path(output);

@@ -67,19 +67,32 @@ final class IdxFiles {
 
   private static DataInputStream open(Path file) throws IOException {
     InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-    return new DataInputStream(new BufferedInputStream(
-        file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw, 1 << 16));
+    return new DataInputStream(
+        new BufferedInputStream(
+            file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw, 1 << 16));
   }
 
   private static void checkRange(Path file, int n, int from, int count) {
     if (from < 0 || count < 0 || (long) from + count > n) {
-      throw new IllegalArgumentException("Invalid range: [" + from + ", " + (from + count)
-          + ") of " + file + ", which holds " + n + " items");
+      throw new IllegalArgumentException(
+          "Invalid range: ["
+              + from
+              + ", "
+              + (from + count)
+              + ") of "
+              + file
+              + ", which holds "
+              + n
+              + " items");
     }
   }
 
   private static IOException bad(Path file, int magic) {
-    return new IOException("Not an IDX image or label file: " + file + " (magic 0x"
-        + Integer.toHexString(magic) + ")");
+    return new IOException(
+        "Not an IDX image or label file: "
+            + file
+            + " (magic 0x"
+            + Integer.toHexString(magic)
+            + ")");
   }
 }

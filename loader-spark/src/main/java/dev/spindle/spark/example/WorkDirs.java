@@ -11,13 +11,13 @@ final class WorkDirs {
   private WorkDirs() {}
 
   /**
-   * Deletes {@code dir} and everything under it (links are removed, never followed); nothing if
-   * it does not exist.
+   * Deletes {@code dir} and everything under it (links are removed, never followed); nothing if it
+   * does not exist.
    */
   static void delete(Path dir) {
     if (Files.exists(dir) && !FileUtil.fullyDelete(dir.toFile())) {
-      throw new UncheckedIOException(new IOException(
-          "Cannot remove the example's work directory " + dir));
+      throw new UncheckedIOException(
+          new IOException("Cannot remove the example's work directory " + dir));
     }
   }
 }

@@ -5,10 +5,10 @@ import java.io.Serializable;
 
 /**
  * What a task reports to the driver about one run of consecutive batches of one rank that it
- * produced, in plan order: their identities (a range of {@link BatchKey}s), counts and one
- * digest, never their indices, so a task's result has the same size whatever its batches hold.
- * The task checked every batch of the run against the plan before handing it over (a batch that
- * is not the planned one fails the task, naming it), and hashed the indices it produced.
+ * produced, in plan order: their identities (a range of {@link BatchKey}s), counts and one digest,
+ * never their indices, so a task's result has the same size whatever its batches hold. The task
+ * checked every batch of the run against the plan before handing it over (a batch that is not the
+ * planned one fails the task, naming it), and hashed the indices it produced.
  *
  * @param first the key of the run's first batch
  * @param toBatch the batch after its last
@@ -20,11 +20,19 @@ import java.io.Serializable;
  * @param digestFrom the batch the digest starts at: {@code first.batch()}, or the rank's first
  *     batch of the run when this run ends the rank's share and began after it (see {@link
  *     FeedSlice#digestFrom()}); the task derived the planned batches before its own to hash them
- * @param digest the {@link dev.spindle.spark.plan.Digest} of the rank's indices of batches
- *     {@code [digestFrom, toBatch)}, in plan order
+ * @param digest the {@link dev.spindle.spark.plan.Digest} of the rank's indices of batches {@code
+ *     [digestFrom, toBatch)}, in plan order
  */
-record BatchRun(BatchKey first, int toBatch, int batchSize, long padded, long substituted,
-    int notRedelivered, int digestFrom, String digest) implements Serializable {
+record BatchRun(
+    BatchKey first,
+    int toBatch,
+    int batchSize,
+    long padded,
+    long substituted,
+    int notRedelivered,
+    int digestFrom,
+    String digest)
+    implements Serializable {
 
   int rank() {
     return first.rank();

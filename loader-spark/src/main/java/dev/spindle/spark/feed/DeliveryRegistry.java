@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * batch an earlier attempt (failed, or speculative) already handed over in this JVM does not hand
  * it over again. Batch keys are deterministic, so the check needs no coordination. Any thread.
  *
- * <p>Across JVMs the driver's ledger keeps each batch once (see {@code FeedLedger}); a batch
- * whose consumer died with its executor is delivered again by the retried task on another JVM,
- * which is the delivery the rank sees.
+ * <p>Across JVMs the driver's ledger keeps each batch once (see {@code FeedLedger}); a batch whose
+ * consumer died with its executor is delivered again by the retried task on another JVM, which is
+ * the delivery the rank sees.
  */
 final class DeliveryRegistry {
   private static final int RUNS_KEPT = 8;

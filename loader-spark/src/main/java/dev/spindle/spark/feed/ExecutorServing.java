@@ -11,8 +11,8 @@ import dev.spindle.gpu.feed.GpuFeeders;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +31,8 @@ import org.slf4j.LoggerFactory;
  * device it is one per rank, on shared memory a trainer process can map: each rank's trainer needs
  * a stream of its own, and host memory, unlike a GPU, is not one per rank. Everything is created
  * lazily by the first task that needs it, reused by later ones (a feeder's memory is allocated
- * once), and closed by a JVM shutdown hook, by {@link #closeAll()} or, on a local master, when
- * the session stops ({@link #closeOnStop}); closing removes socket files and shared-memory
- * segments.
+ * once), and closed by a JVM shutdown hook, by {@link #closeAll()} or, on a local master, when the
+ * session stops ({@link #closeOnStop}); closing removes socket files and shared-memory segments.
  *
  * <p>Threads: task threads; every method is synchronized on the class.
  */
@@ -49,51 +48,68 @@ final class ExecutorServing {
 
   /**
    * The bridge on {@code socket} for the run with {@code token}, started on first use; replaced
-   * when it served another run (another token: the earlier run's trainers must not get this
-   * run's batches) or another world size.
+   * when it served another run (another token: the earlier run's trainers must not get this run's
+   * batches) or another world size.
    */
-  static synchronized BridgeServer bridge(Path socket, int world, Duration trainerWait,
-      RunToken token) {
+  static synchronized BridgeServer bridge(
+      Path socket, int world, Duration trainerWait, RunToken token) {
     hook();
     BridgeServer b = BRIDGES.get(socket);
     if (b != null && (b.worldSize() != world || !b.admission().token().equals(token))) {
-      LOG.info("Bridge on {} served another run (world size {}); restarting it for this run "
-          + "(world size {})", socket, b.worldSize(), world);
+      LOG.info(
+          "Bridge on {} served another run (world size {}); restarting it for this run "
+              + "(world size {})",
+          socket,
+          b.worldSize(),
+          world);
       BRIDGES.remove(socket).close();
       b = null;
     }
     if (b == null) {
       b = BridgeServer.listen(socket, world, trainerWait, Admission.of(token));
       BRIDGES.put(socket, b);
-      System.out.println("spindle feed: trainer bridge listening on " + b.socketPath()
-          + " (world size " + world + "); run token in " + b.tokenFile());
+      System.out.println(
+          "spindle feed: trainer bridge listening on "
+              + b.socketPath()
+              + " (world size "
+              + world
+              + "); run token in "
+              + b.tokenFile());
     }
     return b;
   }
 
   /**
-   * The feeder that serves {@code rank}: on GPU {@code ordinal} when {@code choice} (and, for
-   * auto, CUDA) allows, else on host shared memory. Call {@link #release} when the rank is done.
+   * The feeder that serves {@code rank}: on GPU {@code ordinal} when {@code choice} (and, for auto,
+   * CUDA) allows, else on host shared memory. Call {@link #release} when the rank is done.
    *
    * @throws IllegalStateException if the GPU already serves another rank of this JVM
    */
-  static synchronized GpuFeeder feeder(int rank, int ordinal, DeviceDiscovery.Choice choice,
-      FeederConfig config) {
+  static synchronized GpuFeeder feeder(
+      int rank, int ordinal, DeviceDiscovery.Choice choice, FeederConfig config) {
     hook();
-    boolean cuda = choice == DeviceDiscovery.Choice.CUDA
-        || (choice == DeviceDiscovery.Choice.AUTO && DeviceDiscovery.cudaAvailable(ordinal));
+    boolean cuda =
+        choice == DeviceDiscovery.Choice.CUDA
+            || (choice == DeviceDiscovery.Choice.AUTO && DeviceDiscovery.cudaAvailable(ordinal));
     return cuda ? gpuFeeder(rank, ordinal, config) : hostFeeder(rank, config);
   }
 
   private static GpuFeeder gpuFeeder(int rank, int ordinal, FeederConfig config) {
     Integer holder = GPU_HOLDERS.get(ordinal);
     if (holder != null && holder != rank) {
-      throw new IllegalStateException("GPU " + ordinal + " of this executor already serves rank "
-          + holder + "; rank " + rank + " needs a GPU of its own: give each task one GPU "
-          + "(spark.executor.resource.gpu.amount and spark.task.resource.gpu.amount=1) or serve "
-          + "from host memory (--device host)");
+      throw new IllegalStateException(
+          "GPU "
+              + ordinal
+              + " of this executor already serves rank "
+              + holder
+              + "; rank "
+              + rank
+              + " needs a GPU of its own: give each task one GPU "
+              + "(spark.executor.resource.gpu.amount and spark.task.resource.gpu.amount=1) or serve "
+              + "from host memory (--device host)");
     }
-    GpuFeeders.existing(ordinal).filter(f -> !f.config().equals(config))
+    GpuFeeders.existing(ordinal)
+        .filter(f -> !f.config().equals(config))
         .ifPresent(f -> GpuFeeders.close(ordinal));
     GpuFeeder f = GpuFeeders.get(ordinal, DeviceDiscovery.Choice.CUDA, config);
     GPU_HOLDERS.put(ordinal, rank);
@@ -147,27 +163,28 @@ final class ExecutorServing {
   }
 
   /**
-   * On a local master, closes everything ({@link #closeAll()}) when {@code sc} stops: its
-   * executor is this JVM, which may live on (a notebook, an application that starts another
-   * session), and without this kept the stopped session's bridges, feeders' shared memory,
-   * socket files and threads until it exited. Elsewhere executors exit with the application and
-   * the shutdown hook closes them. Driver thread; once per context.
+   * On a local master, closes everything ({@link #closeAll()}) when {@code sc} stops: its executor
+   * is this JVM, which may live on (a notebook, an application that starts another session), and
+   * without this kept the stopped session's bridges, feeders' shared memory, socket files and
+   * threads until it exited. Elsewhere executors exit with the application and the shutdown hook
+   * closes them. Driver thread; once per context.
    */
   static synchronized void closeOnStop(SparkContext sc) {
     if (sc.isLocal() && WATCHED.add(sc)) {
-      sc.addSparkListener(new SparkListener() {
-        @Override
-        public void onApplicationEnd(SparkListenerApplicationEnd end) {
-          closeAll();
-        }
-      });
+      sc.addSparkListener(
+          new SparkListener() {
+            @Override
+            public void onApplicationEnd(SparkListenerApplicationEnd end) {
+              closeAll();
+            }
+          });
     }
   }
 
   private static void hook() {
     if (!hooked) {
-      Runtime.getRuntime().addShutdownHook(
-          new Thread(ExecutorServing::closeAll, "spindle-serving-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(ExecutorServing::closeAll, "spindle-serving-shutdown"));
       hooked = true;
     }
   }

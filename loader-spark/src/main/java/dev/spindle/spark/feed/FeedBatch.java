@@ -8,18 +8,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * One planned batch as a consumer receives it: always {@code batchSize} rows in plan order, with
- * the Spindle Arrow schema ({@code image}, {@code label}, {@code key}, {@code index}). The
- * {@code index} column holds the planned dataset index of every row, so a batch is identified by
- * {@link #key()} and its content by its indices, whatever task or attempt produced it.
+ * the Spindle Arrow schema ({@code image}, {@code label}, {@code key}, {@code index}). The {@code
+ * index} column holds the planned dataset index of every row, so a batch is identified by {@link
+ * #key()} and its content by its indices, whatever task or attempt produced it.
  *
  * <p>Two kinds of rows carry no sample of their own and should get zero loss weight: the last
- * {@link #padded()} rows repeat the rank's own first samples (padding), and rows in
- * {@link #substituted()} stand in for a quarantined sample: they carry the image, label and key
- * of the batch's first good row (or zeros, label -1, when the whole batch is bad) and keep the
- * planned {@code index}. Quarantined samples are listed in the job's report.
+ * {@link #padded()} rows repeat the rank's own first samples (padding), and rows in {@link
+ * #substituted()} stand in for a quarantined sample: they carry the image, label and key of the
+ * batch's first good row (or zeros, label -1, when the whole batch is bad) and keep the planned
+ * {@code index}. Quarantined samples are listed in the job's report.
  *
- * <p>Owned by the task that produced it: valid only during {@link BatchConsumer#accept}; a
- * consumer that keeps data must copy it. Read by the task thread only.
+ * <p>Owned by the task that produced it: valid only during {@link BatchConsumer#accept}; a consumer
+ * that keeps data must copy it. Read by the task thread only.
  */
 public final class FeedBatch {
   private final BatchKey key;

@@ -1,20 +1,20 @@
 package dev.spindle.spark.feed;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spindle.spark.pipeline.FailureBudget;
-import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.metrics.TaskTimeline;
 import dev.spindle.spark.metrics.Timeline;
+import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
-import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.shard.Manifest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,14 +26,13 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code feed}: runs epoch plans on Spark and delivers every rank's batches to the consumer.
- * Per epoch: the plan is computed on the driver (refused before any task when it cannot be
- * equal), broadcast, cut into partitions of (rank, batch) runs; each task reads only its planned
- * samples, decodes them, checks each batch, identified by its {@code BatchKey}, against the plan
- * and hands it to the consumer, and returns per slice its keys, counts and digest ({@link
- * BatchRun}); the driver's {@link FeedLedger} takes each batch once and checks that every rank
- * got each planned batch, in O(ranks + runs). Runs on the driver; one run at a time per
- * SparkSession.
+ * {@code feed}: runs epoch plans on Spark and delivers every rank's batches to the consumer. Per
+ * epoch: the plan is computed on the driver (refused before any task when it cannot be equal),
+ * broadcast, cut into partitions of (rank, batch) runs; each task reads only its planned samples,
+ * decodes them, checks each batch, identified by its {@code BatchKey}, against the plan and hands
+ * it to the consumer, and returns per slice its keys, counts and digest ({@link BatchRun}); the
+ * driver's {@link FeedLedger} takes each batch once and checks that every rank got each planned
+ * batch, in O(ranks + runs). Runs on the driver; one run at a time per SparkSession.
  */
 public final class FeedJob {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,25 +48,38 @@ public final class FeedJob {
     Manifest manifest = loaded.manifest();
     LoaderState state = startState(manifest, request);
     if (state.epoch() >= request.epochs()) {
-      throw new IllegalArgumentException("Nothing to do: the state is at epoch " + state.epoch()
-          + " and --epochs is " + request.epochs() + " (epochs 0.." + (request.epochs() - 1)
-          + " are complete)");
+      throw new IllegalArgumentException(
+          "Nothing to do: the state is at epoch "
+              + state.epoch()
+              + " and --epochs is "
+              + request.epochs()
+              + " (epochs 0.."
+              + (request.epochs() - 1)
+              + " are complete)");
     }
     int partitions = SpindleConfig.get(conf, SpindleConfig.FEED_PARTITIONS);
-    ServeSettings serve = SpindleConfig.get(conf, SpindleConfig.FEED_SERVE)
-        ? ServeSettings.from(conf) : null;
+    ServeSettings serve =
+        SpindleConfig.get(conf, SpindleConfig.FEED_SERVE) ? ServeSettings.from(conf) : null;
     if (serve != null) {
       ServeStage.announce(jsc, request.worldSize(), serve);
     }
-    Epochs epochs = new Epochs(jsc, manifest, FeedSettings.from(conf, manifest),
-        new HadoopConf(spark.sparkContext().hadoopConfiguration()),
-        serve != null ? request.worldSize()
-            : partitions > 0 ? partitions : jsc.defaultParallelism(), serve);
+    Epochs epochs =
+        new Epochs(
+            jsc,
+            manifest,
+            FeedSettings.from(conf, manifest),
+            new HadoopConf(spark.sparkContext().hadoopConfiguration()),
+            serve != null
+                ? request.worldSize()
+                : partitions > 0 ? partitions : jsc.defaultParallelism(),
+            serve);
     state = epochs.run(state, request);
     double wall = (System.nanoTime() - startNanos) / 1e9;
     checkBudget(epochs);
-    JobReport report = epochs.report(request, loaded, state, wall, startMs)
-        .put("master", spark.sparkContext().master());
+    JobReport report =
+        epochs
+            .report(request, loaded, state, wall, startMs)
+            .put("master", spark.sparkContext().master());
     return new FeedResult(report, state);
   }
 
@@ -75,10 +87,14 @@ public final class FeedJob {
   static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
       throws IOException {
     Map<String, String> conf = request.conf();
-    return new ManifestCache(jsc.sc().hadoopConfiguration(),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        SpindleConfig.parquetColumns(conf), new ClusterShardCounter(jsc))
-        .load(request.input(), request.manifestFile(),
+    return new ManifestCache(
+            jsc.sc().hadoopConfiguration(),
+            SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
+            SpindleConfig.parquetColumns(conf),
+            new ClusterShardCounter(jsc))
+        .load(
+            request.input(),
+            request.manifestFile(),
             SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
   }
 
@@ -91,16 +107,19 @@ public final class FeedJob {
     Remainder remainder = Remainder.valueOf(SpindleConfig.get(conf, SpindleConfig.FEED_REMAINDER));
     int window = SpindleConfig.get(conf, SpindleConfig.SHUFFLE_WINDOW);
     if (resume == null) {
-      return LoaderState.initial(manifest,
-          new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window));
+      return LoaderState.initial(
+          manifest, new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window));
     }
-    resume.requireSettings(new PlanSpec(
-        conf.containsKey(SpindleConfig.SEED.key()) ? seed : resume.seed(),
-        resume.epoch(),
-        request.worldSize(),
-        conf.containsKey(SpindleConfig.BATCH_SIZE.key()) ? batchSize : resume.batchSize(),
-        conf.containsKey(SpindleConfig.FEED_REMAINDER.key()) ? remainder : resume.remainder(),
-        conf.containsKey(SpindleConfig.SHUFFLE_WINDOW.key()) ? window : resume.shuffleWindow()));
+    resume.requireSettings(
+        new PlanSpec(
+            conf.containsKey(SpindleConfig.SEED.key()) ? seed : resume.seed(),
+            resume.epoch(),
+            request.worldSize(),
+            conf.containsKey(SpindleConfig.BATCH_SIZE.key()) ? batchSize : resume.batchSize(),
+            conf.containsKey(SpindleConfig.FEED_REMAINDER.key()) ? remainder : resume.remainder(),
+            conf.containsKey(SpindleConfig.SHUFFLE_WINDOW.key())
+                ? window
+                : resume.shuffleWindow()));
     return resume;
   }
 
@@ -109,11 +128,15 @@ public final class FeedJob {
     if (!budget.exceeded(epochs.quarantined.total(), epochs.samples)) {
       return;
     }
-    StringBuilder msg = new StringBuilder(String.format(
-        "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows"
-            + " %s). First causes:", epochs.quarantined.total(), epochs.samples,
-        budget.describeForSamples()));
-    epochs.quarantined.first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
+    StringBuilder msg =
+        new StringBuilder(
+            String.format(
+                "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows"
+                    + " %s). First causes:",
+                epochs.quarantined.total(), epochs.samples, budget.describeForSamples()));
+    epochs.quarantined.first().stream()
+        .limit(10)
+        .forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new IllegalStateException(msg.toString());
   }
 
@@ -140,8 +163,13 @@ public final class FeedJob {
     private long refused;
     private boolean stoppedEarly;
 
-    Epochs(JavaSparkContext jsc, Manifest manifest, FeedSettings settings, HadoopConf conf,
-        int partitions, ServeSettings serve) {
+    Epochs(
+        JavaSparkContext jsc,
+        Manifest manifest,
+        FeedSettings settings,
+        HadoopConf conf,
+        int partitions,
+        ServeSettings serve) {
       this.jsc = jsc;
       this.serve = serve;
       this.manifest = manifest;
@@ -178,8 +206,7 @@ public final class FeedJob {
 
     /**
      * Names the epoch's job: {@code feed epoch 3 of 0..9 (4 ranks, batches 0..124 of 125 per
-     * rank)}, with the
-     * rows it delivers as the progress total.
+     * rank)}, with the rows it delivers as the progress total.
      */
     private JobLabel label(EpochPlan plan, int stop, int epochs) {
       long rows = 0;
@@ -187,9 +214,20 @@ public final class FeedJob {
         rows += (long) Math.max(0, stop - plan.rank(r).firstBatch()) * plan.spec().batchSize();
       }
       String epoch = "epoch " + plan.epoch() + " of 0.." + (epochs - 1); // as --epochs counts
-      String description = "feed " + epoch + " (" + plan.worldSize() + " ranks, batches "
-          + plan.rank(0).firstBatch() + ".." + (stop - 1) + " of " + plan.batchesPerRank()
-          + " per rank" + (serve != null ? ", served" : "") + ")";
+      String description =
+          "feed "
+              + epoch
+              + " ("
+              + plan.worldSize()
+              + " ranks, batches "
+              + plan.rank(0).firstBatch()
+              + ".."
+              + (stop - 1)
+              + " of "
+              + plan.batchesPerRank()
+              + " per rank"
+              + (serve != null ? ", served" : "")
+              + ")";
       return JobLabel.of(jsc.sc(), "spindle-feed-" + runId, "feed " + epoch, description, rows);
     }
 
@@ -211,8 +249,11 @@ public final class FeedJob {
             outcomes = jsc.parallelize(parts, parts.size()).map(task::run).collect();
           }
           List<TaskOutcome> got = outcomes; // one per partition, in partition order
-          timeline.addAll(recorder.tasks(got.size(), TaskTimeline.WAIT_MS,
-              p -> p < got.size() ? got.get(p).timelineCounts() : null));
+          timeline.addAll(
+              recorder.tasks(
+                  got.size(),
+                  TaskTimeline.WAIT_MS,
+                  p -> p < got.size() ? got.get(p).timelineCounts() : null));
         } finally {
           inputs.destroy();
         }
@@ -226,10 +267,11 @@ public final class FeedJob {
         }
       }
       FeedLedger ledger = new FeedLedger(plan, starts, stop);
-      outcomes.forEach(o -> {
-        ledger.add(o);
-        account(o);
-      });
+      outcomes.forEach(
+          o -> {
+            ledger.add(o);
+            account(o);
+          });
       for (FeedLedger.RankResult r : ledger.results()) {
         Map<String, Object> entry = r.toMap();
         if (served.containsKey(r.rank())) {
@@ -253,41 +295,59 @@ public final class FeedJob {
       }
     }
 
-    JobReport report(FeedRequest request, ManifestCache.Loaded loaded, LoaderState state,
-        double wall, long startMs) throws IOException {
+    JobReport report(
+        FeedRequest request,
+        ManifestCache.Loaded loaded,
+        LoaderState state,
+        double wall,
+        long startMs)
+        throws IOException {
       PlanSpec spec = state.spec();
-      JobReport report = new JobReport("feed")
-          .put("input", request.input())
-          .put("manifest", loaded.reportEntry())
-          .put("world_size", request.worldSize())
-          .put("seed", spec.seed())
-          .put("batch_size", spec.batchSize())
-          .put("remainder", spec.remainder().name())
-          .put("shuffle_window", spec.shuffleWindow())
-          .put("partitions", partitions)
-          .put("threads", settings.sample().threads())
-          .put("image_shape", settings.sample().images().shape())
-          .put("transforms", settings.sample().images().transforms())
-          .put("ranks", ranks)
-          .put("serve", serve == null ? null : Map.of("device", serve.device(),
-              "socket", serve.socketTemplate(), "slots", serve.slots(),
-              "trainer_timeout_s", serve.trainerTimeout().toSeconds()))
-          .put("feeders", feeders.entries())
-          .put("images", rows)
-          .put("samples", samples)
-          .put("samples_read", samplesRead)
-          .put("bytes_in", bytesIn)
-          .put("images_decoded", imagesDecoded)
-          .put("failures", quarantined.total());
-      return quarantined.putInto(report)
+      JobReport report =
+          new JobReport("feed")
+              .put("input", request.input())
+              .put("manifest", loaded.reportEntry())
+              .put("world_size", request.worldSize())
+              .put("seed", spec.seed())
+              .put("batch_size", spec.batchSize())
+              .put("remainder", spec.remainder().name())
+              .put("shuffle_window", spec.shuffleWindow())
+              .put("partitions", partitions)
+              .put("threads", settings.sample().threads())
+              .put("image_shape", settings.sample().images().shape())
+              .put("transforms", settings.sample().images().transforms())
+              .put("ranks", ranks)
+              .put(
+                  "serve",
+                  serve == null
+                      ? null
+                      : Map.of(
+                          "device",
+                          serve.device(),
+                          "socket",
+                          serve.socketTemplate(),
+                          "slots",
+                          serve.slots(),
+                          "trainer_timeout_s",
+                          serve.trainerTimeout().toSeconds()))
+              .put("feeders", feeders.entries())
+              .put("images", rows)
+              .put("samples", samples)
+              .put("samples_read", samplesRead)
+              .put("bytes_in", bytesIn)
+              .put("images_decoded", imagesDecoded)
+              .put("failures", quarantined.total());
+      return quarantined
+          .putInto(report)
           .put("repeats_not_redelivered", refused)
           .put("stopped_early", stoppedEarly)
           .put("state", JSON.readValue(state.toJson(), Map.class))
           .put("wall_s", wall)
           .put("images_per_s", rows / wall)
           .put("mb_per_s", bytesIn / 1e6 / wall)
-          .put("time_to_first_batch_s", firstBatchEpochMs == Long.MAX_VALUE
-              ? null : (firstBatchEpochMs - startMs) / 1000.0)
+          .put(
+              "time_to_first_batch_s",
+              firstBatchEpochMs == Long.MAX_VALUE ? null : (firstBatchEpochMs - startMs) / 1000.0)
           .put("timeline", Timeline.of(startMs, timeline));
     }
   }

@@ -18,14 +18,14 @@ import java.util.TreeMap;
  * The driver's account of one epoch, from the tasks' {@link BatchRun}s: takes every batch once by
  * its {@link BatchKey} (a second report of the same run must have the same digest, and is not
  * counted again; runs that share only some batches are refused), then checks that every rank got
- * each of its planned batches exactly once and takes the rank's digest from the task that
- * produced its last batch. Quarantined samples are kept once per planned index. Driver thread.
+ * each of its planned batches exactly once and takes the rank's digest from the task that produced
+ * its last batch. Quarantined samples are kept once per planned index. Driver thread.
  *
  * <p>Its work and memory are O(ranks + runs): it never sees a sample index. Whether a batch holds
- * the planned indices is checked where they are, by the task that produced it, before anyone had
- * it ({@link SliceAccount}); the digest is that task's hash of the rank's indices (for a rank
- * whose first batches another task produced, of the planned ones, which those batches were
- * checked against), so it is the SHA-256 of the delivered indices in plan order, as before.
+ * the planned indices is checked where they are, by the task that produced it, before anyone had it
+ * ({@link SliceAccount}); the digest is that task's hash of the rank's indices (for a rank whose
+ * first batches another task produced, of the planned ones, which those batches were checked
+ * against), so it is the SHA-256 of the delivered indices in plan order, as before.
  */
 final class FeedLedger {
   /**
@@ -41,8 +41,16 @@ final class FeedLedger {
    * @param substituted rows standing in for quarantined samples
    * @param digest SHA-256 of the delivered indices in plan order
    */
-  record RankResult(int rank, int epoch, int leg, int firstBatch, int batches, long samples,
-      long padded, long substituted, String digest) {
+  record RankResult(
+      int rank,
+      int epoch,
+      int leg,
+      int firstBatch,
+      int batches,
+      long samples,
+      long padded,
+      long substituted,
+      String digest) {
     Map<String, Object> toMap() {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("rank", rank);
@@ -64,10 +72,13 @@ final class FeedLedger {
   private final EpochPlan plan;
   private final int[] fromBatch;
   private final int stopBatch;
+
   /** Per rank with runs, its runs by first batch: disjoint, within the rank's share. */
   private final Map<Integer, NavigableMap<Integer, BatchRun>> runs = new HashMap<>();
+
   /** Per rank, the digest of its whole share, from the run that ends it. */
   private final Map<Integer, String> digests = new HashMap<>();
+
   private final Map<Long, QuarantineRecord> quarantined = new TreeMap<>();
   private long duplicates;
   private long refused;
@@ -99,8 +110,11 @@ final class FeedLedger {
     BatchRun same = taken.get(run.fromBatch());
     if (same != null && same.toBatch() == run.toBatch()) {
       if (same.digestFrom() == run.digestFrom() && !same.digest().equals(run.digest())) {
-        throw new IllegalStateException("Batches " + run.describe() + " were produced twice with"
-            + " different contents; the plan is not deterministic");
+        throw new IllegalStateException(
+            "Batches "
+                + run.describe()
+                + " were produced twice with"
+                + " different contents; the plan is not deterministic");
       }
       duplicates += run.batches();
     } else {
@@ -110,9 +124,19 @@ final class FeedLedger {
     if (run.toBatch() == stop(rank) && run.digestFrom() == fromBatch[rank]) {
       String earlier = digests.putIfAbsent(rank, run.digest());
       if (earlier != null && !earlier.equals(run.digest())) {
-        throw new IllegalStateException("Rank " + rank + " of epoch " + plan.epoch() + " was"
-            + " reported twice with different digests, " + earlier + " and " + run.digest()
-            + " (batches " + run.describe() + "); the plan is not deterministic");
+        throw new IllegalStateException(
+            "Rank "
+                + rank
+                + " of epoch "
+                + plan.epoch()
+                + " was"
+                + " reported twice with different digests, "
+                + earlier
+                + " and "
+                + run.digest()
+                + " (batches "
+                + run.describe()
+                + "); the plan is not deterministic");
       }
     }
   }
@@ -120,13 +144,30 @@ final class FeedLedger {
   /** The run's rank, once its batches are known to be planned for this run of the epoch. */
   private int checkPlanned(BatchRun run) {
     int rank = run.rank();
-    boolean ours = run.first().epoch() == plan.epoch() && run.first().leg() == plan.leg()
-        && rank >= 0 && rank < plan.worldSize();
+    boolean ours =
+        run.first().epoch() == plan.epoch()
+            && run.first().leg() == plan.leg()
+            && rank >= 0
+            && rank < plan.worldSize();
     if (!ours || run.fromBatch() < fromBatch[rank] || run.toBatch() > stop(rank)) {
-      throw new IllegalStateException("Batches " + run.describe() + " were delivered, but "
-          + (ours ? "rank " + rank + " delivers batches " + fromBatch[rank] + ".."
-              + (stop(rank) - 1) + " only" : "the plan is of epoch " + plan.epoch() + ", leg "
-              + plan.leg() + ", ranks 0.." + (plan.worldSize() - 1)));
+      throw new IllegalStateException(
+          "Batches "
+              + run.describe()
+              + " were delivered, but "
+              + (ours
+                  ? "rank "
+                      + rank
+                      + " delivers batches "
+                      + fromBatch[rank]
+                      + ".."
+                      + (stop(rank) - 1)
+                      + " only"
+                  : "the plan is of epoch "
+                      + plan.epoch()
+                      + ", leg "
+                      + plan.leg()
+                      + ", ranks 0.."
+                      + (plan.worldSize() - 1)));
     }
     return rank;
   }
@@ -135,13 +176,20 @@ final class FeedLedger {
   private static void checkDisjoint(NavigableMap<Integer, BatchRun> taken, BatchRun run) {
     Map.Entry<Integer, BatchRun> before = taken.floorEntry(run.fromBatch());
     Map.Entry<Integer, BatchRun> after = taken.ceilingEntry(run.fromBatch());
-    BatchRun other = before != null && before.getValue().toBatch() > run.fromBatch()
-        ? before.getValue()
-        : after != null && after.getKey() < run.toBatch() ? after.getValue() : null;
+    BatchRun other =
+        before != null && before.getValue().toBatch() > run.fromBatch()
+            ? before.getValue()
+            : after != null && after.getKey() < run.toBatch() ? after.getValue() : null;
     if (other != null) {
       int shared = Math.max(other.fromBatch(), run.fromBatch());
-      throw new IllegalStateException("Batch " + run.key(shared) + " was reported by two task"
-          + " attempts in different runs, " + other.describe() + " and " + run.describe());
+      throw new IllegalStateException(
+          "Batch "
+              + run.key(shared)
+              + " was reported by two task"
+              + " attempts in different runs, "
+              + other.describe()
+              + " and "
+              + run.describe());
     }
   }
 
@@ -177,20 +225,47 @@ final class FeedLedger {
     }
     String digest = from == stop ? EMPTY : digests.get(rank.rank());
     if (digest == null) {
-      throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
-          + " got every batch, but no task reported the digest of batches " + from + ".."
-          + (stop - 1));
+      throw new IllegalStateException(
+          "Rank "
+              + rank.rank()
+              + " of epoch "
+              + rank.epoch()
+              + " got every batch, but no task reported the digest of batches "
+              + from
+              + ".."
+              + (stop - 1));
     }
     long rows = (long) (stop - from) * rank.batchSize();
-    long planned = Math.max(0, (long) stop * rank.batchSize()
-        - Math.max((long) from * rank.batchSize(), rank.realSamples()));
+    long planned =
+        Math.max(
+            0,
+            (long) stop * rank.batchSize()
+                - Math.max((long) from * rank.batchSize(), rank.realSamples()));
     if (padded != planned) {
-      throw new IllegalStateException("Rank " + rank.rank() + " of epoch " + rank.epoch()
-          + " received " + padded + " padded rows in batches " + from + ".." + (stop - 1)
-          + ", the plan has " + planned);
+      throw new IllegalStateException(
+          "Rank "
+              + rank.rank()
+              + " of epoch "
+              + rank.epoch()
+              + " received "
+              + padded
+              + " padded rows in batches "
+              + from
+              + ".."
+              + (stop - 1)
+              + ", the plan has "
+              + planned);
     }
-    return new RankResult(rank.rank(), rank.epoch(), rank.leg(), from, stop - from,
-        rows - padded, padded, substituted, digest);
+    return new RankResult(
+        rank.rank(),
+        rank.epoch(),
+        rank.leg(),
+        from,
+        stop - from,
+        rows - padded,
+        padded,
+        substituted,
+        digest);
   }
 
   /** Quarantined samples, one per planned index, in index order. */
@@ -198,7 +273,9 @@ final class FeedLedger {
     return new ArrayList<>(quarantined.values());
   }
 
-  /** Batches reported again in a run reported before (a task's batches reported twice); 0 normally. */
+  /**
+   * Batches reported again in a run reported before (a task's batches reported twice); 0 normally.
+   */
   long duplicates() {
     return duplicates;
   }

@@ -5,16 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Cuts the batches an epoch plan still delivers into Spark partitions. The units are (rank,
- * batch) pairs in rank-major order; partition {@code i} of {@code P} takes the contiguous run
- * {@code [i*U/P, (i+1)*U/P)} of the {@code U} units, as one slice per rank it touches. Which
- * partition produces a batch never changes the batch itself: that depends only on the plan.
+ * Cuts the batches an epoch plan still delivers into Spark partitions. The units are (rank, batch)
+ * pairs in rank-major order; partition {@code i} of {@code P} takes the contiguous run {@code
+ * [i*U/P, (i+1)*U/P)} of the {@code U} units, as one slice per rank it touches. Which partition
+ * produces a batch never changes the batch itself: that depends only on the plan.
  *
  * <p>The slice that ends a rank's share reports the digest of the whole share ({@link
  * FeedSlice#digestFrom()} is the share's first batch): when the share began in an earlier
- * partition, that task derives the planned batches before its own to hash them (at most one
- * rank's share per task, never read or decoded), so the driver gets each rank's digest from one
- * task instead of its indices from several.
+ * partition, that task derives the planned batches before its own to hash them (at most one rank's
+ * share per task, never read or decoded), so the driver gets each rank's digest from one task
+ * instead of its indices from several.
  */
 final class FeedPartitions {
   private FeedPartitions() {}

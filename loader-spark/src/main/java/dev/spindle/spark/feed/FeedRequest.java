@@ -17,8 +17,14 @@ import java.util.Objects;
  * @param stopAfterBatches stop once every rank got this many batches in this run; 0 = never
  * @param conf Spark configuration ({@code spark.spindle.*} keys)
  */
-public record FeedRequest(String input, String manifestFile, int worldSize, int epochs,
-    LoaderState resume, int stopAfterBatches, Map<String, String> conf) {
+public record FeedRequest(
+    String input,
+    String manifestFile,
+    int worldSize,
+    int epochs,
+    LoaderState resume,
+    int stopAfterBatches,
+    Map<String, String> conf) {
   public FeedRequest {
     Objects.requireNonNull(input, "input");
     if (worldSize < 1) {

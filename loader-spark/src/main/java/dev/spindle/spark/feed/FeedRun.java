@@ -15,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One task attempt's batch assembly: copies a planned batch's decoded rows into the reusable
- * Arrow batch, fills the rows of quarantined samples with stand-ins, checks it against the plan
- * and accounts for it ({@link SliceAccount}, one per slice), and hands it to the consumer unless
- * this JVM's consumer already had it. Task thread only.
+ * One task attempt's batch assembly: copies a planned batch's decoded rows into the reusable Arrow
+ * batch, fills the rows of quarantined samples with stand-ins, checks it against the plan and
+ * accounts for it ({@link SliceAccount}, one per slice), and hands it to the consumer unless this
+ * JVM's consumer already had it. Task thread only.
  */
 final class FeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(FeedRun.class);
@@ -35,8 +35,13 @@ final class FeedRun {
   private long firstBatchEpochMs;
 
   /** {@code slices}: what the task produces, in order, from {@code plan}. */
-  FeedRun(String runId, FeedSettings settings, ImageBatch batch, BatchConsumer consumer,
-      EpochPlan plan, List<FeedSlice> slices) {
+  FeedRun(
+      String runId,
+      FeedSettings settings,
+      ImageBatch batch,
+      BatchConsumer consumer,
+      EpochPlan plan,
+      List<FeedSlice> slices) {
     this.runId = runId;
     this.settings = settings;
     this.batch = batch;
@@ -50,8 +55,8 @@ final class FeedRun {
     int size = rank.batchSize();
     int k = rows.get(0).item().batch();
     if (rows.size() != size || rows.get(size - 1).item().batch() != k) {
-      throw new IllegalStateException("Batch " + rank.batchKey(k) + " arrived with "
-          + rows.size() + " rows, planned " + size);
+      throw new IllegalStateException(
+          "Batch " + rank.batchKey(k) + " arrived with " + rows.size() + " rows, planned " + size);
     }
     BitSet bad = SamplePath.fill(batch, rows);
     for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
@@ -61,7 +66,10 @@ final class FeedRun {
     }
     int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
     for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
-      standIn(r, firstGood < 0 ? null : rows.get(firstGood).item().sample(), firstGood,
+      standIn(
+          r,
+          firstGood < 0 ? null : rows.get(firstGood).item().sample(),
+          firstGood,
           rows.get(r).item().index());
     }
     batch.seal(size);
@@ -124,8 +132,13 @@ final class FeedRun {
       i++;
     }
     if (i == slices.size()) {
-      throw new IllegalStateException("Batch " + fb.key() + " arrived after the task's last"
-          + " slice was complete (slices " + slices + ")");
+      throw new IllegalStateException(
+          "Batch "
+              + fb.key()
+              + " arrived after the task's last"
+              + " slice was complete (slices "
+              + slices
+              + ")");
     }
     SliceAccount next = new SliceAccount(slices.get(i), plan.rank(slices.get(i).rank()), planned);
     accounts.add(next);
@@ -142,14 +155,18 @@ final class FeedRun {
       FeedSlice s = slices.get(i);
       SliceAccount a = i < accounts.size() ? accounts.get(i) : null;
       if (a == null && s.fromBatch() < s.toBatch()) {
-        throw new IllegalStateException("The task produced no batch of its slice " + s
-            + ": batch " + plan.rank(s.rank()).batchKey(s.fromBatch()) + " is missing");
+        throw new IllegalStateException(
+            "The task produced no batch of its slice "
+                + s
+                + ": batch "
+                + plan.rank(s.rank()).batchKey(s.fromBatch())
+                + " is missing");
       }
       if (a != null) {
         runs.add(a.run());
       }
     }
-    return new TaskOutcome(runs, quarantined, samplesRead, bytesIn, imagesDecoded,
-        firstBatchEpochMs, null);
+    return new TaskOutcome(
+        runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, null);
   }
 }

@@ -2,11 +2,11 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.progress.TaskProgress;
+import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
@@ -48,7 +48,11 @@ final class FeedTask implements Serializable {
     this(runId, inputs, settings, conf, null);
   }
 
-  FeedTask(String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf,
+  FeedTask(
+      String runId,
+      Broadcast<FeedInputs> inputs,
+      FeedSettings settings,
+      HadoopConf conf,
       ProgressCounters progress) {
     this(runId, (Inputs) inputs::value, settings, conf, progress);
   }
@@ -58,7 +62,11 @@ final class FeedTask implements Serializable {
   }
 
   /** {@code progress}: the job's counters, or null when no one watches. */
-  FeedTask(String runId, Inputs inputs, FeedSettings settings, HadoopConf conf,
+  FeedTask(
+      String runId,
+      Inputs inputs,
+      FeedSettings settings,
+      HadoopConf conf,
       ProgressCounters progress) {
     this.runId = runId;
     this.inputs = inputs;
@@ -85,14 +93,19 @@ final class FeedTask implements Serializable {
       throws IOException, InterruptedException {
     FeedInputs in = inputs.value();
     TaskContext ctx = TaskContext.get();
-    String owner = "feed-p" + (ctx == null ? 0 : ctx.partitionId())
-        + "-a" + (ctx == null ? 0 : ctx.taskAttemptId());
+    String owner =
+        "feed-p"
+            + (ctx == null ? 0 : ctx.partitionId())
+            + "-a"
+            + (ctx == null ? 0 : ctx.taskAttemptId());
     BatchImages images = settings.sample().images();
     int batchSize = in.plan().spec().batchSize();
     RowSource source = new RowSource(in, slices, settings, conf.get());
-    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-        ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
-            images.channels(), batchSize)) {
+    try (BufferAllocator allocator =
+            ExecutorAllocator.child(owner, settings.sample().arrowLimit());
+        ImageBatch batch =
+            new ImageBatch(
+                allocator, images.height(), images.width(), images.channels(), batchSize)) {
       FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
       int configured = settings.sample().threads();
       int threads = configured > 0 ? configured : SamplePath.cpuThreads();

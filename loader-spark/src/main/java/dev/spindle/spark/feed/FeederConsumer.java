@@ -16,20 +16,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@code spindle example} runs Spark embedded, so driver and executor share the JVM); otherwise
  * feed tasks use {@link VerifyingConsumer} alone.
  *
- * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered
- * with each row's loss weight ({@link #unweighted}); {@code offer} blocks while the rank's ring
- * is full, so a slow trainer back-pressures the task.
- * Called on task threads; {@link #install} and {@link #uninstall} from the owner's thread.
+ * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered with
+ * each row's loss weight ({@link #unweighted}); {@code offer} blocks while the rank's ring is full,
+ * so a slow trainer back-pressures the task. Called on task threads; {@link #install} and {@link
+ * #uninstall} from the owner's thread.
  */
 public final class FeederConsumer implements BatchConsumer {
-  private static final AtomicReference<Map<Integer, GpuFeeder>> INSTALLED =
-      new AtomicReference<>();
+  private static final AtomicReference<Map<Integer, GpuFeeder>> INSTALLED = new AtomicReference<>();
   private final BatchConsumer verify;
   private final Map<Integer, GpuFeeder> feeders;
   private final Duration timeout;
 
-  private FeederConsumer(BatchConsumer verify, Map<Integer, GpuFeeder> feeders,
-      Duration timeout) {
+  private FeederConsumer(BatchConsumer verify, Map<Integer, GpuFeeder> feeders, Duration timeout) {
     this.verify = verify;
     this.feeders = feeders;
     this.timeout = timeout;
@@ -48,7 +46,8 @@ public final class FeederConsumer implements BatchConsumer {
    */
   public static List<GpuFeeder> active() {
     Map<Integer, GpuFeeder> f = INSTALLED.get();
-    java.util.Set<GpuFeeder> all = new java.util.LinkedHashSet<>(f == null ? List.of() : f.values());
+    java.util.Set<GpuFeeder> all =
+        new java.util.LinkedHashSet<>(f == null ? List.of() : f.values());
     all.addAll(ExecutorServing.serving());
     return List.copyOf(all);
   }
@@ -82,14 +81,20 @@ public final class FeederConsumer implements BatchConsumer {
     int rank = batch.key().rank();
     GpuFeeder feeder = feeders.get(rank);
     if (feeder == null) {
-      throw new IllegalStateException("No feeder for rank " + rank + " in this JVM (feeders for "
-          + feeders.keySet() + "); batch " + batch.key());
+      throw new IllegalStateException(
+          "No feeder for rank "
+              + rank
+              + " in this JVM (feeders for "
+              + feeders.keySet()
+              + "); batch "
+              + batch.key());
     }
     try {
       feeder.offer(batch.root(), unweighted(batch), timeout);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("Trainer of rank " + rank + " took no batch for "
-          + timeout + "; batch " + batch.key(), e);
+      throw new IllegalStateException(
+          "Trainer of rank " + rank + " took no batch for " + timeout + "; batch " + batch.key(),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted offering batch " + batch.key(), e);

@@ -24,8 +24,13 @@ final class FeederReport {
   }
 
   void add(ServedRank s) {
-    Entry e = byFeeder.computeIfAbsent(s.executor() + "|" + s.device()
-        + (s.device().startsWith("host") ? "|rank" + s.rank() : ""), k -> new Entry());
+    Entry e =
+        byFeeder.computeIfAbsent(
+            s.executor()
+                + "|"
+                + s.device()
+                + (s.device().startsWith("host") ? "|rank" + s.rank() : ""),
+            k -> new Entry());
     e.ranks.add(s.rank());
     e.last = s;
   }

@@ -31,25 +31,28 @@ import org.slf4j.LoggerFactory;
  * The manifest of the feed's input, counted once and cached as JSON with a compact binary form
  * beside it ({@link ManifestFiles}: the JSON is authoritative, the binary form is what is read
  * while it stands for that JSON): at {@code --manifest FILE} (and {@code FILE.bin}, without a
- * {@code .json}), or as {@code _spindle_manifest.json} and {@code _spindle_manifest.bin} inside
- * an input folder (when they can be written there). The cache is bound to the input it is used
- * for, not to the one it was written for: its shard paths are relative, so they are taken under
- * the requested input (a copied or moved data set), and it is reused only while a fresh look at
- * that input (a listing of its folder, or of the folders its brace pattern's names fall in:
- * {@link PatternFiles}, no request per shard) shows every shard with the recorded size and
- * modification time and no other ({@link ManifestCheck}); otherwise the job fails naming the
- * changes and both inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts
- * the input again and rewrites the cache. A cache whose Parquet columns differ from the
- * configured ones is counted again. A {@code preprocess} output is neither counted nor cached:
- * its own {@code _manifest.json}, the commit record, is the manifest ({@link
- * PreprocessedInput}), and its part files are checked against it (size, rows) when they are
- * opened. Used by {@code feed} and the {@code spindle} DataSource. Driver thread.
+ * {@code .json}), or as {@code _spindle_manifest.json} and {@code _spindle_manifest.bin} inside an
+ * input folder (when they can be written there). The cache is bound to the input it is used for,
+ * not to the one it was written for: its shard paths are relative, so they are taken under the
+ * requested input (a copied or moved data set), and it is reused only while a fresh look at that
+ * input (a listing of its folder, or of the folders its brace pattern's names fall in: {@link
+ * PatternFiles}, no request per shard) shows every shard with the recorded size and modification
+ * time and no other ({@link ManifestCheck}); otherwise the job fails naming the changes and both
+ * inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts the input again and
+ * rewrites the cache. A cache whose Parquet columns differ from the configured ones is counted
+ * again. A {@code preprocess} output is neither counted nor cached: its own {@code _manifest.json},
+ * the commit record, is the manifest ({@link PreprocessedInput}), and its part files are checked
+ * against it (size, rows) when they are opened. Used by {@code feed} and the {@code spindle}
+ * DataSource. Driver thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";
+
   /** The status of a preprocess output's manifest: read as committed, never counted or cached. */
-  public static final String PREPROCESSED = "preprocess output: its _manifest.json lists the"
-      + " files and rows (nothing counted, nothing cached)";
+  public static final String PREPROCESSED =
+      "preprocess output: its _manifest.json lists the"
+          + " files and rows (nothing counted, nothing cached)";
+
   private static final Logger LOG = LoggerFactory.getLogger(ManifestCache.class);
 
   /**
@@ -77,7 +80,10 @@ public final class ManifestCache {
   private final ParquetColumns columns;
   private final ShardCatalog.Counter counter;
 
-  public ManifestCache(Configuration hadoop, int folderShardFiles, ParquetColumns columns,
+  public ManifestCache(
+      Configuration hadoop,
+      int folderShardFiles,
+      ParquetColumns columns,
       ShardCatalog.Counter counter) {
     this.hadoop = hadoop;
     this.catalog = new ShardCatalog(hadoop, folderShardFiles, columns);
@@ -93,20 +99,27 @@ public final class ManifestCache {
     Manifest preprocessed = PreprocessedInput.manifest(hadoop, input);
     if (preprocessed != null) {
       if (manifestFile != null) {
-        LOG.warn("The manifest cache {} is not used: {} is a preprocess output, whose {} lists"
-            + " its files and rows", manifestFile, input, PreprocessedInput.MANIFEST);
+        LOG.warn(
+            "The manifest cache {} is not used: {} is a preprocess output, whose {} lists"
+                + " its files and rows",
+            manifestFile,
+            input,
+            PreprocessedInput.MANIFEST);
       }
-      return new Loaded(preprocessed, preprocessed.input() + "/" + PreprocessedInput.MANIFEST,
-          PREPROCESSED);
+      return new Loaded(
+          preprocessed, preprocessed.input() + "/" + PreprocessedInput.MANIFEST, PREPROCESSED);
     }
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
     if (cache == null || !fs.exists(cache)) {
       Manifest fresh = catalog.list(input, counter);
       return cache == null
-          ? new Loaded(fresh, null, "not cached: the input is "
-              + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
-              + "; use --manifest")
+          ? new Loaded(
+              fresh,
+              null,
+              "not cached: the input is "
+                  + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
+                  + "; use --manifest")
           : store(fresh, fs, cache, "created");
     }
     Manifest written;
@@ -125,14 +138,23 @@ public final class ManifestCache {
     Manifest cached = here.equals(written.input()) ? written : written.rebased(here);
     ManifestCheck check = ManifestCheck.compare(cached, look(cached));
     if (check.unchanged()) {
-      return new Loaded(cached, cache.toString(), cached == written
-          ? "reused" : "reused (written for " + written.input() + ")");
+      return new Loaded(
+          cached,
+          cache.toString(),
+          cached == written ? "reused" : "reused (written for " + written.input() + ")");
     }
-    String where = " (cached manifest " + cache + (cached == written ? ""
-        : ", written for " + written.input() + ", checked against the input " + here) + ")";
+    String where =
+        " (cached manifest "
+            + cache
+            + (cached == written
+                ? ""
+                : ", written for " + written.input() + ", checked against the input " + here)
+            + ")";
     if (!recount) {
-      throw new IllegalStateException(check.describe() + where
-          + "; set spark.spindle.feed.manifestChanged=recount to count again");
+      throw new IllegalStateException(
+          check.describe()
+              + where
+              + "; set spark.spindle.feed.manifestChanged=recount to count again");
     }
     LOG.warn("{}{}; counting again", check.describe(), where);
     return store(catalog.list(input, counter), fs, cache, "recounted");
@@ -151,8 +173,14 @@ public final class ManifestCache {
   private String otherColumns(Manifest written) {
     for (Shard s : written.shards()) {
       if (s.columns() != null && !s.columns().equals(columns)) {
-        return "the manifest was counted for Parquet columns " + s.columns().image() + ", "
-            + s.columns().label() + "; now " + columns.image() + ", " + columns.label();
+        return "the manifest was counted for Parquet columns "
+            + s.columns().image()
+            + ", "
+            + s.columns().label()
+            + "; now "
+            + columns.image()
+            + ", "
+            + columns.label();
       }
     }
     return null;
@@ -184,17 +212,22 @@ public final class ManifestCache {
 
   /**
    * The data files of the manifest's input as the catalog would take them now: a listing of its
-   * folder, the file itself, or the files its brace pattern names (found by listing their
-   * folders: {@link PatternFiles}).
+   * folder, the file itself, or the files its brace pattern names (found by listing their folders:
+   * {@link PatternFiles}).
    */
   private List<FileFacts> look(Manifest cached) throws IOException {
     List<FileFacts> out = new ArrayList<>();
     if (BracePattern.isPattern(cached.input())) {
       PatternInput pattern = PatternInput.expand(cached.input(), hadoop);
       PatternFiles.Looked looked = PatternFiles.look(pattern.uris(), hadoop);
-      LOG.info("Checked the {} files of {}: {} folders listed ({} entries), {} files looked at"
-          + " one by one", pattern.uris().size(), cached.input(), looked.foldersListed(),
-          looked.entriesListed(), looked.filesStatted());
+      LOG.info(
+          "Checked the {} files of {}: {} folders listed ({} entries), {} files looked at"
+              + " one by one",
+          pattern.uris().size(),
+          cached.input(),
+          looked.foldersListed(),
+          looked.entriesListed(),
+          looked.filesStatted());
       for (FileCount f : looked.files()) {
         if (f.refused() == null) {
           out.add(new FileFacts(f.uri(), f.bytes(), f.modificationTime()));
@@ -212,8 +245,8 @@ public final class ManifestCache {
       out.add(facts(status));
       return out;
     }
-    ShardFormat format = cached.shards().isEmpty() ? ShardFormat.TAR
-        : cached.shards().get(0).format();
+    ShardFormat format =
+        cached.shards().isEmpty() ? ShardFormat.TAR : cached.shards().get(0).format();
     for (FileStatus f : InputListing.list(fs, status.getPath()).files()) {
       if (ShardFiles.formatOf(f.getPath().getName()) == format) {
         out.add(facts(f));

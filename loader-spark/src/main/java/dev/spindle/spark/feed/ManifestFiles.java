@@ -16,16 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A cached manifest on storage: the JSON file ({@link ManifestCodec}), which is authoritative
- * and readable, and its binary form beside it ({@link ManifestBinary}: {@code
- * _spindle_manifest.bin} beside {@code _spindle_manifest.json}, {@code m.bin} beside {@code
- * m.json}), which is what is read while it stands for that JSON. The binary form records the
- * JSON's size and modification time as written; a JSON rewritten since (by hand, or by a version
- * that writes only the JSON), a binary form that is damaged or missing, are read from the JSON
- * instead, with a warning naming both files, and the binary form is written again. Deleting the
- * JSON deletes the cache: a binary form alone is never read. Whichever form is read, the cache is
- * used only after its shards passed the change check ({@code ManifestCache}). Driver thread;
- * stateless.
+ * A cached manifest on storage: the JSON file ({@link ManifestCodec}), which is authoritative and
+ * readable, and its binary form beside it ({@link ManifestBinary}: {@code _spindle_manifest.bin}
+ * beside {@code _spindle_manifest.json}, {@code m.bin} beside {@code m.json}), which is what is
+ * read while it stands for that JSON. The binary form records the JSON's size and modification time
+ * as written; a JSON rewritten since (by hand, or by a version that writes only the JSON), a binary
+ * form that is damaged or missing, are read from the JSON instead, with a warning naming both
+ * files, and the binary form is written again. Deleting the JSON deletes the cache: a binary form
+ * alone is never read. Whichever form is read, the cache is used only after its shards passed the
+ * change check ({@code ManifestCache}). Driver thread; stateless.
  */
 final class ManifestFiles {
   private static final Logger LOG = LoggerFactory.getLogger(ManifestFiles.class);
@@ -35,8 +34,10 @@ final class ManifestFiles {
   /** Where the binary form of the JSON cache {@code json} lives. */
   static Path binaryBeside(Path json) {
     String name = json.getName();
-    return new Path(json.getParent(), (name.endsWith(".json")
-        ? name.substring(0, name.length() - ".json".length()) : name) + ".bin");
+    return new Path(
+        json.getParent(),
+        (name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name)
+            + ".bin");
   }
 
   /**
@@ -60,19 +61,24 @@ final class ManifestFiles {
     } catch (ManifestCodec.OutdatedException e) {
       throw e;
     } catch (IllegalArgumentException e) {
-      throw new IOException("Cannot use the cached manifest " + json + ": " + e.getMessage()
-          + " (delete it to count again)", e);
+      throw new IOException(
+          "Cannot use the cached manifest "
+              + json
+              + ": "
+              + e.getMessage()
+              + " (delete it to count again)",
+          e);
     }
-    LOG.info("Read the manifest of {} shards from {} in {} s", m.shards().size(), json,
-        seconds(start));
+    LOG.info(
+        "Read the manifest of {} shards from {} in {} s", m.shards().size(), json, seconds(start));
     writeBinary(fs, bin, m, status);
     return m;
   }
 
   /**
-   * Writes the JSON under a temporary name and renames it into place, then the binary form bound
-   * to the JSON as its file system now reports it. A binary form that cannot be written is no
-   * error (the JSON alone is a cache), but one left from before is removed.
+   * Writes the JSON under a temporary name and renames it into place, then the binary form bound to
+   * the JSON as its file system now reports it. A binary form that cannot be written is no error
+   * (the JSON alone is a cache), but one left from before is removed.
    *
    * @throws IOException when the JSON cannot be written
    */
@@ -81,8 +87,13 @@ final class ManifestFiles {
     long written = replace(fs, json, out -> ManifestCodec.write(m, out));
     FileStatus status = fs.getFileStatus(json);
     if (status.getLen() != written) { // another job's JSON landed in between: not ours to bind
-      LOG.warn("{} changed while it was written ({} bytes written, {} found); its binary form"
-          + " {} is not written", json, written, status.getLen(), bin);
+      LOG.warn(
+          "{} changed while it was written ({} bytes written, {} found); its binary form"
+              + " {} is not written",
+          json,
+          written,
+          status.getLen(),
+          bin);
       deleteOrWarn(fs, bin);
       return;
     }
@@ -90,8 +101,7 @@ final class ManifestFiles {
   }
 
   /** The manifest in {@code bin} when it stands for {@code json}, else null (saying why). */
-  private static Manifest readBinary(FileSystem fs, Path bin, FileStatus json)
-      throws IOException {
+  private static Manifest readBinary(FileSystem fs, Path bin, FileStatus json) throws IOException {
     long start = System.nanoTime();
     ManifestBinary.Stored stored;
     try (InputStream in = fs.open(bin)) {
@@ -100,33 +110,49 @@ final class ManifestFiles {
       LOG.info("{} has no binary form {} yet: reading the JSON", json.getPath(), bin);
       return null;
     } catch (IllegalArgumentException | ChecksumException e) {
-      LOG.warn("Cannot use {}, the binary form of {}: {}; reading the JSON instead", bin,
-          json.getPath(), e.getMessage());
+      LOG.warn(
+          "Cannot use {}, the binary form of {}: {}; reading the JSON instead",
+          bin,
+          json.getPath(),
+          e.getMessage());
       return null;
     }
-    ManifestBinary.Binding now = new ManifestBinary.Binding(json.getLen(),
-        json.getModificationTime());
+    ManifestBinary.Binding now =
+        new ManifestBinary.Binding(json.getLen(), json.getModificationTime());
     if (!stored.binding().equals(now)) {
-      LOG.warn("{} was derived from {} when that had {} bytes, modified {} (now {} bytes,"
-          + " modified {}): reading the JSON instead", bin, json.getPath(),
-          stored.binding().jsonBytes(), stored.binding().jsonModificationTime(), now.jsonBytes(),
+      LOG.warn(
+          "{} was derived from {} when that had {} bytes, modified {} (now {} bytes,"
+              + " modified {}): reading the JSON instead",
+          bin,
+          json.getPath(),
+          stored.binding().jsonBytes(),
+          stored.binding().jsonModificationTime(),
+          now.jsonBytes(),
           now.jsonModificationTime());
       return null;
     }
-    LOG.info("Read the manifest of {} shards from {} (the binary form of {}) in {} s",
-        stored.fingerprint().shards(), bin, json.getPath(), seconds(start));
+    LOG.info(
+        "Read the manifest of {} shards from {} (the binary form of {}) in {} s",
+        stored.fingerprint().shards(),
+        bin,
+        json.getPath(),
+        seconds(start));
     return stored.manifest();
   }
 
   /** Writes the binary form; a failure is logged, and the old binary form removed if it can be. */
   private static void writeBinary(FileSystem fs, Path bin, Manifest m, FileStatus json) {
     try {
-      byte[] bytes = ManifestBinary.toBytes(m,
-          new ManifestBinary.Binding(json.getLen(), json.getModificationTime()));
+      byte[] bytes =
+          ManifestBinary.toBytes(
+              m, new ManifestBinary.Binding(json.getLen(), json.getModificationTime()));
       replace(fs, bin, out -> out.write(bytes));
     } catch (IOException | IllegalArgumentException e) {
-      LOG.warn("Cannot write {}, the binary form of {}: {} (the JSON is read instead)", bin,
-          json.getPath(), e.toString());
+      LOG.warn(
+          "Cannot write {}, the binary form of {}: {} (the JSON is read instead)",
+          bin,
+          json.getPath(),
+          e.toString());
       deleteOrWarn(fs, bin);
     }
   }
@@ -136,7 +162,9 @@ final class ManifestFiles {
     try {
       fs.delete(bin, false);
     } catch (IOException e) {
-      LOG.warn("Cannot delete {}: {} (its binding to the JSON keeps it from being read)", bin,
+      LOG.warn(
+          "Cannot delete {}: {} (its binding to the JSON keeps it from being read)",
+          bin,
           e.toString());
     }
   }

@@ -5,13 +5,14 @@ import dev.spindle.spark.plan.RankPlan;
 import java.util.Arrays;
 
 /**
- * A task's view of the plan's batches: derives them from the plan {@link #CHUNK} batches at a
- * time (a task's batches mostly come in order), checks a produced batch against them, and hashes
+ * A task's view of the plan's batches: derives them from the plan {@link #CHUNK} batches at a time
+ * (a task's batches mostly come in order), checks a produced batch against them, and hashes
  * stretches the task did not produce. One per task attempt; task thread only.
  */
 final class PlannedBatches {
   /** Batches derived from the plan at a time. */
   static final int CHUNK = 64;
+
   /** Entries derived at a time when hashing a stretch: 2 MiB of indices. */
   private static final int HASH_ENTRIES = 1 << 18;
 
@@ -31,14 +32,27 @@ final class PlannedBatches {
     long[] got = batch.indices();
     if (!Arrays.equals(expected, got)) {
       int at = Arrays.mismatch(expected, got);
-      throw new IllegalStateException("Batch " + batch.key() + " is not the planned one: "
-          + got.length + " rows (planned " + expected.length + "), first difference at row "
-          + at + (at >= 0 && at < Math.min(got.length, expected.length)
-              ? ": index " + got[at] + ", planned " + expected[at] : ""));
+      throw new IllegalStateException(
+          "Batch "
+              + batch.key()
+              + " is not the planned one: "
+              + got.length
+              + " rows (planned "
+              + expected.length
+              + "), first difference at row "
+              + at
+              + (at >= 0 && at < Math.min(got.length, expected.length)
+                  ? ": index " + got[at] + ", planned " + expected[at]
+                  : ""));
     }
     if (batch.padded() != rank.paddedIn(k)) {
-      throw new IllegalStateException("Batch " + batch.key() + " has " + batch.padded()
-          + " padded rows, planned " + rank.paddedIn(k));
+      throw new IllegalStateException(
+          "Batch "
+              + batch.key()
+              + " has "
+              + batch.padded()
+              + " padded rows, planned "
+              + rank.paddedIn(k));
     }
     return got;
   }

@@ -30,7 +30,9 @@ public final class PythonClient {
         }
       }
     }
-    throw new IllegalStateException("Cannot find loader-gpu/python (the Python client) above "
-        + starts + "; run from the Spindle checkout");
+    throw new IllegalStateException(
+        "Cannot find loader-gpu/python (the Python client) above "
+            + starts
+            + "; run from the Spindle checkout");
   }
 }

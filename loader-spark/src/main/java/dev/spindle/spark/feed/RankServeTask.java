@@ -38,17 +38,17 @@ import scala.runtime.AbstractFunction1;
  * <p>Why one long task per rank, in a barrier stage: a rank's trainer runs on one node and leases
  * from one feeder in one order, so all of a rank's batches must go, in plan order, to one
  * executor's feeder; one task per rank gives that without coordination between tasks, and its
- * thread is the one that blocks while the trainer is slow, so backpressure reaches the readers.
- * The barrier stage starts every rank together or none: DDP trainers advance in lockstep, and a
- * rank whose task waited for a free slot would stall all the others. The task waits for its
- * trainer's HELLO before it reads anything, so a trainer that resumes from its saved state (after
- * it, or the feed job, was restarted) is served from its resume point with index-level reads,
- * without decoding what it already consumed. It ends only when its trainer has taken every batch,
- * so the job (and the JVM that holds the feeders) outlives the rank's last batch.
+ * thread is the one that blocks while the trainer is slow, so backpressure reaches the readers. The
+ * barrier stage starts every rank together or none: DDP trainers advance in lockstep, and a rank
+ * whose task waited for a free slot would stall all the others. The task waits for its trainer's
+ * HELLO before it reads anything, so a trainer that resumes from its saved state (after it, or the
+ * feed job, was restarted) is served from its resume point with index-level reads, without decoding
+ * what it already consumed. It ends only when its trainer has taken every batch, so the job (and
+ * the JVM that holds the feeders) outlives the rank's last batch.
  *
  * <p>On failure the feeder is failed (its trainer gets FEEDER_FAILED and must reconnect with its
- * state) and the rank is no longer served; a retried attempt delivers from the trainer's new
- * resume point. Shipped to executors; {@link #apply} runs on the Spark task thread.
+ * state) and the rank is no longer served; a retried attempt delivers from the trainer's new resume
+ * point. Shipped to executors; {@link #apply} runs on the Spark task thread.
  */
 final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterator<TaskOutcome>>
     implements Serializable {
@@ -84,8 +84,8 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   /**
-   * What a rank task checks while it waits for its trainer: {@link #check} throws when the wait
-   * is pointless (the trainer process it started has died). Called on the task thread.
+   * What a rank task checks while it waits for its trainer: {@link #check} throws when the wait is
+   * pointless (the trainer process it started has died). Called on the task thread.
    */
   interface Watch {
     Watch NONE = () -> {};
@@ -101,34 +101,52 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
    * HELLO, streams the batches from its resume point into the rank's feeder, waits until it took
    * the last. Task thread.
    */
-  static TaskOutcome serveLeg(FeedTask feed, ServeSettings serve, FeedSlice planned, String scope,
-      Watch watch) throws java.io.IOException, InterruptedException {
+  static TaskOutcome serveLeg(
+      FeedTask feed, ServeSettings serve, FeedSlice planned, String scope, Watch watch)
+      throws java.io.IOException, InterruptedException {
     EpochPlan plan = feed.inputs.value().plan();
     int rank = planned.rank();
     Path socket = serve.socketFor(rank);
-    BridgeServer bridge = ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(),
-        serve.token());
+    BridgeServer bridge =
+        ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(), serve.token());
     String state = plan.stateAtStart().toJson();
     long resume = awaitTrainer(feed, serve, bridge, rank, socket, state, watch);
     int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
-    GpuFeeder feeder = ExecutorServing.feeder(rank, ordinal(rank), serve.choice(),
-        config(feed, serve, plan));
+    GpuFeeder feeder =
+        ExecutorServing.feeder(rank, ordinal(rank), serve.choice(), config(feed, serve, plan));
     long waitBefore = feeder.stats().ring().consumerWaitNanos();
     try {
       bridge.serve(new RankFeed(rank, feeder, start, state, end));
-      TaskOutcome o = start >= end ? TaskOutcome.empty()
-          : feed.run(List.of(new FeedSlice(rank, start, end)),
-              FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()), scope);
+      TaskOutcome o =
+          start >= end
+              ? TaskOutcome.empty()
+              : feed.run(
+                  List.of(new FeedSlice(rank, start, end)),
+                  FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
+                  scope);
       if (!awaitFinished(bridge, rank, serve.trainerTimeout(), watch)) {
-        throw new IllegalStateException("Trainer of rank " + rank + " on " + socket
-            + " did not take the rank's last batches within " + serve.trainerTimeout().toSeconds()
-            + " s (spark.spindle.feed.trainerTimeoutSeconds)",
+        throw new IllegalStateException(
+            "Trainer of rank "
+                + rank
+                + " on "
+                + socket
+                + " did not take the rank's last batches within "
+                + serve.trainerTimeout().toSeconds()
+                + " s (spark.spindle.feed.trainerTimeoutSeconds)",
             new TimeoutException("the rank's end was not taken"));
       }
-      return o.withServed(new ServedRank(rank, start, resume, executor(), host(),
-          bridge.socketPath().toString(), feeder.device().description(),
-          feeder.stats().toJson(), feeder.stats().ring().consumerWaitNanos() - waitBefore));
+      return o.withServed(
+          new ServedRank(
+              rank,
+              start,
+              resume,
+              executor(),
+              host(),
+              bridge.socketPath().toString(),
+              feeder.device().description(),
+              feeder.stats().toJson(),
+              feeder.stats().ring().consumerWaitNanos() - waitBefore));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
       String died = bridge.departedTrainer(rank);
       feeder.fail(e);
@@ -146,11 +164,20 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
    * The failure of a rank whose trainer died holding batches and was not replaced within the
    * trainer timeout: says so, naming the rank, instead of the ring's lease expiry it caused.
    */
-  private static IllegalStateException trainerDied(ServeSettings serve, String died, int rank,
-      Path socket, Throwable e) {
-    IllegalStateException f = new IllegalStateException(died + "; no trainer of rank " + rank
-        + " reconnected to " + socket + " within " + serve.trainerTimeout().toSeconds()
-        + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank " + rank + " failed");
+  private static IllegalStateException trainerDied(
+      ServeSettings serve, String died, int rank, Path socket, Throwable e) {
+    IllegalStateException f =
+        new IllegalStateException(
+            died
+                + "; no trainer of rank "
+                + rank
+                + " reconnected to "
+                + socket
+                + " within "
+                + serve.trainerTimeout().toSeconds()
+                + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank "
+                + rank
+                + " failed");
     if (!(e instanceof dev.spindle.gpu.ring.LeaseExpiredException)
         && !(e.getCause() instanceof dev.spindle.gpu.ring.LeaseExpiredException)) {
       f.initCause(e); // another failure than the dead trainer's leases: keep it
@@ -159,42 +186,64 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   /**
-   * The resume point of the rank's trainer: -1, or within the rank's planned batches, from a
-   * state of the plan of {@code state} (the state the rank is served from). Waits in slices,
-   * checking {@code watch} between them.
+   * The resume point of the rank's trainer: -1, or within the rank's planned batches, from a state
+   * of the plan of {@code state} (the state the rank is served from). Waits in slices, checking
+   * {@code watch} between them.
    */
-  private static long awaitTrainer(FeedTask feed, ServeSettings serve, BridgeServer bridge,
-      int rank, Path socket, String state, Watch watch) throws InterruptedException {
+  private static long awaitTrainer(
+      FeedTask feed,
+      ServeSettings serve,
+      BridgeServer bridge,
+      int rank,
+      Path socket,
+      String state,
+      Watch watch)
+      throws InterruptedException {
     long deadline = System.nanoTime() + serve.trainerTimeout().toNanos();
     long batches = feed.inputs.value().plan().rank(rank).batches();
     while (true) {
       watch.check();
       long left = deadline - System.nanoTime();
       try {
-        return bridge.awaitTrainer(rank, Duration.ofNanos(Math.max(1, Math.min(left,
-            SLICE.toNanos()))), state, batches);
+        return bridge.awaitTrainer(
+            rank, Duration.ofNanos(Math.max(1, Math.min(left, SLICE.toNanos()))), state, batches);
       } catch (TimeoutException e) {
         if (System.nanoTime() - deadline >= 0) {
-          throw new IllegalStateException("No trainer of rank " + rank + " connected to "
-              + socket + " on " + host() + " within " + serve.trainerTimeout().toSeconds()
-              + " s (spark.spindle.feed.trainerTimeoutSeconds): start it there with"
-              + " SpindleLoader('" + socket + "', rank=" + rank + ", world_size="
-              + bridge.worldSize() + ") and " + RunToken.ENV + " set to the contents of "
-              + bridge.tokenFile(), e);
+          throw new IllegalStateException(
+              "No trainer of rank "
+                  + rank
+                  + " connected to "
+                  + socket
+                  + " on "
+                  + host()
+                  + " within "
+                  + serve.trainerTimeout().toSeconds()
+                  + " s (spark.spindle.feed.trainerTimeoutSeconds): start it there with"
+                  + " SpindleLoader('"
+                  + socket
+                  + "', rank="
+                  + rank
+                  + ", world_size="
+                  + bridge.worldSize()
+                  + ") and "
+                  + RunToken.ENV
+                  + " set to the contents of "
+                  + bridge.tokenFile(),
+              e);
         }
       }
     }
   }
 
   /** {@link BridgeServer#awaitFinished}, in slices, checking {@code watch} between them. */
-  private static boolean awaitFinished(BridgeServer bridge, int rank, Duration timeout,
-      Watch watch) throws InterruptedException {
+  private static boolean awaitFinished(BridgeServer bridge, int rank, Duration timeout, Watch watch)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       watch.check();
       long left = deadline - System.nanoTime();
-      if (bridge.awaitFinished(rank, Duration.ofNanos(Math.max(0, Math.min(left,
-          SLICE.toNanos()))))) {
+      if (bridge.awaitFinished(
+          rank, Duration.ofNanos(Math.max(0, Math.min(left, SLICE.toNanos()))))) {
         return true;
       }
       if (System.nanoTime() - deadline >= 0) {
@@ -204,8 +253,8 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
   }
 
   /**
-   * Where the rank starts: the trainer's resume point if it stated one, else the plan's. The
-   * bridge admitted only a point in {@code 0..rank.batches()} (awaitTrainer), so it is an int.
+   * Where the rank starts: the trainer's resume point if it stated one, else the plan's. The bridge
+   * admitted only a point in {@code 0..rank.batches()} (awaitTrainer), so it is an int.
    */
   static int startBatch(FeedSlice planned, long resume) {
     return resume < 0 ? planned.fromBatch() : Math.toIntExact(resume);
@@ -213,7 +262,8 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
 
   private static FeederConfig config(FeedTask feed, ServeSettings serve, EpochPlan plan) {
     BatchImages images = feed.settings().sample().images();
-    return FeederConfig.of(plan.spec().batchSize(),
+    return FeederConfig.of(
+            plan.spec().batchSize(),
             NormalizeSpec.raw(images.height(), images.width(), images.channels()))
         .withSlots(serve.slots())
         .withLeaseTimeout(serve.trainerTimeout());
@@ -226,8 +276,8 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
     if (gpu == null || gpu.addresses().length == 0) {
       return 0;
     }
-    return GpuAssignment.ordinalForTask(Arrays.asList(gpu.addresses()),
-        System.getenv("CUDA_VISIBLE_DEVICES"), rank);
+    return GpuAssignment.ordinalForTask(
+        Arrays.asList(gpu.addresses()), System.getenv("CUDA_VISIBLE_DEVICES"), rank);
   }
 
   private String scope() {

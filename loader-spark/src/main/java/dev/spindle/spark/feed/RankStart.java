@@ -9,10 +9,10 @@ import java.util.Map;
  * Where one rank of a {@code train} run starts: the plan of its epoch's leg, the batch it starts
  * from, and the state its trainer resumes with. Every rank's leg of an epoch is the same plan, the
  * one its start state gives (the run's start state for the run's first epoch, the epoch's initial
- * state for later ones); a rank restarted from the state its trainer saved continues that plan
- * from its own count of batches consumed, whatever the other ranks' counts in that document (they
- * are as they were when the leg began): resuming the document itself would re-split the rest of
- * the epoch as for a new world size.
+ * state for later ones); a rank restarted from the state its trainer saved continues that plan from
+ * its own count of batches consumed, whatever the other ranks' counts in that document (they are as
+ * they were when the leg began): resuming the document itself would re-split the rest of the epoch
+ * as for a new world size.
  *
  * @param plan the leg's plan
  * @param position the rank's first batch to serve
@@ -21,8 +21,7 @@ import java.util.Map;
 record RankStart(EpochPlan plan, int position, String trainerState) {
 
   /**
-   * @param saved the state the rank's trainer saved last, or null if it saved none (a first
-   *     start)
+   * @param saved the state the rank's trainer saved last, or null if it saved none (a first start)
    * @throws IllegalArgumentException if {@code saved} is of another plan than this run's
    */
   static RankStart of(int rank, int world, TrainInputs in, String saved) {
@@ -39,18 +38,29 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     EpochPlan plan = legs.of(rankState.epoch());
     int position = rankState.batchesConsumed()[rank];
     if (position < plan.rank(rank).firstBatch() || position > plan.batchesPerRank()) {
-      throw new IllegalArgumentException("Rank " + rank + "'s saved state (epoch "
-          + rankState.epoch() + ", " + position + " batches consumed) does not continue this"
-          + " run's plan, whose rank " + rank + " has batches " + plan.rank(rank).firstBatch()
-          + ".." + plan.batchesPerRank() + " (spark.spindle.train.stateDir holds another run's"
-          + " states?)");
+      throw new IllegalArgumentException(
+          "Rank "
+              + rank
+              + "'s saved state (epoch "
+              + rankState.epoch()
+              + ", "
+              + position
+              + " batches consumed) does not continue this"
+              + " run's plan, whose rank "
+              + rank
+              + " has batches "
+              + plan.rank(rank).firstBatch()
+              + ".."
+              + plan.batchesPerRank()
+              + " (spark.spindle.train.stateDir holds another run's"
+              + " states?)");
     }
     return new RankStart(plan, position, saved);
   }
 
   /**
-   * Batches rank {@code rank} has consumed since the run began, by the state its trainer saved
-   * last (0 without one): what a restarted run no longer has to deliver to it, counted as {@link
+   * Batches rank {@code rank} has consumed since the run began, by the state its trainer saved last
+   * (0 without one): what a restarted run no longer has to deliver to it, counted as {@link
    * TrainJob}'s total counts the run's rows (the rest of the first epoch's leg, then whole epochs).
    */
   static long batchesSinceRunStart(int rank, int world, TrainInputs in, String saved) {
@@ -58,9 +68,9 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
   }
 
   /**
-   * {@link #batchesSinceRunStart(int, int, TrainInputs, String)}, with the legs' plans from
-   * {@code legs}: the driver counts every rank's with one {@code Legs}, so each epoch is planned
-   * once, not twice per rank.
+   * {@link #batchesSinceRunStart(int, int, TrainInputs, String)}, with the legs' plans from {@code
+   * legs}: the driver counts every rank's with one {@code Legs}, so each epoch is planned once, not
+   * twice per rank.
    */
   static long batchesSinceRunStart(int rank, Legs legs, String saved) {
     if (saved == null) {
@@ -70,8 +80,11 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     RankStart now = of(rank, legs, saved);
     int firstBatch = first.rank(rank).firstBatch();
     int epochs = now.plan().epoch() - first.epoch();
-    return epochs == 0 ? now.position() - firstBatch
-        : first.batchesPerRank() - firstBatch + (long) (epochs - 1) * first.batchesPerRank()
+    return epochs == 0
+        ? now.position() - firstBatch
+        : first.batchesPerRank()
+            - firstBatch
+            + (long) (epochs - 1) * first.batchesPerRank()
             + now.position();
   }
 
@@ -97,13 +110,17 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     }
 
     /**
-     * The leg of a rank whose saved state is at {@code epoch}: the run's start state for the
-     * run's first epoch, the epoch's initial state for later ones.
+     * The leg of a rank whose saved state is at {@code epoch}: the run's start state for the run's
+     * first epoch, the epoch's initial state for later ones.
      */
     EpochPlan of(int epoch) {
-      return plans.computeIfAbsent(epoch, e -> (e == runStart.epoch() ? runStart
-          : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(e)))
-          .resume(in.manifest(), world));
+      return plans.computeIfAbsent(
+          epoch,
+          e ->
+              (e == runStart.epoch()
+                      ? runStart
+                      : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(e)))
+                  .resume(in.manifest(), world));
     }
   }
 }

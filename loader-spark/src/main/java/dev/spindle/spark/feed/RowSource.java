@@ -16,13 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per
- * group of {@code readBatches} batches it reads only the planned samples, passing over the others
- * at the index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a
- * planned sample the shard does not yield becomes a row with a problem ({@link Sample#unread}),
- * quarantined downstream (a damaged tar's damage is a sample with a problem too). A storage error
- * fails the task, naming the shard, so Spark retries it. Pulled by one thread at a time (the
- * pipeline's source thread); the counters may be read by any thread.
+ * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per group
+ * of {@code readBatches} batches it reads only the planned samples, passing over the others at the
+ * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a planned
+ * sample the shard does not yield becomes a row with a problem ({@link Sample#unread}), quarantined
+ * downstream (a damaged tar's damage is a sample with a problem too). A storage error fails the
+ * task, naming the shard, so Spark retries it. Pulled by one thread at a time (the pipeline's
+ * source thread); the counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -96,8 +96,13 @@ final class RowSource implements Iterator<Row> {
     groupStart = groupEnd;
     groupEnd = Math.min(slices.get(slice).toBatch(), groupStart + readBatches);
     int size = rank.batchSize();
-    slots = read(ReadPlan.of(in.offsets(), sliceIndices, (groupStart - sliceStart) * size,
-        (groupEnd - groupStart) * size));
+    slots =
+        read(
+            ReadPlan.of(
+                in.offsets(),
+                sliceIndices,
+                (groupStart - sliceStart) * size,
+                (groupEnd - groupStart) * size));
     next = 0;
     return true;
   }
@@ -136,8 +141,9 @@ final class RowSource implements Iterator<Row> {
       }
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
-      throw new UncheckedIOException(new IOException(
-          "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
+      throw new UncheckedIOException(
+          new IOException(
+              "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
     }
   }
 }

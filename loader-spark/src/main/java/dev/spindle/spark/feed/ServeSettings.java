@@ -10,8 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What the serving tasks of {@code feed --serve} need, read once on the driver from the
- * {@code spark.spindle.feed.*} keys. Immutable; any thread.
+ * What the serving tasks of {@code feed --serve} need, read once on the driver from the {@code
+ * spark.spindle.feed.*} keys. Immutable; any thread.
  *
  * @param device auto, cuda or host
  * @param socketTemplate the bridge socket path, with {@code {user}}, {@code {rank}} and {@code
@@ -20,8 +20,9 @@ import java.util.Map;
  * @param slots ring slots of each feeder
  * @param token this run's token, which every trainer must present (made here, once per run)
  */
-record ServeSettings(String device, String socketTemplate, Duration trainerTimeout, int slots,
-    RunToken token) implements Serializable {
+record ServeSettings(
+    String device, String socketTemplate, Duration trainerTimeout, int slots, RunToken token)
+    implements Serializable {
 
   /** The settings of a new run, with a new random run token. */
   static ServeSettings from(Map<String, String> conf) {
@@ -29,7 +30,8 @@ record ServeSettings(String device, String socketTemplate, Duration trainerTimeo
         SpindleConfig.get(conf, SpindleConfig.FEED_DEVICE),
         SpindleConfig.get(conf, SpindleConfig.FEED_SOCKET),
         Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.FEED_TRAINER_TIMEOUT)),
-        SpindleConfig.get(conf, SpindleConfig.FEED_SLOTS), RunToken.random());
+        SpindleConfig.get(conf, SpindleConfig.FEED_SLOTS),
+        RunToken.random());
   }
 
   DeviceDiscovery.Choice choice() {
@@ -42,7 +44,9 @@ record ServeSettings(String device, String socketTemplate, Duration trainerTimeo
   }
 
   static String resolve(String template, String user, int rank) {
-    return template.replace("{user}", user).replace("{rank}", Integer.toString(rank))
+    return template
+        .replace("{user}", user)
+        .replace("{rank}", Integer.toString(rank))
         .replace("{pid}", Long.toString(ProcessHandle.current().pid()));
   }
 }

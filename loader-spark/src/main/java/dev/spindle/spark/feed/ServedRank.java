@@ -14,13 +14,21 @@ import java.util.Map;
  * @param host the executor's host
  * @param socket the bridge socket the trainer connected to
  * @param device the feeder's device description
- * @param feederStatsJson the feeder's statistics when the rank finished ({@code FeederStats}
- *     JSON: cumulative since the feeder was created, which may be an earlier epoch or run)
+ * @param feederStatsJson the feeder's statistics when the rank finished ({@code FeederStats} JSON:
+ *     cumulative since the feeder was created, which may be an earlier epoch or run)
  * @param trainerWaitNanos how long the trainer waited for this leg's batches (its requests that
  *     found no batch ready)
  */
-record ServedRank(int rank, int firstBatch, long trainerResume, String executor, String host,
-    String socket, String device, String feederStatsJson, long trainerWaitNanos)
+record ServedRank(
+    int rank,
+    int firstBatch,
+    long trainerResume,
+    String executor,
+    String host,
+    String socket,
+    String device,
+    String feederStatsJson,
+    long trainerWaitNanos)
     implements Serializable {
 
   Map<String, Object> toReport() {

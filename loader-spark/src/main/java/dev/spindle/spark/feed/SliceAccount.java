@@ -4,12 +4,12 @@ import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.RankPlan;
 
 /**
- * A task's account of one slice as its batches are produced: takes them in plan order only,
- * checks each against the plan before it is handed over (whether or not this JVM's consumer
- * still takes it), hashes the indices produced and counts padding, stand-ins and batches not
- * handed over again; at the end, the slice's {@link BatchRun}. When the slice reports the digest
- * of batches before its own ({@link FeedSlice#digestFrom()}), those are derived from the plan and
- * hashed first. Task thread only.
+ * A task's account of one slice as its batches are produced: takes them in plan order only, checks
+ * each against the plan before it is handed over (whether or not this JVM's consumer still takes
+ * it), hashes the indices produced and counts padding, stand-ins and batches not handed over again;
+ * at the end, the slice's {@link BatchRun}. When the slice reports the digest of batches before its
+ * own ({@link FeedSlice#digestFrom()}), those are derived from the plan and hashed first. Task
+ * thread only.
  */
 final class SliceAccount {
   private final FeedSlice slice;
@@ -40,9 +40,17 @@ final class SliceAccount {
    */
   void take(FeedBatch batch) {
     if (batch.key().rank() != slice.rank() || batch.key().batch() != next || complete()) {
-      throw new IllegalStateException("Batch " + batch.key() + " arrived out of plan order: the"
-          + " task expected " + (complete() ? "no more batches of rank " + slice.rank()
-              : "batch " + rank.batchKey(next)) + " (slice " + slice + ")");
+      throw new IllegalStateException(
+          "Batch "
+              + batch.key()
+              + " arrived out of plan order: the"
+              + " task expected "
+              + (complete()
+                  ? "no more batches of rank " + slice.rank()
+                  : "batch " + rank.batchKey(next))
+              + " (slice "
+              + slice
+              + ")");
     }
     long[] indices = planned.check(rank, batch);
     digest.update(indices, 0, indices.length);
@@ -56,13 +64,28 @@ final class SliceAccount {
     notRedelivered++;
   }
 
-  /** What the driver learns of the slice; fails, naming the first missing batch, unless complete. */
+  /**
+   * What the driver learns of the slice; fails, naming the first missing batch, unless complete.
+   */
   BatchRun run() {
     if (!complete()) {
-      throw new IllegalStateException("The task produced rank " + slice.rank() + "'s batches up"
-          + " to " + rank.batchKey(next) + " only, of its slice " + slice);
+      throw new IllegalStateException(
+          "The task produced rank "
+              + slice.rank()
+              + "'s batches up"
+              + " to "
+              + rank.batchKey(next)
+              + " only, of its slice "
+              + slice);
     }
-    return new BatchRun(rank.batchKey(slice.fromBatch()), slice.toBatch(), rank.batchSize(),
-        padded, substituted, notRedelivered, slice.digestFrom(), digest.hex());
+    return new BatchRun(
+        rank.batchKey(slice.fromBatch()),
+        slice.toBatch(),
+        rank.batchSize(),
+        padded,
+        substituted,
+        notRedelivered,
+        slice.digestFrom(),
+        digest.hex());
   }
 }

@@ -39,7 +39,7 @@ record TaskOutcome(
   }
 
   TaskOutcome withServed(ServedRank s) {
-    return new TaskOutcome(runs, quarantined, samplesRead, bytesIn, imagesDecoded,
-        firstBatchEpochMs, s);
+    return new TaskOutcome(
+        runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, s);
   }
 }

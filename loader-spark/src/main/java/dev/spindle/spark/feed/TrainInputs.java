@@ -6,8 +6,8 @@ import java.io.Serializable;
 /**
  * What every rank task of a {@code train} run reads, broadcast once: the manifest, the state the
  * run starts from and the epoch it ends before. Each task plans its own epochs from them (one
- * epoch's plan at a time: plans are a pure function of the state and the manifest), so the
- * driver never ships a plan per epoch to a task that lives for every epoch.
+ * epoch's plan at a time: plans are a pure function of the state and the manifest), so the driver
+ * never ships a plan per epoch to a task that lives for every epoch.
  */
 record TrainInputs(Manifest manifest, long[] offsets, String startState, int endEpoch)
     implements Serializable {

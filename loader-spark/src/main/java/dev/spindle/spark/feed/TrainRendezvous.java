@@ -11,10 +11,10 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkEnv;
 
 /**
- * Where the ranks of a {@code train} run landed, learnt by every rank task in one barrier
- * {@code allGather}: each rank's executor and node, and a free port on rank 0's node for
- * {@code torch.distributed}'s rendezvous. From it each task derives the environment torchrun
- * would give its script ({@link #environment}). Task thread.
+ * Where the ranks of a {@code train} run landed, learnt by every rank task in one barrier {@code
+ * allGather}: each rank's executor and node, and a free port on rank 0's node for {@code
+ * torch.distributed}'s rendezvous. From it each task derives the environment torchrun would give
+ * its script ({@link #environment}). Task thread.
  */
 final class TrainRendezvous {
   private final int world;
@@ -23,8 +23,8 @@ final class TrainRendezvous {
   private final int localRank;
   private final int localWorld;
 
-  private TrainRendezvous(int world, String masterAddr, int masterPort, int localRank,
-      int localWorld) {
+  private TrainRendezvous(
+      int world, String masterAddr, int masterPort, int localRank, int localWorld) {
     this.world = world;
     this.masterAddr = masterAddr;
     this.masterPort = masterPort;
@@ -59,13 +59,21 @@ final class TrainRendezvous {
     }
     int most = perExecutor.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     if (nprocPerExecutor > 0 && most > nprocPerExecutor) {
-      throw new IllegalStateException("Spark placed " + most + " ranks on one executor, more"
-          + " than --nproc-per-executor " + nprocPerExecutor + " (spark.spindle.train"
-          + ".nprocPerExecutor): placements " + perExecutor + "; give each executor at most "
-          + nprocPerExecutor + " task slots (spark.executor.cores / spark.task.cpus)");
+      throw new IllegalStateException(
+          "Spark placed "
+              + most
+              + " ranks on one executor, more"
+              + " than --nproc-per-executor "
+              + nprocPerExecutor
+              + " (spark.spindle.train"
+              + ".nprocPerExecutor): placements "
+              + perExecutor
+              + "; give each executor at most "
+              + nprocPerExecutor
+              + " task slots (spark.executor.cores / spark.task.cpus)");
     }
-    return new TrainRendezvous(world, fields[0][1], Integer.parseInt(fields[0][2]), localRank,
-        localWorld);
+    return new TrainRendezvous(
+        world, fields[0][1], Integer.parseInt(fields[0][2]), localRank, localWorld);
   }
 
   int world() {
@@ -73,8 +81,13 @@ final class TrainRendezvous {
   }
 
   /** The script's environment: torchrun's variables and Spindle's. */
-  Map<String, String> environment(int rank, TrainInputs in, ServeSettings serve,
-      TrainSettings train, Path stateIn, Path stateOut) {
+  Map<String, String> environment(
+      int rank,
+      TrainInputs in,
+      ServeSettings serve,
+      TrainSettings train,
+      Path stateIn,
+      Path stateOut) {
     Map<String, String> env = new HashMap<>();
     env.put("RANK", Integer.toString(rank));
     env.put("LOCAL_RANK", Integer.toString(localRank));
@@ -96,9 +109,10 @@ final class TrainRendezvous {
   /** {@code cuda:N} where the rank's feeder will be on GPU N, else {@code cpu}. */
   private static String device(int rank, ServeSettings serve) {
     int ordinal = RankServeTask.ordinal(rank);
-    boolean cuda = serve.choice() == DeviceDiscovery.Choice.CUDA
-        || (serve.choice() == DeviceDiscovery.Choice.AUTO
-            && DeviceDiscovery.cudaAvailable(ordinal));
+    boolean cuda =
+        serve.choice() == DeviceDiscovery.Choice.CUDA
+            || (serve.choice() == DeviceDiscovery.Choice.AUTO
+                && DeviceDiscovery.cudaAvailable(ordinal));
     return cuda ? "cuda:" + ordinal : "cpu";
   }
 

@@ -2,8 +2,8 @@ package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.metrics.JobReport;
-import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.metrics.QuarantineList;
+import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.LoaderState;
 import java.io.IOException;
@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JSON report of a {@code train} run: the run's settings; per rank ({@code trainers}) its
- * exit code, wall time, time waiting for data, node and final loader state; per rank and epoch
- * ({@code ranks}) the leg served in the last attempt (first batch, batches, samples, digest); the
- * failed attempts' accounts ({@code restarts}); the quarantine list. Built from the ranks' runs
- * ({@link BatchRun}), never their indices. Driver thread.
+ * The JSON report of a {@code train} run: the run's settings; per rank ({@code trainers}) its exit
+ * code, wall time, time waiting for data, node and final loader state; per rank and epoch ({@code
+ * ranks}) the leg served in the last attempt (first batch, batches, samples, digest); the failed
+ * attempts' accounts ({@code restarts}); the quarantine list. Built from the ranks' runs ({@link
+ * BatchRun}), never their indices. Driver thread.
  */
 final class TrainReport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,8 +36,8 @@ final class TrainReport {
   private long rows;
   private long samples;
 
-  TrainReport(FeedRequest request, TrainSettings train, ManifestCache.Loaded loaded,
-      String stateDir) {
+  TrainReport(
+      FeedRequest request, TrainSettings train, ManifestCache.Loaded loaded, String stateDir) {
     this.request = request;
     this.train = train;
     this.loaded = loaded;
@@ -103,25 +103,27 @@ final class TrainReport {
   }
 
   JobReport build(LoaderState end, double wall) throws IOException {
-    JobReport report = new JobReport("train")
-        .put("input", request.input())
-        .put("manifest", loaded.reportEntry())
-        .put("world_size", request.worldSize())
-        .put("epochs", request.epochs())
-        .put("seed", end.seed())
-        .put("batch_size", end.batchSize())
-        .put("remainder", end.remainder().name())
-        .put("python", train.python())
-        .put("script", train.script())
-        .put("args", train.args())
-        .put("state_dir", stateDir)
-        .put("trainers", trainers)
-        .put("restarts", restarts)
-        .put("ranks", legs)
-        .put("images", rows)
-        .put("samples", samples)
-        .put("failures", quarantined.total());
-    return quarantined.putInto(report)
+    JobReport report =
+        new JobReport("train")
+            .put("input", request.input())
+            .put("manifest", loaded.reportEntry())
+            .put("world_size", request.worldSize())
+            .put("epochs", request.epochs())
+            .put("seed", end.seed())
+            .put("batch_size", end.batchSize())
+            .put("remainder", end.remainder().name())
+            .put("python", train.python())
+            .put("script", train.script())
+            .put("args", train.args())
+            .put("state_dir", stateDir)
+            .put("trainers", trainers)
+            .put("restarts", restarts)
+            .put("ranks", legs)
+            .put("images", rows)
+            .put("samples", samples)
+            .put("failures", quarantined.total());
+    return quarantined
+        .putInto(report)
         .put("state", JSON.readValue(end.toJson(), Map.class))
         .put("wall_s", wall)
         .put("images_per_s", rows / wall)

@@ -6,22 +6,21 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
-import java.util.Optional;
 import java.util.EnumSet;
+import java.util.Optional;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileContext;
-import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 
 /**
  * Where {@code train} keeps, per rank, what outlives a trainer and its task: the loader state the
  * trainer last saved ({@code rank-R.state.json}, a loader state document) and how its last attempt
  * ended ({@code rank-R.exit.json}), in one directory of any Hadoop file system, so that a restarted
- * rank resumes from its own progress on whichever node Spark places it. Each file is replaced
- * whole (written beside, then renamed over it), so a reader sees an old or a new version, never a
- * part.
+ * rank resumes from its own progress on whichever node Spark places it. Each file is replaced whole
+ * (written beside, then renamed over it), so a reader sees an old or a new version, never a part.
  * Shipped to executors; any thread.
  */
 final class TrainStateStore implements Serializable {
@@ -81,8 +80,11 @@ final class TrainStateStore implements Serializable {
     Path target = new Path(dir, name);
     Path fresh = new Path(dir, name + "." + java.util.UUID.randomUUID() + ".new");
     FileContext fc = FileContext.getFileContext(target.toUri(), conf.get());
-    try (OutputStream out = fc.create(fresh, EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
-        Options.CreateOpts.createParent())) {
+    try (OutputStream out =
+        fc.create(
+            fresh,
+            EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
+            Options.CreateOpts.createParent())) {
       out.write(text.getBytes(StandardCharsets.UTF_8));
     }
     fc.rename(fresh, target, Options.Rename.OVERWRITE);

@@ -2,9 +2,9 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.spark.job.HadoopConf;
-import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.progress.ProgressCounters;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -22,11 +22,11 @@ import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
 
 /**
- * One rank of a {@code train} run: task {@code r} of a barrier stage with one task per rank
- * starts rank {@code r}'s training script beside the executor ({@link TrainerProcess}) with the
- * environment PyTorch's launchers set, then serves it every remaining epoch of the run, one leg
- * per epoch, exactly as {@code feed --serve} serves a rank ({@link RankServeTask#serveLeg}), and
- * waits for the script to exit.
+ * One rank of a {@code train} run: task {@code r} of a barrier stage with one task per rank starts
+ * rank {@code r}'s training script beside the executor ({@link TrainerProcess}) with the
+ * environment PyTorch's launchers set, then serves it every remaining epoch of the run, one leg per
+ * epoch, exactly as {@code feed --serve} serves a rank ({@link RankServeTask#serveLeg}), and waits
+ * for the script to exit.
  *
  * <pre>
  *  allGather: every rank's executor and host ─► MASTER_ADDR/PORT, LOCAL_RANK, LOCAL_WORLD_SIZE
@@ -36,10 +36,9 @@ import scala.runtime.AbstractFunction1;
  * </pre>
  *
  * <p>The task outlives no trainer: whatever ends it (an error, a cancelled stage, a hang past the
- * trainer timeout) kills the trainer's process group first, and the launcher kills the group
- * itself if this JVM dies. A restarted run (a new stage, see {@link TrainJob}) resumes each rank
- * from the state its trainer last saved. Shipped to executors; {@link #apply} runs on the task
- * thread.
+ * trainer timeout) kills the trainer's process group first, and the launcher kills the group itself
+ * if this JVM dies. A restarted run (a new stage, see {@link TrainJob}) resumes each rank from the
+ * state its trainer last saved. Shipped to executors; {@link #apply} runs on the task thread.
  */
 final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<TrainRankResult>>
     implements Serializable {
@@ -52,8 +51,14 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   private final String runId;
   private final ProgressCounters progress;
 
-  TrainTask(Broadcast<TrainInputs> inputs, FeedSettings settings, HadoopConf conf,
-      ServeSettings serve, TrainSettings train, TrainStateStore store, String runId,
+  TrainTask(
+      Broadcast<TrainInputs> inputs,
+      FeedSettings settings,
+      HadoopConf conf,
+      ServeSettings serve,
+      TrainSettings train,
+      TrainStateStore store,
+      String runId,
       ProgressCounters progress) {
     this.progress = progress;
     this.inputs = inputs;
@@ -69,9 +74,10 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   public Iterator<TrainRankResult> apply(Iterator<Integer> ranks) {
     BarrierTaskContext ctx = BarrierTaskContext.get();
     if (ctx.stageAttemptNumber() > 0) {
-      throw new IllegalStateException("spindle train restarts failed ranks itself, from their"
-          + " saved states (spark.spindle.train.maxRestarts); Spark's retry of the stage is not"
-          + " run");
+      throw new IllegalStateException(
+          "spindle train restarts failed ranks itself, from their"
+              + " saved states (spark.spindle.train.maxRestarts); Spark's retry of the stage is not"
+              + " run");
     }
     List<TrainRankResult> out = new ArrayList<>();
     while (ranks.hasNext()) {
@@ -104,12 +110,31 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       env.put(RunToken.ENV, serve.token().value());
       TrainerProcess trainer;
       try {
-        trainer = TrainerProcess.start(rank, train.python(), train.script(), train.args(), env,
-            "driver".equals(RankServeTask.executor()));
+        trainer =
+            TrainerProcess.start(
+                rank,
+                train.python(),
+                train.script(),
+                train.args(),
+                env,
+                "driver".equals(RankServeTask.executor()));
       } catch (IOException e) {
-        store.saveExit(rank, new TrainerExit(rank, "error", -1, 0, 0, state.epoch(),
-            RankServeTask.host(), RankServeTask.executor(), -1, e.getMessage(), "(not started)",
-            System.currentTimeMillis()).toJson());
+        store.saveExit(
+            rank,
+            new TrainerExit(
+                    rank,
+                    "error",
+                    -1,
+                    0,
+                    0,
+                    state.epoch(),
+                    RankServeTask.host(),
+                    RankServeTask.executor(),
+                    -1,
+                    e.getMessage(),
+                    "(not started)",
+                    System.currentTimeMillis())
+                .toJson());
         throw e;
       }
       TrainerWatch watch = new TrainerWatch(rank, trainer, ctx, stateOut, store);
@@ -133,8 +158,9 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
   }
 
-  private TrainRankResult serveEpochs(int rank, RankStart start, TrainerProcess trainer,
-      TrainerWatch watch) throws IOException, InterruptedException {
+  private TrainRankResult serveEpochs(
+      int rank, RankStart start, TrainerProcess trainer, TrainerWatch watch)
+      throws IOException, InterruptedException {
     TrainInputs in = inputs.value();
     List<TrainRankResult.Leg> legs = new ArrayList<>();
     long waitNanos = 0;
@@ -157,27 +183,42 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
     watch.servingDone();
     if (!trainer.awaitExit(serve.trainerTimeout())) {
-      throw new IllegalStateException("its trainer took every batch of the run but did not exit"
-          + " within " + serve.trainerTimeout().toSeconds() + " s"
-          + " (spark.spindle.feed.trainerTimeoutSeconds)", new TimeoutException("exit"));
+      throw new IllegalStateException(
+          "its trainer took every batch of the run but did not exit"
+              + " within "
+              + serve.trainerTimeout().toSeconds()
+              + " s"
+              + " (spark.spindle.feed.trainerTimeoutSeconds)",
+          new TimeoutException("exit"));
     }
     watch.close();
     int code = trainer.exitCode();
     if (code != 0) {
-      throw new TrainerWatch.TrainerFailed(code, "its trainer exited with status " + code
-          + " after the run's last batch");
+      throw new TrainerWatch.TrainerFailed(
+          code, "its trainer exited with status " + code + " after the run's last batch");
     }
     String finalState = store.state(rank).orElse(null);
-    TrainerExit exit = new TrainerExit(rank, "ok", 0, trainer.wallSeconds(), waitNanos / 1e9,
-        in.endEpoch(), RankServeTask.host(), RankServeTask.executor(), trainer.pid(), "finished", "",
-        System.currentTimeMillis());
+    TrainerExit exit =
+        new TrainerExit(
+            rank,
+            "ok",
+            0,
+            trainer.wallSeconds(),
+            waitNanos / 1e9,
+            in.endEpoch(),
+            RankServeTask.host(),
+            RankServeTask.executor(),
+            trainer.pid(),
+            "finished",
+            "",
+            System.currentTimeMillis());
     store.saveExit(rank, exit.toJson());
     return new TrainRankResult(exit, legs, finalState);
   }
 
   /** How the rank failed: the trainer's own failure, a hang, a cancelled task, or an error. */
-  private static TrainerExit failure(int rank, LoaderState state, TrainerProcess trainer,
-      Throwable e, BarrierTaskContext ctx) {
+  private static TrainerExit failure(
+      int rank, LoaderState state, TrainerProcess trainer, Throwable e, BarrierTaskContext ctx) {
     String kind;
     int code = trainer.isAlive() ? -1 : trainer.exitCode();
     if (ctx.isInterrupted() || hasCause(e, TrainerWatch.TrainCancelled.class)) {
@@ -189,17 +230,30 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     } else {
       kind = "error";
     }
-    String message = switch (kind) {
-      case "timeout" -> "its trainer hung: " + (hasCause(e,
-          dev.spindle.gpu.ring.LeaseExpiredException.class)
-          ? "it held a batch for longer than the trainer timeout without asking for the next"
-          : e.getMessage()) + "; it was killed with its process group after its Python stacks"
-          + " were printed (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout)";
-      case "exit", "stopped" -> rootMessage(e);
-      default -> e.toString();
-    };
-    return new TrainerExit(rank, kind, code, trainer.wallSeconds(), 0, state.epoch(),
-        RankServeTask.host(), RankServeTask.executor(), trainer.pid(), message, trainer.tail(),
+    String message =
+        switch (kind) {
+          case "timeout" ->
+              "its trainer hung: "
+                  + (hasCause(e, dev.spindle.gpu.ring.LeaseExpiredException.class)
+                      ? "it held a batch for longer than the trainer timeout without asking for the next"
+                      : e.getMessage())
+                  + "; it was killed with its process group after its Python stacks"
+                  + " were printed (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout)";
+          case "exit", "stopped" -> rootMessage(e);
+          default -> e.toString();
+        };
+    return new TrainerExit(
+        rank,
+        kind,
+        code,
+        trainer.wallSeconds(),
+        0,
+        state.epoch(),
+        RankServeTask.host(),
+        RankServeTask.executor(),
+        trainer.pid(),
+        message,
+        trainer.tail(),
         System.currentTimeMillis());
   }
 

@@ -11,10 +11,10 @@ import java.util.Map;
  * it ({@link TrainStateStore}) and the driver reports it. Immutable.
  *
  * @param rank the rank
- * @param kind {@code ok}; {@code exit} (the trainer exited with an error or was killed by a
- *     signal: the rank may restart); {@code timeout} (the trainer hung: it was killed); {@code
- *     stopped} (the task was cancelled: another rank failed, or the job was stopped); {@code
- *     error} (the task failed otherwise)
+ * @param kind {@code ok}; {@code exit} (the trainer exited with an error or was killed by a signal:
+ *     the rank may restart); {@code timeout} (the trainer hung: it was killed); {@code stopped}
+ *     (the task was cancelled: another rank failed, or the job was stopped); {@code error} (the
+ *     task failed otherwise)
  * @param exitCode the trainer's exit status (128 + N for signal N), or -1 if it never ran or was
  *     killed by this task
  * @param wallSeconds how long the trainer ran
@@ -27,9 +27,20 @@ import java.util.Map;
  * @param tail the last lines of the trainer's output
  * @param endedAtMs when the task recorded it (epoch milliseconds): the first failure is the cause
  */
-record TrainerExit(int rank, String kind, int exitCode, double wallSeconds, double waitSeconds,
-    int epoch, String host, String executor, long pid, String message, String tail,
-    long endedAtMs) implements Serializable {
+record TrainerExit(
+    int rank,
+    String kind,
+    int exitCode,
+    double wallSeconds,
+    double waitSeconds,
+    int epoch,
+    String host,
+    String executor,
+    long pid,
+    String message,
+    String tail,
+    long endedAtMs)
+    implements Serializable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Whether a restart from the saved state may help: the trainer itself failed. */
@@ -54,15 +65,27 @@ record TrainerExit(int rank, String kind, int exitCode, double wallSeconds, doub
     try {
       return JSON.readValue(json, TrainerExit.class);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Malformed trainer exit record: " + e.getOriginalMessage(),
-          e);
+      throw new IllegalStateException(
+          "Malformed trainer exit record: " + e.getOriginalMessage(), e);
     }
   }
 
   /** One failure, as the job's error states it: the rank, where, what, and its last lines. */
   String describe() {
-    return "Rank " + rank + " (trainer pid " + pid + " on " + host + ", executor " + executor
-        + ", epoch " + epoch + "): " + message + "\nLast lines of its output:\n" + tail;
+    return "Rank "
+        + rank
+        + " (trainer pid "
+        + pid
+        + " on "
+        + host
+        + ", executor "
+        + executor
+        + ", epoch "
+        + epoch
+        + "): "
+        + message
+        + "\nLast lines of its output:\n"
+        + tail;
   }
 
   Map<String, Object> toReport() {

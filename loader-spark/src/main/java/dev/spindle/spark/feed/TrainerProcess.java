@@ -42,23 +42,35 @@ final class TrainerProcess implements AutoCloseable {
   }
 
   /**
-   * Starts {@code python -m spindle_bridge.launch script args} with {@code env} added to this
-   * JVM's environment.
+   * Starts {@code python -m spindle_bridge.launch script args} with {@code env} added to this JVM's
+   * environment.
    *
    * @throws IOException if the interpreter cannot be started (names it and the rank)
    */
-  static TrainerProcess start(int rank, String python, String script, List<String> args,
-      Map<String, String> env, boolean echo) throws IOException {
-    List<String> command = new java.util.ArrayList<>(List.of(python, "-u", "-m",
-        "spindle_bridge.launch", script));
+  static TrainerProcess start(
+      int rank,
+      String python,
+      String script,
+      List<String> args,
+      Map<String, String> env,
+      boolean echo)
+      throws IOException {
+    List<String> command =
+        new java.util.ArrayList<>(List.of(python, "-u", "-m", "spindle_bridge.launch", script));
     command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().putAll(env);
     try {
       return new TrainerProcess(rank, pb.start(), echo);
     } catch (IOException e) {
-      throw new IOException("Cannot start the trainer of rank " + rank + ": " + python
-          + " (spark.spindle.train.python, --python) could not be run: " + e.getMessage(), e);
+      throw new IOException(
+          "Cannot start the trainer of rank "
+              + rank
+              + ": "
+              + python
+              + " (spark.spindle.train.python, --python) could not be run: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -94,8 +106,8 @@ final class TrainerProcess implements AutoCloseable {
   }
 
   /**
-   * Asks the trainer for every thread's Python stack (SIGUSR1: the launcher's faulthandler
-   * prints them) and waits a moment for them to reach {@link #tail}: the account of a hang.
+   * Asks the trainer for every thread's Python stack (SIGUSR1: the launcher's faulthandler prints
+   * them) and waits a moment for them to reach {@link #tail}: the account of a hang.
    */
   void dumpStacks() {
     if (!process.isAlive()) {
@@ -103,8 +115,10 @@ final class TrainerProcess implements AutoCloseable {
     }
     try {
       new ProcessBuilder("kill", "-USR1", Long.toString(process.pid()))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start().waitFor(5, TimeUnit.SECONDS);
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor(5, TimeUnit.SECONDS);
       Thread.sleep(1000);
     } catch (IOException e) {
       LOG.warn("Could not ask rank {}'s trainer for its stacks: {}", rank, e.toString());
@@ -121,11 +135,16 @@ final class TrainerProcess implements AutoCloseable {
     if (process.isAlive()) {
       try {
         new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid())
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start().waitFor(5, TimeUnit.SECONDS);
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start()
+            .waitFor(5, TimeUnit.SECONDS);
       } catch (IOException e) {
-        LOG.warn("Could not kill the process group of rank {}'s trainer (pid {}): {}", rank,
-            process.pid(), e.toString());
+        LOG.warn(
+            "Could not kill the process group of rank {}'s trainer (pid {}): {}",
+            rank,
+            process.pid(),
+            e.toString());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -145,8 +164,9 @@ final class TrainerProcess implements AutoCloseable {
   }
 
   private void pump(boolean echo) {
-    try (BufferedReader in = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         String prefixed = "[rank " + rank + "] " + line;
         LOG.info(prefixed);

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * error at once; cleanly, after a short grace for its last messages to arrive) or the task is
  * cancelled (another rank failed, the job was stopped), it kills the trainer's process group and
  * fails the rank's feeder, so the task thread, blocked in the feed, stops at once instead of
- * waiting out the trainer timeout; and it copies the state file the trainer keeps current into
- * the run's {@link TrainStateStore} whenever it changed (at most every {@link #MIRROR_MS}). The
- * task thread calls {@link #check} in its waits and {@link #close} at the end.
+ * waiting out the trainer timeout; and it copies the state file the trainer keeps current into the
+ * run's {@link TrainStateStore} whenever it changed (at most every {@link #MIRROR_MS}). The task
+ * thread calls {@link #check} in its waits and {@link #close} at the end.
  */
 final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainerWatch.class);
@@ -34,8 +34,8 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
   private String mirrored;
   private long cleanExitSeenMs = -1;
 
-  TrainerWatch(int rank, TrainerProcess trainer, TaskContext task, Path stateOut,
-      TrainStateStore store) {
+  TrainerWatch(
+      int rank, TrainerProcess trainer, TaskContext task, Path stateOut, TrainStateStore store) {
     this.rank = rank;
     this.trainer = trainer;
     this.task = task;
@@ -79,8 +79,12 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
         mirrored = json;
       }
     } catch (IOException e) {
-      LOG.warn("Could not copy rank {}'s loader state {} to {}: {}", rank, stateOut,
-          store.location(), e.toString());
+      LOG.warn(
+          "Could not copy rank {}'s loader state {} to {}: {}",
+          rank,
+          stateOut,
+          store.location(),
+          e.toString());
     }
   }
 
@@ -109,9 +113,13 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
 
   private RuntimeException lookForFailure(long now) {
     if (cancelled()) {
-      return new TrainCancelled("The task of rank " + rank + " was cancelled ("
-          + task.getKillReason().getOrElse(() -> "the job was stopped") + "); its trainer was"
-          + " killed");
+      return new TrainCancelled(
+          "The task of rank "
+              + rank
+              + " was cancelled ("
+              + task.getKillReason().getOrElse(() -> "the job was stopped")
+              + "); its trainer was"
+              + " killed");
     }
     if (trainer.isAlive()) {
       return null;
@@ -124,12 +132,17 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
       if (now - cleanExitSeenMs < CLEAN_EXIT_GRACE_MS) {
         return null; // its END and BYE may still be on their way
       }
-      return new TrainerFailed(code, "its trainer exited (status 0) before it took every"
-          + " batch of the run: the script must iterate the loader to the end of every epoch"
-          + " (for epoch in loader.epochs(): for batch in loader: ...)");
+      return new TrainerFailed(
+          code,
+          "its trainer exited (status 0) before it took every"
+              + " batch of the run: the script must iterate the loader to the end of every epoch"
+              + " (for epoch in loader.epochs(): for batch in loader: ...)");
     }
-    return new TrainerFailed(code, "its trainer exited with status " + code
-        + (code > 128 ? " (killed by signal " + (code - 128) + ")" : ""));
+    return new TrainerFailed(
+        code,
+        "its trainer exited with status "
+            + code
+            + (code > 128 ? " (killed by signal " + (code - 128) + ")" : ""));
   }
 
   @Override

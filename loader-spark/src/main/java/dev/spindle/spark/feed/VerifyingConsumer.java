@@ -3,10 +3,10 @@ package dev.spindle.spark.feed;
 import dev.spindle.spark.plan.EpochPlan;
 
 /**
- * The in-JVM consumer that stands in for the GPU feeder: checks that every batch it receives is
- * the planned one (row count, planned indices in order, padding count; {@link PlannedBatches})
- * and counts what it took. A batch that is not the planned one fails the task with both
- * sequences' first difference. One per task attempt; task thread only.
+ * The in-JVM consumer that stands in for the GPU feeder: checks that every batch it receives is the
+ * planned one (row count, planned indices in order, padding count; {@link PlannedBatches}) and
+ * counts what it took. A batch that is not the planned one fails the task with both sequences'
+ * first difference. One per task attempt; task thread only.
  */
 final class VerifyingConsumer implements BatchConsumer {
   private final EpochPlan plan;

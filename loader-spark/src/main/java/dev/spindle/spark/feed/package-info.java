@@ -27,37 +27,38 @@
  * to a {@link dev.spindle.spark.feed.BatchConsumer} on the executors ({@code VerifyingConsumer},
  * which checks each batch against the plan and counts, then, with {@code --serve}, the rank's
  * feeder: see {@code RankServeTask}, one barrier task per rank, and {@code ExecutorServing}, the
- * executor's bridges and feeders), and a report plus the loader state on the driver. <b>Threads:</b> the driver's main thread runs
- * {@link dev.spindle.spark.feed.FeedJob}; each Spark task thread runs one task and hands batches
- * to the consumer; reading runs on the pipeline engine's I/O pool and decoding on the executor
- * JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}), on the sample path
- * that {@code preprocess} and the {@code spindle} DataSource share ({@code
- * dev.spindle.spark.samples}, keeping bad samples in place).
+ * executor's bridges and feeders), and a report plus the loader state on the driver.
+ * <b>Threads:</b> the driver's main thread runs {@link dev.spindle.spark.feed.FeedJob}; each Spark
+ * task thread runs one task and hands batches to the consumer; reading runs on the pipeline
+ * engine's I/O pool and decoding on the executor JVM's shared CPU pool ({@code
+ * dev.spindle.spark.pipeline.ExecutorPools}), on the sample path that {@code preprocess} and the
+ * {@code spindle} DataSource share ({@code dev.spindle.spark.samples}, keeping bad samples in
+ * place).
  *
  * <h2>Exactly once</h2>
  *
- * A batch's identity is its {@code BatchKey (epoch, leg, rank, batch)} and its content the
- * planned indices, both fixed by the plan. The task that produces a batch checks it against the
- * plan before anyone has it ({@code SliceAccount}: a wrong batch fails the task, naming it) and
- * hashes the indices it produced; it reports per slice one {@code BatchRun} (the range of keys,
- * counts, the digest), never the indices, so the driver's work and memory per epoch are
- * O(ranks + slices), not O(samples). The slice that ends a rank's share hashes the share's
- * earlier batches too (derived from the plan when another task produced them), so each rank's
- * digest comes whole from one task. A retried or speculative attempt in the same JVM recomputes
- * the same keys and does not hand over a batch that JVM's consumer already took ({@code
- * DeliveryRegistry}); the driver's ledger takes every key once (a run reported twice must carry
- * the same digest) and fails the job if a rank lacks a planned batch. When an executor dies, its
- * consumer dies with it; the retried tasks deliver those batches on another executor.
+ * A batch's identity is its {@code BatchKey (epoch, leg, rank, batch)} and its content the planned
+ * indices, both fixed by the plan. The task that produces a batch checks it against the plan before
+ * anyone has it ({@code SliceAccount}: a wrong batch fails the task, naming it) and hashes the
+ * indices it produced; it reports per slice one {@code BatchRun} (the range of keys, counts, the
+ * digest), never the indices, so the driver's work and memory per epoch are O(ranks + slices), not
+ * O(samples). The slice that ends a rank's share hashes the share's earlier batches too (derived
+ * from the plan when another task produced them), so each rank's digest comes whole from one task.
+ * A retried or speculative attempt in the same JVM recomputes the same keys and does not hand over
+ * a batch that JVM's consumer already took ({@code DeliveryRegistry}); the driver's ledger takes
+ * every key once (a run reported twice must carry the same digest) and fails the job if a rank
+ * lacks a planned batch. When an executor dies, its consumer dies with it; the retried tasks
+ * deliver those batches on another executor.
  *
  * <h2>Bad samples</h2>
  *
- * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank
- * are what keeps DDP from hanging. A sample that cannot be read or decoded is quarantined (listed
- * in the report with shard, key, planned index and reason; counted against
- * {@code spark.spindle.maxFailures}) and its row becomes a stand-in: the image, label and key of
- * the batch's first good row (zeros and label -1 when none is good), with the planned index kept
- * and the row flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer
- * can give it zero weight, as it does for padding. The digest covers the planned indices, so it is
- * the same whether or not a sample was bad.
+ * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank are
+ * what keeps DDP from hanging. A sample that cannot be read or decoded is quarantined (listed in
+ * the report with shard, key, planned index and reason; counted against {@code
+ * spark.spindle.maxFailures}) and its row becomes a stand-in: the image, label and key of the
+ * batch's first good row (zeros and label -1 when none is good), with the planned index kept and
+ * the row flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer can give
+ * it zero weight, as it does for padding. The digest covers the planned indices, so it is the same
+ * whether or not a sample was bad.
  */
 package dev.spindle.spark.feed;

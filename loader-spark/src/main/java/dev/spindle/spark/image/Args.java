@@ -37,8 +37,14 @@ final class Args {
         a.allow(1, 2, "scale", "ratio", "filter");
         double[] scale = a.range("scale", 0.08, 1.0);
         double[] ratio = a.range("ratio", 3.0 / 4.0, 4.0 / 3.0);
-        yield new ImageOp.RandomResizedCrop(a.integer(0), a.integer(a.count() - 1), scale[0],
-            scale[1], ratio[0], ratio[1], a.filter());
+        yield new ImageOp.RandomResizedCrop(
+            a.integer(0),
+            a.integer(a.count() - 1),
+            scale[0],
+            scale[1],
+            ratio[0],
+            ratio[1],
+            a.filter());
       }
       case "hflip" -> {
         a.allow(0, 1);
@@ -46,11 +52,15 @@ final class Args {
       }
       case "normalize" -> {
         a.allow(0, 0, "mean", "std");
-        yield new ImageOp.Normalize(a.triple("mean", ImageOp.Normalize.IMAGENET_MEAN),
+        yield new ImageOp.Normalize(
+            a.triple("mean", ImageOp.Normalize.IMAGENET_MEAN),
             a.triple("std", ImageOp.Normalize.IMAGENET_STD));
       }
-      default -> throw new IllegalArgumentException("unknown operation '" + name
-          + "' (known: resize, center_crop, crop, random_resized_crop, hflip, normalize)");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown operation '"
+                  + name
+                  + "' (known: resize, center_crop, crop, random_resized_crop, hflip, normalize)");
     };
   }
 
@@ -60,8 +70,8 @@ final class Args {
 
   private void allow(int min, int max, String... names) {
     if (count() < min || count() > max) {
-      throw new IllegalArgumentException("takes " + (min == max ? "" + min : min + " to " + max)
-          + " values, got " + count());
+      throw new IllegalArgumentException(
+          "takes " + (min == max ? "" + min : min + " to " + max) + " values, got " + count());
     }
     Set<String> known = Set.of(names);
     for (String n : named.keySet()) {
@@ -116,7 +126,8 @@ final class Args {
   static double number(String s) {
     try {
       int slash = s.indexOf('/');
-      return slash < 0 ? Double.parseDouble(s.trim())
+      return slash < 0
+          ? Double.parseDouble(s.trim())
           : Double.parseDouble(s.substring(0, slash).trim())
               / Double.parseDouble(s.substring(slash + 1).trim());
     } catch (NumberFormatException e) {

@@ -4,17 +4,17 @@ import java.util.List;
 
 /**
  * What decoding and transforming one image will allocate, known from its headers and the plan
- * before anything is allocated, and the refusal of headers that declare more image than their
- * data can hold. {@link #of} reads the headers (a few small arrays) and keeps a JPEG's frame and
- * first scan offset for the decoder's checks, so they are not read again; {@link #bytes} is
- * arithmetic. Immutable; any thread.
+ * before anything is allocated, and the refusal of headers that declare more image than their data
+ * can hold. {@link #of} reads the headers (a few small arrays) and keeps a JPEG's frame and first
+ * scan offset for the decoder's checks, so they are not read again; {@link #bytes} is arithmetic.
+ * Immutable; any thread.
  *
- * <p>Counted: the native copy of the encoded bytes; the decoder's RGB output at the reduced
- * scale; the decoder's own buffers (libjpeg's whole-image coefficient buffer for progressive and
- * multi-scan JPEGs and its row buffers; libpng's row pointers and rows, and OpenCV's frame
- * buffers for animated PNGs); Spindle's copies of the decoded image (off the direct path, and
- * again when EXIF turns it); and each resample stage's buffers and output. Each term is exact or
- * an upper bound; the output writer's rows, of the transform's fixed output size, are left out.
+ * <p>Counted: the native copy of the encoded bytes; the decoder's RGB output at the reduced scale;
+ * the decoder's own buffers (libjpeg's whole-image coefficient buffer for progressive and
+ * multi-scan JPEGs and its row buffers; libpng's row pointers and rows, and OpenCV's frame buffers
+ * for animated PNGs); Spindle's copies of the decoded image (off the direct path, and again when
+ * EXIF turns it); and each resample stage's buffers and output. Each term is exact or an upper
+ * bound; the output writer's rows, of the transform's fixed output size, are left out.
  */
 final class DecodeCost {
   private final ImageInfo info;
@@ -23,8 +23,8 @@ final class DecodeCost {
   private final JpegFrame frame;
   private final int firstScan;
 
-  private DecodeCost(ImageInfo info, int length, long decoderBytes, JpegFrame frame,
-      int firstScan) {
+  private DecodeCost(
+      ImageInfo info, int length, long decoderBytes, JpegFrame frame, int firstScan) {
     this.info = info;
     this.length = length;
     this.decoderBytes = decoderBytes;
@@ -35,12 +35,11 @@ final class DecodeCost {
   /**
    * Reads the headers of the image {@code info} describes.
    *
-   * @throws ImageException when the data after the headers is too short to hold the declared
-   *     image (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData}), or a PNG chunk
-   *     declares more bytes than follow it ({@link PngHeader#checkChunks})
+   * @throws ImageException when the data after the headers is too short to hold the declared image
+   *     (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData}), or a PNG chunk declares
+   *     more bytes than follow it ({@link PngHeader#checkChunks})
    */
-  static DecodeCost of(ImageInfo info, byte[] data, int offset, int length)
-      throws ImageException {
+  static DecodeCost of(ImageInfo info, byte[] data, int offset, int length) throws ImageException {
     if (info.format() == ImageFormat.PNG) {
       PngHeader png = PngHeader.parse(data, offset, length);
       PngHeader.checkChunks(data, offset, length);
@@ -81,29 +80,32 @@ final class DecodeCost {
       throws ImageException {
     long bits = scan.minimumBits(frame);
     if (bits > 8 * available) {
-      throw new ImageException(String.format("Corrupt JPEG: header declares %dx%d (%d blocks in"
-          + " its first scan, at least %d bytes of scan data) but only %d bytes follow the scan"
-          + " header", frame.width(), frame.height(), scan.blocks(frame), (bits + 7) / 8,
-          available));
+      throw new ImageException(
+          String.format(
+              "Corrupt JPEG: header declares %dx%d (%d blocks in"
+                  + " its first scan, at least %d bytes of scan data) but only %d bytes follow the scan"
+                  + " header",
+              frame.width(), frame.height(), scan.blocks(frame), (bits + 7) / 8, available));
     }
   }
 
   /**
-   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages}
-   * on whichever resample path allocates more, so that whether it is refused never depends on
-   * the path {@link ImageTransform#apply} takes (the vector path only once warm, only on some
-   * CPUs): the scalar path (a copy of the decoded image), or the vector path for the last stage,
-   * reading the decoder's buffer without a copy when {@code directable}. {@code orientation} is
-   * the EXIF orientation applied to the copy (another copy unless upright).
+   * Bytes this image takes to decode at {@code 1 / reduce} scale and run through {@code stages} on
+   * whichever resample path allocates more, so that whether it is refused never depends on the path
+   * {@link ImageTransform#apply} takes (the vector path only once warm, only on some CPUs): the
+   * scalar path (a copy of the decoded image), or the vector path for the last stage, reading the
+   * decoder's buffer without a copy when {@code directable}. {@code orientation} is the EXIF
+   * orientation applied to the copy (another copy unless upright).
    */
   long bytes(int reduce, List<Stage> stages, boolean directable, int orientation) {
-    return Math.max(pathBytes(reduce, stages, false, orientation, false),
+    return Math.max(
+        pathBytes(reduce, stages, false, orientation, false),
         pathBytes(reduce, stages, directable, orientation, true));
   }
 
   /** {@link #bytes} on one path: {@code direct} without the copy, {@code vector} last stage. */
-  private long pathBytes(int reduce, List<Stage> stages, boolean direct, int orientation,
-      boolean vector) {
+  private long pathBytes(
+      int reduce, List<Stage> stages, boolean direct, int orientation, boolean vector) {
     long w = (info.width() + reduce - 1) / reduce;
     long h = (info.height() + reduce - 1) / reduce;
     long decoded = times(w * h, 3);
@@ -124,11 +126,11 @@ final class DecodeCost {
   }
 
   /**
-   * An upper bound of one stage's buffers from a {@code sw x sh} source: the horizontal pass
-   * (at most 12 bytes per source row and window column: three int channels, or the vector path's
-   * planar bytes) and a source row of ints; on the vector path, its copy of the source rows it
-   * reads and its transposed blocks; on the scalar path, its window, twice (the padded window and
-   * the stage's output).
+   * An upper bound of one stage's buffers from a {@code sw x sh} source: the horizontal pass (at
+   * most 12 bytes per source row and window column: three int channels, or the vector path's planar
+   * bytes) and a source row of ints; on the vector path, its copy of the source rows it reads and
+   * its transposed blocks; on the scalar path, its window, twice (the padded window and the stage's
+   * output).
    */
   private static long resampleBytes(long sw, long sh, Stage.Rect window, boolean vector) {
     long rows = (sh + 7) / 8 * 8;

@@ -15,6 +15,7 @@ import org.bytedeco.opencv.opencv_core.Mat;
  */
 final class DecodeScratch {
   static final int KEEP_BYTES = 64 << 20;
+
   /** Resample kernels kept per thread: a few image sizes and transforms' worth. */
   static final int KEEP_KERNELS = 16;
 
@@ -110,8 +111,8 @@ final class DecodeScratch {
   }
 
   /**
-   * The decoder's output image, reused: OpenCV decodes into it again when size and type match,
-   * so a steady stream of same-sized images allocates no pixel memory.
+   * The decoder's output image, reused: OpenCV decodes into it again when size and type match, so a
+   * steady stream of same-sized images allocates no pixel memory.
    */
   Mat decoded() {
     if (decoded == null) {
@@ -132,8 +133,8 @@ final class DecodeScratch {
 
   /**
    * The kernel for {@code key} (equal keys, equal kernels): computed by {@code compute} unless one
-   * of the last {@link #KEEP_KERNELS} used on this thread has that key. Images of one size under
-   * a deterministic transform (resize + center crop) then compute their kernels once per thread.
+   * of the last {@link #KEEP_KERNELS} used on this thread has that key. Images of one size under a
+   * deterministic transform (resize + center crop) then compute their kernels once per thread.
    */
   PillowResample.Kernel kernel(Object key, Supplier<PillowResample.Kernel> compute) {
     PillowResample.Kernel k = kernels.get(key);

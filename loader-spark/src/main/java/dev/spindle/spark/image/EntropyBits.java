@@ -1,10 +1,10 @@
 package dev.spindle.spark.image;
 
 /**
- * Reads the bits of one JPEG entropy-coded segment as libjpeg's bit reader does (jdhuff.c): a
- * 0xFF byte followed by 0x00 is a data 0xFF, 0xFF fill bytes before a marker are skipped, and
- * any other marker ends the data. Reads bytes only as bits are asked for, so what is left in the
- * buffer is never more than the last byte's padding. Confined to one thread.
+ * Reads the bits of one JPEG entropy-coded segment as libjpeg's bit reader does (jdhuff.c): a 0xFF
+ * byte followed by 0x00 is a data 0xFF, 0xFF fill bytes before a marker are skipped, and any other
+ * marker ends the data. Reads bytes only as bits are asked for, so what is left in the buffer is
+ * never more than the last byte's padding. Confined to one thread.
  */
 final class EntropyBits {
   private final byte[] data;
@@ -35,8 +35,8 @@ final class EntropyBits {
 
   /**
    * Drops the padding bits and passes the restart marker that must come next: true when it is
-   * RST{@code number}. Bytes before the marker are skipped (libjpeg warns about them but reads
-   * on); any other marker, or none, is the wrong one.
+   * RST{@code number}. Bytes before the marker are skipped (libjpeg warns about them but reads on);
+   * any other marker, or none, is the wrong one.
    */
   boolean restart(int number) {
     count = 0;
@@ -49,8 +49,8 @@ final class EntropyBits {
   }
 
   /**
-   * Skips the rest of the segment, restart markers included; returns the offset of the 0xFF of
-   * the marker that ends it, or the end of the data.
+   * Skips the rest of the segment, restart markers included; returns the offset of the 0xFF of the
+   * marker that ends it, or the end of the data.
    */
   int skipSegment() {
     while (true) {

@@ -3,16 +3,17 @@ package dev.spindle.spark.image;
 import java.nio.ByteBuffer;
 
 /**
- * Whether a decoded JPEG ends the way libjpeg-turbo ends an image whose data ran out: every
- * block it decoded from no data has zero coefficients, Y = Cb = Cr = 128, so the image's last
- * block is flat mid-grey (the luma {@code 0.299 R + 0.587 G + 0.114 B} of each pixel within half
- * a step of 128 even where upsampling blends in a neighbour's colour; for CMYK, one neutral
- * grey). Looks at the bottom-right block only, at most 64 pixels, so it costs nanoseconds: true
- * for every sequential JPEG that lost its last MCU, rarely for anything else; the caller then
- * reads the scans ({@link JpegScanCheck}) to be sure. Stateless; any thread.
+ * Whether a decoded JPEG ends the way libjpeg-turbo ends an image whose data ran out: every block
+ * it decoded from no data has zero coefficients, Y = Cb = Cr = 128, so the image's last block is
+ * flat mid-grey (the luma {@code 0.299 R + 0.587 G + 0.114 B} of each pixel within half a step of
+ * 128 even where upsampling blends in a neighbour's colour; for CMYK, one neutral grey). Looks at
+ * the bottom-right block only, at most 64 pixels, so it costs nanoseconds: true for every
+ * sequential JPEG that lost its last MCU, rarely for anything else; the caller then reads the scans
+ * ({@link JpegScanCheck}) to be sure. Stateless; any thread.
  */
 final class GreyTail {
   private static final int MID_GREY = 128_000;
+
   /** Luma times 1000, so a tolerance of one step covers the rounding of the colour conversion. */
   private static final int TOLERANCE = 1_000;
 

@@ -43,8 +43,8 @@ final class HeaderProbe {
   }
 
   /**
-   * Offset of the frame header's body (its sample precision byte; the marker code is 3 bytes
-   * before it) of a JPEG whose header {@link #probe} accepted.
+   * Offset of the frame header's body (its sample precision byte; the marker code is 3 bytes before
+   * it) of a JPEG whose header {@link #probe} accepted.
    */
   static int jpegFrameHeader(byte[] data, int offset, int length) throws ImageException {
     int[] sof = {-1};
@@ -53,8 +53,8 @@ final class HeaderProbe {
   }
 
   /**
-   * The EXIF orientation (1..8) of a JPEG whose header {@link #probe} accepted: from the first
-   * APP1 "Exif" segment before the frame header; 1 when there is none.
+   * The EXIF orientation (1..8) of a JPEG whose header {@link #probe} accepted: from the first APP1
+   * "Exif" segment before the frame header; 1 when there is none.
    */
   static int jpegOrientation(byte[] data, int offset, int length) {
     int end = offset + length;
@@ -75,8 +75,13 @@ final class HeaderProbe {
       int segment = u16(data, p + 2);
       int body = p + 4;
       int bodyEnd = Math.min(p + 2 + segment, end);
-      if (marker == 0xE1 && bodyEnd - body >= 6 && data[body] == 'E' && data[body + 1] == 'x'
-          && data[body + 2] == 'i' && data[body + 3] == 'f' && data[body + 4] == 0
+      if (marker == 0xE1
+          && bodyEnd - body >= 6
+          && data[body] == 'E'
+          && data[body + 1] == 'x'
+          && data[body + 2] == 'i'
+          && data[body + 3] == 'f'
+          && data[body + 4] == 0
           && data[body + 5] == 0) {
         return Orientation.fromTiff(data, body + 6, bodyEnd);
       }
@@ -104,13 +109,13 @@ final class HeaderProbe {
   }
 
   /**
-   * Walks JPEG marker segments from {@code p} (just after SOI, or just after the frame header
-   * with its body's offset already in {@code sof[0]}, else -1 there). Stores the offset of the
-   * frame header's body in {@code sof[0]}; returns at the frame header, or with {@code toScan}
-   * at the first SOS (its offset).
+   * Walks JPEG marker segments from {@code p} (just after SOI, or just after the frame header with
+   * its body's offset already in {@code sof[0]}, else -1 there). Stores the offset of the frame
+   * header's body in {@code sof[0]}; returns at the frame header, or with {@code toScan} at the
+   * first SOS (its offset).
    */
-  private static int walkJpeg(byte[] data, int offset, int length, int p, int[] sof,
-      boolean toScan) throws ImageException {
+  private static int walkJpeg(byte[] data, int offset, int length, int p, int[] sof, boolean toScan)
+      throws ImageException {
     int end = offset + length;
     while (true) {
       if (p >= end) {
@@ -141,8 +146,8 @@ final class HeaderProbe {
       }
       int segment = u16(data, p);
       if (segment < 2 || p + segment > end) {
-        throw new ImageException("Truncated JPEG header: segment of " + segment + " bytes at byte "
-            + (p - offset));
+        throw new ImageException(
+            "Truncated JPEG header: segment of " + segment + " bytes at byte " + (p - offset));
       }
       if (marker == 0xDA) {
         if (sof[0] < 0) {
@@ -172,8 +177,11 @@ final class HeaderProbe {
       throw new ImageException("Truncated PNG header: " + length + " bytes");
     }
     int p = offset + 8;
-    if (u32(data, p) != 13 || u8(data, p + 4) != 'I' || u8(data, p + 5) != 'H'
-        || u8(data, p + 6) != 'D' || u8(data, p + 7) != 'R') {
+    if (u32(data, p) != 13
+        || u8(data, p + 4) != 'I'
+        || u8(data, p + 5) != 'H'
+        || u8(data, p + 6) != 'D'
+        || u8(data, p + 7) != 'R') {
       throw new ImageException("Garbled PNG header: first chunk is not a 13-byte IHDR");
     }
     long width = u32(data, p + 8);
@@ -200,8 +208,7 @@ final class HeaderProbe {
           default -> -1;
         };
     if (channels < 0) {
-      throw new ImageException(
-          "Invalid PNG colour type " + colorType + " with bit depth " + depth);
+      throw new ImageException("Invalid PNG colour type " + colorType + " with bit depth " + depth);
     }
     return channels;
   }

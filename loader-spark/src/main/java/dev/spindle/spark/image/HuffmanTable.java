@@ -2,12 +2,13 @@ package dev.spindle.spark.image;
 
 /**
  * One JPEG Huffman table (DHT, ITU T.81 B.2.4.2) as the canonical decoding tables of T.81 F.2.2.3
- * ({@code MINCODE}, {@code MAXCODE}, {@code VALPTR}), decoding a code bit by bit as libjpeg's
- * slow path does. Immutable; any thread.
+ * ({@code MINCODE}, {@code MAXCODE}, {@code VALPTR}), decoding a code bit by bit as libjpeg's slow
+ * path does. Immutable; any thread.
  */
 final class HuffmanTable {
   /** {@link #decode}: the bits ran out first. */
   static final int END = -1;
+
   /** {@link #decode}: no code of up to 16 bits matches (libjpeg warns "bad Huffman code"). */
   static final int BAD = -2;
 

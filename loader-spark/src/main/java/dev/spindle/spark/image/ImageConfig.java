@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The {@code spark.spindle.image.*} configuration keys, their defaults and CLI flags, in one
- * place (to be folded into Spindle's configuration registry), and the {@link ImageTransform} they
+ * The {@code spark.spindle.image.*} configuration keys, their defaults and CLI flags, in one place
+ * (to be folded into Spindle's configuration registry), and the {@link ImageTransform} they
  * describe. Stateless; any thread may call it.
  */
 public final class ImageConfig {
@@ -25,26 +25,47 @@ public final class ImageConfig {
   private static final Map<String, Key> KEYS = new LinkedHashMap<>();
 
   static {
-    add(TRANSFORMS, "resize(256),center_crop(224)", "--transforms",
+    add(
+        TRANSFORMS,
+        "resize(256),center_crop(224)",
+        "--transforms",
         "Transform chain applied in order: resize(S | H,W[,filter=bilinear|bicubic|box]), "
             + "center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W"
             + "[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)]"
             + " (last). Matches torchvision on PIL images.");
-    add(OUTPUT, "auto", "--image-output",
+    add(
+        OUTPUT,
+        "auto",
+        "--image-output",
         "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw when the chain "
             + "ends with normalize, else uint8-hwc.");
-    add(MAX_PIXELS, Long.toString(ImageTransform.DEFAULT_MAX_PIXELS), "--max-pixels",
+    add(
+        MAX_PIXELS,
+        Long.toString(ImageTransform.DEFAULT_MAX_PIXELS),
+        "--max-pixels",
         "Images declaring more pixels are quarantined from their header, before decoding.");
-    add(MAX_DECODE_BYTES, Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
-        "--max-decode-bytes", "Images whose decode would allocate more bytes (pixels at the"
+    add(
+        MAX_DECODE_BYTES,
+        Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
+        "--max-decode-bytes",
+        "Images whose decode would allocate more bytes (pixels at the"
             + " decode scale, decoder buffers, copies, resample buffers) are quarantined from"
             + " their headers, before any allocation.");
-    add(EXIF_ORIENTATION, "true", "--exif-orientation",
+    add(
+        EXIF_ORIENTATION,
+        "true",
+        "--exif-orientation",
         "Turn JPEGs upright by their EXIF orientation (as ImageOps.exif_transpose) first.");
-    add(REDUCED_DECODE, "false", "--reduced-decode",
+    add(
+        REDUCED_DECODE,
+        "false",
+        "--reduced-decode",
         "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets at least its "
             + "target resolution (much faster; values then differ slightly from torchvision's).");
-    add(SEED, "0", "--image-seed",
+    add(
+        SEED,
+        "0",
+        "--image-seed",
         "Seed of the random operations; with the epoch and sample index it fixes every choice.");
   }
 
@@ -78,8 +99,16 @@ public final class ImageConfig {
           .withReducedDecode(bool(conf, REDUCED_DECODE))
           .withSeed(Long.parseLong(value(conf, SEED).trim()));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Invalid number in " + MAX_PIXELS + ", "
-          + MAX_DECODE_BYTES + " or " + SEED + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "Invalid number in "
+              + MAX_PIXELS
+              + ", "
+              + MAX_DECODE_BYTES
+              + " or "
+              + SEED
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 

@@ -10,8 +10,8 @@ import java.util.Arrays;
 sealed interface ImageOp extends Serializable {
 
   /**
-   * {@code Resize}: with {@code shortSide} the short side becomes {@code height} (torchvision's
-   * int size), otherwise the image becomes exactly {@code height x width}.
+   * {@code Resize}: with {@code shortSide} the short side becomes {@code height} (torchvision's int
+   * size), otherwise the image becomes exactly {@code height x width}.
    */
   record Resize(int height, int width, boolean shortSide, ResampleFilter filter)
       implements ImageOp {
@@ -22,7 +22,9 @@ sealed interface ImageOp extends Serializable {
 
     /** Output size {@code {width, height}} for an input of {@code w x h}. */
     public int[] outputSize(int w, int h) {
-      return shortSide ? TorchvisionGeometry.resizeShortSide(w, h, height) : new int[] {width, height};
+      return shortSide
+          ? TorchvisionGeometry.resizeShortSide(w, h, height)
+          : new int[] {width, height};
     }
   }
 
@@ -44,18 +46,32 @@ sealed interface ImageOp extends Serializable {
 
   /** {@code RandomResizedCrop(size, scale, ratio)} with torchvision's sampling algorithm. */
   record RandomResizedCrop(
-      int height, int width, double scaleMin, double scaleMax, double ratioMin, double ratioMax,
-      ResampleFilter filter) implements ImageOp {
+      int height,
+      int width,
+      double scaleMin,
+      double scaleMax,
+      double ratioMin,
+      double ratioMax,
+      ResampleFilter filter)
+      implements ImageOp {
     public RandomResizedCrop {
       positive("random_resized_crop size", height);
       positive("random_resized_crop size", width);
       if (!(scaleMin > 0 && scaleMin <= scaleMax && scaleMax <= 1.0)) {
         throw new IllegalArgumentException(
-            "Invalid random_resized_crop scale: " + scaleMin + ":" + scaleMax + " (0 < min <= max <= 1)");
+            "Invalid random_resized_crop scale: "
+                + scaleMin
+                + ":"
+                + scaleMax
+                + " (0 < min <= max <= 1)");
       }
       if (!(ratioMin > 0 && ratioMin <= ratioMax)) {
         throw new IllegalArgumentException(
-            "Invalid random_resized_crop ratio: " + ratioMin + ":" + ratioMax + " (0 < min <= max)");
+            "Invalid random_resized_crop ratio: "
+                + ratioMin
+                + ":"
+                + ratioMax
+                + " (0 < min <= max)");
       }
     }
   }
@@ -69,20 +85,26 @@ sealed interface ImageOp extends Serializable {
     }
   }
 
-  /** {@code ToTensor} + {@code Normalize(mean, std)}: float output {@code (v / 255 - mean) / std}. */
+  /**
+   * {@code ToTensor} + {@code Normalize(mean, std)}: float output {@code (v / 255 - mean) / std}.
+   */
   record Normalize(float[] mean, float[] std) implements ImageOp {
     static final float[] IMAGENET_MEAN = {0.485f, 0.456f, 0.406f};
     static final float[] IMAGENET_STD = {0.229f, 0.224f, 0.225f};
 
     public Normalize {
       if (mean.length != 3 || std.length != 3) {
-        throw new IllegalArgumentException("Invalid normalize: mean " + Arrays.toString(mean)
-            + ", std " + Arrays.toString(std) + " (3 values each)");
+        throw new IllegalArgumentException(
+            "Invalid normalize: mean "
+                + Arrays.toString(mean)
+                + ", std "
+                + Arrays.toString(std)
+                + " (3 values each)");
       }
       for (float s : std) {
         if (!(s > 0)) {
-          throw new IllegalArgumentException("Invalid normalize std: " + Arrays.toString(std)
-              + " (must be > 0)");
+          throw new IllegalArgumentException(
+              "Invalid normalize std: " + Arrays.toString(std) + " (must be > 0)");
         }
       }
       mean = mean.clone();

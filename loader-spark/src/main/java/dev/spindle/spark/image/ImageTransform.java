@@ -12,8 +12,8 @@ import org.apache.arrow.memory.ArrowBuf;
  * <p>Any number of threads may call {@link #apply} at once on one instance: it keeps no mutable
  * state, and its decode and resample buffers are per thread (reused, so the steady path allocates
  * no pixel arrays). Random operations draw from a stream that is a pure function of (seed, epoch,
- * sample index). Serializable, so a Spark driver can build it and ship it to executors. The
- * caller owns {@code dst}; {@link #apply} only writes {@link #outputBytes()} bytes into it.
+ * sample index). Serializable, so a Spark driver can build it and ship it to executors. The caller
+ * owns {@code dst}; {@link #apply} only writes {@link #outputBytes()} bytes into it.
  *
  * <p>Per image, this class checks the header against its limits and plans the stages (with the
  * sample's random stream); the package's {@code TransformRunner} then decodes and runs them.
@@ -44,15 +44,23 @@ public final class ImageTransform implements Serializable {
   private final int width;
 
   /** Non-geometric settings; {@code with...} methods copy them with one change. */
-  private record Settings(long maxPixels, long seed, long epoch, boolean exifOrientation,
-      boolean reducedDecode, long maxDecodeBytes) implements Serializable {}
+  private record Settings(
+      long maxPixels,
+      long seed,
+      long epoch,
+      boolean exifOrientation,
+      boolean reducedDecode,
+      long maxDecodeBytes)
+      implements Serializable {}
 
   private ImageTransform(String spec, List<ImageOp> ops, OutputMode mode, Settings settings) {
     ImageOp last = ops.isEmpty() ? null : ops.get(ops.size() - 1);
     ImageOp.Normalize normalize = last instanceof ImageOp.Normalize n ? n : null;
     if (normalize != null && !mode.isFloat()) {
       throw new IllegalArgumentException(
-          "Invalid image output: " + mode.specName() + " (normalize needs float32-chw or float16-chw)");
+          "Invalid image output: "
+              + mode.specName()
+              + " (normalize needs float32-chw or float16-chw)");
     }
     int[] size = TransformSpec.outputSize(spec, ops);
     this.spec = spec;
@@ -71,8 +79,8 @@ public final class ImageTransform implements Serializable {
   public static ImageTransform parse(String spec) {
     List<ImageOp> ops = TransformSpec.parse(spec);
     boolean normalize = ops.get(ops.size() - 1) instanceof ImageOp.Normalize;
-    return new ImageTransform(spec.trim(), ops,
-        normalize ? OutputMode.FLOAT32_CHW : OutputMode.UINT8_HWC, defaults());
+    return new ImageTransform(
+        spec.trim(), ops, normalize ? OutputMode.FLOAT32_CHW : OutputMode.UINT8_HWC, defaults());
   }
 
   /**
@@ -99,20 +107,38 @@ public final class ImageTransform implements Serializable {
     if (maxPixels <= 0) {
       throw new IllegalArgumentException("Invalid maxPixels: " + maxPixels + " (must be > 0)");
     }
-    return with(new Settings(maxPixels, settings.seed, settings.epoch, settings.exifOrientation,
-        settings.reducedDecode, settings.maxDecodeBytes));
+    return with(
+        new Settings(
+            maxPixels,
+            settings.seed,
+            settings.epoch,
+            settings.exifOrientation,
+            settings.reducedDecode,
+            settings.maxDecodeBytes));
   }
 
   /** Seed of the random operations (random crops, flips). */
   public ImageTransform withSeed(long seed) {
-    return with(new Settings(settings.maxPixels, seed, settings.epoch, settings.exifOrientation,
-        settings.reducedDecode, settings.maxDecodeBytes));
+    return with(
+        new Settings(
+            settings.maxPixels,
+            seed,
+            settings.epoch,
+            settings.exifOrientation,
+            settings.reducedDecode,
+            settings.maxDecodeBytes));
   }
 
   /** The same transform for another epoch: random choices change with the epoch. */
   public ImageTransform forEpoch(long epoch) {
-    return with(new Settings(settings.maxPixels, settings.seed, epoch, settings.exifOrientation,
-        settings.reducedDecode, settings.maxDecodeBytes));
+    return with(
+        new Settings(
+            settings.maxPixels,
+            settings.seed,
+            epoch,
+            settings.exifOrientation,
+            settings.reducedDecode,
+            settings.maxDecodeBytes));
   }
 
   /**
@@ -120,8 +146,14 @@ public final class ImageTransform implements Serializable {
    * as {@code ImageOps.exif_transpose}; plain torchvision on PIL ignores it).
    */
   public ImageTransform withExifOrientation(boolean honour) {
-    return with(new Settings(settings.maxPixels, settings.seed, settings.epoch, honour,
-        settings.reducedDecode, settings.maxDecodeBytes));
+    return with(
+        new Settings(
+            settings.maxPixels,
+            settings.seed,
+            settings.epoch,
+            honour,
+            settings.reducedDecode,
+            settings.maxDecodeBytes));
   }
 
   /**
@@ -131,24 +163,36 @@ public final class ImageTransform implements Serializable {
    * decode (mean about 0.3 8-bit steps, single values up to about 12).
    */
   public ImageTransform withReducedDecode(boolean enabled) {
-    return with(new Settings(settings.maxPixels, settings.seed, settings.epoch,
-        settings.exifOrientation, enabled, settings.maxDecodeBytes));
+    return with(
+        new Settings(
+            settings.maxPixels,
+            settings.seed,
+            settings.epoch,
+            settings.exifOrientation,
+            enabled,
+            settings.maxDecodeBytes));
   }
 
   /**
    * Images whose decode would allocate more than {@code maxDecodeBytes} (decoded pixels at the
-   * scale the decoder uses, the decoder's own buffers, Spindle's copies and resample buffers;
-   * see {@link DecodeCost}) are refused with an {@link ImageException} from their headers,
-   * before anything is allocated. The count is that of the resample path that allocates more,
-   * so which images are refused does not depend on the path this JVM and CPU take.
+   * scale the decoder uses, the decoder's own buffers, Spindle's copies and resample buffers; see
+   * {@link DecodeCost}) are refused with an {@link ImageException} from their headers, before
+   * anything is allocated. The count is that of the resample path that allocates more, so which
+   * images are refused does not depend on the path this JVM and CPU take.
    */
   public ImageTransform withMaxDecodeBytes(long maxDecodeBytes) {
     if (maxDecodeBytes <= 0) {
       throw new IllegalArgumentException(
           "Invalid maxDecodeBytes: " + maxDecodeBytes + " (must be > 0)");
     }
-    return with(new Settings(settings.maxPixels, settings.seed, settings.epoch,
-        settings.exifOrientation, settings.reducedDecode, maxDecodeBytes));
+    return with(
+        new Settings(
+            settings.maxPixels,
+            settings.seed,
+            settings.epoch,
+            settings.exifOrientation,
+            settings.reducedDecode,
+            maxDecodeBytes));
   }
 
   /** The same operations written as {@code mode}. */
@@ -204,11 +248,11 @@ public final class ImageTransform implements Serializable {
 
   /**
    * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
-   * image, then has the JIT compile the vector resample and the per-image code around it
-   * (running whole transforms on two small synthetic images until they are compiled, about
-   * 0.7-1.8 s of one core, once per JVM). Optional: without it the first
-   * {@link #apply} loads the libraries, and the vector path is compiled on a background thread
-   * while callers take the scalar path (same bytes, slower).
+   * image, then has the JIT compile the vector resample and the per-image code around it (running
+   * whole transforms on two small synthetic images until they are compiled, about 0.7-1.8 s of one
+   * core, once per JVM). Optional: without it the first {@link #apply} loads the libraries, and the
+   * vector path is compiled on a background thread while callers take the scalar path (same bytes,
+   * slower).
    */
   public static void preload() throws InterruptedException {
     OpenCvDecoder.load();
@@ -227,83 +271,160 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * {@link #apply}, on the vector path when {@code vector} and the JVM supports it (whether or
-   * not it has been compiled yet), else on the scalar path; both give the same bytes.
+   * {@link #apply}, on the vector path when {@code vector} and the JVM supports it (whether or not
+   * it has been compiled yet), else on the scalar path; both give the same bytes.
    */
-  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
-      boolean vector) throws ImageException {
+  void apply(
+      byte[] data,
+      int offset,
+      int length,
+      long sampleIndex,
+      ArrowBuf dst,
+      long dstOffset,
+      boolean vector)
+      throws ImageException {
     apply(data, offset, length, sampleIndex, dst, dstOffset, vector, VectorPath.PERMUTE);
   }
 
   /**
-   * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean)}, the vector path
-   * transposing with byte permutations when {@code permute} (see {@link VectorPath#PERMUTE}; for
-   * tests, which compare both ways on one machine).
+   * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean)}, the vector path transposing
+   * with byte permutations when {@code permute} (see {@link VectorPath#PERMUTE}; for tests, which
+   * compare both ways on one machine).
    */
-  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
-      boolean vector, boolean permute) throws ImageException {
+  void apply(
+      byte[] data,
+      int offset,
+      int length,
+      long sampleIndex,
+      ArrowBuf dst,
+      long dstOffset,
+      boolean vector,
+      boolean permute)
+      throws ImageException {
     apply(data, offset, length, sampleIndex, dst, dstOffset, vector, permute, NativeJpeg.AVAILABLE);
   }
 
   /**
    * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean, boolean)}, a JPEG whose
-   * transform is one resample on the vector path decoded by {@link NativeJpeg} (only the region
-   * it reads) when {@code nativeJpeg} and it loaded, else by OpenCV (for tests, which compare
-   * both decoders on one machine).
+   * transform is one resample on the vector path decoded by {@link NativeJpeg} (only the region it
+   * reads) when {@code nativeJpeg} and it loaded, else by OpenCV (for tests, which compare both
+   * decoders on one machine).
    */
-  void apply(byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset,
-      boolean vector, boolean permute, boolean nativeJpeg) throws ImageException {
+  void apply(
+      byte[] data,
+      int offset,
+      int length,
+      long sampleIndex,
+      ArrowBuf dst,
+      long dstOffset,
+      boolean vector,
+      boolean permute,
+      boolean nativeJpeg)
+      throws ImageException {
     long bytes = outputBytes();
     if (dst == null || dstOffset < 0 || dstOffset + bytes > dst.capacity()) {
-      throw new IllegalArgumentException("Invalid destination: " + bytes + " bytes at offset "
-          + dstOffset + " of " + (dst == null ? "null" : dst.capacity() + " bytes"));
+      throw new IllegalArgumentException(
+          "Invalid destination: "
+              + bytes
+              + " bytes at offset "
+              + dstOffset
+              + " of "
+              + (dst == null ? "null" : dst.capacity() + " bytes"));
     }
     ImageInfo info = ImageInfo.probe(data, offset, length);
     if (info.pixels() > settings.maxPixels) {
-      throw new ImageException(String.format(
-          "Image too large: %dx%d = %d pixels (maxPixels %d)",
-          info.width(), info.height(), info.pixels(), settings.maxPixels));
+      throw new ImageException(
+          String.format(
+              "Image too large: %dx%d = %d pixels (maxPixels %d)",
+              info.width(), info.height(), info.pixels(), settings.maxPixels));
     }
     DecodeCost cost = DecodeCost.of(info, data, offset, length);
     DecodeScratch scratch = DecodeScratch.current();
     try {
-      run(data, offset, length, info, cost, sampleIndex, scratch, vector && VectorPath.ENABLED,
-          permute, nativeJpeg && NativeJpeg.AVAILABLE, dst, dstOffset);
+      run(
+          data,
+          offset,
+          length,
+          info,
+          cost,
+          sampleIndex,
+          scratch,
+          vector && VectorPath.ENABLED,
+          permute,
+          nativeJpeg && NativeJpeg.AVAILABLE,
+          dst,
+          dstOffset);
     } finally {
       scratch.trim();
     }
   }
 
   /**
-   * Plans the stages for this image (its orientation, the random stream of {@code sampleIndex})
-   * and checks its decode budget; {@link TransformRunner} decodes and runs them, the last one
-   * writing the output at {@code dst[dstOffset]}.
+   * Plans the stages for this image (its orientation, the random stream of {@code sampleIndex}) and
+   * checks its decode budget; {@link TransformRunner} decodes and runs them, the last one writing
+   * the output at {@code dst[dstOffset]}.
    */
-  private void run(byte[] data, int offset, int length, ImageInfo info, DecodeCost cost,
-      long sampleIndex, DecodeScratch scratch, boolean vector, boolean permute,
-      boolean nativeJpeg, ArrowBuf dst, long dstOffset) throws ImageException {
-    int orientation = settings.exifOrientation && info.format() == ImageFormat.JPEG
-        ? HeaderProbe.jpegOrientation(data, offset, length) : Orientation.NORMAL;
+  private void run(
+      byte[] data,
+      int offset,
+      int length,
+      ImageInfo info,
+      DecodeCost cost,
+      long sampleIndex,
+      DecodeScratch scratch,
+      boolean vector,
+      boolean permute,
+      boolean nativeJpeg,
+      ArrowBuf dst,
+      long dstOffset)
+      throws ImageException {
+    int orientation =
+        settings.exifOrientation && info.format() == ImageFormat.JPEG
+            ? HeaderProbe.jpegOrientation(data, offset, length)
+            : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
     SplitMix64 rng = SampleRandom.of(settings.seed, settings.epoch, sampleIndex);
-    List<Stage> stages = StagePlanner.plan(ops, swap ? info.height() : info.width(),
-        swap ? info.width() : info.height(), rng);
-    int reduce = settings.reducedDecode && info.format() == ImageFormat.JPEG
-        ? ReducedDecode.scale(stages.get(0)) : 1;
-    boolean directable = orientation == Orientation.NORMAL && stages.size() == 1
-        && !stages.get(0).pads();
+    List<Stage> stages =
+        StagePlanner.plan(
+            ops, swap ? info.height() : info.width(), swap ? info.width() : info.height(), rng);
+    int reduce =
+        settings.reducedDecode && info.format() == ImageFormat.JPEG
+            ? ReducedDecode.scale(stages.get(0))
+            : 1;
+    boolean directable =
+        orientation == Orientation.NORMAL && stages.size() == 1 && !stages.get(0).pads();
     // counts both paths: which one runs depends on the warm-up and the CPU, the verdict must not
     checkDecodeBytes(info, reduce, cost.bytes(reduce, stages, directable, orientation));
-    TransformRunner.run(this, data, offset, length, cost, orientation, stages, reduce,
-        vector && directable, vector, permute, nativeJpeg, scratch, dst, dstOffset);
+    TransformRunner.run(
+        this,
+        data,
+        offset,
+        length,
+        cost,
+        orientation,
+        stages,
+        reduce,
+        vector && directable,
+        vector,
+        permute,
+        nativeJpeg,
+        scratch,
+        dst,
+        dstOffset);
   }
 
   private void checkDecodeBytes(ImageInfo info, int reduce, long bytes) throws ImageException {
     if (bytes > settings.maxDecodeBytes) {
-      throw new ImageException(String.format("Image too large to decode: %dx%d %s needs %d bytes"
-          + "%s (%s %d)", info.width(), info.height(), info.format(), bytes,
-          reduce > 1 ? " at 1/" + reduce + " scale" : "", ImageConfig.MAX_DECODE_BYTES,
-          settings.maxDecodeBytes));
+      throw new ImageException(
+          String.format(
+              "Image too large to decode: %dx%d %s needs %d bytes" + "%s (%s %d)",
+              info.width(),
+              info.height(),
+              info.format(),
+              bytes,
+              reduce > 1 ? " at 1/" + reduce + " scale" : "",
+              ImageConfig.MAX_DECODE_BYTES,
+              settings.maxDecodeBytes));
     }
   }
 
@@ -319,10 +440,26 @@ public final class ImageTransform implements Serializable {
 
   @Override
   public String toString() {
-    return "ImageTransform[" + spec + " -> " + writer.mode().specName() + " " + height + "x" + width
-        + ", maxPixels=" + settings.maxPixels + ", maxDecodeBytes=" + settings.maxDecodeBytes
-        + ", seed=" + settings.seed + ", epoch="
-        + settings.epoch + ", exifOrientation=" + settings.exifOrientation + ", reducedDecode="
-        + settings.reducedDecode + "]";
+    return "ImageTransform["
+        + spec
+        + " -> "
+        + writer.mode().specName()
+        + " "
+        + height
+        + "x"
+        + width
+        + ", maxPixels="
+        + settings.maxPixels
+        + ", maxDecodeBytes="
+        + settings.maxDecodeBytes
+        + ", seed="
+        + settings.seed
+        + ", epoch="
+        + settings.epoch
+        + ", exifOrientation="
+        + settings.exifOrientation
+        + ", reducedDecode="
+        + settings.reducedDecode
+        + "]";
   }
 }

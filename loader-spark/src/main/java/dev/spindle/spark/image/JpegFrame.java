@@ -3,13 +3,14 @@ package dev.spindle.spark.image;
 import static dev.spindle.spark.image.HeaderProbe.u16;
 
 /**
- * A JPEG's frame header (coding process, declared size, each component's sampling factors) with
- * the block and MCU counts libjpeg derives from it (ITU T.81 A.2), and its first scan header.
- * Read before decoding, it tells what the decode will allocate and how little entropy-coded data
- * a valid file can possibly have. Immutable; any thread.
+ * A JPEG's frame header (coding process, declared size, each component's sampling factors) with the
+ * block and MCU counts libjpeg derives from it (ITU T.81 A.2), and its first scan header. Read
+ * before decoding, it tells what the decode will allocate and how little entropy-coded data a valid
+ * file can possibly have. Immutable; any thread.
  */
 final class JpegFrame {
   private static final int BLOCK = 8;
+
   /** libjpeg's coefficient buffer holds 64 16-bit coefficients per block. */
   private static final int COEFFICIENT_BYTES = 64 * 2;
 
@@ -46,8 +47,8 @@ final class JpegFrame {
     int segment = u16(data, body - 2);
     int n = data[body + 5] & 0xFF;
     if (segment != 8 + 3 * n) {
-      throw new ImageException("Invalid JPEG frame header: " + segment + " bytes for " + n
-          + " components");
+      throw new ImageException(
+          "Invalid JPEG frame header: " + segment + " bytes for " + n + " components");
     }
     int[] ids = new int[n];
     int[] h = new int[n];
@@ -58,12 +59,18 @@ final class JpegFrame {
       h[c] = (data[p + 1] & 0xFF) >> 4;
       v[c] = data[p + 1] & 0x0F;
       if (h[c] < 1 || h[c] > 4 || v[c] < 1 || v[c] > 4) {
-        throw new ImageException("Invalid JPEG sampling factors " + h[c] + "x" + v[c]
-            + " of component " + ids[c] + " (must be 1..4)");
+        throw new ImageException(
+            "Invalid JPEG sampling factors "
+                + h[c]
+                + "x"
+                + v[c]
+                + " of component "
+                + ids[c]
+                + " (must be 1..4)");
       }
     }
-    return new JpegFrame(data[body - 3] & 0xFF, u16(data, body + 3), u16(data, body + 1), ids,
-        h, v);
+    return new JpegFrame(
+        data[body - 3] & 0xFF, u16(data, body + 3), u16(data, body + 1), ids, h, v);
   }
 
   int width() {
@@ -131,8 +138,8 @@ final class JpegFrame {
 
   /**
    * The whole-image coefficient buffer libjpeg allocates when the image comes in several scans
-   * (progressive, or a first scan without every component): 128 bytes per block, each
-   * component padded to whole multiples of its sampling factors (jdcoefct.c).
+   * (progressive, or a first scan without every component): 128 bytes per block, each component
+   * padded to whole multiples of its sampling factors (jdcoefct.c).
    */
   long coefficientBytes() {
     long blocks = 0;
@@ -143,9 +150,9 @@ final class JpegFrame {
   }
 
   /**
-   * An upper bound of libjpeg's row buffers: per component at most ten row groups of {@code
-   * vMax} block rows (the main buffer with its context rows) plus the upsampler's {@code vMax}
-   * rows, each at most the MCU-padded width; 16 block heights cover both.
+   * An upper bound of libjpeg's row buffers: per component at most ten row groups of {@code vMax}
+   * block rows (the main buffer with its context rows) plus the upsampler's {@code vMax} rows, each
+   * at most the MCU-padded width; 16 block heights cover both.
    */
   long rowBytes() {
     return 2L * BLOCK * vMax * mcusWide() * BLOCK * hMax * ids.length;

@@ -4,8 +4,8 @@ import static dev.spindle.spark.image.HeaderProbe.u16;
 
 /**
  * One JPEG scan header (SOS, ITU T.81 B.2.3): the frame components it codes with their Huffman
- * table numbers, its spectral band and successive approximation bits, and where its
- * entropy-coded data starts.
+ * table numbers, its spectral band and successive approximation bits, and where its entropy-coded
+ * data starts.
  *
  * @param components indices into the frame's components, in scan order
  * @param dcTables DC table number of each scan component
@@ -39,19 +39,18 @@ record JpegScan(int[] components, int[] dcTables, int[] acTables, int ss, int ah
       ac[i] = data[p + 4 + 2 * i] & 0x0F;
     }
     int q = p + 3 + 2 * n;
-    return new JpegScan(components, dc, ac, data[q] & 0xFF, (data[q + 2] & 0xFF) >> 4,
-        p + segment);
+    return new JpegScan(components, dc, ac, data[q] & 0xFF, (data[q + 2] & 0xFF) >> 4, p + segment);
   }
 
   /**
    * The fewest entropy-coded bits any valid file has in this scan when it is the file's first.
    * Every block of every component of a scan is coded; a Huffman code is at least 1 bit long.
-   * Sequential (Huffman): each block is a DC code and at least one AC code (an end-of-block,
-   * or a run/size code; a block never ends without one), so 2 bits. Progressive (Huffman): a
-   * first DC scan has one DC code per block, 1 bit; AC scans code runs of empty blocks in one
-   * end-of-band code, and a later scan may be missing altogether, so no bound. Arithmetic-coded
-   * data can code a block in a fraction of a bit, so no bound either. Counting each component's
-   * own blocks, without the padding blocks of interleaved MCUs, only lowers the bound.
+   * Sequential (Huffman): each block is a DC code and at least one AC code (an end-of-block, or a
+   * run/size code; a block never ends without one), so 2 bits. Progressive (Huffman): a first DC
+   * scan has one DC code per block, 1 bit; AC scans code runs of empty blocks in one end-of-band
+   * code, and a later scan may be missing altogether, so no bound. Arithmetic-coded data can code a
+   * block in a fraction of a bit, so no bound either. Counting each component's own blocks, without
+   * the padding blocks of interleaved MCUs, only lowers the bound.
    */
   long minimumBits(JpegFrame frame) {
     if (frame.sequentialHuffman()) {

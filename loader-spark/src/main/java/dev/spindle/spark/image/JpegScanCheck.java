@@ -7,8 +7,8 @@ import static dev.spindle.spark.image.HeaderProbe.u16;
  * them, codes only (no coefficient is computed), to find data that is missing or undecodable:
  * libjpeg-turbo only warns about it ("Corrupt JPEG data: premature end of data segment") and
  * decodes the rest as grey, and OpenCV passes no warning on. Sequential scans and progressive DC
- * scans are read completely; progressive AC scans are skipped (one end-of-band code stands for
- * any number of blocks, so only decoding them tells whether they are complete). Arithmetic-coded,
+ * scans are read completely; progressive AC scans are skipped (one end-of-band code stands for any
+ * number of blocks, so only decoding them tells whether they are complete). Arithmetic-coded,
  * lossless and hierarchical JPEGs are not read. Costs about what the Huffman decoding of a full
  * decode costs, so callers run it only on suspicion ({@link GreyTail}). Confined to one thread.
  */
@@ -30,11 +30,11 @@ final class JpegScanCheck {
   }
 
   /**
-   * The first problem in the scans of a JPEG whose header {@link HeaderProbe#probe} accepted
-   * that libjpeg-turbo would warn about (premature end of data, a bad Huffman code, a missing
-   * restart marker), or null when there is none it can see. Never reports a file that
-   * libjpeg-turbo decodes without such a warning: it stops, reporting nothing, wherever the file
-   * leaves what libjpeg would do open (no tables, a malformed segment).
+   * The first problem in the scans of a JPEG whose header {@link HeaderProbe#probe} accepted that
+   * libjpeg-turbo would warn about (premature end of data, a bad Huffman code, a missing restart
+   * marker), or null when there is none it can see. Never reports a file that libjpeg-turbo decodes
+   * without such a warning: it stops, reporting nothing, wherever the file leaves what libjpeg
+   * would do open (no tables, a malformed segment).
    */
   static String problem(byte[] data, int offset, int length) throws ImageException {
     return problem(data, offset, length, JpegFrame.parse(data, offset, length));
@@ -75,8 +75,8 @@ final class JpegScanCheck {
   }
 
   /**
-   * Reads the segment whose length field is at {@link #p} and moves past it; sets {@link #p} to
-   * -1 to stop without a problem.
+   * Reads the segment whose length field is at {@link #p} and moves past it; sets {@link #p} to -1
+   * to stop without a problem.
    */
   private String segment(int marker, int segmentEnd) {
     int body = p + 2;
@@ -139,20 +139,27 @@ final class JpegScanCheck {
       return null;
     }
     int[] c = scan.components();
-    long mcus = scan.interleaved() ? frame.mcusWide() * frame.mcusHigh()
-        : frame.blocksWide(c[0]) * frame.blocksHigh(c[0]);
+    long mcus =
+        scan.interleaved()
+            ? frame.mcusWide() * frame.mcusHigh()
+            : frame.blocksWide(c[0]) * frame.blocksHigh(c[0]);
     for (long m = 0; m < mcus; m++) {
       if (restartInterval > 0 && m > 0 && m % restartInterval == 0) {
         int number = (int) ((m / restartInterval - 1) & 7);
         if (!in.restart(number)) {
-          return String.format("restart marker RST%d missing in scan %d before MCU %d of %d",
+          return String.format(
+              "restart marker RST%d missing in scan %d before MCU %d of %d",
               number, scans, m, mcus);
         }
       }
       int result = mcu(in, scan);
       if (result != 0) {
-        return String.format("%s in scan %d at MCU %d of %d", result == HuffmanTable.BAD
-            ? "bad Huffman code" : "premature end of data", scans, m, mcus);
+        return String.format(
+            "%s in scan %d at MCU %d of %d",
+            result == HuffmanTable.BAD ? "bad Huffman code" : "premature end of data",
+            scans,
+            m,
+            mcus);
       }
     }
     p = in.skipSegment();

@@ -15,16 +15,16 @@ import org.slf4j.LoggerFactory;
  * linked in statically): decodes only the rows and columns a transform reads, at full or DCT-
  * reduced scale, a band of rows at a time into the calling thread's {@link DecodeScratch} ({@link
  * Band}), so the resample reads them while they are in cache. The pixels it decodes are
- * libjpeg-turbo's, as a whole-image decode by OpenCV or Pillow gives them: the region is widened
- * by {@link #margin} pixels on each side beyond what the resample reads, so the columns and rows
- * it reads never sit at the edge of the decoded part, where chroma upsampling and progressive
- * block smoothing see other neighbours than in a whole image.
+ * libjpeg-turbo's, as a whole-image decode by OpenCV or Pillow gives them: the region is widened by
+ * {@link #margin} pixels on each side beyond what the resample reads, so the columns and rows it
+ * reads never sit at the edge of the decoded part, where chroma upsampling and progressive block
+ * smoothing see other neighbours than in a whole image.
  *
  * <p>The library is built by the Maven build ({@code src/main/native/build.sh}) into the jar at
- * {@code dev/spindle/spark/image/native/linux-ARCH/libspindlejpeg.so} and loaded from there
- * (copied to a private temporary file first). Where it is missing, cannot load, or the system
- * property {@code spindle.image.nativeJpeg} is {@code false}, {@link #AVAILABLE} is false, one
- * line says why, and {@link ImageTransform} decodes with OpenCV: the same bytes. Thread-safe.
+ * {@code dev/spindle/spark/image/native/linux-ARCH/libspindlejpeg.so} and loaded from there (copied
+ * to a private temporary file first). Where it is missing, cannot load, or the system property
+ * {@code spindle.image.nativeJpeg} is {@code false}, {@link #AVAILABLE} is false, one line says
+ * why, and {@link ImageTransform} decodes with OpenCV: the same bytes. Thread-safe.
  */
 final class NativeJpeg {
   private static final Logger LOG = LoggerFactory.getLogger(NativeJpeg.class);
@@ -32,6 +32,7 @@ final class NativeJpeg {
 
   /** open()'s result[] (spindle_jpeg.c). */
   private static final int R_WIDTH = 0;
+
   private static final int R_HEIGHT = 1;
   private static final int R_X = 2;
   private static final int R_Y = 3;
@@ -49,15 +50,16 @@ final class NativeJpeg {
 
   /** "native libjpeg-turbo region decode", or why OpenCV decodes instead. */
   static String describe() {
-    return AVAILABLE ? "native libjpeg-turbo (region decode)"
+    return AVAILABLE
+        ? "native libjpeg-turbo (region decode)"
         : "OpenCV whole-image decode (" + UNAVAILABLE + ")";
   }
 
   /**
-   * Pixels decoded beyond what the resample reads, on each side, at 1/{@code reduce} scale: two
-   * for a baseline JPEG (fancy upsampling of 2x-subsampled chroma reads the neighbouring chroma
-   * sample; NativeJpegSuite fails with none and passes with two), two iMCUs (32 full-scale
-   * pixels) for a progressive one, whose block smoothing may read neighbouring blocks.
+   * Pixels decoded beyond what the resample reads, on each side, at 1/{@code reduce} scale: two for
+   * a baseline JPEG (fancy upsampling of 2x-subsampled chroma reads the neighbouring chroma sample;
+   * NativeJpegSuite fails with none and passes with two), two iMCUs (32 full-scale pixels) for a
+   * progressive one, whose block smoothing may read neighbouring blocks.
    */
   static int margin(boolean progressive, int reduce) {
     return progressive ? Math.max(2, 32 / reduce) : 2;
@@ -65,8 +67,8 @@ final class NativeJpeg {
 
   /**
    * A region of a JPEG being decoded, its rows in order ({@link #rows}): a {@link
-   * VectorResample.Source} of a {@code width x height} image (at the decode's scale) whose
-   * {@code region} it decodes. Owned by one thread; close it (try-with-resources) to free the
+   * VectorResample.Source} of a {@code width x height} image (at the decode's scale) whose {@code
+   * region} it decodes. Owned by one thread; close it (try-with-resources) to free the
    * decompressor. The encoded bytes stay in the thread's {@link DecodeScratch} meanwhile.
    */
   static final class Band implements VectorResample.Source, AutoCloseable {
@@ -89,14 +91,21 @@ final class NativeJpeg {
     }
 
     /**
-     * Decodes rows {@code [first, first + count)} of the region into the thread's band buffer
-     * (rows before {@code first} that were not asked for are decoded and dropped).
+     * Decodes rows {@code [first, first + count)} of the region into the thread's band buffer (rows
+     * before {@code first} that were not asked for are decoded and dropped).
      */
     @Override
     public ByteBuffer rows(int first, int count) throws ImageException {
       if (first < next || first + count > rows) {
-        throw new IllegalArgumentException("Invalid rows " + first + ".." + (first + count)
-            + " of a region of " + rows + " rows, next " + next);
+        throw new IllegalArgumentException(
+            "Invalid rows "
+                + first
+                + ".."
+                + (first + count)
+                + " of a region of "
+                + rows
+                + " rows, next "
+                + next);
       }
       long rowBytes = 3L * region.rowPixels();
       BytePointer band = scratch.region(Math.toIntExact(rowBytes * Math.max(count, 1)));
@@ -137,23 +146,41 @@ final class NativeJpeg {
   }
 
   /**
-   * Opens columns {@code [x0, x1)} and rows {@code [y0, y1)} (widened by the {@link #margin})
-   * of the JPEG in {@code data} at 1/{@code reduce} scale for decoding.
+   * Opens columns {@code [x0, x1)} and rows {@code [y0, y1)} (widened by the {@link #margin}) of
+   * the JPEG in {@code data} at 1/{@code reduce} scale for decoding.
    *
    * @return the region, or null for a JPEG the native path leaves to OpenCV (CMYK, YCCK)
    * @throws ImageException with libjpeg-turbo's message when the headers are corrupt
    */
-  static Band open(byte[] data, int offset, int length, int reduce, boolean progressive,
-      int x0, int y0, int x1, int y1, DecodeScratch scratch) throws ImageException {
-    ByteBuffer in = scratch.encoded(data, offset, length).position(0).limit(length)
-        .asByteBuffer();
+  static Band open(
+      byte[] data,
+      int offset,
+      int length,
+      int reduce,
+      boolean progressive,
+      int x0,
+      int y0,
+      int x1,
+      int y1,
+      DecodeScratch scratch)
+      throws ImageException {
+    ByteBuffer in = scratch.encoded(data, offset, length).position(0).limit(length).asByteBuffer();
     int[] r = new int[R_COUNT];
     long handle = open(in, length, reduce, x0, y0, x1, y1, margin(progressive, reduce), r);
     return handle == 0 ? null : new Band(handle, r, scratch);
   }
 
-  private static native long open(ByteBuffer in, int length, int scale, int x0, int y0, int x1,
-      int y1, int margin, int[] result) throws ImageException;
+  private static native long open(
+      ByteBuffer in,
+      int length,
+      int scale,
+      int x0,
+      int y0,
+      int x1,
+      int y1,
+      int margin,
+      int[] result)
+      throws ImageException;
 
   private static native int read(long handle, ByteBuffer out, long offset, int rows)
       throws ImageException;
@@ -165,15 +192,19 @@ final class NativeJpeg {
     if ("false".equalsIgnoreCase(System.getProperty("spindle.image.nativeJpeg"))) {
       return "disabled by spindle.image.nativeJpeg=false";
     }
-    String arch = switch (System.getProperty("os.arch")) {
-      case "amd64", "x86_64" -> "x86_64";
-      case "aarch64", "arm64" -> "aarch64";
-      default -> null;
-    };
+    String arch =
+        switch (System.getProperty("os.arch")) {
+          case "amd64", "x86_64" -> "x86_64";
+          case "aarch64", "arm64" -> "aarch64";
+          default -> null;
+        };
     String why;
     if (arch == null || !System.getProperty("os.name").startsWith("Linux")) {
-      why = "no native build for " + System.getProperty("os.name") + " "
-          + System.getProperty("os.arch");
+      why =
+          "no native build for "
+              + System.getProperty("os.name")
+              + " "
+              + System.getProperty("os.arch");
     } else {
       why = loadFrom("native/linux-" + arch + "/" + LIBRARY);
     }
@@ -186,7 +217,9 @@ final class NativeJpeg {
   private static String loadFrom(String resource) {
     try (InputStream lib = NativeJpeg.class.getResourceAsStream(resource)) {
       if (lib == null) {
-        return "the jar has no " + resource + " (built without a C compiler or"
+        return "the jar has no "
+            + resource
+            + " (built without a C compiler or"
             + " libjpeg62-turbo-dev)";
       }
       // a file of this JVM's own: concurrent executors never see each other's half-written copy

@@ -42,26 +42,42 @@ final class OpenCvDecoder {
   static DecodedImage decode(
       byte[] data, int offset, int length, DecodeCost headers, int reduce, DecodeScratch scratch)
       throws ImageException {
-    return decodeWith(data, offset, length, headers, reduce, scratch, (rgb, width, height) -> {
-      byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
-      rgb.get(0, pixels, 0, rgb.capacity());
-      return new DecodedImage(pixels, width, height);
-    });
+    return decodeWith(
+        data,
+        offset,
+        length,
+        headers,
+        reduce,
+        scratch,
+        (rgb, width, height) -> {
+          byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
+          rgb.get(0, pixels, 0, rgb.capacity());
+          return new DecodedImage(pixels, width, height);
+        });
   }
 
   /** What to do with decoded pixels while the decoder's buffer holds them. */
   @FunctionalInterface
   interface PixelsUse<T> {
-    /** {@code rgb}: {@code width * height * 3} bytes from position 0; valid only during the call. */
+    /**
+     * {@code rgb}: {@code width * height * 3} bytes from position 0; valid only during the call.
+     */
     T use(ByteBuffer rgb, int width, int height) throws ImageException;
   }
 
   /**
-   * Decodes as {@link #decode} into the decoder's own (native, per-thread, reused) buffer and
-   * calls {@code use} on it, without copying the pixels out: the caller reads what it needs.
+   * Decodes as {@link #decode} into the decoder's own (native, per-thread, reused) buffer and calls
+   * {@code use} on it, without copying the pixels out: the caller reads what it needs.
    */
-  static <T> T decodeWith(byte[] data, int offset, int length, DecodeCost headers, int reduce,
-      DecodeScratch scratch, PixelsUse<T> use) throws ImageException {
+  static <T> T decodeWith(
+      byte[] data,
+      int offset,
+      int length,
+      DecodeCost headers,
+      int reduce,
+      DecodeScratch scratch,
+      PixelsUse<T> use)
+      throws ImageException {
     ImageInfo info = headers.info();
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length, headers.firstScan());
@@ -70,8 +86,8 @@ final class OpenCvDecoder {
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
       Mat image;
       try {
-        image = opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce),
-            scratch.decoded());
+        image =
+            opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce), scratch.decoded());
       } catch (RuntimeException e) {
         throw new ImageException("Cannot decode " + info.format() + ": " + e.getMessage(), e);
       }
@@ -81,8 +97,11 @@ final class OpenCvDecoder {
               "Cannot decode " + info.format() + ": corrupt or truncated data");
         }
         if (image.type() != CV_8UC3 || !image.isContinuous()) {
-          throw new ImageException("Cannot decode " + info.format()
-              + ": unexpected decoder output type " + image.type());
+          throw new ImageException(
+              "Cannot decode "
+                  + info.format()
+                  + ": unexpected decoder output type "
+                  + image.type());
         }
         int width = image.cols();
         int height = image.rows();
@@ -115,8 +134,8 @@ final class OpenCvDecoder {
   }
 
   /**
-   * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning
-   * that OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
+   * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning that
+   * OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
    */
   static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
       throws ImageException {
@@ -129,8 +148,8 @@ final class OpenCvDecoder {
   /**
    * libjpeg-turbo decodes a truncated file with a warning and grey fill; Pillow refuses it. A
    * complete JPEG has an end-of-image marker after its first scan (inside entropy-coded data 0xFF
-   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code
-   * scan}: the first scan's offset, -1 when there is none.
+   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code scan}:
+   * the first scan's offset, -1 when there is none.
    */
   static void requireEndOfImage(byte[] data, int offset, int length, int scan)
       throws ImageException {

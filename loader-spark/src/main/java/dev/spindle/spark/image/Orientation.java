@@ -1,8 +1,8 @@
 package dev.spindle.spark.image;
 
 /**
- * EXIF orientation (tag 0x0112, values 1..8): reading it from a JPEG's APP1 segment and applying
- * it to decoded pixels the way Pillow's {@code ImageOps.exif_transpose} does. Stateless.
+ * EXIF orientation (tag 0x0112, values 1..8): reading it from a JPEG's APP1 segment and applying it
+ * to decoded pixels the way Pillow's {@code ImageOps.exif_transpose} does. Stateless.
  */
 final class Orientation {
   static final int NORMAL = 1;
@@ -29,14 +29,38 @@ final class Orientation {
         int sx;
         int sy;
         switch (o) {
-          case 2 -> { sx = w - 1 - x; sy = y; }
-          case 3 -> { sx = w - 1 - x; sy = h - 1 - y; }
-          case 4 -> { sx = x; sy = h - 1 - y; }
-          case 5 -> { sx = y; sy = x; }
-          case 6 -> { sx = y; sy = h - 1 - x; }
-          case 7 -> { sx = w - 1 - y; sy = h - 1 - x; }
-          case 8 -> { sx = w - 1 - y; sy = x; }
-          default -> { sx = x; sy = y; }
+          case 2 -> {
+            sx = w - 1 - x;
+            sy = y;
+          }
+          case 3 -> {
+            sx = w - 1 - x;
+            sy = h - 1 - y;
+          }
+          case 4 -> {
+            sx = x;
+            sy = h - 1 - y;
+          }
+          case 5 -> {
+            sx = y;
+            sy = x;
+          }
+          case 6 -> {
+            sx = y;
+            sy = h - 1 - x;
+          }
+          case 7 -> {
+            sx = w - 1 - y;
+            sy = h - 1 - x;
+          }
+          case 8 -> {
+            sx = w - 1 - y;
+            sy = x;
+          }
+          default -> {
+            sx = x;
+            sy = y;
+          }
         }
         int s = (sy * w + sx) * 3;
         int d = (y * ow + x) * 3;
@@ -49,9 +73,9 @@ final class Orientation {
   }
 
   /**
-   * The orientation in a TIFF structure (an EXIF APP1 body after "Exif\0\0") at {@code
-   * data[tiff, end)}, or {@link #NORMAL} when absent or unreadable: a broken EXIF block never makes
-   * an image unreadable.
+   * The orientation in a TIFF structure (an EXIF APP1 body after "Exif\0\0") at {@code data[tiff,
+   * end)}, or {@link #NORMAL} when absent or unreadable: a broken EXIF block never makes an image
+   * unreadable.
    */
   static int fromTiff(byte[] data, int tiff, int end) {
     if (end - tiff < 8) {

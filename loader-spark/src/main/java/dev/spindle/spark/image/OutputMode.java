@@ -39,7 +39,9 @@ public enum OutputMode {
         return m;
       }
     }
-    throw new IllegalArgumentException("Invalid image output: '" + name
-        + "' (must be uint8-hwc, uint8-chw, float32-chw or float16-chw)");
+    throw new IllegalArgumentException(
+        "Invalid image output: '"
+            + name
+            + "' (must be uint8-hwc, uint8-chw, float32-chw or float16-chw)");
   }
 }

@@ -7,9 +7,9 @@ import org.apache.arrow.memory.util.Float16;
 
 /**
  * Converts the final RGB HWC uint8 image into the {@link OutputMode} and writes it into the
- * destination Arrow buffer. Float values come from per-channel 256-entry tables built with the
- * same float32 operations as torchvision ({@code v / 255f}, then {@code (x - mean) / std}), so
- * they equal torch's values bit for bit. Immutable; any thread may call it.
+ * destination Arrow buffer. Float values come from per-channel 256-entry tables built with the same
+ * float32 operations as torchvision ({@code v / 255f}, then {@code (x - mean) / std}), so they
+ * equal torch's values bit for bit. Immutable; any thread may call it.
  */
 final class OutputWriter implements java.io.Serializable {
   private static final long serialVersionUID = 3L;
@@ -71,9 +71,9 @@ final class OutputWriter implements java.io.Serializable {
   }
 
   /**
-   * Whether float32 output may use {@link #divide} instead of divisions: checked, when this
-   * writer was built, to give the same bits for every value of every channel (true for
-   * ImageNet's mean and std).
+   * Whether float32 output may use {@link #divide} instead of divisions: checked, when this writer
+   * was built, to give the same bits for every value of every channel (true for ImageNet's mean and
+   * std).
    */
   boolean divisionFree() {
     return divisionFree;
@@ -94,11 +94,18 @@ final class OutputWriter implements java.io.Serializable {
   }
 
   /**
-   * Writes output row {@code y} of an image of {@code width x height}: channel {@code c}'s
-   * {@code width} values are at {@code planar[c * stride]}.
+   * Writes output row {@code y} of an image of {@code width x height}: channel {@code c}'s {@code
+   * width} values are at {@code planar[c * stride]}.
    */
-  void writeRow(byte[] planar, int stride, int y, int width, int height, ArrowBuf dst,
-      long offset, DecodeScratch scratch) {
+  void writeRow(
+      byte[] planar,
+      int stride,
+      int y,
+      int width,
+      int height,
+      ArrowBuf dst,
+      long offset,
+      DecodeScratch scratch) {
     long plane = (long) width * height;
     switch (mode) {
       case UINT8_HWC -> {
@@ -122,7 +129,8 @@ final class OutputWriter implements java.io.Serializable {
           for (int x = 0; x < width; x++) {
             out[x] = t[planar[c * stride + x] & 0xFF];
           }
-          view(dst, offset + (c * plane + (long) y * width) * 4, width * 4L).asFloatBuffer()
+          view(dst, offset + (c * plane + (long) y * width) * 4, width * 4L)
+              .asFloatBuffer()
               .put(out, 0, width);
         }
       }
@@ -133,7 +141,8 @@ final class OutputWriter implements java.io.Serializable {
           for (int x = 0; x < width; x++) {
             out[x] = t[planar[c * stride + x] & 0xFF];
           }
-          view(dst, offset + (c * plane + (long) y * width) * 2, width * 2L).asShortBuffer()
+          view(dst, offset + (c * plane + (long) y * width) * 2, width * 2L)
+              .asShortBuffer()
               .put(out, 0, width);
         }
       }

@@ -6,10 +6,10 @@ package dev.spindle.spark.image;
  *
  * <p>Same arithmetic as Pillow: filter support scaled by the downscale factor (which is what makes
  * the bilinear filter antialias), coefficients normalised in double then rounded to fixed point
- * with {@value #PRECISION_BITS} fraction bits, accumulation from {@code 1 << 21}, clipping to 0..255
- * after each pass, horizontal pass first. Every output pixel depends only on its own coefficients,
- * so computing just the window (the crop) gives the same bytes as resizing everything and cropping.
- * Stateless; any thread may call it with its own arrays.
+ * with {@value #PRECISION_BITS} fraction bits, accumulation from {@code 1 << 21}, clipping to
+ * 0..255 after each pass, horizontal pass first. Every output pixel depends only on its own
+ * coefficients, so computing just the window (the crop) gives the same bytes as resizing everything
+ * and cropping. Stateless; any thread may call it with its own arrays.
  */
 final class PillowResample {
   static final int PRECISION_BITS = 32 - 8 - 2;
@@ -63,8 +63,8 @@ final class PillowResample {
     }
 
     /**
-     * This kernel with the same taps count everywhere (the most any output uses, at least 4 for
-     * the unrolled loop), windows inside {@code [0, limit)}.
+     * This kernel with the same taps count everywhere (the most any output uses, at least 4 for the
+     * unrolled loop), windows inside {@code [0, limit)}.
      */
     Padded padded(int limit) {
       Padded p = padded;
@@ -104,8 +104,15 @@ final class PillowResample {
    * pixels to {@code outSize}; input indices are shifted by {@code offset} (the box's image starts
    * there in the buffer).
    */
-  static Kernel kernel(ResampleFilter filter, int inSize, double in0, double in1, int outSize,
-      int first, int count, int offset) {
+  static Kernel kernel(
+      ResampleFilter filter,
+      int inSize,
+      double in0,
+      double in1,
+      int outSize,
+      int first,
+      int count,
+      int offset) {
     double scale = (in1 - in0) / outSize;
     double filterScale = Math.max(scale, 1.0);
     double support = filter.support() * filterScale;
@@ -126,8 +133,8 @@ final class PillowResample {
       }
       for (int x = 0; x < xmax; x++) {
         double v = ww != 0.0 ? w[x] / ww : w[x];
-        k[i * ksize + x] = (int) (v < 0 ? -0.5 + v * (1 << PRECISION_BITS)
-            : 0.5 + v * (1 << PRECISION_BITS));
+        k[i * ksize + x] =
+            (int) (v < 0 ? -0.5 + v * (1 << PRECISION_BITS) : 0.5 + v * (1 << PRECISION_BITS));
       }
       start[i] = xmin + offset;
       taps[i] = Math.max(xmax, 0);
@@ -140,8 +147,8 @@ final class PillowResample {
    * pixel) into {@code dst} rows {@code 0 .. y1 - y0} of clipped values 0..255, {@code
    * kx.start().length} pixels wide. {@code row} is scratch of at least {@code srcWidth * 3}.
    */
-  static void horizontal(byte[] src, int srcWidth, int y0, int y1, Kernel kx, int[] dst,
-      int[] row) {
+  static void horizontal(
+      byte[] src, int srcWidth, int y0, int y1, Kernel kx, int[] dst, int[] row) {
     int outWidth = kx.start().length;
     Padded pad = kx.padded(srcWidth);
     int first = pad.first();
@@ -179,8 +186,8 @@ final class PillowResample {
   }
 
   /** One row of the horizontal pass with exactly 4 taps per output, unrolled. */
-  private static void horizontalRow4(int[] row, int first, int[] start, int[] k, int outWidth,
-      int[] dst, int o) {
+  private static void horizontalRow4(
+      int[] row, int first, int[] start, int[] k, int outWidth, int[] dst, int o) {
     for (int x = 0; x < outWidth; x++) {
       int p = (start[x] - first) * 3;
       int kb = x * 4;
@@ -213,8 +220,15 @@ final class PillowResample {
    * at {@code dst[dstOffset + y * dstStride]}. {@code acc} is scratch of at least {@code width *
    * 3}. Loops run along rows so the JIT can vectorise them.
    */
-  static void vertical(int[] src, int srcRow0, int width, Kernel ky, byte[] dst, int dstOffset,
-      int dstStride, int[] acc) {
+  static void vertical(
+      int[] src,
+      int srcRow0,
+      int width,
+      Kernel ky,
+      byte[] dst,
+      int dstOffset,
+      int dstStride,
+      int[] acc) {
     int stride = width * 3;
     int[] start = ky.start();
     int[] taps = ky.taps();
@@ -237,17 +251,16 @@ final class PillowResample {
   }
 
   /**
-   * Pillow's {@code clip8}: the accumulated fixed-point value rounded down to 0..255 (the
-   * rounding half was added up front).
+   * Pillow's {@code clip8}: the accumulated fixed-point value rounded down to 0..255 (the rounding
+   * half was added up front).
    */
   static int clip(int v) {
     return Math.min(255, Math.max(0, v >> PRECISION_BITS));
   }
 
   /**
-   * A kernel with the same taps count for every output ({@code taps}), windows moved inside
-   * {@code [0, limit)} and zero weights where a window was shorter: the same sums, simpler loops.
+   * A kernel with the same taps count for every output ({@code taps}), windows moved inside {@code
+   * [0, limit)} and zero weights where a window was shorter: the same sums, simpler loops.
    */
   record Padded(int[] start, int[] k, int taps, int first, int end, int limit) {}
-
 }

@@ -3,16 +3,17 @@ package dev.spindle.spark.image;
 import static dev.spindle.spark.image.HeaderProbe.u32;
 
 /**
- * A PNG's IHDR fields and the chunks before its image data, read before decoding: how much
- * filtered image data its zlib stream must inflate to, and what OpenCV's PNG decoder allocates
- * besides its RGB output. Immutable; any thread.
+ * A PNG's IHDR fields and the chunks before its image data, read before decoding: how much filtered
+ * image data its zlib stream must inflate to, and what OpenCV's PNG decoder allocates besides its
+ * RGB output. Immutable; any thread.
  */
 final class PngHeader {
   /**
-   * Deflate's densest code: a length/distance pair copies at most 258 bytes and costs at least
-   * 2 bits (two Huffman codes of at least 1 bit each), so one input byte yields at most 1032.
+   * Deflate's densest code: a length/distance pair copies at most 258 bytes and costs at least 2
+   * bits (two Huffman codes of at least 1 bit each), so one input byte yields at most 1032.
    */
   static final int MAX_INFLATE_RATIO = 258 * 8 / 2;
+
   private static final int IHDR_END = 8 + 8 + 13 + 4;
   private static final int ACTL = 0x6163544C;
   private static final int IDAT = 0x49444154;
@@ -25,8 +26,8 @@ final class PngHeader {
   private final boolean interlaced;
   private final boolean animated;
 
-  private PngHeader(long width, long height, int depth, int samples, boolean interlaced,
-      boolean animated) {
+  private PngHeader(
+      long width, long height, int depth, int samples, boolean interlaced, boolean animated) {
     this.width = width;
     this.height = height;
     this.depth = depth;
@@ -39,19 +40,25 @@ final class PngHeader {
   static PngHeader parse(byte[] data, int offset, int length) {
     int p = offset + 16;
     int depth = data[p + 8] & 0xFF;
-    int samples = switch (data[p + 9]) {
-      case 2 -> 3;
-      case 4 -> 2;
-      case 6 -> 4;
-      default -> 1; // gray, or palette indices
-    };
-    return new PngHeader(u32(data, p), u32(data, p + 4), depth, samples, data[p + 12] != 0,
+    int samples =
+        switch (data[p + 9]) {
+          case 2 -> 3;
+          case 4 -> 2;
+          case 6 -> 4;
+          default -> 1; // gray, or palette indices
+        };
+    return new PngHeader(
+        u32(data, p),
+        u32(data, p + 4),
+        depth,
+        samples,
+        data[p + 12] != 0,
         animated(data, offset + IHDR_END, offset + length));
   }
 
   /**
-   * Whether an animation control chunk comes before the first image data: OpenCV then decodes
-   * the first frame through three full-size frame buffers.
+   * Whether an animation control chunk comes before the first image data: OpenCV then decodes the
+   * first frame through three full-size frame buffers.
    */
   private static boolean animated(byte[] data, int start, int end) {
     long p = start;
@@ -78,16 +85,18 @@ final class PngHeader {
   }
 
   /**
-   * Refuses a PNG whose bytes after its header cannot inflate to the image it declares: every
-   * image data byte is among them, and no zlib stream inflates more than {@link
-   * #MAX_INFLATE_RATIO} times its size.
+   * Refuses a PNG whose bytes after its header cannot inflate to the image it declares: every image
+   * data byte is among them, and no zlib stream inflates more than {@link #MAX_INFLATE_RATIO} times
+   * its size.
    */
   void checkData(int available) throws ImageException {
     long needed = (rawBytes() + MAX_INFLATE_RATIO - 1) / MAX_INFLATE_RATIO;
     if (available < needed) {
-      throw new ImageException(String.format("Corrupt PNG: header declares %dx%d (%d bytes of"
-          + " image data, compressed at least %d bytes) but only %d bytes follow it", width,
-          height, rawBytes(), needed, available));
+      throw new ImageException(
+          String.format(
+              "Corrupt PNG: header declares %dx%d (%d bytes of"
+                  + " image data, compressed at least %d bytes) but only %d bytes follow it",
+              width, height, rawBytes(), needed, available));
     }
   }
 
@@ -103,9 +112,11 @@ final class PngHeader {
       long size = u32(data, offset + (int) p);
       int type = (int) u32(data, offset + (int) p + 4);
       if (size > Integer.MAX_VALUE || p + 12 + size > length) {
-        throw new ImageException(String.format("Corrupt PNG: chunk '%s' at byte %d declares %d"
-            + " bytes but only %d follow its header", chunkName(type), p, size,
-            Math.max(0, length - p - 8)));
+        throw new ImageException(
+            String.format(
+                "Corrupt PNG: chunk '%s' at byte %d declares %d"
+                    + " bytes but only %d follow its header",
+                chunkName(type), p, size, Math.max(0, length - p - 8)));
       }
       if (type == IEND) {
         return;
@@ -129,9 +140,9 @@ final class PngHeader {
   }
 
   /**
-   * What OpenCV's PNG decoder allocates besides its RGB output: a row pointer per row, libpng's
-   * two rows (at most 8 bytes a pixel), and for an animated PNG three frames of up to 4 channels
-   * of 16 bits. Chunks it copies are at most the encoded length, counted by the caller.
+   * What OpenCV's PNG decoder allocates besides its RGB output: a row pointer per row, libpng's two
+   * rows (at most 8 bytes a pixel), and for an animated PNG three frames of up to 4 channels of 16
+   * bits. Chunks it copies are at most the encoded length, counted by the caller.
    */
   long decoderBytes() {
     long frames = animated ? DecodeCost.times(width * height, 12 * (depth == 16 ? 2 : 1)) : 0;

@@ -5,10 +5,10 @@ import dev.spindle.spark.plan.SplitMix64;
 /**
  * torchvision 0.14's {@code RandomResizedCrop.get_params}: up to 10 attempts at a random area
  * fraction and log-uniform aspect ratio, then the central fallback crop. Only the random source
- * differs from torchvision's (torch's generator cannot be shared): here it is the sample's
- * {@link SampleRandom} stream, so the crop is a pure function of (seed, epoch, sample index). The
- * draws are normative (package documentation, "Random operations"): {@code StrictMath}'s log and
- * exp, so that every JVM on every CPU draws the same crops.
+ * differs from torchvision's (torch's generator cannot be shared): here it is the sample's {@link
+ * SampleRandom} stream, so the crop is a pure function of (seed, epoch, sample index). The draws
+ * are normative (package documentation, "Random operations"): {@code StrictMath}'s log and exp, so
+ * that every JVM on every CPU draws the same crops.
  */
 final class RandomResizedCropParams {
   private static final int ATTEMPTS = 10;

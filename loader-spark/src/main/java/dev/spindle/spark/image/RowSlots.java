@@ -12,17 +12,17 @@ import org.apache.arrow.memory.BufferAllocator;
  * into the batch it will be handed out in, with no per-sample buffer and no copy.
  *
  * <p>Stream position {@code p} (0-based, in source order) owns row {@code p % batchSize} of batch
- * buffer {@code p / batchSize}. A worker {@link #claim}s its position's {@link Row}, writes
- * {@link #rowBytes} at {@link Row#offset()} of {@link Row#buffer()}, and passes the row on (or
- * closes it when the sample failed). The consumer gets rows grouped into batches by the engine's
- * aggregate and calls {@link #whole}: when the group is exactly the rows of one buffer, in order
- * (no sample of it failed), that buffer is the batch. Otherwise (a failed sample shifted the
- * grouping) the caller copies the rows into a batch of its own. A buffer goes back to a small pool
- * when all its rows are closed; closing a row twice is harmless.
+ * buffer {@code p / batchSize}. A worker {@link #claim}s its position's {@link Row}, writes {@link
+ * #rowBytes} at {@link Row#offset()} of {@link Row#buffer()}, and passes the row on (or closes it
+ * when the sample failed). The consumer gets rows grouped into batches by the engine's aggregate
+ * and calls {@link #whole}: when the group is exactly the rows of one buffer, in order (no sample
+ * of it failed), that buffer is the batch. Otherwise (a failed sample shifted the grouping) the
+ * caller copies the rows into a batch of its own. A buffer goes back to a small pool when all its
+ * rows are closed; closing a row twice is harmless.
  *
- * <p>Thread-safe: workers claim and close rows concurrently with the consumer. {@link #close}
- * frees pooled buffers and every buffer whose rows are all closed; a buffer with rows still open
- * (a worker still writing) is freed when its last row closes.
+ * <p>Thread-safe: workers claim and close rows concurrently with the consumer. {@link #close} frees
+ * pooled buffers and every buffer whose rows are all closed; a buffer with rows still open (a
+ * worker still writing) is freed when its last row closes.
  */
 final class RowSlots implements AutoCloseable {
   private final BufferAllocator allocator;
@@ -46,8 +46,8 @@ final class RowSlots implements AutoCloseable {
   }
 
   /**
-   * Starts a new stream of {@code total} positions; positions of the previous stream can no
-   * longer be claimed (their rows still close normally).
+   * Starts a new stream of {@code total} positions; positions of the previous stream can no longer
+   * be claimed (their rows still close normally).
    */
   synchronized void restart(long total) {
     this.total = total;
@@ -63,8 +63,8 @@ final class RowSlots implements AutoCloseable {
         throw new IllegalStateException("Row slots closed");
       }
       if (position < 0 || position >= total) {
-        throw new IllegalArgumentException("Invalid position: " + position + " (stream of "
-            + total + ")");
+        throw new IllegalArgumentException(
+            "Invalid position: " + position + " (stream of " + total + ")");
       }
       b = open.get(index);
       if (b == null) {
@@ -79,8 +79,8 @@ final class RowSlots implements AutoCloseable {
   }
 
   /**
-   * The buffer that holds exactly {@code rows}, in order, with nothing else in it, or null.
-   * The rows stay open: the caller closes them when done with the buffer.
+   * The buffer that holds exactly {@code rows}, in order, with nothing else in it, or null. The
+   * rows stay open: the caller closes them when done with the buffer.
    */
   ArrowBuf whole(List<Row> rows) {
     if (rows.isEmpty()) {

@@ -21,7 +21,9 @@ record Stage(
   }
 
   boolean pads() {
-    return window.x() < 0 || window.y() < 0 || window.x() + window.width() > resizedWidth
+    return window.x() < 0
+        || window.y() < 0
+        || window.x() + window.width() > resizedWidth
         || window.y() + window.height() > resizedHeight;
   }
 

@@ -28,7 +28,9 @@ final class StagePlanner {
     fresh(width, height);
   }
 
-  /** Plans {@code ops} for an image of {@code width x height}; draws randomness from {@code rng}. */
+  /**
+   * Plans {@code ops} for an image of {@code width x height}; draws randomness from {@code rng}.
+   */
   static List<Stage> plan(List<ImageOp> ops, int width, int height, SplitMix64 rng) {
     StagePlanner p = new StagePlanner(width, height);
     for (ImageOp op : ops) {
@@ -82,8 +84,8 @@ final class StagePlanner {
       stages.add(now);
       fresh(window.width(), window.height());
     }
-    view = new Window(view.x() + window.x(), view.y() + window.y(), window.width(),
-        window.height());
+    view =
+        new Window(view.x() + window.x(), view.y() + window.y(), window.width(), window.height());
     resizedWidth = width;
     resizedHeight = height;
     filter = f;
@@ -91,8 +93,8 @@ final class StagePlanner {
   }
 
   private Stage current() {
-    return new Stage(sourceWidth, sourceHeight, view, resizedWidth, resizedHeight, filter, window,
-        flip);
+    return new Stage(
+        sourceWidth, sourceHeight, view, resizedWidth, resizedHeight, filter, window, flip);
   }
 
   private void fresh(int width, int height) {

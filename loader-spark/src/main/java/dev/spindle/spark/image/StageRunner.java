@@ -33,7 +33,13 @@ final class StageRunner {
     int y0 = ky.firstInput();
     int y1 = ky.endInput();
     int[] rows = scratch.ints(DecodeScratch.IntSlot.ROWS, (y1 - y0) * insideWidth * 3);
-    PillowResample.horizontal(source.pixels(), source.width(), y0, y1, kx, rows,
+    PillowResample.horizontal(
+        source.pixels(),
+        source.width(),
+        y0,
+        y1,
+        kx,
+        rows,
         scratch.ints(DecodeScratch.IntSlot.ROW, source.width() * 3));
     int[] acc = scratch.ints(DecodeScratch.IntSlot.ACCUMULATOR, insideWidth * 3);
     if (direct) {
@@ -46,11 +52,17 @@ final class StageRunner {
   }
 
   /**
-   * The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}; the
-   * thread's cached one when it computed the same kernel recently.
+   * The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}; the thread's
+   * cached one when it computed the same kernel recently.
    */
-  static PillowResample.Kernel kernel(Stage stage, int reduce, int sourceSize, boolean horizontal,
-      int first, int count, DecodeScratch scratch) {
+  static PillowResample.Kernel kernel(
+      Stage stage,
+      int reduce,
+      int sourceSize,
+      boolean horizontal,
+      int first,
+      int count,
+      DecodeScratch scratch) {
     int offset = horizontal ? stage.view().x() : stage.view().y();
     int size = horizontal ? stage.view().width() : stage.view().height();
     int out = horizontal ? stage.resizedWidth() : stage.resizedHeight();
@@ -63,18 +75,41 @@ final class StageRunner {
   }
 
   /** {@link PillowResample#kernel}'s arguments, as a cache key. */
-  private record KernelKey(ResampleFilter filter, int inSize, double in0, double in1,
-      int outSize, int first, int count, int offset) {}
+  private record KernelKey(
+      ResampleFilter filter,
+      int inSize,
+      double in0,
+      double in1,
+      int outSize,
+      int first,
+      int count,
+      int offset) {}
 
-  private static PillowResample.Kernel kernel(ResampleFilter filter, int inSize, double in0,
-      double in1, int outSize, int first, int count, int offset, DecodeScratch scratch) {
-    return scratch.kernel(new KernelKey(filter, inSize, in0, in1, outSize, first, count, offset),
+  private static PillowResample.Kernel kernel(
+      ResampleFilter filter,
+      int inSize,
+      double in0,
+      double in1,
+      int outSize,
+      int first,
+      int count,
+      int offset,
+      DecodeScratch scratch) {
+    return scratch.kernel(
+        new KernelKey(filter, inSize, in0, in1, outSize, first, count, offset),
         () -> PillowResample.kernel(filter, inSize, in0, in1, outSize, first, count, offset));
   }
 
   /** Copies the computed part into the window at (x, y), mirroring columns when {@code flip}. */
-  private static void blit(byte[] inside, int width, int height, byte[] out, Stage.Rect win,
-      int x, int y, boolean flip) {
+  private static void blit(
+      byte[] inside,
+      int width,
+      int height,
+      byte[] out,
+      Stage.Rect win,
+      int x,
+      int y,
+      boolean flip) {
     int outStride = win.width() * 3;
     for (int r = 0; r < height; r++) {
       int src = r * width * 3;

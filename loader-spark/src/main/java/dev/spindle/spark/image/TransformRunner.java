@@ -26,30 +26,56 @@ final class TransformRunner {
    * by {@code orientation} and the stages run one by one, the last on the vector path when {@code
    * vector} and it does not pad.
    */
-  static void run(ImageTransform t, byte[] data, int offset, int length, DecodeCost cost,
-      int orientation, List<Stage> stages, int reduce, boolean direct, boolean vector,
-      boolean permute, boolean nativeJpeg, DecodeScratch scratch, ArrowBuf dst, long dstOffset)
+  static void run(
+      ImageTransform t,
+      byte[] data,
+      int offset,
+      int length,
+      DecodeCost cost,
+      int orientation,
+      List<Stage> stages,
+      int reduce,
+      boolean direct,
+      boolean vector,
+      boolean permute,
+      boolean nativeJpeg,
+      DecodeScratch scratch,
+      ArrowBuf dst,
+      long dstOffset)
       throws ImageException {
     OutputWriter writer = t.writer();
     if (direct) {
       // the common case: one resample, straight from the decoder's buffer into dst
       Stage stage = stages.get(0);
       checkSize(t, stage);
-      if (cost.info().format() == ImageFormat.JPEG && nativeJpeg && regionDecode(writer, data,
-          offset, length, cost, reduce, stage, scratch, permute, dst, dstOffset)) {
+      if (cost.info().format() == ImageFormat.JPEG
+          && nativeJpeg
+          && regionDecode(
+              writer, data, offset, length, cost, reduce, stage, scratch, permute, dst,
+              dstOffset)) {
         return;
       }
       int r = reduce;
-      OpenCvDecoder.decodeWith(data, offset, length, cost, reduce, scratch, (rgb, w, h) -> {
-        VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
-        return null;
-      });
+      OpenCvDecoder.decodeWith(
+          data,
+          offset,
+          length,
+          cost,
+          reduce,
+          scratch,
+          (rgb, w, h) -> {
+            VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
+            return null;
+          });
       return;
     }
     DecodedImage image = OpenCvDecoder.decode(data, offset, length, cost, reduce, scratch);
     if (orientation != Orientation.NORMAL) {
-      image = Orientation.apply(image, orientation,
-          scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));
+      image =
+          Orientation.apply(
+              image,
+              orientation,
+              scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));
     }
     for (int i = 0; i < stages.size(); i++) {
       Stage stage = stages.get(i);
@@ -59,12 +85,14 @@ final class TransformRunner {
         checkSize(t, stage);
       }
       if (last && vector && !stage.pads()) {
-        VectorResample.run(stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, permute,
-            scratch);
+        VectorResample.run(
+            stage, image, i == 0 ? reduce : 1, writer, dst, dstOffset, permute, scratch);
         return;
       }
-      DecodeScratch.Slot slot = last ? DecodeScratch.Slot.OUTPUT
-          : (i % 2 == 0 ? DecodeScratch.Slot.STAGE_A : DecodeScratch.Slot.STAGE_B);
+      DecodeScratch.Slot slot =
+          last
+              ? DecodeScratch.Slot.OUTPUT
+              : (i % 2 == 0 ? DecodeScratch.Slot.STAGE_A : DecodeScratch.Slot.STAGE_B);
       byte[] out = scratch.bytes(slot, win.width() * win.height() * 3);
       StageRunner.run(stage, image, i == 0 ? reduce : 1, out, scratch);
       image = new DecodedImage(out, win.width(), win.height());
@@ -73,34 +101,60 @@ final class TransformRunner {
   }
 
   /**
-   * Decodes only the part of a JPEG that {@code stage} reads ({@link NativeJpeg}) and resamples
-   * it into {@code dst} through {@code writer}: the same bytes as a whole-image decode. False,
-   * having done nothing, for a JPEG the native decoder leaves to OpenCV. Corrupt data is refused
-   * as on the OpenCV path: a missing end of image before decoding, incomplete scans when
-   * libjpeg-turbo warned while decoding the region (data it never reads, below the region, it
-   * cannot judge).
+   * Decodes only the part of a JPEG that {@code stage} reads ({@link NativeJpeg}) and resamples it
+   * into {@code dst} through {@code writer}: the same bytes as a whole-image decode. False, having
+   * done nothing, for a JPEG the native decoder leaves to OpenCV. Corrupt data is refused as on the
+   * OpenCV path: a missing end of image before decoding, incomplete scans when libjpeg-turbo warned
+   * while decoding the region (data it never reads, below the region, it cannot judge).
    */
-  private static boolean regionDecode(OutputWriter writer, byte[] data, int offset, int length,
-      DecodeCost cost, int reduce, Stage stage, DecodeScratch scratch, boolean permute,
-      ArrowBuf dst, long dstOffset) throws ImageException {
+  private static boolean regionDecode(
+      OutputWriter writer,
+      byte[] data,
+      int offset,
+      int length,
+      DecodeCost cost,
+      int reduce,
+      Stage stage,
+      DecodeScratch scratch,
+      boolean permute,
+      ArrowBuf dst,
+      long dstOffset)
+      throws ImageException {
     OpenCvDecoder.requireEndOfImage(data, offset, length, cost.firstScan());
     ImageInfo info = cost.info();
     int w = (info.width() + reduce - 1) / reduce; // libjpeg's scaled size: rounded up
     int h = (info.height() + reduce - 1) / reduce;
     int[] need = VectorResample.sourceRegion(stage, w, h, reduce, scratch);
-    try (NativeJpeg.Band band = NativeJpeg.open(data, offset, length, reduce,
-        cost.frame().progressive(), need[0], need[1], need[2], need[3], scratch)) {
+    try (NativeJpeg.Band band =
+        NativeJpeg.open(
+            data,
+            offset,
+            length,
+            reduce,
+            cost.frame().progressive(),
+            need[0],
+            need[1],
+            need[2],
+            need[3],
+            scratch)) {
       if (band == null) {
         return false;
       }
       if (band.width != w || band.height != h) { // a second frame header, say
-        throw new ImageException("Corrupt JPEG: its headers declare " + info.width() + "x"
-            + info.height() + " but it decodes as " + band.width + "x" + band.height
-            + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
+        throw new ImageException(
+            "Corrupt JPEG: its headers declare "
+                + info.width()
+                + "x"
+                + info.height()
+                + " but it decodes as "
+                + band.width
+                + "x"
+                + band.height
+                + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
       }
       // decodes band by band as the resample asks for rows
-      VectorResample.run(stage, band, w, h, band.region, reduce, writer, dst, dstOffset,
-          permute, scratch);
+      VectorResample.run(
+          stage, band, w, h, band.region, reduce, writer, dst, dstOffset, permute, scratch);
       if (band.warnings() > 0) { // dst is then the caller's to discard
         OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
       }
@@ -112,8 +166,17 @@ final class TransformRunner {
   private static void checkSize(ImageTransform t, Stage last) {
     Stage.Rect win = last.window();
     if (win.width() != t.width() || win.height() != t.height()) {
-      throw new IllegalStateException("Transform " + t.spec() + " produced " + win.width() + "x"
-          + win.height() + ", expected " + t.width() + "x" + t.height());
+      throw new IllegalStateException(
+          "Transform "
+              + t.spec()
+              + " produced "
+              + win.width()
+              + "x"
+              + win.height()
+              + ", expected "
+              + t.width()
+              + "x"
+              + t.height());
     }
   }
 }

@@ -38,8 +38,8 @@ final class TransformSpec {
     }
     for (int i = 0; i < ops.size() - 1; i++) {
       if (ops.get(i) instanceof ImageOp.Normalize) {
-        throw new IllegalArgumentException("Invalid image transforms '" + spec
-            + "': normalize must be the last operation");
+        throw new IllegalArgumentException(
+            "Invalid image transforms '" + spec + "': normalize must be the last operation");
       }
     }
     return List.copyOf(ops);
@@ -60,8 +60,8 @@ final class TransformSpec {
         if (eq < 0) {
           positional.add(arg.trim());
         } else {
-          named.put(arg.substring(0, eq).trim().toLowerCase(Locale.ROOT), arg.substring(eq + 1)
-              .trim());
+          named.put(
+              arg.substring(0, eq).trim().toLowerCase(Locale.ROOT), arg.substring(eq + 1).trim());
         }
       }
     }
@@ -83,7 +83,8 @@ final class TransformSpec {
         from = i + 1;
       }
       if (depth < 0) {
-        throw new IllegalArgumentException("Invalid image transforms '" + spec + "': unbalanced ')'");
+        throw new IllegalArgumentException(
+            "Invalid image transforms '" + spec + "': unbalanced ')'");
       }
     }
     if (depth != 0) {
@@ -113,8 +114,10 @@ final class TransformSpec {
       }
     }
     if (h < 0 || w < 0) {
-      throw new IllegalArgumentException("Invalid image transforms '" + spec
-          + "': the output size depends on the input (end with a crop or a resize(H, W))");
+      throw new IllegalArgumentException(
+          "Invalid image transforms '"
+              + spec
+              + "': the output size depends on the input (end with a crop or a resize(H, W))");
     }
     return new int[] {h, w};
   }

@@ -23,11 +23,11 @@ import jdk.incubator.vector.IntVector;
 /**
  * The horizontal pass of {@link VectorResample}, 8 source rows at a time: the rows' bytes are
  * transposed (a gather of one word per row, then a byte permutation; {@link VectorTranspose}) and
- * widened, so that one vector holds one (column, channel) of 8 rows; every output column is then
- * a few multiply-adds of such vectors by a broadcast coefficient. The results (bytes) are
- * transposed back, tile by tile, into {@code planar}: 8x8 tiles of bytes in long rows, per channel
- * {@code c} and group {@code g} of 8 columns, row {@code r} (relative to the first row read) of
- * columns {@code 8g .. 8g + 7} at {@code ((c * groups + g) * paddedRows + r) * 8}, which {@link
+ * widened, so that one vector holds one (column, channel) of 8 rows; every output column is then a
+ * few multiply-adds of such vectors by a broadcast coefficient. The results (bytes) are transposed
+ * back, tile by tile, into {@code planar}: 8x8 tiles of bytes in long rows, per channel {@code c}
+ * and group {@code g} of 8 columns, row {@code r} (relative to the first row read) of columns
+ * {@code 8g .. 8g + 7} at {@code ((c * groups + g) * paddedRows + r) * 8}, which {@link
  * VectorVerticalPass} reads. A tile's transpose is one 512-bit byte permutation where the CPU has
  * one ({@link VectorPath#PERMUTE}), else shifts and masks on longs.
  *
@@ -39,20 +39,31 @@ final class VectorHorizontalPass {
 
   /**
    * Horizontal pass of rows {@code [y0, y0 + rows)} into {@code planar} (8x8 tiles, see the class
-   * comment), values stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte,
-   * which widens to an int without a mask). Columns past the window's width and rows past
-   * {@code rows} hold junk nobody reads.
+   * comment), values stored as {@code v ^ 0x80} (that is {@code v - 128} as a signed byte, which
+   * widens to an int without a mask). Columns past the window's width and rows past {@code rows}
+   * hold junk nobody reads.
    *
    * <p>8 rows at a time, the source's rows are first copied as little-endian words, one row every
-   * {@code stride} words (whole rows when a row is a whole number of words, else just the span
-   * the pass reads): 8-byte words when {@code permute}, else 4-byte ones. Then a gather of one
-   * word from each row and one byte permutation give the transposed block {@code wide}: byte
-   * {@code j} from the span's first word, row {@code r} of the block, at {@code wide[j * 8 + r]},
-   * again as {@code v ^ 0x80}.
+   * {@code stride} words (whole rows when a row is a whole number of words, else just the span the
+   * pass reads): 8-byte words when {@code permute}, else 4-byte ones. Then a gather of one word
+   * from each row and one byte permutation give the transposed block {@code wide}: byte {@code j}
+   * from the span's first word, row {@code r} of the block, at {@code wide[j * 8 + r]}, again as
+   * {@code v ^ 0x80}.
    */
-  static void horizontal(Source source, int srcWidth, Region region, int y0, int rows,
-      PillowResample.Kernel kx, boolean flip, int width, int paddedRows, byte[] planar,
-      boolean permute, DecodeScratch scratch) throws ImageException {
+  static void horizontal(
+      Source source,
+      int srcWidth,
+      Region region,
+      int y0,
+      int rows,
+      PillowResample.Kernel kx,
+      boolean flip,
+      int width,
+      int paddedRows,
+      byte[] planar,
+      boolean permute,
+      DecodeScratch scratch)
+      throws ImageException {
     PillowResample.Padded pad = kx.padded(srcWidth);
     int n = pad.start().length;
     int taps = pad.taps();
@@ -108,8 +119,9 @@ final class VectorHorizontalPass {
         }
       } else {
         for (int r = 0; r < count; r++) {
-          ByteBuffer span = band.slice((r * rowPixels + firstInRow) * 3, spanBytes)
-              .order(ByteOrder.LITTLE_ENDIAN);
+          ByteBuffer span =
+              band.slice((r * rowPixels + firstInRow) * 3, spanBytes)
+                  .order(ByteOrder.LITTLE_ENDIAN);
           if (permute) {
             copyRow(span, longs, (yb + r) * stride);
           } else {
@@ -122,14 +134,14 @@ final class VectorHorizontalPass {
       } else {
         transposeRows(ints, yb * stride + column, map, perRow, wide);
       }
-      columns(wide, at, k, taps, width, block, planar, yb * LANES, paddedRows * LANES, permute,
-          tile);
+      columns(
+          wide, at, k, taps, width, block, planar, yb * LANES, paddedRows * LANES, permute, tile);
     }
   }
 
   /**
-   * Copies {@code span} (from 0, little-endian) into {@code words} from {@code at}, eight bytes
-   * per long; the last long is zero-padded.
+   * Copies {@code span} (from 0, little-endian) into {@code words} from {@code at}, eight bytes per
+   * long; the last long is zero-padded.
    */
   private static void copyRow(ByteBuffer span, long[] words, int at) {
     int whole = span.capacity() / 8;
@@ -160,14 +172,24 @@ final class VectorHorizontalPass {
    * Output columns of one 8-row block into {@code planar}: first into {@code block}, where {@code
    * block[(c * width + x) * 8 + r]} is channel {@code c} of output column {@code x} in row {@code
    * r} of the block (the loop unrolled for exactly 4 taps, the common downscale; other counts in
-   * {@link #anyTaps}), then each 8x8 tile transposed to {@code planar[at0 + tile * stride]}. In
-   * one method on purpose: its bytecode (327 bytes) is then larger than C2's {@code
-   * FreqInlineSize} (325), so C2 compiles it on its own rather than into {@link #horizontal},
-   * whose compilation would otherwise reach {@code NodeCountInliningCutoff} and leave vector
-   * operations uncompiled (boxed: several times slower).
+   * {@link #anyTaps}), then each 8x8 tile transposed to {@code planar[at0 + tile * stride]}. In one
+   * method on purpose: its bytecode (327 bytes) is then larger than C2's {@code FreqInlineSize}
+   * (325), so C2 compiles it on its own rather than into {@link #horizontal}, whose compilation
+   * would otherwise reach {@code NodeCountInliningCutoff} and leave vector operations uncompiled
+   * (boxed: several times slower).
    */
-  private static void columns(byte[] wide, int[] at, int[] k, int taps, int width,
-      byte[] block, byte[] planar, int at0, int stride, boolean permute, long[] tile) {
+  private static void columns(
+      byte[] wide,
+      int[] at,
+      int[] k,
+      int taps,
+      int width,
+      byte[] block,
+      byte[] planar,
+      int at0,
+      int stride,
+      boolean permute,
+      long[] tile) {
     // wide holds v - 128: sum(v * k) = sum((v - 128) * k) + 128 * sum(k), exactly
     if (taps == 4) {
       for (int x = 0; x < width; x++) {
@@ -179,10 +201,11 @@ final class VectorHorizontalPass {
         IntVector bias = IntVector.broadcast(INTS, HALF + 128 * (c0 + c1 + c2 + c3));
         for (int c = 0; c < 3; c++) {
           int q = at[x] + c * LANES;
-          IntVector s = bias.add(widen(wide, q).mul(c0))
-              .add(widen(wide, q + 3 * LANES).mul(c1))
-              .add(widen(wide, q + 6 * LANES).mul(c2))
-              .add(widen(wide, q + 9 * LANES).mul(c3));
+          IntVector s =
+              bias.add(widen(wide, q).mul(c0))
+                  .add(widen(wide, q + 3 * LANES).mul(c1))
+                  .add(widen(wide, q + 6 * LANES).mul(c2))
+                  .add(widen(wide, q + 9 * LANES).mul(c3));
           narrow(s).intoArray(block, (c * width + x) * LANES);
         }
       }
@@ -204,12 +227,10 @@ final class VectorHorizontalPass {
   }
 
   /**
-   * {@link #columns}' sums for any number of taps; in its own method so that its profile does
-   * not shape the compiled 4-tap loop (measured: the warm-up's other kernels made that 10 %
-   * slower).
+   * {@link #columns}' sums for any number of taps; in its own method so that its profile does not
+   * shape the compiled 4-tap loop (measured: the warm-up's other kernels made that 10 % slower).
    */
-  private static void anyTaps(byte[] wide, int[] at, int[] k, int taps, int width,
-      byte[] block) {
+  private static void anyTaps(byte[] wide, int[] at, int[] k, int taps, int width, byte[] block) {
     for (int x = 0; x < width; x++) {
       int kb = x * taps;
       IntVector bias = IntVector.broadcast(INTS, bias(k, kb, taps));

@@ -6,9 +6,9 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The lanes both passes of {@link VectorResample} compute in: 8 ints (256-bit) per vector, one
- * per row or column, holding {@link PillowResample}'s fixed-point sums; bytes widened to them and
- * sums narrowed back to the bytes Pillow stores.
+ * The lanes both passes of {@link VectorResample} compute in: 8 ints (256-bit) per vector, one per
+ * row or column, holding {@link PillowResample}'s fixed-point sums; bytes widened to them and sums
+ * narrowed back to the bytes Pillow stores.
  *
  * <p>Stateless; any thread. Loaded only on the vector path (it names vector types).
  */
@@ -23,14 +23,17 @@ final class VectorLanes {
 
   /** A fixed-point sum as the byte Pillow stores: shifted down, clipped to 0..255. */
   static ByteVector narrow(IntVector sum) {
-    return (ByteVector) sum.lanewise(VectorOperators.ASHR, SHIFT).max(0).min(255)
-        .convertShape(VectorOperators.I2B, BYTES, 0);
+    return (ByteVector)
+        sum.lanewise(VectorOperators.ASHR, SHIFT)
+            .max(0)
+            .min(255)
+            .convertShape(VectorOperators.I2B, BYTES, 0);
   }
 
   /** 8 signed bytes at {@code a[at]} as ints. */
   static IntVector widen(byte[] a, int at) {
-    return (IntVector) ByteVector.fromArray(BYTES, a, at)
-        .convertShape(VectorOperators.B2I, INTS, 0);
+    return (IntVector)
+        ByteVector.fromArray(BYTES, a, at).convertShape(VectorOperators.B2I, INTS, 0);
   }
 
   /**

@@ -14,8 +14,8 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Whether and when {@link ImageTransform} takes the vector path ({@link VectorResample}): whether
- * this JVM and CPU support it, and its JIT warm-up. Names no vector type outside {@link Probe},
- * so that it loads in a JVM without {@code jdk.incubator.vector} (then the scalar path runs).
+ * this JVM and CPU support it, and its JIT warm-up. Names no vector type outside {@link Probe}, so
+ * that it loads in a JVM without {@code jdk.incubator.vector} (then the scalar path runs).
  * Thread-safe.
  */
 final class VectorPath {
@@ -28,33 +28,36 @@ final class VectorPath {
   static final boolean ENABLED = detect();
 
   /**
-   * Whether {@link VectorResample} transposes its 8x8 byte tiles with one 512-bit byte
-   * permutation each (x86 AVX-512 VBMI's {@code vpermb}, e.g. AMD Zen 4, Intel Ice Lake and
-   * later) rather than with scalar shifts and masks, and gathers its source rows 8 bytes at a
-   * time (512-bit gathers) rather than 4: the vector path is {@link #ENABLED}, the JVM
-   * uses 512-bit vectors, {@code /proc/cpuinfo} lists {@code avx512vbmi} (without it the JIT
-   * would emulate the permutation, slowly), and the system property {@code
-   * spindle.image.vectorPermute} is not {@code false}. Same bytes either way.
+   * Whether {@link VectorResample} transposes its 8x8 byte tiles with one 512-bit byte permutation
+   * each (x86 AVX-512 VBMI's {@code vpermb}, e.g. AMD Zen 4, Intel Ice Lake and later) rather than
+   * with scalar shifts and masks, and gathers its source rows 8 bytes at a time (512-bit gathers)
+   * rather than 4: the vector path is {@link #ENABLED}, the JVM uses 512-bit vectors, {@code
+   * /proc/cpuinfo} lists {@code avx512vbmi} (without it the JIT would emulate the permutation,
+   * slowly), and the system property {@code spindle.image.vectorPermute} is not {@code false}. Same
+   * bytes either way.
    */
   static final boolean PERMUTE = ENABLED && detectPermute();
 
   private static final AtomicBoolean WARMING = new AtomicBoolean();
   private static final CountDownLatch WARMED = new CountDownLatch(1);
+
   /** The warm-up's second image: {@code warm-up.jpg} scaled to 32x20 (Pillow, quality 90). */
   static final String SMALL_IMAGE = "warm-up-small.jpg";
+
   /** Whole transforms of {@link #SMALL_IMAGE} the warm-up runs: past C2's per-method threshold. */
   private static final int PER_IMAGE_ROUNDS = 6_000;
+
   private static volatile boolean warm;
   private static volatile double warmUpSeconds = -1;
 
   private VectorPath() {}
 
   /**
-   * Whether callers should take the vector path now: it is {@link #ENABLED} and its code has
-   * been compiled. Vector API code is fast only once C2 has compiled it; before that (interpreted
-   * or C1) one image takes 10-100 times as long as on the scalar path. So the first call starts
-   * {@link #warmUp} on a background thread and callers use the scalar path, which gives the same
-   * bytes, until it is done.
+   * Whether callers should take the vector path now: it is {@link #ENABLED} and its code has been
+   * compiled. Vector API code is fast only once C2 has compiled it; before that (interpreted or C1)
+   * one image takes 10-100 times as long as on the scalar path. So the first call starts {@link
+   * #warmUp} on a background thread and callers use the scalar path, which gives the same bytes,
+   * until it is done.
    */
   static boolean ready() {
     if (warm) {
@@ -92,17 +95,16 @@ final class VectorPath {
 
   /**
    * Runs whole transforms (decode, vector resample, output) on a small JPEG bundled with Spindle
-   * ({@code warm-up.jpg}, 160x102, synthetic) until C2 has compiled them: until 30 rounds in a
-   * row each take under 1 ms (interpreted or C1-compiled rounds take several ms), at most 3,000
-   * rounds or 30 s. The chains cover the common 4-tap downscale, a many-tap one, a wider
-   * output, a flip and a uint8 output, so that real images do not meet code paths the compiled
-   * code never saw (which would send it back to the interpreter). Rounds run on a series of
-   * short-lived threads, so that a worker thread's first image (empty per-thread buffers) is a
-   * known path too. Then {@link #PER_IMAGE_ROUNDS} transforms of a 32x20 JPEG ({@link
-   * #SMALL_IMAGE}, about 20 us each) bring the once-per-image code around the kernels to C2 as
-   * well, which real images alone reach only after thousands of images (measured with {@code
-   * ImageBench}: JIT time in the steady epochs 0.43-0.66 s before, 0.26-0.33 s after). About
-   * 0.7-1.8 s of one core, once per JVM.
+   * ({@code warm-up.jpg}, 160x102, synthetic) until C2 has compiled them: until 30 rounds in a row
+   * each take under 1 ms (interpreted or C1-compiled rounds take several ms), at most 3,000 rounds
+   * or 30 s. The chains cover the common 4-tap downscale, a many-tap one, a wider output, a flip
+   * and a uint8 output, so that real images do not meet code paths the compiled code never saw
+   * (which would send it back to the interpreter). Rounds run on a series of short-lived threads,
+   * so that a worker thread's first image (empty per-thread buffers) is a known path too. Then
+   * {@link #PER_IMAGE_ROUNDS} transforms of a 32x20 JPEG ({@link #SMALL_IMAGE}, about 20 us each)
+   * bring the once-per-image code around the kernels to C2 as well, which real images alone reach
+   * only after thousands of images (measured with {@code ImageBench}: JIT time in the steady epochs
+   * 0.43-0.66 s before, 0.26-0.33 s after). About 0.7-1.8 s of one core, once per JVM.
    */
   private static void warmUp() {
     long start = System.nanoTime();
@@ -110,27 +112,31 @@ final class VectorPath {
       byte[] jpeg = resource("warm-up.jpg");
       ImageTransform main = ImageTransform.parse("resize(64),center_crop(56),normalize");
       ImageTransform[] others = {
-          ImageTransform.parse("resize(20),center_crop(16),normalize"),
-          ImageTransform.parse("resize(48),center_crop(40),hflip(1)"),
-          ImageTransform.parse("resize(128),center_crop(120),normalize")};
+        ImageTransform.parse("resize(20),center_crop(16),normalize"),
+        ImageTransform.parse("resize(48),center_crop(40),hflip(1)"),
+        ImageTransform.parse("resize(128),center_crop(120),normalize")
+      };
       long deadline = start + 30_000_000_000L;
       int[] fast = {0};
       try (ArrowBuf out = allocator.buffer(others[2].outputBytes())) {
         for (int t = 0; t < 60 && fast[0] < 30 && System.nanoTime() < deadline; t++) {
-          Thread worker = new Thread(() -> {
-            try {
-              for (int i = 0; i < 50 && fast[0] < 30 && System.nanoTime() < deadline; i++) {
-                long t0 = System.nanoTime();
-                main.apply(jpeg, 0, jpeg.length, i, out, 0, true);
-                fast[0] = System.nanoTime() - t0 < 1_000_000 ? fast[0] + 1 : 0;
-                others[i % others.length].apply(jpeg, 0, jpeg.length, i, out, 0, true);
-              }
-            } catch (ImageException e) {
-              throw new IllegalStateException(e);
-            } finally {
-              DecodeScratch.discard();
-            }
-          }, "spindle-vector-warmup-" + t);
+          Thread worker =
+              new Thread(
+                  () -> {
+                    try {
+                      for (int i = 0; i < 50 && fast[0] < 30 && System.nanoTime() < deadline; i++) {
+                        long t0 = System.nanoTime();
+                        main.apply(jpeg, 0, jpeg.length, i, out, 0, true);
+                        fast[0] = System.nanoTime() - t0 < 1_000_000 ? fast[0] + 1 : 0;
+                        others[i % others.length].apply(jpeg, 0, jpeg.length, i, out, 0, true);
+                      }
+                    } catch (ImageException e) {
+                      throw new IllegalStateException(e);
+                    } finally {
+                      DecodeScratch.discard();
+                    }
+                  },
+                  "spindle-vector-warmup-" + t);
           worker.start();
           worker.join();
         }
@@ -210,8 +216,10 @@ final class VectorPath {
 
   /** What {@code bench images} (loader-bench) reports as the resample implementation. */
   static String describe() {
-    return !ENABLED ? "scalar" : PERMUTE
-        ? "vector (jdk.incubator.vector, 256-bit, 512-bit byte permutes)"
-        : "vector (jdk.incubator.vector, 256-bit)";
+    return !ENABLED
+        ? "scalar"
+        : PERMUTE
+            ? "vector (jdk.incubator.vector, 256-bit, 512-bit byte permutes)"
+            : "vector (jdk.incubator.vector, 256-bit)";
   }
 }

@@ -14,29 +14,34 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The byte transposes of {@link VectorHorizontalPass}: 8 source rows gathered a word at a time
- * and interleaved byte by byte (a gather and one byte permutation per word), and 8x8 tiles of
- * bytes turned from columns into rows, with one 512-bit byte permutation where the CPU has one
- * ({@link VectorPath#PERMUTE}), else with shifts and masks on longs.
+ * The byte transposes of {@link VectorHorizontalPass}: 8 source rows gathered a word at a time and
+ * interleaved byte by byte (a gather and one byte permutation per word), and 8x8 tiles of bytes
+ * turned from columns into rows, with one 512-bit byte permutation where the CPU has one ({@link
+ * VectorPath#PERMUTE}), else with shifts and masks on longs.
  *
- * <p>Stateless; any thread; the arrays are the caller's (from its {@link DecodeScratch}).
- * Loaded only on the vector path (it names vector types).
+ * <p>Stateless; any thread; the arrays are the caller's (from its {@link DecodeScratch}). Loaded
+ * only on the vector path (it names vector types).
  */
 final class VectorTranspose {
   /** 8 bytes of a byte array as one little-endian long. */
   static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   /** Flips the top bit of 8 bytes: {@code v ^ 0x80} is {@code v - 128} as a signed byte. */
   static final long SIGNS = 0x8080808080808080L;
 
   /** 8 rows of 8 bytes, for {@link VectorPath#PERMUTE}'s transposes. */
   private static final VectorSpecies<Byte> TILE = ByteVector.SPECIES_512;
+
   static final int TILE_BYTES = LANES * LANES;
+
   /** Byte {@code r * 8 + j} of a tile to {@code j * 8 + r}. */
   private static final VectorShuffle<Byte> TRANSPOSE =
       VectorShuffle.fromOp(TILE, i -> i % LANES * LANES + i / LANES);
+
   /** One 8-byte word of each of 8 rows, gathered for {@link #TRANSPOSE}. */
   private static final VectorSpecies<Long> WORDS = LongVector.SPECIES_512;
+
   /** Byte {@code r * 4 + j} of 8 rows of 4 bytes to {@code j * 8 + r}. */
   private static final VectorShuffle<Byte> TRANSPOSE_WORDS =
       VectorShuffle.fromOp(ByteVector.SPECIES_256, i -> i % LANES * 4 + i / LANES);
@@ -45,13 +50,15 @@ final class VectorTranspose {
 
   /**
    * {@code count} 8-byte words of 8 rows, from {@code words[base]} (rows {@code map} apart), into
-   * {@code wide} byte by byte with the rows interleaved, as {@code v ^ 0x80}: a 512-bit gather
-   * and a byte permutation per word.
+   * {@code wide} byte by byte with the rows interleaved, as {@code v ^ 0x80}: a 512-bit gather and
+   * a byte permutation per word.
    */
   static void transposeRows(long[] words, int base, int[] map, int count, byte[] wide) {
     for (int i = 0, q = 0; i < count; i++, q += TILE_BYTES) {
-      LongVector.fromArray(WORDS, words, base + i, map, 0).reinterpretAsBytes()
-          .rearrange(TRANSPOSE).lanewise(VectorOperators.XOR, (byte) 0x80)
+      LongVector.fromArray(WORDS, words, base + i, map, 0)
+          .reinterpretAsBytes()
+          .rearrange(TRANSPOSE)
+          .lanewise(VectorOperators.XOR, (byte) 0x80)
           .intoByteArray(wide, q, ByteOrder.LITTLE_ENDIAN);
     }
   }
@@ -59,8 +66,10 @@ final class VectorTranspose {
   /** {@link #transposeRows(long[], int, int[], int, byte[])} for 4-byte words, 256 bits wide. */
   static void transposeRows(int[] words, int base, int[] map, int count, byte[] wide) {
     for (int i = 0, q = 0; i < count; i++, q += 4 * LANES) {
-      IntVector.fromArray(INTS, words, base + i, map, 0).reinterpretAsBytes()
-          .rearrange(TRANSPOSE_WORDS).lanewise(VectorOperators.XOR, (byte) 0x80)
+      IntVector.fromArray(INTS, words, base + i, map, 0)
+          .reinterpretAsBytes()
+          .rearrange(TRANSPOSE_WORDS)
+          .lanewise(VectorOperators.XOR, (byte) 0x80)
           .intoByteArray(wide, q, ByteOrder.LITTLE_ENDIAN);
     }
   }
@@ -72,7 +81,8 @@ final class VectorTranspose {
    */
   static void transposeTiles(byte[] block, int tiles, byte[] planar, int at, int stride) {
     for (int tile = 0, u = 0, to = at; tile < tiles; tile++, u += TILE_BYTES, to += stride) {
-      ByteVector.fromByteArray(TILE, block, u, ByteOrder.LITTLE_ENDIAN).rearrange(TRANSPOSE)
+      ByteVector.fromByteArray(TILE, block, u, ByteOrder.LITTLE_ENDIAN)
+          .rearrange(TRANSPOSE)
           .lanewise(VectorOperators.XOR, (byte) 0x80)
           .intoByteArray(planar, to, ByteOrder.LITTLE_ENDIAN);
     }

@@ -21,9 +21,9 @@ import org.apache.arrow.memory.ArrowBuf;
  * tiles {@link VectorHorizontalPass} wrote, where an output's taps are consecutive 8-byte rows of
  * one column group, fused with the output conversion: float32 CHW is {@code (v / 255f - mean) /
  * std} in float32 vector arithmetic (the same IEEE results as torch's and {@link OutputWriter}'s;
- * each division is a multiplication with an FMA correction where {@link
- * OutputWriter#divisionFree} has checked that this gives the same bits for all 256 values),
- * stored straight into the Arrow buffer; other modes go through {@link OutputWriter#writeRow}.
+ * each division is a multiplication with an FMA correction where {@link OutputWriter#divisionFree}
+ * has checked that this gives the same bits for all 256 values), stored straight into the Arrow
+ * buffer; other modes go through {@link OutputWriter#writeRow}.
  *
  * <p>Stateless; called on the thread that runs the transform; buffers come from its {@link
  * DecodeScratch}; the destination is the caller's.
@@ -36,14 +36,24 @@ final class VectorVerticalPass {
   private VectorVerticalPass() {}
 
   /**
-   * Vertical pass from {@code planar} and output conversion: {@code h} rows of {@code w} values
-   * per channel. Float32 output and the other modes run in separate methods, so that C2 compiles
-   * each with only its own branches: one method for both, once the warm-up (or a mix of
-   * transforms) has taken both, measured 15-20 % slower for float32.
+   * Vertical pass from {@code planar} and output conversion: {@code h} rows of {@code w} values per
+   * channel. Float32 output and the other modes run in separate methods, so that C2 compiles each
+   * with only its own branches: one method for both, once the warm-up (or a mix of transforms) has
+   * taken both, measured 15-20 % slower for float32.
    */
-  static void vertical(byte[] planar, int y0, int width, int paddedRows,
-      PillowResample.Kernel ky, int w, int h, OutputWriter writer, ByteBuffer out, ArrowBuf dst,
-      long dstOffset, DecodeScratch scratch) {
+  static void vertical(
+      byte[] planar,
+      int y0,
+      int width,
+      int paddedRows,
+      PillowResample.Kernel ky,
+      int w,
+      int h,
+      OutputWriter writer,
+      ByteBuffer out,
+      ArrowBuf dst,
+      long dstOffset,
+      DecodeScratch scratch) {
     if (out != null) {
       verticalFloats(planar, y0, width, paddedRows, ky, w, h, writer, out, scratch);
     } else {
@@ -52,8 +62,16 @@ final class VectorVerticalPass {
   }
 
   /** {@link #vertical} to float32 CHW in {@code out} (from 0). */
-  private static void verticalFloats(byte[] planar, int y0, int width, int paddedRows,
-      PillowResample.Kernel ky, int w, int h, OutputWriter writer, ByteBuffer out,
+  private static void verticalFloats(
+      byte[] planar,
+      int y0,
+      int width,
+      int paddedRows,
+      PillowResample.Kernel ky,
+      int w,
+      int h,
+      OutputWriter writer,
+      ByteBuffer out,
       DecodeScratch scratch) {
     int[] start = ky.start();
     int[] taps = ky.taps();
@@ -79,8 +97,9 @@ final class VectorVerticalPass {
         FloatVector r = FloatVector.broadcast(FLOATS, 1f / d);
         FloatVector minusStd = FloatVector.broadcast(FLOATS, -d);
         for (int x = 0, p = base; x < width; x += LANES, p += group) {
-          FloatVector f = (FloatVector) sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
-              .convert(VectorOperators.I2F, 0);
+          FloatVector f =
+              (FloatVector)
+                  sum(planar, p, bias, n, c0, c1, c2, c3, k, kb).convert(VectorOperators.I2F, 0);
           if (divisionFree) {
             // OutputWriter.divide, 8 lanes at a time: the same bits without vector divisions
             FloatVector q = f.mul(INVERSE_255);
@@ -111,8 +130,17 @@ final class VectorVerticalPass {
   }
 
   /** {@link #vertical} to the other modes: rows of bytes through {@link OutputWriter#writeRow}. */
-  private static void verticalBytes(byte[] planar, int y0, int width, int paddedRows,
-      PillowResample.Kernel ky, int w, int h, OutputWriter writer, ArrowBuf dst, long dstOffset,
+  private static void verticalBytes(
+      byte[] planar,
+      int y0,
+      int width,
+      int paddedRows,
+      PillowResample.Kernel ky,
+      int w,
+      int h,
+      OutputWriter writer,
+      ArrowBuf dst,
+      long dstOffset,
       DecodeScratch scratch) {
     int[] start = ky.start();
     int[] taps = ky.taps();
@@ -131,8 +159,10 @@ final class VectorVerticalPass {
       for (int c = 0; c < 3; c++) {
         int base = (c * width / LANES * paddedRows + start[y] - y0) * LANES;
         for (int x = 0, p = base; x < width; x += LANES, p += group) {
-          ((ByteVector) sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
-              .convertShape(VectorOperators.I2B, BYTES, 0)).intoArray(rgb, c * width + x);
+          ((ByteVector)
+                  sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
+                      .convertShape(VectorOperators.I2B, BYTES, 0))
+              .intoArray(rgb, c * width + x);
         }
       }
       writer.writeRow(rgb, width, y, w, h, dst, dstOffset, scratch);
@@ -144,14 +174,24 @@ final class VectorVerticalPass {
    * 8-byte rows from {@code planar[p]}, weighted {@code c0 .. c3} when {@code n} is 4 (the common
    * downscale, unrolled), else {@code k[kb ..]}.
    */
-  private static IntVector sum(byte[] planar, int p, IntVector bias, int n, int c0, int c1,
-      int c2, int c3, int[] k, int kb) {
+  private static IntVector sum(
+      byte[] planar,
+      int p,
+      IntVector bias,
+      int n,
+      int c0,
+      int c1,
+      int c2,
+      int c3,
+      int[] k,
+      int kb) {
     IntVector s = bias;
     if (n == 4) {
-      s = s.add(widen(planar, p).mul(c0))
-          .add(widen(planar, p + LANES).mul(c1))
-          .add(widen(planar, p + 2 * LANES).mul(c2))
-          .add(widen(planar, p + 3 * LANES).mul(c3));
+      s =
+          s.add(widen(planar, p).mul(c0))
+              .add(widen(planar, p + LANES).mul(c1))
+              .add(widen(planar, p + 2 * LANES).mul(c2))
+              .add(widen(planar, p + 3 * LANES).mul(c3));
     } else {
       for (int t = 0, q = p; t < n; t++, q += LANES) {
         s = s.add(widen(planar, q).mul(k[kb + t]));

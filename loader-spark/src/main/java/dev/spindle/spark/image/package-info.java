@@ -16,20 +16,19 @@
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
  * </pre>
  *
- * <p>{@code ImageTransform} takes each image up to the decode budget (probe, limits, random
- * stream, stages); {@code TransformRunner} carries out the plan from the decoder on.
+ * <p>{@code ImageTransform} takes each image up to the decode budget (probe, limits, random stream,
+ * stages); {@code TransformRunner} carries out the plan from the decoder on.
  *
  * <p><b>Vector path.</b> The common case (one resample stage without padding, upright image) runs
- * on {@code VectorResample} instead of {@code StageRunner} + {@code OutputWriter}: the same
- * integer arithmetic eight values at a time with the JDK Vector API (256-bit), reading the
- * decoder's native buffer directly and writing normalised floats straight into the Arrow buffer
- * ({@code VectorHorizontalPass}, then {@code VectorVerticalPass} fused with the output conversion;
- * {@code VectorTranspose} and {@code VectorLanes} shared by them).
- * It is used when the JVM has {@code --add-modules=jdk.incubator.vector} (Spindle's JVM flags add
- * it) and the CPU has 256-bit vectors, once C2 has compiled it: {@code ImageTransform.preload()}
- * compiles it up front (about 1 s, once per JVM); without that a background thread does while
- * callers take the scalar path. Both paths give the same bytes (VectorResampleSuite; the golden
- * and torchvision suites run both).
+ * on {@code VectorResample} instead of {@code StageRunner} + {@code OutputWriter}: the same integer
+ * arithmetic eight values at a time with the JDK Vector API (256-bit), reading the decoder's native
+ * buffer directly and writing normalised floats straight into the Arrow buffer ({@code
+ * VectorHorizontalPass}, then {@code VectorVerticalPass} fused with the output conversion; {@code
+ * VectorTranspose} and {@code VectorLanes} shared by them). It is used when the JVM has {@code
+ * --add-modules=jdk.incubator.vector} (Spindle's JVM flags add it) and the CPU has 256-bit vectors,
+ * once C2 has compiled it: {@code ImageTransform.preload()} compiles it up front (about 1 s, once
+ * per JVM); without that a background thread does while callers take the scalar path. Both paths
+ * give the same bytes (VectorResampleSuite; the golden and torchvision suites run both).
  *
  * <p><b>API.</b> {@link dev.spindle.spark.image.ImageTransform} (a chain parsed from a spec such as
  * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}), {@link
@@ -42,22 +41,22 @@
  *
  * <p><b>Threads.</b> Runs on the executor's CPU pool: an {@code ImageTransform} is immutable and
  * called by many threads at once; every buffer it uses is thread-local and reused. OpenCV's own
- * threading is switched off; Spindle owns the threads. Random choices (random_resized_crop,
- * hflip) are a pure function of (seed, epoch, sample index), never of scheduling (see "Random
- * operations" below).
+ * threading is switched off; Spindle owns the threads. Random choices (random_resized_crop, hflip)
+ * are a pure function of (seed, epoch, sample index), never of scheduling (see "Random operations"
+ * below).
  *
  * <p><b>Failures.</b> A sample that cannot be decoded (unknown format, truncated or garbled data,
  * too many pixels) raises {@link dev.spindle.spark.image.ImageException} with a user-facing reason;
  * the caller quarantines it with its shard and key. Bugs stay unchecked exceptions. Before any
- * allocation, headers are checked against the data (a JPEG's first scan must have at least 2
- * bits a block, 1 if progressive; a PNG's data at least 1/1032 of its filtered image) and the
- * decode's bytes against {@code maxDecodeBytes}. libjpeg-turbo decodes missing data as grey with
- * a warning OpenCV drops: an image whose last block is mid-grey has its scans read ({@code
- * JpegScanCheck}), and missing data is refused. Still decoded without complaint: data missing
- * from a progressive JPEG's AC scans, from the final blocks only (the last block is not all grey)
- * or before a restart marker libjpeg resynchronises on; data cut or garbled so that every block
- * still decodes; arithmetic-coded JPEGs. Telling those apart needs libjpeg's warnings, from a
- * decoder of Spindle's own.
+ * allocation, headers are checked against the data (a JPEG's first scan must have at least 2 bits a
+ * block, 1 if progressive; a PNG's data at least 1/1032 of its filtered image) and the decode's
+ * bytes against {@code maxDecodeBytes}. libjpeg-turbo decodes missing data as grey with a warning
+ * OpenCV drops: an image whose last block is mid-grey has its scans read ({@code JpegScanCheck}),
+ * and missing data is refused. Still decoded without complaint: data missing from a progressive
+ * JPEG's AC scans, from the final blocks only (the last block is not all grey) or before a restart
+ * marker libjpeg resynchronises on; data cut or garbled so that every block still decodes;
+ * arithmetic-coded JPEGs. Telling those apart needs libjpeg's warnings, from a decoder of Spindle's
+ * own.
  *
  * <p><b>Exactness.</b> Decode is libjpeg-turbo's (bit-identical); resampling is Pillow's
  * fixed-point {@code ImagingResample} (bilinear, bicubic, box); sizes, crop offsets, padding and
@@ -83,15 +82,15 @@
  *   uniform(a, b): r = double() * (b - a) + a;  if b > a and r >= b: r = the double below b
  * </pre>
  *
- * The ops of a chain draw in chain order from that one stream; ops not listed draw nothing.
- * {@code rint} rounds to the nearest integer, ties to even; {@code log} and {@code exp} are
- * fdlibm's (Java's {@code StrictMath}), {@code sqrt} IEEE 754's; all in double precision.
+ * The ops of a chain draw in chain order from that one stream; ops not listed draw nothing. {@code
+ * rint} rounds to the nearest integer, ties to even; {@code log} and {@code exp} are fdlibm's
+ * (Java's {@code StrictMath}), {@code sqrt} IEEE 754's; all in double precision.
  *
  * <ul>
- *   <li>{@code random_resized_crop(…, scale=s0:s1, ratio=r0:r1)} on the {@code W x H} image the
- *       ops before it leave (the decoded image, turned upright when EXIF orientation is honoured,
- *       unless an earlier op cropped, padded or resized it), torchvision 0.14's {@code
- *       get_params}: up to 10 attempts, each
+ *   <li>{@code random_resized_crop(…, scale=s0:s1, ratio=r0:r1)} on the {@code W x H} image the ops
+ *       before it leave (the decoded image, turned upright when EXIF orientation is honoured,
+ *       unless an earlier op cropped, padded or resized it), torchvision 0.14's {@code get_params}:
+ *       up to 10 attempts, each
  *       <pre>
  *   area = W * H * uniform(s0, s1);  aspect = exp(uniform(log(r0), log(r1)))
  *   w = rint(sqrt(area * aspect));   h = rint(sqrt(area / aspect))

@@ -9,10 +9,10 @@ import java.util.Locale;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
- * Counts shard files (tar headers, Parquet footers) as a Spark job, a few
- * files per task, so a large input is counted by the cluster rather than by the driver. Results in
- * input order. The job is described in Spark's UI ({@code count shards: 1,024 files, a.tar …
- * z.tar}), in the caller's job group, else {@code spindle-helper}. Driver-side.
+ * Counts shard files (tar headers, Parquet footers) as a Spark job, a few files per task, so a
+ * large input is counted by the cluster rather than by the driver. Results in input order. The job
+ * is described in Spark's UI ({@code count shards: 1,024 files, a.tar … z.tar}), in the caller's
+ * job group, else {@code spindle-helper}. Driver-side.
  */
 public final class ClusterShardCounter implements ShardCatalog.Counter {
   private final JavaSparkContext jsc;
@@ -35,8 +35,13 @@ public final class ClusterShardCounter implements ShardCatalog.Counter {
 
   /** {@code count shards: 1,024 files, s3a://b/train-0000.tar … s3a://b/train-1023.tar}. */
   static String description(List<String> uris) {
-    String files = String.format(Locale.ROOT, "count shards: %,d file%s, %s", uris.size(),
-        uris.size() == 1 ? "" : "s", uris.get(0));
+    String files =
+        String.format(
+            Locale.ROOT,
+            "count shards: %,d file%s, %s",
+            uris.size(),
+            uris.size() == 1 ? "" : "s",
+            uris.get(0));
     return uris.size() == 1 ? files : files + " … " + uris.get(uris.size() - 1);
   }
 }

@@ -23,11 +23,18 @@ final class EmptyShards {
 
   /** The job's error: the input, then one line per shard (the first ten) saying what it holds. */
   static String message(String input, Manifest manifest, Configuration conf) {
-    StringBuilder s = new StringBuilder("No samples in " + input + ": all "
-        + manifest.shards().size() + " shard(s) are empty or corrupt; none holds a sample:");
-    manifest.shards().stream().limit(LISTED)
-        .forEach(shard -> s.append("\n  ").append(shard.uri()).append(": ")
-            .append(describe(shard, conf)));
+    StringBuilder s =
+        new StringBuilder(
+            "No samples in "
+                + input
+                + ": all "
+                + manifest.shards().size()
+                + " shard(s) are empty or corrupt; none holds a sample:");
+    manifest.shards().stream()
+        .limit(LISTED)
+        .forEach(
+            shard ->
+                s.append("\n  ").append(shard.uri()).append(": ").append(describe(shard, conf)));
     if (manifest.shards().size() > LISTED) {
       s.append("\n  … and ").append(manifest.shards().size() - LISTED).append(" more");
     }
@@ -58,7 +65,9 @@ final class EmptyShards {
     byte[] block = new byte[BLOCK];
     int n = in.readNBytes(block, 0, BLOCK);
     if (!allZero(block, n)) {
-      return "no sample: a readable tar archive (" + length + " bytes) whose entries are only"
+      return "no sample: a readable tar archive ("
+          + length
+          + " bytes) whose entries are only"
           + " directories, links or other entries that are not files";
     }
     long offset = n;
@@ -71,7 +80,11 @@ final class EmptyShards {
       for (int i = 0; i < r; i++) {
         if (buf[i] != 0) {
           return "corrupt: it starts with an end-of-archive block (512 zero bytes) but holds"
-              + " data at byte " + (offset + i) + " of " + length + "; a tar reader stops at"
+              + " data at byte "
+              + (offset + i)
+              + " of "
+              + length
+              + "; a tar reader stops at"
               + " that block, so nothing after it can be read";
         }
       }
@@ -79,7 +92,10 @@ final class EmptyShards {
     }
     return offset >= length
         ? "only zero bytes (" + length + "): an empty archive, or a file overwritten with zeros"
-        : "starts with an end-of-archive block; its first " + offset + " of " + length
+        : "starts with an end-of-archive block; its first "
+            + offset
+            + " of "
+            + length
             + " bytes are zeros";
   }
 

@@ -14,20 +14,19 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * {@code gen-sample}: writes a deterministic synthetic dataset as WebDataset tar shards
- * ({@code shard-00000.tar} holding {@code sample-000000.jpg} + {@code sample-000000.cls}, …).
- * Shards are written by a small thread pool; each shard's bytes depend only on the options.
- * Used by the {@code gen-sample} and {@code demo} commands, tests and notebooks.
+ * {@code gen-sample}: writes a deterministic synthetic dataset as WebDataset tar shards ({@code
+ * shard-00000.tar} holding {@code sample-000000.jpg} + {@code sample-000000.cls}, …). Shards are
+ * written by a small thread pool; each shard's bytes depend only on the options. Used by the {@code
+ * gen-sample} and {@code demo} commands, tests and notebooks.
  */
 public final class GenSample {
   /**
    * What to generate.
    *
-   * @throws IllegalArgumentException naming the flag and value when a count is not positive or
-   *     the image size is outside 8 pixels a side to 64 Mpixel
+   * @throws IllegalArgumentException naming the flag and value when a count is not positive or the
+   *     image size is outside 8 pixels a side to 64 Mpixel
    */
-  public record Options(String output, int shards, int perShard, int width, int height,
-      long seed) {
+  public record Options(String output, int shards, int perShard, int width, int height, long seed) {
     public Options {
       if (shards <= 0 || perShard <= 0) {
         throw new IllegalArgumentException(
@@ -35,7 +34,11 @@ public final class GenSample {
       }
       if (width < 8 || height < 8 || (long) width * height > 64_000_000L) {
         throw new IllegalArgumentException(
-            "Invalid --width/--height: " + width + "x" + height + " (must be 8 or more a side,"
+            "Invalid --width/--height: "
+                + width
+                + "x"
+                + height
+                + " (must be 8 or more a side,"
                 + " at most 64 Mpixel)");
       }
     }
@@ -83,7 +86,10 @@ public final class GenSample {
         long index = (long) shard * o.perShard() + i;
         String key = String.format("sample-%06d", index);
         tar.add(key + ".jpg", SampleImages.jpeg(o.seed(), index, o.width(), o.height()));
-        tar.add(key + ".cls", Integer.toString(SampleImages.label(o.seed(), index)).getBytes(StandardCharsets.US_ASCII));
+        tar.add(
+            key + ".cls",
+            Integer.toString(SampleImages.label(o.seed(), index))
+                .getBytes(StandardCharsets.US_ASCII));
       }
     }
     fs.delete(file, false);

@@ -14,10 +14,10 @@ import scala.Option;
  * file would recreate what the driver's abort has just deleted. So a failure path cancels the
  * group, waits here, and only then aborts. Driver thread.
  *
- * <p>Spark's status tracker follows the listener bus, a little behind the scheduler. Spark posts
- * a job's end before the caller of the job hears of its failure, and the starts of its tasks
- * before that, so once the tracker shows the group's jobs ended it has counted every task that
- * started; the wait then lasts until their ends arrive too.
+ * <p>Spark's status tracker follows the listener bus, a little behind the scheduler. Spark posts a
+ * job's end before the caller of the job hears of its failure, and the starts of its tasks before
+ * that, so once the tracker shows the group's jobs ended it has counted every task that started;
+ * the wait then lasts until their ends arrive too.
  */
 final class JobGroupTasks {
   private static final long POLL_MS = 50;
@@ -29,8 +29,8 @@ final class JobGroupTasks {
    * them ended (at least one when {@code submitted}: the caller started a job in the group) and
    * none of their tasks running. Returns whether that happened in time.
    */
-  static boolean cancelAndAwait(SparkContext sc, String group, boolean submitted,
-      Duration timeout) throws InterruptedException {
+  static boolean cancelAndAwait(SparkContext sc, String group, boolean submitted, Duration timeout)
+      throws InterruptedException {
     sc.cancelJobGroup(group);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!ended(sc.statusTracker(), group, submitted)) {
@@ -42,7 +42,10 @@ final class JobGroupTasks {
     return true;
   }
 
-  /** Whether the group's jobs have ended (and there is one, when {@code submitted}) with no task running. */
+  /**
+   * Whether the group's jobs have ended (and there is one, when {@code submitted}) with no task
+   * running.
+   */
   static boolean ended(SparkStatusTracker tracker, String group, boolean submitted) {
     int[] jobs = tracker.getJobIdsForGroup(group);
     if (submitted && jobs.length == 0) {

@@ -42,6 +42,7 @@ public final class PreprocessJob {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final Logger LOG = LoggerFactory.getLogger(PreprocessJob.class);
+
   /** How long a failure path waits for the job's tasks to end before it aborts. */
   static final Duration ABORT_WAIT = Duration.ofSeconds(60);
 
@@ -71,27 +72,40 @@ public final class PreprocessJob {
 
     // before the output is touched: a typo leaves no empty folder
     ShardCatalog.requireInput(hadoop, input);
-    try (OutputCommitter committer = new OutputCommitter(output, hadoop,
-        "preprocess " + input + " -> " + output, committerSettings(conf, overwrite))) {
+    try (OutputCommitter committer =
+        new OutputCommitter(
+            output,
+            hadoop,
+            "preprocess " + input + " -> " + output,
+            committerSettings(conf, overwrite))) {
       OutputCommitter.Recovery recovery = committer.setup();
       boolean submitted = false; // whether the job's Spark job was started
       try {
-        ShardCatalog catalog = new ShardCatalog(hadoop, settings.folderShardFiles(),
-            SpindleConfig.parquetColumns(conf));
+        ShardCatalog catalog =
+            new ShardCatalog(
+                hadoop, settings.folderShardFiles(), SpindleConfig.parquetColumns(conf));
         Manifest manifest = catalog.list(input, new ClusterShardCounter(jsc));
         if (manifest.totalSamples() == 0) {
           throw new IOException(EmptyShards.message(input, manifest, hadoop));
         }
         settings = settings.forInput(manifest, conf);
         List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
-        PreprocessTask task = new PreprocessTask(committer.jobTemporaryUri(), settings, shipped,
-            ProgressCounters.register(spark.sparkContext()));
+        PreprocessTask task =
+            new PreprocessTask(
+                committer.jobTemporaryUri(),
+                settings,
+                shipped,
+                ProgressCounters.register(spark.sparkContext()));
         List<TaskResult> results;
         List<Timeline.Task> tasks;
         try (TaskTimeline timeline = TaskTimeline.attach(spark.sparkContext());
-            JobLabel label = JobLabel.of(spark.sparkContext(), "spindle-" + committer.jobId(),
-                "preprocess", description(input, manifest, groups.size()),
-                manifest.totalSamples())) {
+            JobLabel label =
+                JobLabel.of(
+                    spark.sparkContext(),
+                    "spindle-" + committer.jobId(),
+                    "preprocess",
+                    description(input, manifest, groups.size()),
+                    manifest.totalSamples())) {
           submitted = true;
           results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
           List<TaskResult> done = results;
@@ -102,11 +116,16 @@ public final class PreprocessJob {
         List<CommittedFile> files = results.stream().map(TaskResult::file).toList();
         committer.commit(files, manifestJson(manifest, settings, files, outcome, committer));
         double wall = (System.nanoTime() - startNanos) / 1e9;
-        JobReport report = report(input, hadoop, output, manifest, groups.size(), settings,
-            outcome, wall, startMs);
-        return report.put("master", spark.sparkContext().master())
-            .put("input_skipped", catalog.skipped().stream()
-                .map(k -> Map.of("path", k.path(), "reason", k.reason())).toList())
+        JobReport report =
+            report(
+                input, hadoop, output, manifest, groups.size(), settings, outcome, wall, startMs);
+        return report
+            .put("master", spark.sparkContext().master())
+            .put(
+                "input_skipped",
+                catalog.skipped().stream()
+                    .map(k -> Map.of("path", k.path(), "reason", k.reason()))
+                    .toList())
             .put("recovered", recoveryReport(recovery))
             .put("timeline", Timeline.of(startMs, tasks));
       } catch (Throwable t) {
@@ -122,12 +141,14 @@ public final class PreprocessJob {
    * #ABORT_WAIT}), so none writes an attempt file after the abort deleted the job's folder. One
    * that outlives the wait leaves a file that the next job on this output removes.
    */
-  private static void awaitTasks(SparkContext sc, String group, boolean submitted,
-      Throwable failure) {
+  private static void awaitTasks(
+      SparkContext sc, String group, boolean submitted, Throwable failure) {
     try {
       if (!JobGroupTasks.cancelAndAwait(sc, group, submitted, ABORT_WAIT)) {
-        LOG.warn("Tasks of the failed job still ran after {} s; the next job on this output"
-            + " removes what they write", ABORT_WAIT.toSeconds());
+        LOG.warn(
+            "Tasks of the failed job still ran after {} s; the next job on this output"
+                + " removes what they write",
+            ABORT_WAIT.toSeconds());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -143,13 +164,19 @@ public final class PreprocessJob {
 
   /** What the UI shows for the job: {@code preprocess s3a://bucket/in (1,024 shards)}. */
   static String description(String input, Manifest manifest, int tasks) {
-    return String.format(java.util.Locale.ROOT, "preprocess %s (%,d shards, %,d samples, %,d tasks)",
-        input, manifest.shards().size(), manifest.totalSamples(), tasks);
+    return String.format(
+        java.util.Locale.ROOT,
+        "preprocess %s (%,d shards, %,d samples, %,d tasks)",
+        input,
+        manifest.shards().size(),
+        manifest.totalSamples(),
+        tasks);
   }
 
   private static OutputCommitter.Settings committerSettings(
       Map<String, String> conf, boolean overwrite) {
-    return new OutputCommitter.Settings(overwrite,
+    return new OutputCommitter.Settings(
+        overwrite,
         Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
         SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
   }
@@ -168,8 +195,14 @@ public final class PreprocessJob {
 
   /** The results of all tasks, summed. */
   private record Outcome(
-      long samples, long rows, long quarantined, QuarantineList listed, long bytesIn,
-      long firstBatchEpochMs, PipelineStats stats, boolean budgetExceeded) {
+      long samples,
+      long rows,
+      long quarantined,
+      QuarantineList listed,
+      long bytesIn,
+      long firstBatchEpochMs,
+      PipelineStats stats,
+      boolean budgetExceeded) {
     static Outcome of(List<TaskResult> results) {
       long samples = 0, rows = 0, quarantined = 0, bytesIn = 0;
       long first = Long.MAX_VALUE;
@@ -186,9 +219,17 @@ public final class PreprocessJob {
         }
         listed.addAll(r.quarantinedSamples());
       }
-      PipelineStats stats = StatsMerge.merge("preprocess", results.stream().map(TaskResult::stats).toList());
-      return new Outcome(samples, rows, quarantined, listed, bytesIn,
-          first == Long.MAX_VALUE ? 0 : first, stats, exceeded);
+      PipelineStats stats =
+          StatsMerge.merge("preprocess", results.stream().map(TaskResult::stats).toList());
+      return new Outcome(
+          samples,
+          rows,
+          quarantined,
+          listed,
+          bytesIn,
+          first == Long.MAX_VALUE ? 0 : first,
+          stats,
+          exceeded);
     }
   }
 
@@ -197,23 +238,29 @@ public final class PreprocessJob {
       return;
     }
     StringBuilder msg = new StringBuilder();
-    msg.append(String.format(
-        "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
-            + " Nothing was committed. First causes:",
-        o.quarantined(), o.samples(), settings.sample().budget().describeForSamples()));
+    msg.append(
+        String.format(
+            "Failure budget exceeded: %d of %d samples quarantined (spark.spindle.maxFailures allows %s)."
+                + " Nothing was committed. First causes:",
+            o.quarantined(), o.samples(), settings.sample().budget().describeForSamples()));
     o.listed().first().stream().limit(10).forEach(q -> msg.append("\n  ").append(q.describe()));
     throw new JobFailure(msg.toString());
   }
 
-  private static String manifestJson(Manifest manifest, PreprocessSettings s,
-      List<CommittedFile> files, Outcome o, OutputCommitter committer) throws IOException {
+  private static String manifestJson(
+      Manifest manifest,
+      PreprocessSettings s,
+      List<CommittedFile> files,
+      Outcome o,
+      OutputCommitter committer)
+      throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("format", s.format().manifestName());
     m.put("spindle_manifest_version", 1);
     List<Map<String, Object>> fileList = new ArrayList<>();
     for (CommittedFile f : files) {
-      fileList.add(Map.of("path", committer.finalName(f.partition()), "rows", f.rows(),
-          "bytes", f.bytes()));
+      fileList.add(
+          Map.of("path", committer.finalName(f.partition()), "rows", f.rows(), "bytes", f.bytes()));
     }
     m.put("job", committer.jobId());
     m.put("files", fileList);
@@ -242,8 +289,15 @@ public final class PreprocessJob {
   }
 
   private static JobReport report(
-      String input, Configuration hadoop, String output, Manifest manifest, int partitions,
-      PreprocessSettings s, Outcome o, double wall, long startMs) {
+      String input,
+      Configuration hadoop,
+      String output,
+      Manifest manifest,
+      int partitions,
+      PreprocessSettings s,
+      Outcome o,
+      double wall,
+      long startMs) {
     String qualified = new Path(output).toString();
     try {
       Path p = new Path(output);
@@ -251,18 +305,22 @@ public final class PreprocessJob {
     } catch (IOException e) {
       // keep the path as given
     }
-    JobReport report = new JobReport("preprocess")
-        .put("input", input)
-        .put("output", qualified)
-        .put("images", o.rows())
-        .put("samples", o.samples())
-        .put("bytes_in", o.bytesIn())
-        .put("wall_s", wall)
-        .put("images_per_s", o.rows() / wall)
-        .put("mb_per_s", o.bytesIn() / 1e6 / wall)
-        .put("time_to_first_batch_s", o.firstBatchEpochMs() == 0 ? null : (o.firstBatchEpochMs() - startMs) / 1000.0)
-        .put("failures", o.quarantined());
-    return o.listed().putInto(report)
+    JobReport report =
+        new JobReport("preprocess")
+            .put("input", input)
+            .put("output", qualified)
+            .put("images", o.rows())
+            .put("samples", o.samples())
+            .put("bytes_in", o.bytesIn())
+            .put("wall_s", wall)
+            .put("images_per_s", o.rows() / wall)
+            .put("mb_per_s", o.bytesIn() / 1e6 / wall)
+            .put(
+                "time_to_first_batch_s",
+                o.firstBatchEpochMs() == 0 ? null : (o.firstBatchEpochMs() - startMs) / 1000.0)
+            .put("failures", o.quarantined());
+    return o.listed()
+        .putInto(report)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
         .put("image_shape", s.sample().images().shape())
@@ -270,7 +328,8 @@ public final class PreprocessJob {
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())
-        .put("stage_latency_note",
+        .put(
+            "stage_latency_note",
             "per-stage latency percentiles are job-wide, merged from every task's histogram"
                 + " buckets; each within 1/32 (3.1%) of the exact value");
   }

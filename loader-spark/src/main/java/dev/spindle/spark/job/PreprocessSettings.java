@@ -44,6 +44,9 @@ record PreprocessSettings(
   PreprocessSettings forInput(Manifest manifest, Map<String, String> conf) {
     return new PreprocessSettings(
         sample.withImages(BatchImages.of(manifest.stored(), conf, manifest.input())),
-        batchSize, partitionBytes, folderShardFiles, format);
+        batchSize,
+        partitionBytes,
+        folderShardFiles,
+        format);
   }
 }

@@ -41,7 +41,10 @@ final class PreprocessTask implements Serializable {
   private final HadoopConf conf;
   private final ProgressCounters progress;
 
-  PreprocessTask(String jobTemporary, PreprocessSettings settings, HadoopConf conf,
+  PreprocessTask(
+      String jobTemporary,
+      PreprocessSettings settings,
+      HadoopConf conf,
       ProgressCounters progress) {
     this.jobTemporary = jobTemporary;
     this.settings = settings;
@@ -52,29 +55,55 @@ final class PreprocessTask implements Serializable {
   TaskResult run(ShardGroup group) throws IOException {
     TaskContext ctx = TaskContext.get();
     long attempt = ctx == null ? 0 : ctx.taskAttemptId();
-    Path file = OutputCommitter.attemptFile(
-        jobTemporary, group.partition(), attempt, settings.format());
+    Path file =
+        OutputCommitter.attemptFile(jobTemporary, group.partition(), attempt, settings.format());
     BatchImages images = settings.sample().images();
     String owner = "preprocess-p" + group.partition() + "-a" + attempt;
     ShardSamples source =
         new ShardSamples(group.shards(), group.offsets(), conf.get(), settings.sample().limits());
-    try (BufferAllocator allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-        ImageBatch batch = new ImageBatch(allocator, images.height(), images.width(),
-            images.channels(), settings.batchSize());
-        BatchFileSink sink = settings.format().open(file, conf.get(), batch.root(),
-            new int[] {images.height(), images.width(), images.channels()})) {
+    try (BufferAllocator allocator =
+            ExecutorAllocator.child(owner, settings.sample().arrowLimit());
+        ImageBatch batch =
+            new ImageBatch(
+                allocator,
+                images.height(),
+                images.width(),
+                images.channels(),
+                settings.batchSize());
+        BatchFileSink sink =
+            settings
+                .format()
+                .open(
+                    file,
+                    conf.get(),
+                    batch.root(),
+                    new int[] {images.height(), images.width(), images.channels()})) {
       // in input order a finished image waits for every earlier one: a few slots per thread
       // keep a thread from idling behind a slower image (see loader-bench's EngineLoader.inFlight)
-      PathSpec spec = PathSpec.quarantining(owner, images, settings.batchSize(),
-          4 * SamplePath.cpuThreads(), settings.sample().budget());
-      Outcome outcome = pump(SamplePath.start(spec, source, allocator), batch, sink,
-          new Progress(progress, source));
+      PathSpec spec =
+          PathSpec.quarantining(
+              owner,
+              images,
+              settings.batchSize(),
+              4 * SamplePath.cpuThreads(),
+              settings.sample().budget());
+      Outcome outcome =
+          pump(
+              SamplePath.start(spec, source, allocator),
+              batch,
+              sink,
+              new Progress(progress, source));
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
       return new TaskResult(
           new CommittedFile(group.partition(), file.toString(), sink.rows(), bytes),
-          source.samples(), outcome.quarantine.size(), outcome.quarantine,
-          source.bytesRead(), outcome.firstBatchEpochMs, outcome.stats, outcome.budgetExceeded);
+          source.samples(),
+          outcome.quarantine.size(),
+          outcome.quarantine,
+          source.bytesRead(),
+          outcome.firstBatchEpochMs,
+          outcome.stats,
+          outcome.budgetExceeded);
     } finally {
       source.close();
     }
@@ -82,7 +111,9 @@ final class PreprocessTask implements Serializable {
 
   /** What the consumer saw. */
   private record Outcome(
-      List<QuarantineRecord> quarantine, PipelineStats stats, long firstBatchEpochMs,
+      List<QuarantineRecord> quarantine,
+      PipelineStats stats,
+      long firstBatchEpochMs,
       boolean budgetExceeded) {}
 
   /** Adds what the task did since the last call to the job's progress counters. */
@@ -101,12 +132,17 @@ final class PreprocessTask implements Serializable {
   }
 
   /** Consumes the path on the task thread: every batch of rows is appended to the file. */
-  private static Outcome pump(SamplePath<ShardSamples.Located> path, ImageBatch batch,
-      BatchFileSink sink, Progress progress) throws IOException {
+  private static Outcome pump(
+      SamplePath<ShardSamples.Located> path,
+      ImageBatch batch,
+      BatchFileSink sink,
+      Progress progress)
+      throws IOException {
     long firstBatch = 0;
     boolean exceeded = false;
     try (path) {
-      for (List<Decoded<ShardSamples.Located>> rows = path.next(); rows != null;
+      for (List<Decoded<ShardSamples.Located>> rows = path.next();
+          rows != null;
           rows = path.next()) {
         try {
           SamplePath.fill(batch, rows);

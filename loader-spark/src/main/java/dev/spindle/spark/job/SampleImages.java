@@ -47,8 +47,10 @@ final class SampleImages {
   }
 
   private static void drawBackground(Graphics2D g, SplittableRandom rnd, int w, int h) {
-    Color top = Color.getHSBColor((float) rnd.nextDouble(), 0.3f, 0.5f + 0.4f * (float) rnd.nextDouble());
-    Color bottom = Color.getHSBColor((float) rnd.nextDouble(), 0.5f, 0.2f + 0.3f * (float) rnd.nextDouble());
+    Color top =
+        Color.getHSBColor((float) rnd.nextDouble(), 0.3f, 0.5f + 0.4f * (float) rnd.nextDouble());
+    Color bottom =
+        Color.getHSBColor((float) rnd.nextDouble(), 0.5f, 0.2f + 0.3f * (float) rnd.nextDouble());
     g.setPaint(new GradientPaint(0, 0, top, w * (float) rnd.nextDouble(), h, bottom));
     g.fillRect(0, 0, w, h);
   }
@@ -56,7 +58,9 @@ final class SampleImages {
   private static void drawClutter(Graphics2D g, SplittableRandom rnd, int w, int h) {
     int n = 6 + rnd.nextInt(10);
     for (int i = 0; i < n; i++) {
-      g.setColor(Color.getHSBColor((float) rnd.nextDouble(), 0.4f, 0.3f + 0.5f * (float) rnd.nextDouble()));
+      g.setColor(
+          Color.getHSBColor(
+              (float) rnd.nextDouble(), 0.4f, 0.3f + 0.5f * (float) rnd.nextDouble()));
       int x = rnd.nextInt(w);
       int y = rnd.nextInt(h);
       int s = 5 + rnd.nextInt(Math.max(6, Math.min(w, h) / 4));
@@ -76,7 +80,9 @@ final class SampleImages {
     int cy = h / 2 + rnd.nextInt(-h / 6, h / 6 + 1);
     Color light = Color.getHSBColor(hue, 0.8f, 0.95f);
     Color dark = Color.getHSBColor(hue, 0.9f, 0.45f);
-    g.setPaint(new GradientPaint(cx - size / 2f, cy - size / 2f, light, cx + size / 2f, cy + size / 2f, dark));
+    g.setPaint(
+        new GradientPaint(
+            cx - size / 2f, cy - size / 2f, light, cx + size / 2f, cy + size / 2f, dark));
     Polygon p = regularPolygon(3 + label % 5, cx, cy, size / 2, rnd.nextDouble() * Math.PI);
     if (label % 2 == 0) {
       g.fillOval(cx - size / 2, cy - size / 2, size, (int) (size * (0.6 + 0.4 * rnd.nextDouble())));

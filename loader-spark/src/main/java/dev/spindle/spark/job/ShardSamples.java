@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * yield (the shard changed since it was counted: it is shorter now, or damaged before that sample)
  * becomes a sample with a problem ({@link Sample#unread}), quarantined downstream like any bad
  * sample; samples past the planned count are not read. A shard whose storage fails fails the
- * iteration with an error naming it (the task fails and Spark retries it). The source of the
- * sample path ({@code dev.spindle.spark.samples}) for {@code preprocess} and the {@code spindle}
+ * iteration with an error naming it (the task fails and Spark retries it). The source of the sample
+ * path ({@code dev.spindle.spark.samples}) for {@code preprocess} and the {@code spindle}
  * DataSource. As a pipeline's source it is closed by the pipeline, on its reading thread, when it
  * ends or the pipeline stops.
  */
@@ -31,9 +31,9 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
   private static final Logger LOG = LoggerFactory.getLogger(ShardSamples.class);
 
   /**
-   * A sample with its dataset index: {@code offset(shard) + position}, or for a row of a
-   * preprocess output the index it was stored with (its index in the dataset preprocess read), so
-   * that reading or converting such an output keeps each row's index.
+   * A sample with its dataset index: {@code offset(shard) + position}, or for a row of a preprocess
+   * output the index it was stored with (its index in the dataset preprocess read), so that reading
+   * or converting such an output keeps each row's index.
    */
   public record Located(Sample sample, long index) implements IndexedSample {
     @Override
@@ -61,8 +61,7 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
    * @param shards the shards to read, in order
    * @param offsets the dataset index of each shard's first sample
    */
-  public ShardSamples(
-      List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
+  public ShardSamples(List<Shard> shards, long[] offsets, Configuration conf, SampleLimits limits) {
     this.shards = shards;
     this.offsets = offsets;
     this.conf = conf;
@@ -98,14 +97,17 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
     position++;
     bytesRead += s.image() == null ? 0 : s.image().length;
     samples++;
-    return new Located(s, s.stored() != null ? s.stored().index() : offsets[current] + s.position());
+    return new Located(
+        s, s.stored() != null ? s.stored().index() : offsets[current] + s.position());
   }
 
   private boolean advance() throws IOException {
     if (reader != null) {
       if (reader.hasNext()) {
-        LOG.warn("Shard {} holds more samples than the {} counted; it changed since it was"
-            + " counted, and the rest of it is not read", shards.get(current).displayName(),
+        LOG.warn(
+            "Shard {} holds more samples than the {} counted; it changed since it was"
+                + " counted, and the rest of it is not read",
+            shards.get(current).displayName(),
             shards.get(current).samples());
       }
       reader.close();
@@ -121,8 +123,10 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
   }
 
   private UncheckedIOException failed(Exception e) {
-    return new UncheckedIOException(new IOException("Failed reading shard "
-        + shards.get(current).displayName() + ": " + e.getMessage(), e));
+    return new UncheckedIOException(
+        new IOException(
+            "Failed reading shard " + shards.get(current).displayName() + ": " + e.getMessage(),
+            e));
   }
 
   /** Closes the open reader; safe to call twice. */

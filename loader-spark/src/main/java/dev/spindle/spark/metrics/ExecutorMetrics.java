@@ -22,13 +22,13 @@ import java.util.function.ToLongFunction;
  *       stage.S.busyFraction} (mean over the running pipelines, 0 when none runs), {@code
  *       stage.S.running} (pipelines running it);
  *   <li>{@code quarantined}: samples dropped and quarantined by every stage;
- *   <li>{@code feeder.h2dBytes}, {@code feeder.h2dGbps}, {@code feeder.slotsBusy} (slots not
- *       FREE now), {@code feeder.slotsReady}, {@code feeder.trainerWaitMs}: summed over this JVM's
- *       open feeders ({@link FeederConsumer#active}: installed or serving ranks); 0 when none is.
+ *   <li>{@code feeder.h2dBytes}, {@code feeder.h2dGbps}, {@code feeder.slotsBusy} (slots not FREE
+ *       now), {@code feeder.slotsReady}, {@code feeder.trainerWaitMs}: summed over this JVM's open
+ *       feeders ({@link FeederConsumer#active}: installed or serving ranks); 0 when none is.
  * </ul>
  *
- * <p>Gauges read the values when a sink reports (every {@code *.sink.*.period}), never on the
- * hot path. Created and closed on Spark's plugin thread.
+ * <p>Gauges read the values when a sink reports (every {@code *.sink.*.period}), never on the hot
+ * path. Created and closed on Spark's plugin thread.
  */
 final class ExecutorMetrics implements AutoCloseable {
   private final MetricRegistry registry;
@@ -42,7 +42,8 @@ final class ExecutorMetrics implements AutoCloseable {
     gauge("quarantined", ExecutorStats::quarantined);
     feederLong("feeder.h2dBytes", FeederStats::h2dBytes);
     feederDouble("feeder.h2dGbps", FeederStats::wallGbps);
-    feederLong("feeder.slotsBusy",
+    feederLong(
+        "feeder.slotsBusy",
         f -> java.util.Arrays.stream(f.ring().current()).sum() - f.ring().current(SlotState.FREE));
     feederLong("feeder.slotsReady", f -> f.ring().current(SlotState.READY));
     feederDouble("feeder.trainerWaitMs", f -> f.ring().consumerWaitNanos() / 1e6);
@@ -71,13 +72,11 @@ final class ExecutorMetrics implements AutoCloseable {
   }
 
   private void feederLong(String name, ToLongFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.active().stream()
-        .map(GpuFeeder::stats).mapToLong(f).sum());
+    gauge(name, () -> FeederConsumer.active().stream().map(GpuFeeder::stats).mapToLong(f).sum());
   }
 
   private void feederDouble(String name, ToDoubleFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.active().stream()
-        .map(GpuFeeder::stats).mapToDouble(f).sum());
+    gauge(name, () -> FeederConsumer.active().stream().map(GpuFeeder::stats).mapToDouble(f).sum());
   }
 
   @Override

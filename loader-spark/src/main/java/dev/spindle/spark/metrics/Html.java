@@ -26,12 +26,15 @@ final class Html {
   }
 
   /**
-   * JSON made safe inside a {@code <script>} element: the characters that could close the
-   * element or start a comment only occur inside JSON strings, where their {@code \\u} escapes
-   * mean the same.
+   * JSON made safe inside a {@code <script>} element: the characters that could close the element
+   * or start a comment only occur inside JSON strings, where their {@code \\u} escapes mean the
+   * same.
    */
   static String scriptJson(String json) {
-    return json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029");
+    return json.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029");
   }
 }

@@ -51,9 +51,9 @@ public final class JobReport {
   }
 
   /**
-   * Writes the report; parent folders are created. When samples were quarantined, every one of
-   * them is listed in {@code REPORT.quarantine.jsonl} beside it (named in {@code
-   * quarantine_file}); the report itself lists the first {@link QuarantineList#REPORTED}.
+   * Writes the report; parent folders are created. When samples were quarantined, every one of them
+   * is listed in {@code REPORT.quarantine.jsonl} beside it (named in {@code quarantine_file}); the
+   * report itself lists the first {@link QuarantineList#REPORTED}.
    */
   public void write(Path file) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
@@ -67,7 +67,10 @@ public final class JobReport {
     Files.writeString(file, toJson() + "\n");
   }
 
-  /** Where {@link #write} lists every quarantined sample: {@code r.json} → {@code r.quarantine.jsonl}. */
+  /**
+   * Where {@link #write} lists every quarantined sample: {@code r.json} → {@code
+   * r.quarantine.jsonl}.
+   */
   public static Path quarantineFile(Path report) {
     String name = report.getFileName().toString();
     String stem = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;

@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every quarantined sample of a job, on the driver: the report's {@code quarantine} lists the
- * first {@link #REPORTED}, {@link JobReport#write} writes all of them as JSON lines next to the
- * report ({@code REPORT.quarantine.jsonl}), so the report stays small however many samples were
+ * Every quarantined sample of a job, on the driver: the report's {@code quarantine} lists the first
+ * {@link #REPORTED}, {@link JobReport#write} writes all of them as JSON lines next to the report
+ * ({@code REPORT.quarantine.jsonl}), so the report stays small however many samples were
  * quarantined and none goes unlisted. The report carries {@code quarantine_total} and {@code
- * quarantine_truncated}. The records stay in memory: the driver has received every one of them
- * from its tasks anyway (each is a few hundred bytes, and their number is bounded by the failure
+ * quarantine_truncated}. The records stay in memory: the driver has received every one of them from
+ * its tasks anyway (each is a few hundred bytes, and their number is bounded by the failure
  * budget). Both list the records in dataset order, whatever order the tasks' threads met them in,
  * so that two runs over the same input report the same list: by index, then those whose index is
  * unknown (a shard's unreadable rest) by shard and key. Driver thread.
@@ -32,7 +32,8 @@ public final class QuarantineList {
           .thenComparingLong(QuarantineRecord::index)
           .thenComparing(QuarantineRecord::shard, Comparator.nullsFirst(Comparator.naturalOrder()))
           .thenComparing(QuarantineRecord::key, Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparing(QuarantineRecord::reason, Comparator.nullsFirst(Comparator.naturalOrder()));
+          .thenComparing(
+              QuarantineRecord::reason, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   private final List<QuarantineRecord> records = new ArrayList<>();
   private boolean sorted = true;
@@ -56,11 +57,14 @@ public final class QuarantineList {
     return List.copyOf(records.subList(0, Math.min(REPORTED, records.size())));
   }
 
-  /** Puts {@code quarantine}, {@code quarantine_total}, {@code quarantine_truncated} in the report. */
+  /**
+   * Puts {@code quarantine}, {@code quarantine_total}, {@code quarantine_truncated} in the report.
+   */
   public JobReport putInto(JobReport report) {
     List<Map<String, Object>> listed = new ArrayList<>();
     first().forEach(q -> listed.add(q.toReport()));
-    return report.put("quarantine", listed)
+    return report
+        .put("quarantine", listed)
         .put("quarantine_total", total())
         .put("quarantine_truncated", total() > listed.size())
         .attach(this);

@@ -16,8 +16,7 @@ import java.util.regex.Pattern;
  * Renders any job report (preprocess, feed, train, bench…) as one self-contained HTML page: a
  * summary table, throughput over time, stage latency and queue occupancy, the bottleneck, the
  * quarantine table and feeder charts, each shown when the report has the data. Chart.js and the
- * page's script are inlined, so the page needs no network and no other file. Stateless; any
- * thread.
+ * page's script are inlined, so the page needs no network and no other file. Stateless; any thread.
  */
 public final class ReportPage {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -45,15 +44,16 @@ public final class ReportPage {
   /** The page for {@code report}; {@code name} titles it (e.g. the report's file name). */
   public static String render(Map<String, Object> report, String name) throws IOException {
     Object command = report.getOrDefault("command", report.getOrDefault("benchmark", "report"));
-    Map<String, String> slots = Map.of(
-        "title", Html.text("Spindle " + command + " — " + name),
-        "bottleneck", bottleneck(report),
-        "summary", ReportTables.summary(report),
-        "quarantine", ReportTables.quarantine(report),
-        "full", Html.text(PRETTY.writeValueAsString(report)),
-        "data", Html.scriptJson(JSON.writeValueAsString(report)),
-        "chartjs", resource("chart.umd.js"),
-        "script", resource("report.js"));
+    Map<String, String> slots =
+        Map.of(
+            "title", Html.text("Spindle " + command + " — " + name),
+            "bottleneck", bottleneck(report),
+            "summary", ReportTables.summary(report),
+            "quarantine", ReportTables.quarantine(report),
+            "full", Html.text(PRETTY.writeValueAsString(report)),
+            "data", Html.scriptJson(JSON.writeValueAsString(report)),
+            "chartjs", resource("chart.umd.js"),
+            "script", resource("report.js"));
     Matcher m = SLOT.matcher(resource("page.html"));
     StringBuilder out = new StringBuilder(600_000);
     while (m.find()) {
@@ -68,7 +68,8 @@ public final class ReportPage {
 
   private static String bottleneck(Map<String, Object> report) {
     Object b = report.get("bottleneck");
-    return b == null || b.toString().isEmpty() ? ""
+    return b == null || b.toString().isEmpty()
+        ? ""
         : "<p class=\"bottleneck\">Bottleneck stage: <strong>" + Html.text(b) + "</strong></p>";
   }
 

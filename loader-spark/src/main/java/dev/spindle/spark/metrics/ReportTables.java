@@ -37,7 +37,8 @@ final class ReportTables {
   }
 
   private static String format(double d) {
-    return Math.abs(d) >= 100 || d == Math.rint(d) ? String.format("%.1f", d)
+    return Math.abs(d) >= 100 || d == Math.rint(d)
+        ? String.format("%.1f", d)
         : String.format("%.4g", d);
   }
 
@@ -52,8 +53,10 @@ final class ReportTables {
           + (report.containsKey("quarantine") ? "." : " (or the report does not list them).")
           + "</p>";
     }
-    StringBuilder t = new StringBuilder("<table class=\"quarantine\"><thead><tr><th>shard</th>"
-        + "<th>key</th><th>index</th><th>reason</th></tr></thead><tbody>\n");
+    StringBuilder t =
+        new StringBuilder(
+            "<table class=\"quarantine\"><thead><tr><th>shard</th>"
+                + "<th>key</th><th>index</th><th>reason</th></tr></thead><tbody>\n");
     for (Object o : list) {
       Map<?, ?> q = o instanceof Map<?, ?> m ? m : Map.of("reason", String.valueOf(o));
       t.append("<tr>");
@@ -65,9 +68,13 @@ final class ReportTables {
     t.append("</tbody></table>");
     Object total = report.get("quarantine_total");
     if (Boolean.TRUE.equals(report.get("quarantine_truncated"))) {
-      t.append("<p>The first ").append(list.size()).append(" of ").append(Html.text(total))
+      t.append("<p>The first ")
+          .append(list.size())
+          .append(" of ")
+          .append(Html.text(total))
           .append(" are listed; all of them are in <code>")
-          .append(Html.text(report.get("quarantine_file"))).append("</code>.</p>");
+          .append(Html.text(report.get("quarantine_file")))
+          .append("</code>.</p>");
     }
     return t.toString();
   }

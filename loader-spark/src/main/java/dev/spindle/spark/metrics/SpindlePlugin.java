@@ -12,7 +12,8 @@ import org.apache.spark.api.plugin.SparkPlugin;
  * Spark plugin ({@code spark.plugins=dev.spindle.spark.metrics.SpindlePlugin}) that exports each
  * executor's Spindle statistics through Spark's metrics system, so its sinks (JMX, Prometheus
  * servlet, CSV, Graphite…) carry them: see {@link ExecutorMetrics} for the series; and writes the
- * executor's trace when {@code spark.spindle.trace.file} is set ({@link Traces}). No driver part. Spark creates it by reflection on each executor (the driver, in local mode).
+ * executor's trace when {@code spark.spindle.trace.file} is set ({@link Traces}). No driver part.
+ * Spark creates it by reflection on each executor (the driver, in local mode).
  */
 public final class SpindlePlugin implements SparkPlugin {
   /** The value of {@code spark.plugins} that loads this plugin. */
@@ -30,7 +31,9 @@ public final class SpindlePlugin implements SparkPlugin {
       return;
     }
     String plugins = conf.get("spark.plugins", "").trim();
-    if (java.util.Arrays.stream(plugins.split(",")).map(String::trim).anyMatch(CLASS_NAME::equals)) {
+    if (java.util.Arrays.stream(plugins.split(","))
+        .map(String::trim)
+        .anyMatch(CLASS_NAME::equals)) {
       return;
     }
     conf.set("spark.plugins", plugins.isEmpty() ? CLASS_NAME : plugins + "," + CLASS_NAME);

@@ -17,9 +17,9 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Records when each task of one job ran, as Spark's scheduler saw it on the driver, so the job's
- * report can show throughput over time across the whole cluster. {@link #attach} marks the jobs
- * the calling thread submits next (a local property, apart from job groups); the listener keeps
- * the first successful attempt of each of their partitions, so one recorder serves one job. The
+ * report can show throughput over time across the whole cluster. {@link #attach} marks the jobs the
+ * calling thread submits next (a local property, apart from job groups); the listener keeps the
+ * first successful attempt of each of their partitions, so one recorder serves one job. The
  * listener bus thread calls the {@code on…} methods; the job's driver thread calls the others.
  */
 public final class TaskTimeline extends SparkListener implements AutoCloseable {
@@ -62,8 +62,8 @@ public final class TaskTimeline extends SparkListener implements AutoCloseable {
     if (!stages.contains(end.stageId()) || end.reason() != Success$.MODULE$) {
       return;
     }
-    Span s = new Span(end.taskInfo().index(), end.taskInfo().launchTime(),
-        end.taskInfo().finishTime());
+    Span s =
+        new Span(end.taskInfo().index(), end.taskInfo().launchTime(), end.taskInfo().finishTime());
     synchronized (spans) {
       spans.putIfAbsent(s.partition(), s);
       spans.notifyAll();

@@ -33,15 +33,17 @@ final class Traces {
     if (file.isEmpty()) {
       return;
     }
-    long max = SpindleConfig.TRACE_MAX_SPANS.parse(
-        conf.get(SpindleConfig.TRACE_MAX_SPANS.key(), SpindleConfig.TRACE_MAX_SPANS.defaultValue()),
-        SpindleConfig.TRACE_MAX_SPANS.key());
+    long max =
+        SpindleConfig.TRACE_MAX_SPANS.parse(
+            conf.get(
+                SpindleConfig.TRACE_MAX_SPANS.key(), SpindleConfig.TRACE_MAX_SPANS.defaultValue()),
+            SpindleConfig.TRACE_MAX_SPANS.key());
     Path path = fileFor(file, executorId);
     try {
       Trace.start(path, max);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write the trace " + path + " (spark.spindle.trace.file="
-          + file + ")", e);
+      throw new UncheckedIOException(
+          "Cannot write the trace " + path + " (spark.spindle.trace.file=" + file + ")", e);
     }
     CopySpans.install(COPIES);
     LOG.info("Writing the trace of executor {} to {}", executorId, path.toAbsolutePath());

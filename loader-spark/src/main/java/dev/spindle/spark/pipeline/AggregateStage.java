@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An {@code aggregate} stage: groups consecutive items into lists of {@code size}, in input
- * order, and at the end emits ({@link LastBatch#KEEP}) or releases ({@link LastBatch#DROP}) a
- * shorter last group. Cheap enough to run entirely in {@link #drain()}: no pool work.
+ * An {@code aggregate} stage: groups consecutive items into lists of {@code size}, in input order,
+ * and at the end emits ({@link LastBatch#KEEP}) or releases ({@link LastBatch#DROP}) a shorter last
+ * group. Cheap enough to run entirely in {@link #drain()}: no pool work.
  */
 final class AggregateStage extends Stage {
   private final int size;

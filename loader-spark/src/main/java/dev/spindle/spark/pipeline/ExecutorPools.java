@@ -13,17 +13,17 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 
 /**
- * The threads pipelines run on: a fixed CPU pool sized to the executor's cores for ops, an
- * elastic I/O pool for sources and I/O ops (idle threads exit after 30 s), and one scheduler
- * thread for periodic statistics. All threads are daemons named "{prefix}-cpu-N", "{prefix}-io-N"
- * and "{prefix}-stats".
+ * The threads pipelines run on: a fixed CPU pool sized to the executor's cores for ops, an elastic
+ * I/O pool for sources and I/O ops (idle threads exit after 30 s), and one scheduler thread for
+ * periodic statistics. All threads are daemons named "{prefix}-cpu-N", "{prefix}-io-N" and
+ * "{prefix}-stats".
  *
  * <p>{@link #shared()} is the JVM-wide instance every pipeline uses by default, so Spark tasks
  * running at once in one executor share one CPU pool; its size is, in order: {@code
- * spark.spindle.pipeline.cpuThreads}, {@code spark.executor.cores}, N of a {@code local[N]}
- * master, else the JVM's available processors. It lives as long as the JVM ({@code close()} on it
- * does nothing). {@link #create} makes a private instance (benchmarks, tests) that its creator
- * closes. Any thread.
+ * spark.spindle.pipeline.cpuThreads}, {@code spark.executor.cores}, N of a {@code local[N]} master,
+ * else the JVM's available processors. It lives as long as the JVM ({@code close()} on it does
+ * nothing). {@link #create} makes a private instance (benchmarks, tests) that its creator closes.
+ * Any thread.
  */
 public final class ExecutorPools implements AutoCloseable {
   /** Spark configuration key that overrides the CPU pool size (0 = the executor's cores). */
@@ -39,15 +39,27 @@ public final class ExecutorPools implements AutoCloseable {
 
   private ExecutorPools(String prefix, int cpuThreads, boolean isShared) {
     if (cpuThreads <= 0) {
-      throw new IllegalArgumentException("Invalid CPU thread count: " + cpuThreads
-          + " (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid CPU thread count: " + cpuThreads + " (must be > 0)");
     }
     this.cpuThreads = cpuThreads;
     this.isShared = isShared;
-    this.cpu = new ThreadPoolExecutor(cpuThreads, cpuThreads, 0, TimeUnit.MILLISECONDS,
-        new LinkedBlockingQueue<>(), daemons(prefix + "-cpu-"));
-    this.io = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), daemons(prefix + "-io-"));
+    this.cpu =
+        new ThreadPoolExecutor(
+            cpuThreads,
+            cpuThreads,
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            daemons(prefix + "-cpu-"));
+    this.io =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            daemons(prefix + "-io-"));
     this.scheduler = new ScheduledThreadPoolExecutor(1, daemons(prefix + "-stats-"));
     scheduler.setRemoveOnCancelPolicy(true);
   }

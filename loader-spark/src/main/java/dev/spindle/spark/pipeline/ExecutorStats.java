@@ -10,10 +10,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The statistics of every pipeline stage of this JVM (an executor, or the driver in local mode),
- * by stage name, for Spark's metrics system: counts and blocked time of closed pipelines plus
- * those of the running ones; occupancy and busy fraction of the running ones. Pipelines report
- * here when they start and close, never per item. Any thread.
+ * The statistics of every pipeline stage of this JVM (an executor, or the driver in local mode), by
+ * stage name, for Spark's metrics system: counts and blocked time of closed pipelines plus those of
+ * the running ones; occupancy and busy fraction of the running ones. Pipelines report here when
+ * they start and close, never per item. Any thread.
  */
 public final class ExecutorStats {
   private static final Set<RunningPipeline<?>> LIVE = new HashSet<>();
@@ -22,7 +22,11 @@ public final class ExecutorStats {
 
   /** One stage name's values now. */
   public record StageTotals(
-      long items, long failures, double blockedMs, double queueOccupancy, double busyFraction,
+      long items,
+      long failures,
+      double blockedMs,
+      double queueOccupancy,
+      double busyFraction,
       int running) {}
 
   private static final class Totals {
@@ -109,11 +113,13 @@ public final class ExecutorStats {
   static synchronized Map<String, Integer> queueItems() {
     Map<String, Integer> m = new LinkedHashMap<>();
     for (RunningPipeline<?> p : LIVE) {
-      p.meters().forEach(s -> {
-        if (!s.kind.equals("sink")) {
-          m.merge(s.name, s.queueItems(), Integer::sum);
-        }
-      });
+      p.meters()
+          .forEach(
+              s -> {
+                if (!s.kind.equals("sink")) {
+                  m.merge(s.name, s.queueItems(), Integer::sum);
+                }
+              });
     }
     return m;
   }

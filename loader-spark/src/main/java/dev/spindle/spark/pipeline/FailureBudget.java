@@ -5,8 +5,8 @@ import java.io.Serializable;
 /**
  * How many failed items (quarantined samples) a run tolerates: a count, or a fraction of the items
  * seen. The one budget type of Spindle: {@code spark.spindle.maxFailures} parses into it on the
- * driver ({@link #parse}), each task's pipeline stages check it while they run, and the job
- * judges its whole run against it at the end. Immutable value; any thread.
+ * driver ({@link #parse}), each task's pipeline stages check it while they run, and the job judges
+ * its whole run against it at the end. Immutable value; any thread.
  *
  * <p>Two rules, one for each moment:
  *
@@ -17,8 +17,7 @@ import java.io.Serializable;
  *       * processed};
  *   <li>at the end of a run ({@link #exceeded}): a count as above; a fraction is applied to at
  *       least {@code minItems} items, {@code failures > maxFraction * max(items, minItems)}, so a
- *       small job is not failed by its first bad sample nor passed when all of its samples are
- *       bad.
+ *       small job is not failed by its first bad sample nor passed when all of its samples are bad.
  * </ul>
  *
  * @param maxFailures failures tolerated (count budgets); {@code -1} for fraction budgets
@@ -32,8 +31,7 @@ public record FailureBudget(long maxFailures, double maxFraction, long minItems)
 
   public FailureBudget {
     boolean isCount = maxFailures >= 0 && maxFraction == -1 && minItems == 0;
-    boolean isFraction =
-        maxFailures == -1 && maxFraction >= 0 && maxFraction <= 1 && minItems >= 1;
+    boolean isFraction = maxFailures == -1 && maxFraction >= 0 && maxFraction <= 1 && minItems >= 1;
     if (!isCount && !isFraction) {
       throw new IllegalArgumentException(
           String.format(

@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Logs each distinct item failure once and counts its repeats, so a million identical errors make
- * one line plus a summary. Errors are "identical" when stage, exception type and message match
- * with digits ignored (messages often carry an offset or index). Any thread.
+ * one line plus a summary. Errors are "identical" when stage, exception type and message match with
+ * digits ignored (messages often carry an offset or index). Any thread.
  */
 final class FailureLog {
   private static final Logger LOG = LoggerFactory.getLogger(FailureLog.class);
@@ -26,13 +26,15 @@ final class FailureLog {
 
   FailureLog(String pipeline) {
     // A checked exception is a data problem whose message says it all; a stack trace is for bugs.
-    this(pipeline, (message, t) -> {
-      if (t instanceof RuntimeException || t instanceof Error) {
-        LOG.warn(message, t);
-      } else {
-        LOG.warn(message);
-      }
-    });
+    this(
+        pipeline,
+        (message, t) -> {
+          if (t instanceof RuntimeException || t instanceof Error) {
+            LOG.warn(message, t);
+          } else {
+            LOG.warn(message);
+          }
+        });
   }
 
   FailureLog(String pipeline, Sink sink) {
@@ -48,9 +50,11 @@ final class FailureLog {
     LongAdder n = counts.computeIfAbsent(signature, s -> new LongAdder());
     n.increment();
     if (n.sum() == 1) {
-      sink.warn(String.format(
-          "Pipeline '%s' stage '%s' dropped item [%s]: %s (repeats are counted, not logged)",
-          pipeline, stage, key, reason), t);
+      sink.warn(
+          String.format(
+              "Pipeline '%s' stage '%s' dropped item [%s]: %s (repeats are counted, not logged)",
+              pipeline, stage, key, reason),
+          t);
     }
   }
 
@@ -59,8 +63,9 @@ final class FailureLog {
     counts.forEach(
         (signature, n) -> {
           if (n.sum() > 1) {
-            sink.warn(String.format("Pipeline '%s' %s occurred %d times", pipeline, signature,
-                n.sum()), null);
+            sink.warn(
+                String.format("Pipeline '%s' %s occurred %d times", pipeline, signature, n.sum()),
+                null);
           }
         });
   }

@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The bounded queue between two stages, bounded in items and in bytes. Never blocks: {@link
- * #offer} refuses an entry when full and {@link #poll} returns null when empty; the side that was
- * refused is woken (its {@code Runnable} runs on the other side's thread, outside the lock) once
- * the state it waits for changes: the consumer on the next offer, the producer once the queue is
- * down to half its bounds or empty (so a producer on its own thread, such as the source, is
- * woken once per half queue rather than once per item). An entry larger than the byte bound is
- * admitted into an empty queue, so one huge item cannot wedge the pipeline.
+ * The bounded queue between two stages, bounded in items and in bytes. Never blocks: {@link #offer}
+ * refuses an entry when full and {@link #poll} returns null when empty; the side that was refused
+ * is woken (its {@code Runnable} runs on the other side's thread, outside the lock) once the state
+ * it waits for changes: the consumer on the next offer, the producer once the queue is down to half
+ * its bounds or empty (so a producer on its own thread, such as the source, is woken once per half
+ * queue rather than once per item). An entry larger than the byte bound is admitted into an empty
+ * queue, so one huge item cannot wedge the pipeline.
  *
  * <p>One producer and one consumer stage at a time, from any threads. Also measures occupancy (the
  * fraction of time it is non-empty) and its peak items and bytes.
@@ -101,8 +101,9 @@ final class ItemQueue {
       }
       // a refused producer is woken once the queue is down to half its bounds (or empty), not on
       // the first poll: one wake-up per half queue rather than per item
-      wake = producerWaiting && (entries.isEmpty()
-          || entries.size() <= maxItems / 2 && bytes <= maxBytes / 2);
+      wake =
+          producerWaiting
+              && (entries.isEmpty() || entries.size() <= maxItems / 2 && bytes <= maxBytes / 2);
       if (wake) {
         producerWaiting = false;
       }

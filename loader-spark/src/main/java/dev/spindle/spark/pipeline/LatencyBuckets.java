@@ -9,8 +9,8 @@ import java.util.TreeMap;
  * {@code index[i]} is a bucket of the log-linear layout of {@link LatencyHistogram} (16 buckets per
  * power of two of nanoseconds) and {@code count[i]} how many items fell in it. Buckets of several
  * tasks add up ({@link #merge}), so a percentile of the merged buckets is a true job-wide
- * percentile, reported as the bucket's midpoint: within {@value #RELATIVE_ERROR} (1/32) of the exact
- * value. Immutable (the arrays are never changed after construction); any thread.
+ * percentile, reported as the bucket's midpoint: within {@value #RELATIVE_ERROR} (1/32) of the
+ * exact value. Immutable (the arrays are never changed after construction); any thread.
  */
 public record LatencyBuckets(int[] index, long[] count) implements java.io.Serializable {
   /** The largest relative error of a percentile: half a bucket of 1/16 of a power of two. */

@@ -57,7 +57,8 @@ final class LatencyHistogram {
         cnt[j++] = c;
       }
     }
-    return j == n ? new LatencyBuckets(idx, cnt)
+    return j == n
+        ? new LatencyBuckets(idx, cnt)
         : new LatencyBuckets(java.util.Arrays.copyOf(idx, j), java.util.Arrays.copyOf(cnt, j));
   }
 

@@ -8,11 +8,11 @@ package dev.spindle.spark.pipeline;
  * input itself when the input is {@link AutoCloseable} and no longer needed). When an op throws,
  * the pipeline closes an {@link AutoCloseable} input, so {@code close()} must be idempotent.
  *
- * <p>Throwing an {@link Exception} rejects the item: it is dropped, counted and quarantined
- * against the stage's {@link FailureBudget}, with the message of a checked exception as the
- * reason (a {@link RuntimeException}'s reason also names its class: it is more likely a bug). Throwing an {@link Error} stops the pipeline at once.
- * Returning {@code null} is an item failure ("op returned null"): an op that wants to reject an
- * item throws.
+ * <p>Throwing an {@link Exception} rejects the item: it is dropped, counted and quarantined against
+ * the stage's {@link FailureBudget}, with the message of a checked exception as the reason (a
+ * {@link RuntimeException}'s reason also names its class: it is more likely a bug). Throwing an
+ * {@link Error} stops the pipeline at once. Returning {@code null} is an item failure ("op returned
+ * null"): an op that wants to reject an item throws.
  *
  * @param <I> input item type
  * @param <O> output item type

@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * A {@code pipe} stage: runs its op on a pool with at most {@code concurrency} items between
  * leaving the input queue and entering the output queue (in flight or waiting for room), so the
  * stage never holds more than that. In {@link Order#INPUT} mode results wait in a ring indexed by
- * dispatch number until all earlier ones left; in {@link Order#COMPLETION} mode they leave as
- * they finish. Ops run on pool threads; everything else runs in {@link #drain()}.
+ * dispatch number until all earlier ones left; in {@link Order#COMPLETION} mode they leave as they
+ * finish. Ops run on pool threads; everything else runs in {@link #drain()}.
  */
 final class PipeStage extends Stage {
   private static final Object DROPPED = new Object();
@@ -91,8 +91,14 @@ final class PipeStage extends Stage {
       } catch (RejectedExecutionException x) {
         run.exit();
         Items.release(e.item());
-        run.fail(meter.name, "Pipeline '" + run.pipeline + "': the pool of stage '"
-            + meter.name + "' refused work (was it closed?)", x);
+        run.fail(
+            meter.name,
+            "Pipeline '"
+                + run.pipeline
+                + "': the pool of stage '"
+                + meter.name
+                + "' refused work (was it closed?)",
+            x);
         return;
       }
     }
@@ -106,8 +112,13 @@ final class PipeStage extends Stage {
         result = run.stopped() ? release(e) : apply(e);
       } catch (Throwable t) { // from a key or size function: a bug, not bad input
         Items.release(e.item());
-        run.fail(meter.name, String.format("Pipeline '%s' stopped: stage '%s' failed outside its"
-            + " op (key or size function) on [%s]", run.pipeline, meter.name, position(e)), t);
+        run.fail(
+            meter.name,
+            String.format(
+                "Pipeline '%s' stopped: stage '%s' failed outside its"
+                    + " op (key or size function) on [%s]",
+                run.pipeline, meter.name, position(e)),
+            t);
         result = DROPPED;
       }
       if (inputOrder) {
@@ -152,13 +163,15 @@ final class PipeStage extends Stage {
     String key = key(e);
     Items.release(e.item());
     if (t instanceof Error) {
-      run.fail(meter.name, String.format(
-          "Pipeline '%s' stopped: stage '%s' threw %s on [%s] (an Error is never budgeted)",
-          run.pipeline, meter.name, t.getClass().getName(), key), t);
+      run.fail(
+          meter.name,
+          String.format(
+              "Pipeline '%s' stopped: stage '%s' threw %s on [%s] (an Error is never budgeted)",
+              run.pipeline, meter.name, t.getClass().getName(), key),
+          t);
       return DROPPED;
     }
-    String reason =
-        t == null ? "op returned null (an op rejects an item by throwing)" : reason(t);
+    String reason = t == null ? "op returned null (an op rejects an item by throwing)" : reason(t);
     run.itemFailed(meter, budget, key, reason, t);
     return DROPPED;
   }

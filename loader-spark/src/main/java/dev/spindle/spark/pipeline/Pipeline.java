@@ -28,13 +28,15 @@ import java.util.stream.IntStream;
  * }
  * }</pre>
  *
- * Immutable once built; {@code start()} may be called from any thread, once (the source iterator
- * is single-use). The caller owns the returned iterator and must close it.
+ * Immutable once built; {@code start()} may be called from any thread, once (the source iterator is
+ * single-use). The caller owns the returned iterator and must close it.
  */
 public final class Pipeline<T> {
   private static final AtomicBoolean WARMED_UP = new AtomicBoolean();
+
   /** {@link #warmUp}'s pipelines, and items in each (a last, partial batch of 33). */
   private static final int WARM_UP_RUNS = 10;
+
   private static final int WARM_UP_ITEMS = 4_001;
   private final String name;
   private final Iterator<?> source;
@@ -63,8 +65,20 @@ public final class Pipeline<T> {
     PipelineBuilder.Def previous = null;
     for (PipelineBuilder.Def d : b.defs) {
       FailureBudget budget = b.budgets.getOrDefault(d.name, b.defaultBudget);
-      list.add(new StageSpec(d.name, d.kind, d.op, d.concurrency, d.order, d.io, d.batchSize,
-          d.remainder, budget, previous == null ? null : previous.key, d.size, seqLabel));
+      list.add(
+          new StageSpec(
+              d.name,
+              d.kind,
+              d.op,
+              d.concurrency,
+              d.order,
+              d.io,
+              d.batchSize,
+              d.remainder,
+              budget,
+              previous == null ? null : previous.key,
+              d.size,
+              seqLabel));
       if (d.kind.equals("aggregate")) {
         seqLabel = "batch";
       }
@@ -74,27 +88,27 @@ public final class Pipeline<T> {
   }
 
   /**
-   * Begins a pipeline description. {@code items} is pulled on one I/O-pool thread (it may block
-   * on I/O) and must not be used by anyone else once started; it must not yield null. The
-   * pipeline owns it: an {@link AutoCloseable} source is closed, on that same thread, when it is
-   * exhausted or the pipeline stops.
+   * Begins a pipeline description. {@code items} is pulled on one I/O-pool thread (it may block on
+   * I/O) and must not be used by anyone else once started; it must not yield null. The pipeline
+   * owns it: an {@link AutoCloseable} source is closed, on that same thread, when it is exhausted
+   * or the pipeline stops.
    */
   public static <T> PipelineBuilder<T> source(String name, Iterator<? extends T> items) {
     return new PipelineBuilder<>(name, items);
   }
 
   /**
-   * Has the JIT compile the engine before real work: runs {@value #WARM_UP_RUNS} short pipelines
-   * (a source, a CPU pipe in input order, a batch aggregate keeping its remainder) of trivial
-   * items to their end on two CPU threads of its own, and waits for them. Otherwise the engine's
-   * code compiles during a job's first items, and its end-of-pipeline paths, rare in the
-   * profile, send the compiled code back to the interpreter at the end of each of the first
-   * pipelines, to be compiled again during the next (measured with {@code ImageBench}: 0.24-0.42
-   * s of compiler time in its second and third epochs without this, 0.08-0.23 s with it, on two
-   * cores that the workers need). About 0.1-0.3 s; once per JVM.
+   * Has the JIT compile the engine before real work: runs {@value #WARM_UP_RUNS} short pipelines (a
+   * source, a CPU pipe in input order, a batch aggregate keeping its remainder) of trivial items to
+   * their end on two CPU threads of its own, and waits for them. Otherwise the engine's code
+   * compiles during a job's first items, and its end-of-pipeline paths, rare in the profile, send
+   * the compiled code back to the interpreter at the end of each of the first pipelines, to be
+   * compiled again during the next (measured with {@code ImageBench}: 0.24-0.42 s of compiler time
+   * in its second and third epochs without this, 0.08-0.23 s with it, on two cores that the workers
+   * need). About 0.1-0.3 s; once per JVM.
    *
-   * @return the items its pipelines delivered ({@value #WARM_UP_RUNS} x {@value
-   *     #WARM_UP_ITEMS}), or 0 when a warm-up had already run or is running
+   * @return the items its pipelines delivered ({@value #WARM_UP_RUNS} x {@value #WARM_UP_ITEMS}),
+   *     or 0 when a warm-up had already run or is running
    */
   public static long warmUp() {
     if (!WARMED_UP.compareAndSet(false, true)) {
@@ -111,7 +125,8 @@ public final class Pipeline<T> {
                 .aggregate("batch", 64, LastBatch.KEEP)
                 .sizedBy(batch -> (long) batch.size())
                 .queueBytes(64)
-                .build().start()) {
+                .build()
+                .start()) {
           while (it.hasNext()) {
             items += it.next().size();
           }
@@ -132,18 +147,26 @@ public final class Pipeline<T> {
   }
 
   /**
-   * Starts every stage and returns the consuming end. Inside a Spark task the pipeline also
-   * closes when the task completes and stops when the task is killed.
+   * Starts every stage and returns the consuming end. Inside a Spark task the pipeline also closes
+   * when the task completes and stops when the task is killed.
    *
    * @throws IllegalStateException when called a second time
    */
   public PipelineIterator<T> start() {
     if (!started.compareAndSet(false, true)) {
-      throw new IllegalStateException("Pipeline '" + name
-          + "' was already started (its source iterator is single-use)");
+      throw new IllegalStateException(
+          "Pipeline '" + name + "' was already started (its source iterator is single-use)");
     }
-    RunningPipeline<T> running = new RunningPipeline<>(name, source, specs, queueItems,
-        queueBytes, stopTimeout, itemTimeout, pools == null ? ExecutorPools.shared() : pools);
+    RunningPipeline<T> running =
+        new RunningPipeline<>(
+            name,
+            source,
+            specs,
+            queueItems,
+            queueBytes,
+            stopTimeout,
+            itemTimeout,
+            pools == null ? ExecutorPools.shared() : pools);
     running.start(statsPeriod, statsListener);
     return running;
   }

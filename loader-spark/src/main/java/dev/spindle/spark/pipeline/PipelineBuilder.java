@@ -12,21 +12,24 @@ import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
- * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … →
- * {@link #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items
- * at the point of the flow where they are called. Every argument is checked when given, naming
- * the bad value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this
- * builder, retyped to the new item type.
+ * Describes a pipeline in the order data flows: {@link Pipeline#source} → {@link #pipe} … → {@link
+ * #aggregate} → {@link #build()}. {@link #keyedBy} and {@link #sizedBy} describe the items at the
+ * point of the flow where they are called. Every argument is checked when given, naming the bad
+ * value. One thread, one pipeline: {@code pipe} and {@code aggregate} return this builder, retyped
+ * to the new item type.
  *
  * @param <T> type of the items at this point of the flow
  */
 public final class PipelineBuilder<T> {
   /** Default bound of every queue, in items. */
   public static final int DEFAULT_QUEUE_ITEMS = 64;
+
   /** Default bound of every queue, in bytes (64 MiB). */
   public static final long DEFAULT_QUEUE_BYTES = 64L << 20;
+
   /** Default longest wait of {@code hasNext()} for one item before the pipeline is failed. */
   public static final Duration DEFAULT_ITEM_TIMEOUT = Duration.ofMinutes(10);
+
   /** Default time {@code close()} waits for running ops. */
   public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(2);
 
@@ -72,8 +75,8 @@ public final class PipelineBuilder<T> {
   public PipelineBuilder<List<T>> aggregate(String name, int size, LastBatch remainder) {
     checkOpen();
     if (size <= 0) {
-      throw new IllegalArgumentException("Invalid batch size for stage '" + name + "': " + size
-          + " (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid batch size for stage '" + name + "': " + size + " (must be > 0)");
     }
     Objects.requireNonNull(remainder, "remainder");
     defs.add(new Def(checkName(name), "aggregate", null, 1, Order.INPUT, false, size, remainder));
@@ -119,8 +122,8 @@ public final class PipelineBuilder<T> {
   }
 
   /**
-   * Bound of every queue in bytes, as measured by {@link #sizedBy} (default 64 MiB). An item
-   * larger than the bound still passes, alone.
+   * Bound of every queue in bytes, as measured by {@link #sizedBy} (default 64 MiB). An item larger
+   * than the bound still passes, alone.
    */
   public PipelineBuilder<T> queueBytes(long bytes) {
     checkOpen();
@@ -136,8 +139,7 @@ public final class PipelineBuilder<T> {
     checkOpen();
     Objects.requireNonNull(period, "period");
     if (period.isNegative() || period.isZero()) {
-      throw new IllegalArgumentException("Invalid statistics period: " + period
-          + " (must be > 0)");
+      throw new IllegalArgumentException("Invalid statistics period: " + period + " (must be > 0)");
     }
     this.statsPeriod = period;
     this.statsListener = Objects.requireNonNull(listener, "listener");
@@ -201,8 +203,8 @@ public final class PipelineBuilder<T> {
     Objects.requireNonNull(op, "op");
     Objects.requireNonNull(order, "order");
     if (concurrency <= 0) {
-      throw new IllegalArgumentException("Invalid concurrency for stage '" + name + "': "
-          + concurrency + " (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid concurrency for stage '" + name + "': " + concurrency + " (must be > 0)");
     }
     @SuppressWarnings("unchecked")
     Op<Object, Object> erased = (Op<Object, Object>) op;
@@ -258,8 +260,15 @@ public final class PipelineBuilder<T> {
     Function<Object, String> key;
     ToLongFunction<Object> size;
 
-    Def(String name, String kind, Op<Object, Object> op, int concurrency, Order order,
-        boolean io, int batchSize, LastBatch remainder) {
+    Def(
+        String name,
+        String kind,
+        Op<Object, Object> op,
+        int concurrency,
+        Order order,
+        boolean io,
+        int batchSize,
+        LastBatch remainder) {
       this.name = name;
       this.kind = kind;
       this.op = op;

@@ -4,9 +4,9 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The consuming end of a running pipeline: the sink. {@link #hasNext()} waits for the next
- * result (in slices of at most 50 ms, watching for a stop, an interrupt and a Spark task kill);
- * the item {@link #next()} returns is owned by the caller.
+ * The consuming end of a running pipeline: the sink. {@link #hasNext()} waits for the next result
+ * (in slices of at most 50 ms, watching for a stop, an interrupt and a Spark task kill); the item
+ * {@link #next()} returns is owned by the caller.
  *
  * <p>When the pipeline fails, {@code hasNext()} throws its {@link PipelineFailure} (every later
  * call throws the same one). When the calling thread is interrupted, the pipeline is closed and

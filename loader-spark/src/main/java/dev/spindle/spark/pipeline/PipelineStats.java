@@ -55,8 +55,16 @@ public record PipelineStats(String pipeline, double elapsedMs, List<StageStats> 
           String.format(
               "%n  %-12s %-9s c=%-3d items=%-9d fail=%-5d p50=%.3fms p99=%.3fms occ=%.2f"
                   + " put=%.0fms get=%.0fms busy=%.2f",
-              s.name(), s.kind(), s.concurrency(), s.items(), s.failures(), s.p50Ms(),
-              s.p99Ms(), s.queueOccupancy(), s.blockedPutMs(), s.blockedGetMs(),
+              s.name(),
+              s.kind(),
+              s.concurrency(),
+              s.items(),
+              s.failures(),
+              s.p50Ms(),
+              s.p99Ms(),
+              s.queueOccupancy(),
+              s.blockedPutMs(),
+              s.blockedGetMs(),
               s.busyFraction()));
     }
     return b.append(String.format("%n  bottleneck: %s", bottleneck())).toString();

@@ -4,9 +4,9 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * One item a stage dropped: the stage, the item's key (from the builder's {@code keyedBy}
- * function, or {@code "item N"} with N the item's position in the source) and why. Serializable,
- * so a {@link PipelineFailure} that carries it can travel from an executor to the driver.
+ * One item a stage dropped: the stage, the item's key (from the builder's {@code keyedBy} function,
+ * or {@code "item N"} with N the item's position in the source) and why. Serializable, so a {@link
+ * PipelineFailure} that carries it can travel from an executor to the driver.
  */
 public record QuarantineEntry(String stage, String key, String reason) implements Serializable {
   public QuarantineEntry {

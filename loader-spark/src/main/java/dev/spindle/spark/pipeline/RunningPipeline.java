@@ -44,8 +44,15 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   private Entry next;
   private long lastTaken;
 
-  RunningPipeline(String name, Iterator<?> items, List<StageSpec> specs, int queueItems,
-      long queueBytes, Duration stopTimeout, Duration itemTimeout, ExecutorPools pools) {
+  RunningPipeline(
+      String name,
+      Iterator<?> items,
+      List<StageSpec> specs,
+      int queueItems,
+      long queueBytes,
+      Duration stopTimeout,
+      Duration itemTimeout,
+      ExecutorPools pools) {
     this.run = new RunState(name, pools, this::onStop);
     this.stopTimeoutNanos = stopTimeout.toNanos();
     this.itemTimeoutNanos = itemTimeout.toNanos();
@@ -57,9 +64,10 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       StageSpec s = specs.get(i);
       ItemQueue in = queues.get(i - 1);
       ItemQueue out = queues.get(i);
-      stages.add(s.kind().equals("pipe")
-          ? new PipeStage(s, in, out, run)
-          : new AggregateStage(s, in, out, run));
+      stages.add(
+          s.kind().equals("pipe")
+              ? new PipeStage(s, in, out, run)
+              : new AggregateStage(s, in, out, run));
     }
     this.last = queues.get(queues.size() - 1);
     wire();
@@ -90,8 +98,8 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     if (statsListener != null) {
       this.listener = statsListener;
       long ms = Math.max(1, statsPeriod.toMillis());
-      ticker = run.pools.scheduler().scheduleAtFixedRate(
-          this::report, ms, ms, TimeUnit.MILLISECONDS);
+      ticker =
+          run.pools.scheduler().scheduleAtFixedRate(this::report, ms, ms, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -129,8 +137,12 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
   }
 
   private void stalled() {
-    run.fail("sink", String.format("Pipeline '%s' stalled: no item for %d ms (item timeout)."
-        + " Statistics: %s", run.pipeline, itemTimeoutNanos / 1_000_000, stats()), null);
+    run.fail(
+        "sink",
+        String.format(
+            "Pipeline '%s' stalled: no item for %d ms (item timeout)." + " Statistics: %s",
+            run.pipeline, itemTimeoutNanos / 1_000_000, stats()),
+        null);
     throwIfFailed();
   }
 
@@ -165,8 +177,8 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     if (Thread.currentThread().isInterrupted()) {
       sink.blockedGet.set(false);
       close();
-      throw new CancellationException("Pipeline '" + run.pipeline
-          + "' cancelled: the consumer thread was interrupted");
+      throw new CancellationException(
+          "Pipeline '" + run.pipeline + "' cancelled: the consumer thread was interrupted");
     }
   }
 
@@ -220,8 +232,11 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
         quiet = awaitQuiet(stopTimeoutNanos - stopTimeoutNanos / 2);
       }
       if (!quiet) {
-        LOG.warn("Pipeline '{}': {} source or op tasks still running {} ms after close;"
-            + " their items are released when they return", run.pipeline, run.active(),
+        LOG.warn(
+            "Pipeline '{}': {} source or op tasks still running {} ms after close;"
+                + " their items are released when they return",
+            run.pipeline,
+            run.active(),
             stopTimeoutNanos / 1_000_000);
       }
     } finally {
@@ -249,8 +264,8 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
       l.accept(stats());
     } catch (RuntimeException e) {
       listener = null;
-      LOG.warn("Pipeline '{}': statistics listener failed; it is not called again",
-          run.pipeline, e);
+      LOG.warn(
+          "Pipeline '{}': statistics listener failed; it is not called again", run.pipeline, e);
     }
   }
 

@@ -44,8 +44,13 @@ final class SourceTask implements Runnable {
         Object item = items.next();
         meter.timed(t0);
         if (item == null) {
-          run.fail(meter.name, String.format("Pipeline '%s' stopped: source '%s' returned null"
-              + " as item %d (a source must not yield null)", run.pipeline, meter.name, seq), null);
+          run.fail(
+              meter.name,
+              String.format(
+                  "Pipeline '%s' stopped: source '%s' returned null"
+                      + " as item %d (a source must not yield null)",
+                  run.pipeline, meter.name, seq),
+              null);
           return;
         }
         meter.items.increment();
@@ -53,8 +58,12 @@ final class SourceTask implements Runnable {
         put(new Entry(item, seq++, bytes));
       }
     } catch (Throwable t) {
-      run.fail(meter.name, String.format("Pipeline '%s' stopped: source '%s' threw after %d items",
-          run.pipeline, meter.name, seq), t);
+      run.fail(
+          meter.name,
+          String.format(
+              "Pipeline '%s' stopped: source '%s' threw after %d items",
+              run.pipeline, meter.name, seq),
+          t);
     } finally {
       meter.finish();
       thread = null;
@@ -92,8 +101,10 @@ final class SourceTask implements Runnable {
         c.close();
       } catch (Exception e) {
         if (!run.stopped()) {
-          run.fail(meter.name, "Pipeline '" + run.pipeline + "': closing source '" + meter.name
-              + "' failed", e);
+          run.fail(
+              meter.name,
+              "Pipeline '" + run.pipeline + "': closing source '" + meter.name + "' failed",
+              e);
         }
       }
     }

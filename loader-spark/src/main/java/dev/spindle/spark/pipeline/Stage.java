@@ -42,10 +42,10 @@ abstract class Stage implements Runnable {
 
   /**
    * Runs a wake-up: a stage's {@link #run}, or the source's or the sink's. Every wake-up in the
-   * engine (queues waking their producer or consumer, a finished op waking its stage) goes
-   * through this one call site on purpose: it sees every stage class and both wake-up lambdas, so
-   * C2 compiles it as a virtual call rather than inlining the woken stage's drain, and through
-   * its queues the next stage's, into each caller. Inlined, that chain made the engine's hottest
+   * engine (queues waking their producer or consumer, a finished op waking its stage) goes through
+   * this one call site on purpose: it sees every stage class and both wake-up lambdas, so C2
+   * compiles it as a virtual call rather than inlining the woken stage's drain, and through its
+   * queues the next stage's, into each caller. Inlined, that chain made the engine's hottest
    * methods (the queue's offer, the pool task that runs an op) take C2 hundreds of milliseconds
    * each to compile, on the cores doing the work, during a loader's first epochs; a virtual call
    * costs nanoseconds per item.
@@ -70,8 +70,10 @@ abstract class Stage implements Runnable {
           step();
         }
       } catch (Throwable t) {
-        run.fail(meter.name, "Pipeline '" + run.pipeline + "' stage '" + meter.name
-            + "' failed internally", t);
+        run.fail(
+            meter.name,
+            "Pipeline '" + run.pipeline + "' stage '" + meter.name + "' failed internally",
+            t);
       }
       missed = wip.addAndGet(-missed);
     } while (missed != 0);

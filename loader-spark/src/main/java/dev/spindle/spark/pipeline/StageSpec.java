@@ -4,10 +4,10 @@ import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
- * What the builder recorded for one stage. {@code op} is null except for pipes; {@code
- * inputKey} keys the stage's input items, {@code outputSize} sizes its output items (null:
- * defaults); {@code batchSize} and {@code remainder} are for aggregates; {@code seqLabel} names
- * positions ("item" before an aggregate, "batch" after).
+ * What the builder recorded for one stage. {@code op} is null except for pipes; {@code inputKey}
+ * keys the stage's input items, {@code outputSize} sizes its output items (null: defaults); {@code
+ * batchSize} and {@code remainder} are for aggregates; {@code seqLabel} names positions ("item"
+ * before an aggregate, "batch" after).
  */
 record StageSpec(
     String name,

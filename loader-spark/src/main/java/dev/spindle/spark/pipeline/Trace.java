@@ -24,8 +24,11 @@ public final class Trace {
    */
   public static synchronized void start(Path file, long maxSpans) throws IOException {
     if (writer != null) {
-      throw new IllegalStateException("A trace is already being written to " + writer.file()
-          + "; cannot also trace to " + file);
+      throw new IllegalStateException(
+          "A trace is already being written to "
+              + writer.file()
+              + "; cannot also trace to "
+              + file);
     }
     writer = new TraceWriter(file, maxSpans);
   }
@@ -34,8 +37,8 @@ public final class Trace {
    * A feeder's copy of one batch (see {@link TraceWriter#copySpan}), on the copy thread; nothing
    * when tracing is off.
    */
-  public static void copy(String device, int slot, long bytes, long startNanos, long endNanos,
-      boolean zeroCopy) {
+  public static void copy(
+      String device, int slot, long bytes, long startNanos, long endNanos, boolean zeroCopy) {
     TraceWriter w = writer;
     if (w != null) {
       w.copySpan(device, slot, bytes, startNanos, endNanos, zeroCopy);

@@ -17,12 +17,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * Writes one JVM's trace as Chrome trace-event JSON ({@code {"traceEvents":[...]}}, opened by
  * Perfetto and {@code chrome://tracing}): an {@code X} span per item per stage on the track of the
- * thread that did the work ({@code M thread_name} names each track), a {@code feeder copy} span
- * per batch a feeder copies to its device (on its copy thread), and every 50 ms a {@code C}
- * counter of each running stage's output queue (items waiting). Spans are kept until half of
- * {@code maxSpans} are written, then one in 2, one in 4 from three quarters, and so on, so the
- * file stays near {@code maxSpans} events (about 130 bytes each). Any thread may add spans; the
- * owner ({@link Trace}) closes it.
+ * thread that did the work ({@code M thread_name} names each track), a {@code feeder copy} span per
+ * batch a feeder copies to its device (on its copy thread), and every 50 ms a {@code C} counter of
+ * each running stage's output queue (items waiting). Spans are kept until half of {@code maxSpans}
+ * are written, then one in 2, one in 4 from three quarters, and so on, so the file stays near
+ * {@code maxSpans} events (about 130 bytes each). Any thread may add spans; the owner ({@link
+ * Trace}) closes it.
  */
 final class TraceWriter implements AutoCloseable {
   private static final int PID = (int) ProcessHandle.current().pid();
@@ -43,15 +43,19 @@ final class TraceWriter implements AutoCloseable {
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    json = new JsonFactory().createGenerator(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
+    json =
+        new JsonFactory()
+            .createGenerator(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
     json.writeStartObject();
     json.writeStringField("displayTimeUnit", "ms");
     json.writeArrayFieldStart("traceEvents");
-    counters = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "spindle-trace-counters");
-      t.setDaemon(true);
-      return t;
-    });
+    counters =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "spindle-trace-counters");
+              t.setDaemon(true);
+              return t;
+            });
     counters.scheduleAtFixedRate(this::queues, 0, 50, TimeUnit.MILLISECONDS);
   }
 
@@ -74,14 +78,20 @@ final class TraceWriter implements AutoCloseable {
    * copy} span with the device, ring slot, bytes and whether it was zero copy. Copies are one per
    * batch, so they are all kept (they count towards the bound).
    */
-  void copySpan(String device, int slot, long bytes, long startNanos, long endNanos,
-      boolean zeroCopy) {
-    complete("feeder copy", "feeder", startNanos, endNanos, false, json -> {
-      json.writeStringField("device", device);
-      json.writeNumberField("slot", slot);
-      json.writeNumberField("bytes", bytes);
-      json.writeBooleanField("zero_copy", zeroCopy);
-    });
+  void copySpan(
+      String device, int slot, long bytes, long startNanos, long endNanos, boolean zeroCopy) {
+    complete(
+        "feeder copy",
+        "feeder",
+        startNanos,
+        endNanos,
+        false,
+        json -> {
+          json.writeStringField("device", device);
+          json.writeNumberField("slot", slot);
+          json.writeNumberField("bytes", bytes);
+          json.writeBooleanField("zero_copy", zeroCopy);
+        });
   }
 
   /** Writes a span's {@code args} object. */
@@ -94,8 +104,8 @@ final class TraceWriter implements AutoCloseable {
    * An {@code X} (complete) event on the calling thread's track, naming the track first; {@code
    * sample}: subject to {@link #sampled()}; {@code args}: null for none.
    */
-  private void complete(String name, String category, long startNanos, long endNanos,
-      boolean sample, Args args) {
+  private void complete(
+      String name, String category, long startNanos, long endNanos, boolean sample, Args args) {
     Thread t = Thread.currentThread();
     @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+
     long tid = t.getId();

@@ -72,8 +72,11 @@ final class BinaryIn {
 
   int readInt(String what) {
     need(4, what);
-    int v = ((buf[pos] & 0xFF) << 24) | ((buf[pos + 1] & 0xFF) << 16)
-        | ((buf[pos + 2] & 0xFF) << 8) | (buf[pos + 3] & 0xFF);
+    int v =
+        ((buf[pos] & 0xFF) << 24)
+            | ((buf[pos + 1] & 0xFF) << 16)
+            | ((buf[pos + 2] & 0xFF) << 8)
+            | (buf[pos + 3] & 0xFF);
     pos += 4;
     return v;
   }

@@ -3,8 +3,8 @@ package dev.spindle.spark.plan;
 import java.util.Arrays;
 
 /**
- * A growing byte buffer with the binary manifest's primitives: LEB128 varints (unsigned, and
- * zigzag for signed values), length-prefixed strings ({@link Wtf8}), big-endian fixed-width numbers. One
+ * A growing byte buffer with the binary manifest's primitives: LEB128 varints (unsigned, and zigzag
+ * for signed values), length-prefixed strings ({@link Wtf8}), big-endian fixed-width numbers. One
  * owner, one thread.
  */
 final class BinaryOut {

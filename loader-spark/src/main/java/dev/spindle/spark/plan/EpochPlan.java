@@ -25,7 +25,10 @@ public final class EpochPlan implements Serializable {
   private final List<LoaderState.Leg> earlierLegs;
   private final RankPlan[] ranks;
 
-  EpochPlan(PlanSpec spec, ManifestFingerprint manifest, List<LoaderState.Leg> earlierLegs,
+  EpochPlan(
+      PlanSpec spec,
+      ManifestFingerprint manifest,
+      List<LoaderState.Leg> earlierLegs,
       RankPlan[] ranks) {
     this.spec = spec;
     this.manifest = manifest;
@@ -42,8 +45,8 @@ public final class EpochPlan implements Serializable {
   }
 
   static EpochPlan create(Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec) {
-    Segments epoch = Segments.whole(EpochSequence.of(manifest, spec.seed(), spec.epoch(),
-        spec.shuffleWindow()));
+    Segments epoch =
+        Segments.whole(EpochSequence.of(manifest, spec.seed(), spec.epoch(), spec.shuffleWindow()));
     return new EpochPlan(spec, fingerprint, List.of(), Splits.fresh(epoch, spec));
   }
 
@@ -111,8 +114,14 @@ public final class EpochPlan implements Serializable {
     }
     List<LoaderState.Leg> legs = new ArrayList<>(earlierLegs);
     legs.add(new LoaderState.Leg(ranks.length, batchesConsumed));
-    return new LoaderState(manifest, spec.seed(), spec.epoch(), spec.batchSize(),
-        spec.remainder(), spec.shuffleWindow(), legs);
+    return new LoaderState(
+        manifest,
+        spec.seed(),
+        spec.epoch(),
+        spec.batchSize(),
+        spec.remainder(),
+        spec.shuffleWindow(),
+        legs);
   }
 
   /** The state this plan starts from: every rank at its {@link RankPlan#firstBatch()}. */
@@ -133,21 +142,41 @@ public final class EpochPlan implements Serializable {
 
   private void checkConsumed(int[] batchesConsumed) {
     if (batchesConsumed.length != ranks.length) {
-      throw new IllegalArgumentException("Invalid batches consumed: " + batchesConsumed.length
-          + " ranks given, the plan has " + ranks.length);
+      throw new IllegalArgumentException(
+          "Invalid batches consumed: "
+              + batchesConsumed.length
+              + " ranks given, the plan has "
+              + ranks.length);
     }
     for (int r = 0; r < ranks.length; r++) {
       int c = batchesConsumed[r];
       if (c < ranks[r].firstBatch() || c > batchesPerRank()) {
-        throw new IllegalArgumentException("Invalid batches consumed by rank " + r + ": " + c
-            + " (must be between " + ranks[r].firstBatch() + " and " + batchesPerRank() + ")");
+        throw new IllegalArgumentException(
+            "Invalid batches consumed by rank "
+                + r
+                + ": "
+                + c
+                + " (must be between "
+                + ranks[r].firstBatch()
+                + " and "
+                + batchesPerRank()
+                + ")");
       }
     }
   }
 
   @Override
   public String toString() {
-    return "EpochPlan[epoch " + spec.epoch() + ", leg " + leg() + ", " + ranks.length
-        + " ranks × " + batchesPerRank() + " batches of " + spec.batchSize() + "]";
+    return "EpochPlan[epoch "
+        + spec.epoch()
+        + ", leg "
+        + leg()
+        + ", "
+        + ranks.length
+        + " ranks × "
+        + batchesPerRank()
+        + " batches of "
+        + spec.batchSize()
+        + "]";
   }
 }

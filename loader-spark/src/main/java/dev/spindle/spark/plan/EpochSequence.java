@@ -2,18 +2,17 @@ package dev.spindle.spark.plan;
 
 import dev.spindle.spark.shard.Manifest;
 import java.io.Serializable;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The shuffled sequence of one epoch (package documentation, "One epoch", steps 1–3) described by
- * O(shards) numbers: the manifest's offsets, the seed, the epoch and the window. Any stretch of
- * the sequence is derived on demand by rebuilding and shuffling only the windows it overlaps, so
- * no one ever holds the whole epoch.
+ * O(shards) numbers: the manifest's offsets, the seed, the epoch and the window. Any stretch of the
+ * sequence is derived on demand by rebuilding and shuffling only the windows it overlaps, so no one
+ * ever holds the whole epoch.
  *
  * <p>Immutable and serializable; only the shards' sample counts travel (packed, {@link
- * ShardCounts}), the shard order and each shard's start in the sequence are recomputed on first
- * use in each JVM. Any thread may call it.
+ * ShardCounts}), the shard order and each shard's start in the sequence are recomputed on first use
+ * in each JVM. Any thread may call it.
  */
 final class EpochSequence implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -69,8 +68,8 @@ final class EpochSequence implements Serializable {
 
     void copy(long from, long to, long[] out, int at) {
       if (from < 0 || to > total() || from > to) {
-        throw new IndexOutOfBoundsException("Invalid range [" + from + ", " + to
-            + ") of an epoch of " + total() + " samples");
+        throw new IndexOutOfBoundsException(
+            "Invalid range [" + from + ", " + to + ") of an epoch of " + total() + " samples");
       }
       for (long p = from; p < to; ) {
         long b = p / window;

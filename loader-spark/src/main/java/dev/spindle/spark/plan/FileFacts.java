@@ -1,8 +1,8 @@
 package dev.spindle.spark.plan;
 
 /**
- * One file as a fresh listing sees it (from Hadoop's {@code FileStatus}): the input to
- * {@link ManifestCheck}.
+ * One file as a fresh listing sees it (from Hadoop's {@code FileStatus}): the input to {@link
+ * ManifestCheck}.
  *
  * @param uri the file's URI, spelled as the manifest spells it: a tar shard's {@code uri}, or a
  *     folder shard's {@code uri + "/" + entry.path()}

@@ -6,13 +6,15 @@ import java.util.Arrays;
  * Front coding of a sequence of names ({@link Wtf8} bytes), as the binary manifest stores paths:
  * each name is the number of leading bytes it shares with the name before, then the number of its
  * other bytes and those bytes. Sorted shard names share most of their bytes ({@code
- * train-0001233.tar}, {@code train-0001234.tar}: 15 of 17), so a name costs a few bytes. Bytes,
- * not characters, are shared: a cut inside a character joins back whole. One owner, one thread.
+ * train-0001233.tar}, {@code train-0001234.tar}: 15 of 17), so a name costs a few bytes. Bytes, not
+ * characters, are shared: a cut inside a character joins back whole. One owner, one thread.
  */
 final class FrontCodedNames {
   private byte[] previous = new byte[0];
+
   /** Reading: the prefix every name is read after (a shard path's base), then the name. */
   private byte[] buf;
+
   private final int start;
   private int length;
 
@@ -46,8 +48,9 @@ final class FrontCodedNames {
       if (end > Integer.MAX_VALUE - 16) {
         throw BinaryIn.invalid(what + " of " + end + " bytes");
       }
-      buf = Arrays.copyOf(buf, (int) Math.max(Math.min(buf.length * 2L, Integer.MAX_VALUE - 16),
-          end));
+      buf =
+          Arrays.copyOf(
+              buf, (int) Math.max(Math.min(buf.length * 2L, Integer.MAX_VALUE - 16), end));
     }
     in.readInto(buf, start + shared, rest, what);
     length = shared + rest;

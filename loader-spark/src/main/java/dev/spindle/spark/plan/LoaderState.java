@@ -25,8 +25,14 @@ import java.util.Objects;
  * @param legs the epoch's legs, oldest first; the last one is the current one
  */
 public record LoaderState(
-    ManifestFingerprint manifest, long seed, int epoch, int batchSize, Remainder remainder,
-    int shuffleWindow, List<Leg> legs) implements Serializable {
+    ManifestFingerprint manifest,
+    long seed,
+    int epoch,
+    int batchSize,
+    Remainder remainder,
+    int shuffleWindow,
+    List<Leg> legs)
+    implements Serializable {
 
   /**
    * One split of an epoch and how far each of its ranks got.
@@ -40,13 +46,15 @@ public record LoaderState(
         throw new IllegalArgumentException("Invalid world size: " + worldSize + " (must be >= 1)");
       }
       if (batchesConsumed.length != worldSize) {
-        throw new IllegalArgumentException("Invalid batches consumed: " + batchesConsumed.length
-            + " entries for world size " + worldSize);
+        throw new IllegalArgumentException(
+            "Invalid batches consumed: "
+                + batchesConsumed.length
+                + " entries for world size "
+                + worldSize);
       }
       for (int c : batchesConsumed) {
         if (c < 0) {
-          throw new IllegalArgumentException(
-              "Invalid batches consumed: " + c + " (must be >= 0)");
+          throw new IllegalArgumentException("Invalid batches consumed: " + c + " (must be >= 0)");
         }
       }
       batchesConsumed = batchesConsumed.clone();
@@ -71,7 +79,8 @@ public record LoaderState(
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Leg l && l.worldSize == worldSize
+      return o instanceof Leg l
+          && l.worldSize == worldSize
           && Arrays.equals(l.batchesConsumed, batchesConsumed);
     }
 
@@ -82,8 +91,11 @@ public record LoaderState(
 
     @Override
     public String toString() {
-      return "Leg[worldSize=" + worldSize + ", batchesConsumed="
-          + Arrays.toString(batchesConsumed) + "]";
+      return "Leg[worldSize="
+          + worldSize
+          + ", batchesConsumed="
+          + Arrays.toString(batchesConsumed)
+          + "]";
     }
   }
 
@@ -104,8 +116,13 @@ public record LoaderState(
   }
 
   static LoaderState initial(ManifestFingerprint manifest, PlanSpec spec) {
-    return new LoaderState(manifest, spec.seed(), spec.epoch(), spec.batchSize(),
-        spec.remainder(), spec.shuffleWindow(),
+    return new LoaderState(
+        manifest,
+        spec.seed(),
+        spec.epoch(),
+        spec.batchSize(),
+        spec.remainder(),
+        spec.shuffleWindow(),
         List.of(new Leg(spec.worldSize(), new int[spec.worldSize()])));
   }
 
@@ -141,15 +158,19 @@ public record LoaderState(
   }
 
   /**
-   * The plan that continues exactly where this state stands, for {@code worldSize} ranks. Refuses
-   * a manifest other than the one the state was written for. See the package documentation,
-   * "Resume", for what is delivered.
+   * The plan that continues exactly where this state stands, for {@code worldSize} ranks. Refuses a
+   * manifest other than the one the state was written for. See the package documentation, "Resume",
+   * for what is delivered.
    */
   public EpochPlan resume(Manifest manifest, int worldSize) {
     ManifestFingerprint actual = ManifestFingerprint.of(manifest);
     if (!actual.sha256().equals(this.manifest.sha256())) {
-      throw new IllegalArgumentException("Resume state is for a different manifest: the state was"
-          + " written for " + this.manifest.describe() + ", the input is " + actual.describe());
+      throw new IllegalArgumentException(
+          "Resume state is for a different manifest: the state was"
+              + " written for "
+              + this.manifest.describe()
+              + ", the input is "
+              + actual.describe());
     }
     return Resumes.plan(this, manifest, actual, worldSize);
   }

@@ -46,8 +46,8 @@ final class LoaderStateJson {
     try {
       root = MAPPER.readTree(json);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Invalid loader state: not JSON: "
-          + e.getOriginalMessage(), e);
+      throw new IllegalArgumentException(
+          "Invalid loader state: not JSON: " + e.getOriginalMessage(), e);
     }
     if (root == null || !root.isObject()) {
       throw new IllegalArgumentException("Invalid loader state: not a JSON object");
@@ -58,16 +58,21 @@ final class LoaderStateJson {
           "Invalid loader state: format \"" + format + "\" (expected \"" + FORMAT + "\")");
     }
     JsonNode m = field(root, "manifest");
-    ManifestFingerprint manifest = new ManifestFingerprint(
-        text(m, "sha256"), integer(m, "shards"), number(m, "samples"));
+    ManifestFingerprint manifest =
+        new ManifestFingerprint(text(m, "sha256"), integer(m, "shards"), number(m, "samples"));
     List<LoaderState.Leg> legs = new ArrayList<>();
     for (JsonNode leg : field(root, "earlierLegs")) {
       legs.add(readLeg(leg));
     }
     legs.add(readLeg(root));
-    return new LoaderState(manifest, number(root, "seed"), integer(root, "epoch"),
-        integer(root, "batchSize"), remainder(text(root, "remainder")),
-        integer(root, "shuffleWindow"), legs);
+    return new LoaderState(
+        manifest,
+        number(root, "seed"),
+        integer(root, "epoch"),
+        integer(root, "batchSize"),
+        remainder(text(root, "remainder")),
+        integer(root, "shuffleWindow"),
+        legs);
   }
 
   private static void writeLeg(ObjectNode node, LoaderState.Leg leg) {
@@ -122,8 +127,12 @@ final class LoaderStateJson {
 
   private static int asInt(String name, JsonNode value) {
     if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-      throw new IllegalArgumentException("Invalid loader state: \"" + name + "\" is " + value
-          + " (must be a whole number in int range)");
+      throw new IllegalArgumentException(
+          "Invalid loader state: \""
+              + name
+              + "\" is "
+              + value
+              + " (must be a whole number in int range)");
     }
     return value.intValue();
   }
@@ -132,8 +141,11 @@ final class LoaderStateJson {
     try {
       return Remainder.valueOf(name);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Invalid loader state: \"remainder\" is \"" + name
-          + "\" (must be one of DROP_LAST, PAD, EXACT)", e);
+      throw new IllegalArgumentException(
+          "Invalid loader state: \"remainder\" is \""
+              + name
+              + "\" (must be one of DROP_LAST, PAD, EXACT)",
+          e);
     }
   }
 }

@@ -27,11 +27,13 @@ import java.util.zip.Inflater;
 public final class ManifestBinary {
   static final String FORMAT = "spindle-manifest-bin/1";
   private static final byte[] TAG = (FORMAT + "\n").getBytes(StandardCharsets.US_ASCII);
+
   /** Tag, binding (2 × 8), fingerprint (32 + 4 + 8), body and deflated lengths (2 × 4). */
   private static final int HEADER = TAG.length + 16 + 44 + 8;
+
   /**
-   * The largest binary form read: 1 GiB, some 200 million shards of the 5 bytes a sorted tar
-   * shard takes (a brace pattern names at most 10 million).
+   * The largest binary form read: 1 GiB, some 200 million shards of the 5 bytes a sorted tar shard
+   * takes (a brace pattern names at most 10 million).
    */
   static final int MAX_BYTES = 1 << 30;
 
@@ -83,8 +85,8 @@ public final class ManifestBinary {
   /**
    * Reads a binary form from {@code in} (to its end, at most {@value #MAX_BYTES} bytes).
    *
-   * @throws IllegalArgumentException for bytes that are not an intact binary manifest, naming
-   *     the problem
+   * @throws IllegalArgumentException for bytes that are not an intact binary manifest, naming the
+   *     problem
    * @throws IOException when {@code in} fails
    */
   public static Stored read(InputStream in) throws IOException {
@@ -96,15 +98,14 @@ public final class ManifestBinary {
   }
 
   /**
-   * Parses {@link #toBytes}' output: checks the tag and the CRC, inflates and decodes the
-   * columns, then checks that they hash to the recorded fingerprint.
+   * Parses {@link #toBytes}' output: checks the tag and the CRC, inflates and decodes the columns,
+   * then checks that they hash to the recorded fingerprint.
    *
-   * @throws IllegalArgumentException for bytes that are not an intact binary manifest, naming
-   *     the problem
+   * @throws IllegalArgumentException for bytes that are not an intact binary manifest, naming the
+   *     problem
    */
   public static Stored fromBytes(byte[] file) {
-    if (file.length < TAG.length
-        || !Arrays.equals(file, 0, TAG.length, TAG, 0, TAG.length)) {
+    if (file.length < TAG.length || !Arrays.equals(file, 0, TAG.length, TAG, 0, TAG.length)) {
       throw BinaryIn.invalid("it does not start with \"" + FORMAT + "\"");
     }
     if (file.length < HEADER + 4) {
@@ -118,19 +119,29 @@ public final class ManifestBinary {
     BinaryIn in = new BinaryIn(file, TAG.length, file.length - 4 - TAG.length);
     Binding binding = new Binding(in.readLong("the binding"), in.readLong("the binding"));
     String sha = HexFormat.of().formatHex(in.readBytes(32, "the fingerprint"));
-    ManifestFingerprint recordedPrint = new ManifestFingerprint(sha,
-        in.readInt("the fingerprint"), in.readLong("the fingerprint"));
+    ManifestFingerprint recordedPrint =
+        new ManifestFingerprint(sha, in.readInt("the fingerprint"), in.readLong("the fingerprint"));
     int bodyLength = in.readInt("the columns' length");
     int deflatedLength = in.readInt("the compressed length");
     if (bodyLength < 0 || deflatedLength != in.remaining()) {
-      throw BinaryIn.invalid("lengths " + bodyLength + " and " + deflatedLength + " for "
-          + in.remaining() + " compressed bytes");
+      throw BinaryIn.invalid(
+          "lengths "
+              + bodyLength
+              + " and "
+              + deflatedLength
+              + " for "
+              + in.remaining()
+              + " compressed bytes");
     }
     Manifest m = ManifestColumns.decode(inflate(file, in.position(), deflatedLength, bodyLength));
     ManifestFingerprint found = ManifestFingerprint.of(m);
     if (!found.equals(recordedPrint)) {
-      throw BinaryIn.invalid("its shards hash to " + found.describe() + ", not to the "
-          + recordedPrint.describe() + " it records");
+      throw BinaryIn.invalid(
+          "its shards hash to "
+              + found.describe()
+              + ", not to the "
+              + recordedPrint.describe()
+              + " it records");
     }
     return new Stored(m, binding, found);
   }
@@ -150,8 +161,8 @@ public final class ManifestBinary {
 
   /**
    * Inflates exactly {@code length} bytes from exactly {@code len} compressed ones: a stream that
-   * holds more or fewer, or leaves input unread, is refused. The output grows as it is produced,
-   * so a damaged length claims no memory.
+   * holds more or fewer, or leaves input unread, is refused. The output grows as it is produced, so
+   * a damaged length claims no memory.
    */
   private static byte[] inflate(byte[] file, int off, int len, int length) {
     if (length > Integer.MAX_VALUE - 16) {
@@ -173,9 +184,17 @@ public final class ManifestBinary {
         n += got;
       }
       if (n != length || inflater.getRemaining() != 0) {
-        throw BinaryIn.invalid("its columns inflate to " + (n > length ? "more than " : "")
-            + n + " bytes from " + (len - inflater.getRemaining()) + " of " + len
-            + " compressed ones, not the " + length + " it records");
+        throw BinaryIn.invalid(
+            "its columns inflate to "
+                + (n > length ? "more than " : "")
+                + n
+                + " bytes from "
+                + (len - inflater.getRemaining())
+                + " of "
+                + len
+                + " compressed ones, not the "
+                + length
+                + " it records");
       }
       return n == body.length ? body : Arrays.copyOf(body, n);
     } catch (DataFormatException e) {

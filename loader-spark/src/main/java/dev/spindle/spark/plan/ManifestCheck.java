@@ -12,9 +12,9 @@ import java.util.Map;
 
 /**
  * The result of comparing a cached manifest with a fresh listing of the same input, by each file's
- * size and modification time: which shards changed, which files are new. The caller either
- * refuses the cached manifest ({@link #requireUnchanged()}) or re-counts
- * {@link #shardsToRecount()} (re-listing the input when {@link #needsRelist()}).
+ * size and modification time: which shards changed, which files are new. The caller either refuses
+ * the cached manifest ({@link #requireUnchanged()}) or re-counts {@link #shardsToRecount()}
+ * (re-listing the input when {@link #needsRelist()}).
  *
  * <p>Immutable once built; any thread. The listing should hold the files the catalog would take as
  * data (the manifest file itself and other side files left out).
@@ -66,9 +66,10 @@ public final class ManifestCheck {
     List<ShardChange> changes = new ArrayList<>();
     for (int i = 0; i < cached.shards().size(); i++) {
       Shard shard = cached.shards().get(i);
-      ShardChange change = shard.format() == ShardFormat.TAR || shard.entries().isEmpty()
-          ? compareFile(i, shard, unmatched.remove(shard.uri()))
-          : compareFolder(i, shard, unmatched);
+      ShardChange change =
+          shard.format() == ShardFormat.TAR || shard.entries().isEmpty()
+              ? compareFile(i, shard, unmatched.remove(shard.uri()))
+              : compareFolder(i, shard, unmatched);
       if (change != null) {
         changes.add(change);
       }
@@ -102,7 +103,10 @@ public final class ManifestCheck {
       newest = Math.max(newest, found.modificationTime());
     }
     if (missing > 0) {
-      return new ShardChange(index, shard.displayName(), Kind.MISSING,
+      return new ShardChange(
+          index,
+          shard.displayName(),
+          Kind.MISSING,
           missing + " of " + shard.entries().size() + " files missing, first " + firstMissing);
     }
     return compareFacts(index, shard, bytes, newest);
@@ -110,11 +114,17 @@ public final class ManifestCheck {
 
   private static ShardChange compareFacts(int index, Shard shard, long bytes, long modified) {
     if (bytes != shard.bytes()) {
-      return new ShardChange(index, shard.displayName(), Kind.SIZE_CHANGED,
+      return new ShardChange(
+          index,
+          shard.displayName(),
+          Kind.SIZE_CHANGED,
           "size " + shard.bytes() + " → " + bytes + " bytes");
     }
     if (modified != shard.modificationTime()) {
-      return new ShardChange(index, shard.displayName(), Kind.MODIFIED,
+      return new ShardChange(
+          index,
+          shard.displayName(),
+          Kind.MODIFIED,
           "modified " + shard.modificationTime() + " → " + modified + " (ms since the epoch)");
     }
     return null;
@@ -147,8 +157,10 @@ public final class ManifestCheck {
 
   /** Indices of the shards that still exist but changed, in manifest order. */
   public int[] shardsToRecount() {
-    return changes.stream().filter(c -> c.kind() != Kind.MISSING)
-        .mapToInt(ShardChange::shard).toArray();
+    return changes.stream()
+        .filter(c -> c.kind() != Kind.MISSING)
+        .mapToInt(ShardChange::shard)
+        .toArray();
   }
 
   /** Throws {@link IllegalStateException} listing the first changes unless {@link #unchanged()}. */
@@ -163,9 +175,14 @@ public final class ManifestCheck {
     if (unchanged()) {
       return "The shards of " + input + " match the manifest";
     }
-    StringBuilder b = new StringBuilder("The data changed since the manifest of ").append(input)
-        .append(" was written (").append(changes.size()).append(" shards changed, ")
-        .append(addedFiles.size()).append(" files added)");
+    StringBuilder b =
+        new StringBuilder("The data changed since the manifest of ")
+            .append(input)
+            .append(" was written (")
+            .append(changes.size())
+            .append(" shards changed, ")
+            .append(addedFiles.size())
+            .append(" files added)");
     List<String> items = new ArrayList<>();
     changes.stream().limit(MESSAGE_LIMIT).forEach(c -> items.add(c.toString()));
     addedFiles.stream().limit(MESSAGE_LIMIT).forEach(f -> items.add(f + ": added"));

@@ -23,42 +23,62 @@ import java.util.Map;
  * Reads and writes a {@link Manifest} as JSON, so the shards are counted once and the manifest is
  * reused while they are unchanged (check with {@link ManifestCheck} before reuse). The format is in
  * the package documentation; {@link ManifestBinary} is its compact form, read where it stands for
- * the JSON. Stateless; any thread. Streams passed in stay owned by the caller and
- * are not closed.
+ * the JSON. Stateless; any thread. Streams passed in stay owned by the caller and are not closed.
  */
 public final class ManifestCodec {
   static final String FORMAT = "spindle-manifest/3";
+
   /** Earlier formats and why a manifest of theirs is counted again rather than trusted. */
-  private static final Map<String, String> OUTDATED = Map.of(
-      "spindle-manifest/1", "counted tar shards with an earlier parser",
-      "spindle-manifest/2", "recorded absolute shard URIs, trusted under another input,"
-          + " and knew no Parquet or .tgz shards");
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+  private static final Map<String, String> OUTDATED =
+      Map.of(
+          "spindle-manifest/1",
+          "counted tar shards with an earlier parser",
+          "spindle-manifest/2",
+          "recorded absolute shard URIs, trusted under another input,"
+              + " and knew no Parquet or .tgz shards");
+
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
 
   private ManifestCodec() {}
 
   /**
-   * A manifest of an earlier format: valid once, but not to be trusted today (its sample counts
-   * or shard paths may differ from what today's catalog finds), so it must be counted again.
+   * A manifest of an earlier format: valid once, but not to be trusted today (its sample counts or
+   * shard paths may differ from what today's catalog finds), so it must be counted again.
    */
   public static final class OutdatedException extends IllegalArgumentException {
     OutdatedException(String format) {
-      super("Outdated manifest: format \"" + format + "\" " + OUTDATED.get(format)
-          + " (expected \"" + FORMAT + "\")");
+      super(
+          "Outdated manifest: format \""
+              + format
+              + "\" "
+              + OUTDATED.get(format)
+              + " (expected \""
+              + FORMAT
+              + "\")");
     }
   }
 
   private record EntryJson(String path, int label) {}
 
-  private record ShardJson(String path, ShardFormat format, long bytes, long modificationTime,
-      long samples, List<EntryJson> entries) {}
+  private record ShardJson(
+      String path,
+      ShardFormat format,
+      long bytes,
+      long modificationTime,
+      long samples,
+      List<EntryJson> entries) {}
 
   private record ColumnsJson(String image, String label) {}
 
-  private record ManifestJson(String format, String input, List<String> classNames,
-      ColumnsJson parquetColumns, List<ShardJson> shards) {}
+  private record ManifestJson(
+      String format,
+      String input,
+      List<String> classNames,
+      ColumnsJson parquetColumns,
+      List<ShardJson> shards) {}
 
   /** The manifest as a JSON document. */
   public static String toJson(Manifest manifest) {
@@ -71,7 +91,9 @@ public final class ManifestCodec {
 
   /** Writes the manifest's JSON to {@code out}. */
   public static void write(Manifest manifest, OutputStream out) throws IOException {
-    MAPPER.writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+    MAPPER
+        .writer()
+        .without(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
         .writeValue(out, toDto(manifest));
   }
 
@@ -106,8 +128,8 @@ public final class ManifestCodec {
   }
 
   /**
-   * @throws IllegalArgumentException when a shard is not below the manifest's input: its path
-   *     could not be written relative to it
+   * @throws IllegalArgumentException when a shard is not below the manifest's input: its path could
+   *     not be written relative to it
    */
   private static ManifestJson toDto(Manifest m) {
     List<ShardJson> shards = new ArrayList<>(m.shards().size());
@@ -117,11 +139,16 @@ public final class ManifestCodec {
       for (FolderEntry e : s.entries()) {
         entries.add(new EntryJson(e.path(), e.label()));
       }
-      shards.add(new ShardJson(pathOf(m, s), s.format(), s.bytes(), s.modificationTime(),
-          s.samples(), entries));
+      shards.add(
+          new ShardJson(
+              pathOf(m, s), s.format(), s.bytes(), s.modificationTime(), s.samples(), entries));
     }
-    return new ManifestJson(FORMAT, m.input(), m.classNames(),
-        columns == null ? null : new ColumnsJson(columns.image(), columns.label()), shards);
+    return new ManifestJson(
+        FORMAT,
+        m.input(),
+        m.classNames(),
+        columns == null ? null : new ColumnsJson(columns.image(), columns.label()),
+        shards);
   }
 
   /**
@@ -132,8 +159,12 @@ public final class ManifestCodec {
    *     below the manifest's input
    */
   static String pathOf(Manifest m, Shard s) {
-    require(!s.format().decoded(), "shard " + s.uri() + " is a preprocess output's part file;"
-        + " such an output is read from its own _manifest.json, never cached");
+    require(
+        !s.format().decoded(),
+        "shard "
+            + s.uri()
+            + " is a preprocess output's part file;"
+            + " such an output is read from its own _manifest.json, never cached");
     String path = m.relative(s.uri());
     require(path != null, "shard " + s.uri() + " is not below the input " + m.input());
     return path;
@@ -147,7 +178,8 @@ public final class ManifestCodec {
   static ParquetColumns columnsOf(Manifest m) {
     ParquetColumns columns = null;
     for (Shard s : m.shards()) {
-      require(columns == null || s.columns() == null || columns.equals(s.columns()),
+      require(
+          columns == null || s.columns() == null || columns.equals(s.columns()),
           "shards of " + m.input() + " name different Parquet columns");
       columns = columns != null ? columns : s.columns();
     }
@@ -156,40 +188,57 @@ public final class ManifestCodec {
 
   /** The format is checked first: earlier formats have other fields. */
   private static Manifest fromTree(JsonNode tree) throws JsonProcessingException {
-    String format = tree == null || !tree.path("format").isTextual()
-        ? null : tree.get("format").asText();
+    String format =
+        tree == null || !tree.path("format").isTextual() ? null : tree.get("format").asText();
     if (format != null && OUTDATED.containsKey(format)) { // Map.of refuses a null key
       throw new OutdatedException(format);
     }
     if (!FORMAT.equals(format)) {
-      throw new IllegalArgumentException("Invalid manifest: format \"" + format
-          + "\" (expected \"" + FORMAT + "\")");
+      throw new IllegalArgumentException(
+          "Invalid manifest: format \"" + format + "\" (expected \"" + FORMAT + "\")");
     }
     return fromDto(MAPPER.treeToValue(tree, ManifestJson.class));
   }
 
   private static Manifest fromDto(ManifestJson dto) {
-    require(dto.input() != null && dto.shards() != null && dto.classNames() != null,
+    require(
+        dto.input() != null && dto.shards() != null && dto.classNames() != null,
         "\"input\", \"shards\" and \"classNames\" are required");
     Manifest located = new Manifest(dto.input(), List.of(), dto.classNames());
-    ParquetColumns columns = dto.parquetColumns() == null ? null
-        : new ParquetColumns(dto.parquetColumns().image(), dto.parquetColumns().label());
+    ParquetColumns columns =
+        dto.parquetColumns() == null
+            ? null
+            : new ParquetColumns(dto.parquetColumns().image(), dto.parquetColumns().label());
     List<Shard> shards = new ArrayList<>(dto.shards().size());
     for (ShardJson s : dto.shards()) {
-      require(s != null && s.path() != null && s.format() != null && s.entries() != null,
+      require(
+          s != null && s.path() != null && s.format() != null && s.entries() != null,
           "a shard lacks \"path\", \"format\" or \"entries\"");
-      require(!s.format().decoded(), "shard " + s.path() + " is a preprocess output's part file"
-          + " (" + s.format() + "); such an output is read from its own _manifest.json");
-      require(s.format() != ShardFormat.PARQUET || columns != null,
+      require(
+          !s.format().decoded(),
+          "shard "
+              + s.path()
+              + " is a preprocess output's part file"
+              + " ("
+              + s.format()
+              + "); such an output is read from its own _manifest.json");
+      require(
+          s.format() != ShardFormat.PARQUET || columns != null,
           "Parquet shard " + s.path() + " but no \"parquetColumns\"");
       List<FolderEntry> entries = new ArrayList<>(s.entries().size());
       for (EntryJson e : s.entries()) {
         require(e != null && e.path() != null, "an entry of " + s.path() + " lacks \"path\"");
         entries.add(new FolderEntry(e.path(), e.label()));
       }
-      shards.add(new Shard(located.resolve(s.path()), s.format(), s.bytes(),
-          s.modificationTime(), s.samples(), entries,
-          s.format() == ShardFormat.PARQUET ? columns : null));
+      shards.add(
+          new Shard(
+              located.resolve(s.path()),
+              s.format(),
+              s.bytes(),
+              s.modificationTime(),
+              s.samples(),
+              entries,
+              s.format() == ShardFormat.PARQUET ? columns : null));
     }
     return new Manifest(dto.input(), shards, dto.classNames());
   }

@@ -10,19 +10,22 @@ import java.util.List;
 
 /**
  * The columns of a binary manifest ({@link ManifestBinary}; layout in the package documentation):
- * every shard's path front-coded against the one before ({@link FrontCodedNames}), then its
- * format, size, modification time (as a difference from the shard before), sample count and entry
- * count, each a column of varints, then the folder entries. Consecutive shard names share most of
- * their bytes and their numbers are alike, which is what makes the columns small and
- * compressible. Stateless; any thread.
+ * every shard's path front-coded against the one before ({@link FrontCodedNames}), then its format,
+ * size, modification time (as a difference from the shard before), sample count and entry count,
+ * each a column of varints, then the folder entries. Consecutive shard names share most of their
+ * bytes and their numbers are alike, which is what makes the columns small and compressible.
+ * Stateless; any thread.
  */
 final class ManifestColumns {
   private static final ShardFormat[] FORMATS = {
-      null, ShardFormat.TAR, ShardFormat.IMAGE_FOLDER, ShardFormat.PARQUET};
+    null, ShardFormat.TAR, ShardFormat.IMAGE_FOLDER, ShardFormat.PARQUET
+  };
 
   private ManifestColumns() {}
 
-  /** @throws IllegalArgumentException for a manifest the JSON form refuses too */
+  /**
+   * @throws IllegalArgumentException for a manifest the JSON form refuses too
+   */
   static byte[] encode(Manifest m) {
     List<Shard> shards = m.shards();
     ParquetColumns columns = ManifestCodec.columnsOf(m);
@@ -66,12 +69,14 @@ final class ManifestColumns {
     for (int i = 0; i < names; i++) {
       classNames.add(in.readString("a class name"));
     }
-    ParquetColumns columns = switch (in.readByte("the Parquet columns' flag")) {
-      case 0 -> null;
-      case 1 -> new ParquetColumns(in.readString("the image column"),
-          in.readString("the label column"));
-      default -> throw BinaryIn.invalid("the Parquet columns' flag is neither 0 nor 1");
-    };
+    ParquetColumns columns =
+        switch (in.readByte("the Parquet columns' flag")) {
+          case 0 -> null;
+          case 1 ->
+              new ParquetColumns(
+                  in.readString("the image column"), in.readString("the label column"));
+          default -> throw BinaryIn.invalid("the Parquet columns' flag is neither 0 nor 1");
+        };
     // every shard takes at least 2 bytes of paths and 1 of each other column
     int n = in.readCount("the shard count", in.remaining() / 7);
     return new Manifest(input, shards(in, uris(in, n, input), columns), classNames);
@@ -83,8 +88,8 @@ final class ManifestColumns {
    */
   private static String[] uris(BinaryIn in, int n, String input) {
     String base = new Manifest(input, List.of(), List.of()).base();
-    FrontCodedNames paths = new FrontCodedNames(
-        Wtf8.encode(base.endsWith("/") ? base : base + "/"));
+    FrontCodedNames paths =
+        new FrontCodedNames(Wtf8.encode(base.endsWith("/") ? base : base + "/"));
     String[] uris = new String[n];
     for (int i = 0; i < n; i++) {
       paths.read(in, "a shard path");
@@ -128,8 +133,15 @@ final class ManifestColumns {
         paths.read(in, "a folder entry's path");
         files.add(new FolderEntry(paths.name(), label(in.readZigZag("a label"), uris[i])));
       }
-      shards.add(new Shard(uris[i], formats[i], bytes[i], times[i], samples[i], files,
-          formats[i] == ShardFormat.PARQUET ? columns : null));
+      shards.add(
+          new Shard(
+              uris[i],
+              formats[i],
+              bytes[i],
+              times[i],
+              samples[i],
+              files,
+              formats[i] == ShardFormat.PARQUET ? columns : null));
     }
     if (in.remaining() != 0) {
       throw BinaryIn.invalid(in.remaining() + " bytes after the last column");
@@ -148,8 +160,8 @@ final class ManifestColumns {
 
   private static ShardFormat format(int code, String path, ParquetColumns columns) {
     if (code < 1 || code >= FORMATS.length) {
-      throw BinaryIn.invalid("shard " + path + " has format code " + code
-          + " (1 TAR, 2 IMAGE_FOLDER, 3 PARQUET)");
+      throw BinaryIn.invalid(
+          "shard " + path + " has format code " + code + " (1 TAR, 2 IMAGE_FOLDER, 3 PARQUET)");
     }
     if (FORMATS[code] == ShardFormat.PARQUET && columns == null) {
       throw BinaryIn.invalid("Parquet shard " + path + " but no Parquet columns");

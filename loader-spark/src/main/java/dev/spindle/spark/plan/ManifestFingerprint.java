@@ -16,13 +16,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * What identifies a manifest's sample numbering, so that a loader state is only ever resumed on
- * the numbering it was written for. The hash covers, in canonical shard order, each shard's URI
+ * What identifies a manifest's sample numbering, so that a loader state is only ever resumed on the
+ * numbering it was written for. The hash covers, in canonical shard order, each shard's URI
  * relative to the manifest's input (for a brace pattern, its folder: {@link Manifest#base()}),
- * format, size and sample count, a folder shard's files and labels, and the class names; it
- * leaves out the input location (a copied data set keeps its fingerprint), modification times
- * (see {@link ManifestCheck} for change detection) and a Parquet shard's column names (they do
- * not change the numbering).
+ * format, size and sample count, a folder shard's files and labels, and the class names; it leaves
+ * out the input location (a copied data set keeps its fingerprint), modification times (see {@link
+ * ManifestCheck} for change detection) and a Parquet shard's column names (they do not change the
+ * numbering).
  *
  * @param sha256 64 lowercase hex digits, see the package documentation for the exact bytes hashed
  * @param shards the manifest's shard count, for messages
@@ -33,8 +33,10 @@ public record ManifestFingerprint(String sha256, int shards, long samples) imple
   /** The fingerprint of a manifest; linear in its shards and folder entries. */
   public static ManifestFingerprint of(Manifest manifest) {
     MessageDigest sha = newSha256();
-    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-        new DigestOutputStream(OutputStream.nullOutputStream(), sha), 64 * 1024))) {
+    try (DataOutputStream out =
+        new DataOutputStream(
+            new BufferedOutputStream(
+                new DigestOutputStream(OutputStream.nullOutputStream(), sha), 64 * 1024))) {
       writeString(out, "spindle-manifest-fingerprint/1");
       out.writeInt(manifest.shards().size());
       String base = manifest.base();
@@ -56,8 +58,8 @@ public record ManifestFingerprint(String sha256, int shards, long samples) imple
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new ManifestFingerprint(HexFormat.of().formatHex(sha.digest()),
-        manifest.shards().size(), manifest.totalSamples());
+    return new ManifestFingerprint(
+        HexFormat.of().formatHex(sha.digest()), manifest.shards().size(), manifest.totalSamples());
   }
 
   /** For messages: "3f2a…9c01 (12 shards, 1200 samples)". */

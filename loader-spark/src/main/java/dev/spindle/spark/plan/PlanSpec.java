@@ -46,15 +46,15 @@ public record PlanSpec(
   }
 
   /**
-   * The batches every rank gets in a fresh epoch of {@code samples} samples under this spec
-   * ({@link EpochPlan#batchesPerRank} of {@link EpochPlan#create}): {@code samples / (worldSize ×
-   * batchSize)} rounded down, or up under {@code PAD}. It does not refuse: {@link
-   * EpochPlan#create} refuses a plan where this is 0, or that {@code EXACT} cannot split evenly.
+   * The batches every rank gets in a fresh epoch of {@code samples} samples under this spec ({@link
+   * EpochPlan#batchesPerRank} of {@link EpochPlan#create}): {@code samples / (worldSize ×
+   * batchSize)} rounded down, or up under {@code PAD}. It does not refuse: {@link EpochPlan#create}
+   * refuses a plan where this is 0, or that {@code EXACT} cannot split evenly.
    */
   public int freshBatchesPerRank(long samples) {
     long round = (long) worldSize * batchSize;
-    return Math.toIntExact(remainder == Remainder.PAD ? (samples + round - 1) / round
-        : samples / round);
+    return Math.toIntExact(
+        remainder == Remainder.PAD ? (samples + round - 1) / round : samples / round);
   }
 
   /**

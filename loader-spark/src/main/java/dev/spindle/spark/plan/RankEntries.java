@@ -1,10 +1,10 @@
 package dev.spindle.spark.plan;
 
 /**
- * Derives a stretch of one rank's entries from its leg's sequence: real entries are the
- * sequence's {@code [start, start + real)}, padding repeats them (package documentation, "One
- * epoch", step 4). Only the windows those entries overlap are rebuilt, through one cursor, so a
- * window the real entries and the padding share is rebuilt once. Pure; caller's thread.
+ * Derives a stretch of one rank's entries from its leg's sequence: real entries are the sequence's
+ * {@code [start, start + real)}, padding repeats them (package documentation, "One epoch", step 4).
+ * Only the windows those entries overlap are rebuilt, through one cursor, so a window the real
+ * entries and the padding share is rebuilt once. Pure; caller's thread.
  */
 final class RankEntries {
   private RankEntries() {}
@@ -25,12 +25,19 @@ final class RankEntries {
   }
 
   /**
-   * Padding entries {@code [from, to)}: entry {@code real + j} repeats the rank's own entry
-   * {@code j mod real}, or the source's entry {@code j mod length} for a rank with no share.
-   * Derives each entry of the cycle it needs once.
+   * Padding entries {@code [from, to)}: entry {@code real + j} repeats the rank's own entry {@code
+   * j mod real}, or the source's entry {@code j mod length} for a rank with no share. Derives each
+   * entry of the cycle it needs once.
    */
-  private static void pad(Segments source, long start, int real, int from, int to, long[] out,
-      int at, EpochSequence.Cursor cursor) {
+  private static void pad(
+      Segments source,
+      long start,
+      int real,
+      int from,
+      int to,
+      long[] out,
+      int at,
+      EpochSequence.Cursor cursor) {
     boolean own = real > 0;
     long cycle = own ? real : source.length();
     long base = own ? start : 0;

@@ -37,8 +37,16 @@ public final class RankPlan implements Serializable {
    * @param length entries, padding included: a whole number of batches
    * @param realSamples real entries: {@code source[start, start + realSamples)}
    */
-  RankPlan(int epoch, int leg, int rank, int batchSize, Segments source, long start, int length,
-      int realSamples, int firstBatch) {
+  RankPlan(
+      int epoch,
+      int leg,
+      int rank,
+      int batchSize,
+      Segments source,
+      long start,
+      int length,
+      int realSamples,
+      int firstBatch) {
     this.epoch = epoch;
     this.leg = leg;
     this.rank = rank;
@@ -52,8 +60,7 @@ public final class RankPlan implements Serializable {
 
   /** The same plan, with the first {@code consumed} batches marked as already delivered. */
   RankPlan startingAt(int consumed) {
-    return new RankPlan(epoch, leg, rank, batchSize, source, start, length, realSamples,
-        consumed);
+    return new RankPlan(epoch, leg, rank, batchSize, source, start, length, realSamples, consumed);
   }
 
   public int epoch() {
@@ -125,8 +132,8 @@ public final class RankPlan implements Serializable {
   }
 
   /**
-   * The indices of batches {@code [fromBatch, toBatch)}, a new array, derived from only the
-   * windows of the epoch those batches overlap.
+   * The indices of batches {@code [fromBatch, toBatch)}, a new array, derived from only the windows
+   * of the epoch those batches overlap.
    */
   public long[] indices(int fromBatch, int toBatch) {
     checkBatches(fromBatch, toBatch);
@@ -173,7 +180,8 @@ public final class RankPlan implements Serializable {
   /** Entries {@code [from, to)}: from the whole sequence once kept, else derived. */
   private long[] derive(int from, int to) {
     long[] cached = all;
-    return cached != null ? Arrays.copyOfRange(cached, from, to)
+    return cached != null
+        ? Arrays.copyOfRange(cached, from, to)
         : RankEntries.derive(source, start, realSamples, from, to);
   }
 
@@ -189,23 +197,41 @@ public final class RankPlan implements Serializable {
   private void checkBatches(int from, int to) {
     if (from < 0 || to > batches() || from > to) {
       throw new IndexOutOfBoundsException(
-          "Invalid batch range [" + from + ", " + to + ") for rank " + rank + " with "
-              + batches() + " batches");
+          "Invalid batch range ["
+              + from
+              + ", "
+              + to
+              + ") for rank "
+              + rank
+              + " with "
+              + batches()
+              + " batches");
     }
   }
 
   private void checkPosition(int position) {
     if (position < 0 || position >= length) {
       throw new IndexOutOfBoundsException(
-          "Invalid position " + position + " for rank " + rank + " with " + length
-              + " entries");
+          "Invalid position " + position + " for rank " + rank + " with " + length + " entries");
     }
   }
 
   @Override
   public String toString() {
-    return "RankPlan[epoch " + epoch + ", leg " + leg + ", rank " + rank + ", " + batches()
-        + " batches of " + batchSize + ", from batch " + firstBatch + ", " + realSamples
+    return "RankPlan[epoch "
+        + epoch
+        + ", leg "
+        + leg
+        + ", rank "
+        + rank
+        + ", "
+        + batches()
+        + " batches of "
+        + batchSize
+        + ", from batch "
+        + firstBatch
+        + ", "
+        + realSamples
         + " real]";
   }
 }

@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What a reader must read to produce one slice of a plan (a rank's batches, or a partition's run
- * of them), decoding nothing else: per shard, the sorted positions of the samples to read, and the
+ * What a reader must read to produce one slice of a plan (a rank's batches, or a partition's run of
+ * them), decoding nothing else: per shard, the sorted positions of the samples to read, and the
  * output slot each lands in. A sample that occurs more than once in the slice (padding) is read
  * once; its later slots are listed as repeats, to be filled by copying the first.
  *
@@ -40,8 +40,8 @@ public final class ReadPlan implements Serializable {
   }
 
   /**
-   * The read plan of {@code sequence[from, from + length)}; output slot {@code i} is
-   * {@code sequence[from + i]}.
+   * The read plan of {@code sequence[from, from + length)}; output slot {@code i} is {@code
+   * sequence[from + i]}.
    *
    * @param offsets {@code Manifest.offsets()}
    */
@@ -91,15 +91,19 @@ public final class ReadPlan implements Serializable {
       slots[unique++] = slot;
     }
     addShard(reads, shard, positions, slots, shardStart, unique);
-    return new ReadPlan(reads, keys.length, Arrays.copyOf(repeatSlots, repeats),
+    return new ReadPlan(
+        reads,
+        keys.length,
+        Arrays.copyOf(repeatSlots, repeats),
         Arrays.copyOf(repeatSources, repeats));
   }
 
   private static void addShard(
       List<ShardRead> reads, int shard, int[] positions, int[] slots, int from, int to) {
     if (to > from) {
-      reads.add(new ShardRead(shard, Arrays.copyOfRange(positions, from, to),
-          Arrays.copyOfRange(slots, from, to)));
+      reads.add(
+          new ShardRead(
+              shard, Arrays.copyOfRange(positions, from, to), Arrays.copyOfRange(slots, from, to)));
     }
   }
 

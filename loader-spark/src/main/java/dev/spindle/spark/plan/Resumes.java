@@ -53,13 +53,23 @@ final class Resumes {
 
   private static void checkWithin(RankPlan[] split, LoaderState.Leg leg) {
     if (leg.worldSize() != split.length) {
-      throw new IllegalArgumentException("Invalid loader state: leg has world size "
-          + leg.worldSize() + " but its split has " + split.length + " ranks");
+      throw new IllegalArgumentException(
+          "Invalid loader state: leg has world size "
+              + leg.worldSize()
+              + " but its split has "
+              + split.length
+              + " ranks");
     }
     for (int r = 0; r < split.length; r++) {
       if (leg.consumed(r) > split[r].batches()) {
-        throw new IllegalArgumentException("Invalid loader state: rank " + r + " consumed "
-            + leg.consumed(r) + " batches of a split with " + split[r].batches() + " per rank");
+        throw new IllegalArgumentException(
+            "Invalid loader state: rank "
+                + r
+                + " consumed "
+                + leg.consumed(r)
+                + " batches of a split with "
+                + split[r].batches()
+                + " per rank");
       }
     }
   }

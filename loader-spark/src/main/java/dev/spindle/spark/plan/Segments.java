@@ -5,10 +5,10 @@ import java.util.Arrays;
 
 /**
  * The sequence a split divides among ranks, as stretches of the epoch's sequence laid end to end:
- * the whole epoch for a fresh split, the rest after a leg for a resumed one (package
- * documentation, "Resume"). Each rank's real entries of a leg are one contiguous stretch, so the
- * rest after legs of {@code W_0, …, W_k} ranks has at most {@code W_0 + … + W_k} segments, however
- * many samples it holds.
+ * the whole epoch for a fresh split, the rest after a leg for a resumed one (package documentation,
+ * "Resume"). Each rank's real entries of a leg are one contiguous stretch, so the rest after legs
+ * of {@code W_0, …, W_k} ranks has at most {@code W_0 + … + W_k} segments, however many samples it
+ * holds.
  *
  * <p>Immutable and serializable; any thread.
  */
@@ -16,8 +16,10 @@ final class Segments implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final EpochSequence epoch;
+
   /** {@code starts[i]}: where segment i begins in the epoch's sequence. */
   private final long[] starts;
+
   /** {@code ends[i]}: the length of segments {@code 0..i} together. */
   private final long[] ends;
 

@@ -4,8 +4,7 @@ import java.io.ByteArrayOutputStream;
 
 /**
  * Shard sample counts packed for shipping: each count as an unsigned LEB128 variable-length
- * integer, so a shard of 1,000 samples takes 2 bytes instead of an 8-byte offset. Pure; any
- * thread.
+ * integer, so a shard of 1,000 samples takes 2 bytes instead of an 8-byte offset. Pure; any thread.
  */
 final class ShardCounts {
   private ShardCounts() {}

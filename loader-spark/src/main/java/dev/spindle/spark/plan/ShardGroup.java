@@ -22,8 +22,14 @@ public record ShardGroup(int partition, List<Shard> shards, long[] offsets)
     shards = List.copyOf(shards);
     offsets = offsets.clone();
     if (offsets.length != shards.size()) {
-      throw new IllegalArgumentException("Shard group " + partition + ": " + shards.size()
-          + " shards but " + offsets.length + " offsets");
+      throw new IllegalArgumentException(
+          "Shard group "
+              + partition
+              + ": "
+              + shards.size()
+              + " shards but "
+              + offsets.length
+              + " offsets");
     }
   }
 
@@ -44,8 +50,8 @@ public record ShardGroup(int partition, List<Shard> shards, long[] offsets)
    */
   public static List<ShardGroup> plan(Manifest manifest, long maxBytes) {
     if (maxBytes <= 0) {
-      throw new IllegalArgumentException("Invalid partition size: " + maxBytes
-          + " bytes (must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid partition size: " + maxBytes + " bytes (must be > 0)");
     }
     long[] offsets = manifest.offsets();
     List<ShardGroup> groups = new ArrayList<>();

@@ -13,10 +13,13 @@ package dev.spindle.spark.plan;
  */
 public final class SplitMix64 {
   static final long GAMMA = 0x9E3779B97F4A7C15L;
+
   /** Stream id of the shard-order permutation. */
   static final long SHARD_ORDER = 1;
+
   /** Stream id of the within-window permutations. */
   static final long WINDOW = 2;
+
   /** Stream id of one sample's random image operations (block: the sample's index). */
   public static final long IMAGE_OPS = 3;
 
@@ -49,7 +52,9 @@ public final class SplitMix64 {
     return mix(state);
   }
 
-  /** {@code floor(next() * bound / 2^64)}, reading {@code next()} as unsigned; {@code bound >= 1}. */
+  /**
+   * {@code floor(next() * bound / 2^64)}, reading {@code next()} as unsigned; {@code bound >= 1}.
+   */
   public int nextBelow(int bound) {
     long x = next();
     return (int) (Math.multiplyHigh(x, bound) + ((x >> 63) & bound));
@@ -60,7 +65,9 @@ public final class SplitMix64 {
     return (next() >>> 11) * 0x1.0p-53;
   }
 
-  /** Durstenfeld's Fisher–Yates over {@code a[from, to)}: i from the top down, j = nextBelow(i+1). */
+  /**
+   * Durstenfeld's Fisher–Yates over {@code a[from, to)}: i from the top down, j = nextBelow(i+1).
+   */
   void shuffle(long[] a, int from, int to) {
     for (int i = to - from - 1; i > 0; i--) {
       int j = nextBelow(i + 1);

@@ -17,17 +17,19 @@ final class Splits {
     int batch = spec.batchSize();
     long round = (long) ranks * batch;
     if (n < round) {
-      throw new IllegalArgumentException(String.format(
-          "Refused plan: %d samples would give each of %d ranks zero batches of %d"
-              + " (the batch size is larger than a rank's share of %d samples;"
-              + " at least %d samples are needed)",
-          n, ranks, batch, n / ranks, round));
+      throw new IllegalArgumentException(
+          String.format(
+              "Refused plan: %d samples would give each of %d ranks zero batches of %d"
+                  + " (the batch size is larger than a rank's share of %d samples;"
+                  + " at least %d samples are needed)",
+              n, ranks, batch, n / ranks, round));
     }
     if (spec.remainder() == Remainder.EXACT && n % round != 0) {
-      throw new IllegalArgumentException(String.format(
-          "Refused plan: %d samples do not divide into %d ranks × batch size %d = %d per round"
-              + " (%d left over) and the remainder policy is EXACT; use DROP_LAST or PAD",
-          n, ranks, batch, round, n % round));
+      throw new IllegalArgumentException(
+          String.format(
+              "Refused plan: %d samples do not divide into %d ranks × batch size %d = %d per round"
+                  + " (%d left over) and the remainder policy is EXACT; use DROP_LAST or PAD",
+              n, ranks, batch, round, n % round));
     }
     if (spec.remainder() == Remainder.PAD) {
       return padded(q, ranks, batch, spec.epoch(), 0);
@@ -35,8 +37,8 @@ final class Splits {
     int perRank = entries((long) spec.freshBatchesPerRank(n) * batch, n, ranks);
     RankPlan[] plans = new RankPlan[ranks];
     for (int r = 0; r < ranks; r++) {
-      plans[r] = new RankPlan(spec.epoch(), 0, r, batch, q, (long) r * perRank, perRank, perRank,
-          0);
+      plans[r] =
+          new RankPlan(spec.epoch(), 0, r, batch, q, (long) r * perRank, perRank, perRank, 0);
     }
     return plans;
   }
@@ -64,9 +66,16 @@ final class Splits {
   /** A rank's entries, refused beyond what one rank's arrays can hold. */
   private static int entries(long perRank, long samples, int ranks) {
     if (perRank > MAX_PER_RANK) {
-      throw new IllegalArgumentException("Refused plan: " + samples + " samples give each of "
-          + ranks + " ranks " + perRank + " entries (at most " + MAX_PER_RANK
-          + " per rank and epoch); use more ranks");
+      throw new IllegalArgumentException(
+          "Refused plan: "
+              + samples
+              + " samples give each of "
+              + ranks
+              + " ranks "
+              + perRank
+              + " entries (at most "
+              + MAX_PER_RANK
+              + " per rank and epoch); use more ranks");
     }
     return (int) perRank;
   }

@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Strings as the binary manifest stores them: UTF-8, except that a lone surrogate (a Java string
- * may hold one; JSON carries it as an escape) is encoded as its own three-byte sequence (WTF-8).
- * So every string round-trips exactly, and a string cut anywhere, even inside a surrogate pair,
- * joins back to the same string. Bytes that are no such encoding decode as U+FFFD, as any UTF-8
- * decoding of names does. Stateless; any thread.
+ * may hold one; JSON carries it as an escape) is encoded as its own three-byte sequence (WTF-8). So
+ * every string round-trips exactly, and a string cut anywhere, even inside a surrogate pair, joins
+ * back to the same string. Bytes that are no such encoding decode as U+FFFD, as any UTF-8 decoding
+ * of names does. Stateless; any thread.
  */
 final class Wtf8 {
   private static final byte SURROGATE_LEAD = (byte) 0xED; // the lead byte of U+D000..U+DFFF
@@ -56,8 +56,10 @@ final class Wtf8 {
     StringBuilder s = new StringBuilder(end - i);
     while (i < end) {
       int lead = b[i] & 0xFF;
-      int more = lead < 0x80 ? 0 : lead < 0xC2 ? -1 : lead < 0xE0 ? 1 : lead < 0xF0 ? 2
-          : lead < 0xF5 ? 3 : -1;
+      int more =
+          lead < 0x80
+              ? 0
+              : lead < 0xC2 ? -1 : lead < 0xE0 ? 1 : lead < 0xF0 ? 2 : lead < 0xF5 ? 3 : -1;
       int cp = more < 0 || i + more >= end ? -1 : lead & (0x7F >> more);
       for (int k = 1; cp >= 0 && k <= more; k++) {
         int next = b[i + k] & 0xFF;
@@ -78,7 +80,8 @@ final class Wtf8 {
   private static boolean hasLoneSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {

@@ -14,12 +14,12 @@
  * </pre>
  *
  * <p>What enters: a {@code Manifest} (dataset index of a sample = {@code offsets[shard] + position
- * in shard}), a {@link dev.spindle.spark.plan.PlanSpec}, optionally a
- * {@link dev.spindle.spark.plan.LoaderState}. What leaves: immutable, serializable plans that the
- * driver computes once and ships to executors, and small JSON documents. Every class may be called
- * from any thread; the driver's main thread computes plans, executor task threads only read them.
- * A plan holds O(shards + ranks) numbers, never the samples' indices: each task derives its own
- * batches from the windows they overlap (see "Cost" at the end).
+ * in shard}), a {@link dev.spindle.spark.plan.PlanSpec}, optionally a {@link
+ * dev.spindle.spark.plan.LoaderState}. What leaves: immutable, serializable plans that the driver
+ * computes once and ships to executors, and small JSON documents. Every class may be called from
+ * any thread; the driver's main thread computes plans, executor task threads only read them. A plan
+ * holds O(shards + ranks) numbers, never the samples' indices: each task derives its own batches
+ * from the windows they overlap (see "Cost" at the end).
  *
  * <h2>The algorithm (normative: a reimplementation must give the same indices)</h2>
  *
@@ -47,8 +47,8 @@
  * <ol>
  *   <li>Shard order: {@code order = [0, 1, …, S-1]}, shuffled with {@code stream(seed, epoch, 1,
  *       0)}.
- *   <li>Sequence: for each shard {@code s} in {@code order}, append its dataset indices
- *       {@code offsets[s], …, offsets[s+1]-1} ascending. Length {@code N} = total samples.
+ *   <li>Sequence: for each shard {@code s} in {@code order}, append its dataset indices {@code
+ *       offsets[s], …, offsets[s+1]-1} ascending. Length {@code N} = total samples.
  *   <li>Windows: with window {@code K}, for {@code b = 0, 1, …} while {@code b*K < N}, shuffle the
  *       slice {@code [b*K, min(N, (b+1)*K))} in place with {@code stream(seed, epoch, 2, b)}. A
  *       sample moves at most {@code K-1} places from its shard-order position, so a rank's
@@ -59,12 +59,12 @@
  *       <ul>
  *         <li>{@code DROP_LAST}, {@code EXACT}: {@code L = floor(N/R)*B}; rank {@code r} gets
  *             {@code seq[r*L, (r+1)*L)}; the last {@code N - W*L} samples are dropped this epoch.
- *         <li>{@code PAD}: {@code L = ceil(N/R)*B}; shares are contiguous and balanced: with
- *             {@code q = floor(N/W)}, {@code e = N mod W}, rank {@code r} starts at {@code r*q +
- *             min(r, e)} and takes {@code q + (r < e ? 1 : 0)} samples ({@code share}), then
- *             {@code L - share} padding entries, entry {@code j} being the rank's own sample
- *             {@code j mod share} (or {@code seq[j mod N]} when {@code share = 0}, which only a
- *             resume can produce). When {@code R} divides {@code N} this equals {@code DROP_LAST}.
+ *         <li>{@code PAD}: {@code L = ceil(N/R)*B}; shares are contiguous and balanced: with {@code
+ *             q = floor(N/W)}, {@code e = N mod W}, rank {@code r} starts at {@code r*q + min(r,
+ *             e)} and takes {@code q + (r < e ? 1 : 0)} samples ({@code share}), then {@code L -
+ *             share} padding entries, entry {@code j} being the rank's own sample {@code j mod
+ *             share} (or {@code seq[j mod N]} when {@code share = 0}, which only a resume can
+ *             produce). When {@code R} divides {@code N} this equals {@code DROP_LAST}.
  *       </ul>
  *       Batch {@code k} of a rank is its entries {@code [k*B, (k+1)*B)}; padding is always last.
  * </ol>
@@ -72,11 +72,11 @@
  * <h3>Resume</h3>
  *
  * A {@link dev.spindle.spark.plan.LoaderState} names the epoch, the settings and a list of legs
- * {@code (W_i, consumed_i[])}. Leg 0 is the split above with {@code W_0}. The rest after leg
- * {@code i} is, rank by rank in rank order, each rank's real (not padded) entries from position
- * {@code consumed_i[r]*B} on; leg {@code i+1} is the {@code PAD} split of that rest with
- * {@code W_{i+1}} (whatever the epoch's remainder policy: dropping would lose samples of the
- * epoch; a rank may then get only padding). Resuming with world size {@code M}:
+ * {@code (W_i, consumed_i[])}. Leg 0 is the split above with {@code W_0}. The rest after leg {@code
+ * i} is, rank by rank in rank order, each rank's real (not padded) entries from position {@code
+ * consumed_i[r]*B} on; leg {@code i+1} is the {@code PAD} split of that rest with {@code W_{i+1}}
+ * (whatever the epoch's remainder policy: dropping would lose samples of the epoch; a rank may then
+ * get only padding). Resuming with world size {@code M}:
  *
  * <ul>
  *   <li>a last leg with nothing consumed is ignored (as if never started); no leg left means the
@@ -90,8 +90,8 @@
  * </ul>
  *
  * When every rank of a leg has consumed all its batches, the state moves to {@code epoch + 1} with
- * one leg of the same world size and nothing consumed. Batch identities are
- * {@code (epoch, leg, rank, batch)} ({@link dev.spindle.spark.plan.BatchKey}).
+ * one leg of the same world size and nothing consumed. Batch identities are {@code (epoch, leg,
+ * rank, batch)} ({@link dev.spindle.spark.plan.BatchKey}).
  *
  * <h3>Loader state JSON ({@code spindle-loader-state/1})</h3>
  *
@@ -105,11 +105,11 @@
  *
  * <h3>Manifest fingerprint</h3>
  *
- * SHA-256 over, big-endian: string {@code "spindle-manifest-fingerprint/1"}; int32 shard count;
- * per shard: its URI with the manifest's {@code Manifest.base()} prefix (the input; for a brace
+ * SHA-256 over, big-endian: string {@code "spindle-manifest-fingerprint/1"}; int32 shard count; per
+ * shard: its URI with the manifest's {@code Manifest.base()} prefix (the input; for a brace
  * pattern, its folder before the first brace) and one following '/' removed, its format name
- * ({@code TAR}, {@code IMAGE_FOLDER}, {@code PARQUET}), int64 bytes, int64 samples, int32 entry count,
- * per entry its path and int32 label; int32 class-name count and each name. A string is its
+ * ({@code TAR}, {@code IMAGE_FOLDER}, {@code PARQUET}), int64 bytes, int64 samples, int32 entry
+ * count, per entry its path and int32 label; int32 class-name count and each name. A string is its
  * int32 UTF-8 length followed by the bytes.
  *
  * <h3>Manifest JSON ({@code spindle-manifest/3})</h3>
@@ -121,17 +121,17 @@
  *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
  * </pre>
  *
- * A shard's {@code path} is relative to {@code Manifest.base()} ({@code ""} for the input itself:
- * a single-file input, or an image folder's root), so the document describes its data wherever the
+ * A shard's {@code path} is relative to {@code Manifest.base()} ({@code ""} for the input itself: a
+ * single-file input, or an image folder's root), so the document describes its data wherever the
  * data set is copied; a manifest whose shards are not below its input cannot be written. Folder
- * shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. Parquet
- * manifests name their columns once, {@code "parquetColumns": {"image": "image", "label":
- * "label"}} (null otherwise). A tar shard's {@code samples} is what its reader yields, counted by
- * the same parser: good and quarantined samples, and a damaged shard's final {@code (rest of
- * shard)} sample; a Parquet shard's is its footer's row count. Earlier formats are counted again
- * when met as a cache: format 1 (identical fields to 2) was counted by a parser of its own that
- * could disagree with the reader on damaged shards or names that are not UTF-8; format 2 recorded
- * absolute shard {@code uri}s, and its cache was trusted under another input.
+ * shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. Parquet manifests
+ * name their columns once, {@code "parquetColumns": {"image": "image", "label": "label"}} (null
+ * otherwise). A tar shard's {@code samples} is what its reader yields, counted by the same parser:
+ * good and quarantined samples, and a damaged shard's final {@code (rest of shard)} sample; a
+ * Parquet shard's is its footer's row count. Earlier formats are counted again when met as a cache:
+ * format 1 (identical fields to 2) was counted by a parser of its own that could disagree with the
+ * reader on damaged shards or names that are not UTF-8; format 2 recorded absolute shard {@code
+ * uri}s, and its cache was trusted under another input.
  *
  * <h3>Manifest binary ({@code spindle-manifest-bin/1})</h3>
  *
@@ -162,27 +162,26 @@
  *           zigzag v = varint of (v &lt;&lt; 1) ^ (v &gt;&gt; 63)
  * </pre>
  *
- * Paths are relative as in the JSON. A reader checks the CRC, the lengths, that nothing follows
- * the last column, and that the manifest it decoded has the recorded fingerprint; anything else
- * is refused ({@code IllegalArgumentException}, "Invalid binary manifest: …"). The form stands
- * for its JSON only while the JSON has the recorded size and modification time.
+ * Paths are relative as in the JSON. A reader checks the CRC, the lengths, that nothing follows the
+ * last column, and that the manifest it decoded has the recorded fingerprint; anything else is
+ * refused ({@code IllegalArgumentException}, "Invalid binary manifest: …"). The form stands for its
+ * JSON only while the JSON has the recorded size and modification time.
  *
  * <h3>Digest</h3>
  *
- * SHA-256 of the indices in delivery order, 8 big-endian bytes each, as lowercase hex
- * ({@link dev.spindle.spark.plan.Digest}).
+ * SHA-256 of the indices in delivery order, 8 big-endian bytes each, as lowercase hex ({@link
+ * dev.spindle.spark.plan.Digest}).
  *
  * <h2>Cost (not normative: how this implementation computes the algorithm above)</h2>
  *
  * <p>Nothing materializes the epoch's sequence. A plan is {@code EpochSequence} (the manifest's
  * offsets, seed, epoch, window; the shard order and each shard's start in the sequence are
- * recomputed on first use in each JVM: O(S) time and 12 bytes per shard) plus {@code Segments},
- * the sequence a leg splits, plus per rank four numbers (start, real entries, entries, first
- * batch). The driver's work per epoch is O(S + W). A task derives batches {@code [a, b)} of a
- * rank with {@link dev.spindle.spark.plan.RankPlan#indices(int, int)}: the real entries are a
- * contiguous stretch of the sequence, so only the windows it overlaps are rebuilt and shuffled,
- * O((b − a)·B + 2K) work; padding repeats entries of the same stretch and derives each repeated
- * entry once.
+ * recomputed on first use in each JVM: O(S) time and 12 bytes per shard) plus {@code Segments}, the
+ * sequence a leg splits, plus per rank four numbers (start, real entries, entries, first batch).
+ * The driver's work per epoch is O(S + W). A task derives batches {@code [a, b)} of a rank with
+ * {@link dev.spindle.spark.plan.RankPlan#indices(int, int)}: the real entries are a contiguous
+ * stretch of the sequence, so only the windows it overlaps are rebuilt and shuffled, O((b − a)·B +
+ * 2K) work; padding repeats entries of the same stretch and derives each repeated entry once.
  *
  * <p>A resumed leg: the rest after leg {@code i} is, rank by rank, one stretch per rank, so after
  * legs of {@code W_0, …, W_k} ranks it is at most {@code W_0 + … + W_k} stretches (adjacent ones
@@ -191,7 +190,7 @@
  * partially used windows, so a task deriving {@code n} entries that cross {@code c} stretches does
  * O(n + 2K·c) work. Resuming from {@code W} ranks to {@code M < W} gives {@code c ≈ W/M + 1}: from
  * 8,192 ranks to 8 with K = 16,384, about 1,025 stretches and 34 M shuffle steps per rank (a
- * fraction of a second). The exact-tail resume (same world size, equal progress) costs what a
- * fresh plan does.
+ * fraction of a second). The exact-tail resume (same world size, equal progress) costs what a fresh
+ * plan does.
  */
 package dev.spindle.spark.plan;

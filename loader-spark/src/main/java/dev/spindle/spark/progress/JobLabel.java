@@ -24,11 +24,16 @@ public final class JobLabel implements AutoCloseable {
   private final String[] before;
 
   /** {@code total} null: a helper job, which the progress line does not watch. */
-  private JobLabel(SparkContext sc, String group, String label, String description,
-      String total) {
+  private JobLabel(SparkContext sc, String group, String label, String description, String total) {
     this.sc = sc;
-    before = new String[] {sc.getLocalProperty(GROUP), sc.getLocalProperty(DESCRIPTION),
-        sc.getLocalProperty(TOTAL), sc.getLocalProperty(LABEL), sc.getLocalProperty(BEFORE)};
+    before =
+        new String[] {
+          sc.getLocalProperty(GROUP),
+          sc.getLocalProperty(DESCRIPTION),
+          sc.getLocalProperty(TOTAL),
+          sc.getLocalProperty(LABEL),
+          sc.getLocalProperty(BEFORE)
+        };
     // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
     sc.setLocalProperty(GROUP, group);
     sc.setLocalProperty(DESCRIPTION, description);
@@ -42,16 +47,16 @@ public final class JobLabel implements AutoCloseable {
    * {@code description} (the UI's) and {@code label} (the progress line's, short); {@code total}
    * samples, or 0 when unknown.
    */
-  public static JobLabel of(SparkContext sc, String group, String label, String description,
-      long total) {
+  public static JobLabel of(
+      SparkContext sc, String group, String label, String description, long total) {
     return new JobLabel(sc, group, label, description, Long.toString(Math.max(total, 0)));
   }
 
   /**
    * Labels the helper jobs that follow (counting shards, say) with {@code description}, in the
-   * calling thread's job group when it has one (so the UI shows them with the job they serve),
-   * else in {@code spindle-helper}. The progress line ignores them: a label's count goes on
-   * across its helper jobs.
+   * calling thread's job group when it has one (so the UI shows them with the job they serve), else
+   * in {@code spindle-helper}. The progress line ignores them: a label's count goes on across its
+   * helper jobs.
    */
   public static JobLabel helper(SparkContext sc, String description) {
     String group = sc.getLocalProperty(GROUP);
@@ -60,18 +65,18 @@ public final class JobLabel implements AutoCloseable {
 
   /**
    * The jobs that follow continue the work of earlier ones: {@code samples} of the total are
-   * already done (a restarted {@code train} run, from its ranks' saved states), so the count
-   * starts there instead of at 0.
+   * already done (a restarted {@code train} run, from its ranks' saved states), so the count starts
+   * there instead of at 0.
    */
   public void continuing(long samples) {
     sc.setLocalProperty(BEFORE, Long.toString(Math.max(samples, 0)));
   }
 
   /**
-   * Inside a label whose total was unknown (0), the jobs the calling thread starts next will
-   * handle {@code total} samples: a {@code spindle} DataSource scan says so when Spark plans it,
-   * just before its job starts on that thread. Outside a label, nothing: a query in a user's
-   * program keeps the thread's properties as they were. The label's {@link #close} restores them.
+   * Inside a label whose total was unknown (0), the jobs the calling thread starts next will handle
+   * {@code total} samples: a {@code spindle} DataSource scan says so when Spark plans it, just
+   * before its job starts on that thread. Outside a label, nothing: a query in a user's program
+   * keeps the thread's properties as they were. The label's {@link #close} restores them.
    */
   public static void totalIfUnknown(SparkContext sc, long total) {
     if (sc.getLocalProperty(LABEL) != null && "0".equals(sc.getLocalProperty(TOTAL))) {

@@ -10,8 +10,8 @@ import org.apache.spark.util.LongAccumulator;
  * (executor heartbeats) and when they end: samples handled (delivered or quarantined), encoded
  * bytes read, samples quarantined. Created on the driver, shipped inside a task; {@link #add} is
  * called on executor task threads (one thread per task copy), usually through a {@link
- * TaskProgress}. With them, each stage's busy and elapsed time ({@link StageTimes}), from which
- * the driver names the bottleneck. Also shown on the UI's stage pages.
+ * TaskProgress}. With them, each stage's busy and elapsed time ({@link StageTimes}), from which the
+ * driver names the bottleneck. Also shown on the UI's stage pages.
  */
 public final class ProgressCounters implements Serializable {
   /** The accumulators' names, as {@link ProgressListener} looks them up. */

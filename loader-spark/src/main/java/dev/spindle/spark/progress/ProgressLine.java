@@ -11,20 +11,24 @@ final class ProgressLine {
    * decode ETA 0:01}; without a total, no percentage and no ETA; rates are NaN until known, the
    * bottleneck null.
    */
-  static String format(ProgressListener.Snapshot s, double samplesPerS, double bytesPerS,
-      String bottleneck) {
+  static String format(
+      ProgressListener.Snapshot s, double samplesPerS, double bytesPerS, String bottleneck) {
     StringBuilder b = new StringBuilder();
     b.append(s.label() == null ? "spindle" : s.label()).append(": ");
     b.append(String.format(Locale.ROOT, "%,d", s.samples()));
     if (s.total() > 0) {
-      b.append(String.format(Locale.ROOT, "/%,d samples %.1f%%", s.total(),
-          Math.min(100.0, 100.0 * s.samples() / s.total())));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "/%,d samples %.1f%%",
+              s.total(),
+              Math.min(100.0, 100.0 * s.samples() / s.total())));
     } else {
       b.append(" samples");
     }
     if (Double.isFinite(samplesPerS)) {
-      b.append(String.format(Locale.ROOT, " %,.0f images/s %.1f MB/s", samplesPerS,
-          bytesPerS / 1e6));
+      b.append(
+          String.format(Locale.ROOT, " %,.0f images/s %.1f MB/s", samplesPerS, bytesPerS / 1e6));
     }
     b.append(String.format(Locale.ROOT, " %,d quarantined", s.quarantined()));
     if (bottleneck != null) {

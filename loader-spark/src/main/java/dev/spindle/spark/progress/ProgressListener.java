@@ -16,11 +16,10 @@ import scala.Tuple4;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Adds up {@link ProgressCounters} over the whole cluster: the final values of tasks that
- * succeeded plus the latest heartbeat values of tasks still running. A job labelled with a total
- * ({@link JobLabel}) starts the count afresh, at the samples done before it when it continues
- * earlier jobs' work. Called on Spark's listener-bus thread; {@link
- * #snapshot} on any thread.
+ * Adds up {@link ProgressCounters} over the whole cluster: the final values of tasks that succeeded
+ * plus the latest heartbeat values of tasks still running. A job labelled with a total ({@link
+ * JobLabel}) starts the count afresh, at the samples done before it when it continues earlier jobs'
+ * work. Called on Spark's listener-bus thread; {@link #snapshot} on any thread.
  */
 public final class ProgressListener extends SparkListener {
   private final Counts done = new Counts();
@@ -31,11 +30,17 @@ public final class ProgressListener extends SparkListener {
   private boolean started;
 
   /**
-   * What the cluster has done so far in the current labelled job; {@code stages} maps each
-   * pipeline stage to its summed {@code {busyMs, elapsedMs}} ({@link StageTimes}).
+   * What the cluster has done so far in the current labelled job; {@code stages} maps each pipeline
+   * stage to its summed {@code {busyMs, elapsedMs}} ({@link StageTimes}).
    */
-  public record Snapshot(boolean started, String label, long total, long samples,
-      long bytes, long quarantined, Map<String, long[]> stages) {}
+  public record Snapshot(
+      boolean started,
+      String label,
+      long total,
+      long samples,
+      long bytes,
+      long quarantined,
+      Map<String, long[]> stages) {}
 
   /** One task's (or the ended tasks') counters. */
   private static final class Counts {
@@ -83,8 +88,8 @@ public final class ProgressListener extends SparkListener {
 
   @Override
   public synchronized void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate e) {
-    for (Tuple4<Object, Object, Object, scala.collection.immutable.Seq<AccumulableInfo>> u
-        : CollectionConverters.asJava(e.accumUpdates())) {
+    for (Tuple4<Object, Object, Object, scala.collection.immutable.Seq<AccumulableInfo>> u :
+        CollectionConverters.asJava(e.accumUpdates())) {
       long id = (Long) u._1();
       if (!ended.contains(id)) { // a late heartbeat must not count an ended task twice
         Counts v = new Counts();

@@ -12,8 +12,8 @@ import org.apache.spark.SparkContext;
 /**
  * Shows a command's progress on stderr while it runs: a live line redrawn twice a second, or a
  * plain line every {@code interval}, from a {@link ProgressListener} on the command's session.
- * Started and closed by the command's main thread; {@link #close} erases the live line, so call
- * it before printing the summary. Draws on a daemon thread of its own ({@code spindle-progress}).
+ * Started and closed by the command's main thread; {@link #close} erases the live line, so call it
+ * before printing the summary. Draws on a daemon thread of its own ({@code spindle-progress}).
  */
 public final class ProgressPrinter implements AutoCloseable {
   private static final long WINDOW_NANOS = 10_000_000_000L;
@@ -43,11 +43,13 @@ public final class ProgressPrinter implements AutoCloseable {
       System.setErr(new PrintStream(live, true));
     }
     sc.addSparkListener(listener);
-    timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "spindle-progress");
-      t.setDaemon(true);
-      return t;
-    });
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "spindle-progress");
+              t.setDaemon(true);
+              return t;
+            });
     long period = liveLine ? 500 : Math.max(1, interval.toMillis());
     timer.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
   }
@@ -59,8 +61,8 @@ public final class ProgressPrinter implements AutoCloseable {
    * @param columns the terminal's width, or 0 when unknown
    * @param interval how often a plain line is printed
    */
-  public static ProgressPrinter start(SparkContext sc, ProgressMode mode, boolean terminal,
-      int columns, Duration interval) {
+  public static ProgressPrinter start(
+      SparkContext sc, ProgressMode mode, boolean terminal, int columns, Duration interval) {
     if (mode == ProgressMode.NEVER) {
       return new ProgressPrinter();
     }
@@ -92,8 +94,8 @@ public final class ProgressPrinter implements AutoCloseable {
   private record Point(long nanos, ProgressListener.Snapshot snapshot) {}
 
   /**
-   * The line for {@code s}, with rates and the bottleneck (the stage busiest over the window,
-   * else over the whole job) over the last ten seconds.
+   * The line for {@code s}, with rates and the bottleneck (the stage busiest over the window, else
+   * over the whole job) over the last ten seconds.
    */
   private String line(ProgressListener.Snapshot s) {
     long now = System.nanoTime();
@@ -109,13 +111,13 @@ public final class ProgressPrinter implements AutoCloseable {
     double rate = dt > 0.2 ? (s.samples() - first.samples()) / dt : Double.NaN;
     double bytes = dt > 0.2 ? (s.bytes() - first.bytes()) / dt : Double.NaN;
     String bottleneck = StageTimes.busiest(StageTimes.minus(s.stages(), first.stages()));
-    return ProgressLine.format(s, rate, bytes,
-        bottleneck != null ? bottleneck : StageTimes.busiest(s.stages()));
+    return ProgressLine.format(
+        s, rate, bytes, bottleneck != null ? bottleneck : StageTimes.busiest(s.stages()));
   }
 
   /**
-   * Stops: draws the live line a last time once the listener has caught up with the job's end
-   * (at most a second), erases it, and gives stderr back.
+   * Stops: draws the live line a last time once the listener has caught up with the job's end (at
+   * most a second), erases it, and gives stderr back.
    */
   @Override
   public void close() {

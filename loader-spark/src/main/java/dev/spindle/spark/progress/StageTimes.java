@@ -39,16 +39,17 @@ public final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<Str
   /** {@code after - before}, per stage: what a task did since its last update. */
   public static Map<String, long[]> minus(Map<String, long[]> after, Map<String, long[]> before) {
     Map<String, long[]> m = new TreeMap<>();
-    after.forEach((name, a) -> {
-      long[] b = before.getOrDefault(name, new long[2]);
-      m.put(name, new long[] {a[0] - b[0], a[1] - b[1]});
-    });
+    after.forEach(
+        (name, a) -> {
+          long[] b = before.getOrDefault(name, new long[2]);
+          m.put(name, new long[] {a[0] - b[0], a[1] - b[1]});
+        });
     return m;
   }
 
   /**
-   * The stage busiest over {@code times}, or null when no stage has run for 100 ms yet (too
-   * little to tell).
+   * The stage busiest over {@code times}, or null when no stage has run for 100 ms yet (too little
+   * to tell).
    */
   public static String busiest(Map<String, long[]> times) {
     String best = null;
@@ -65,11 +66,12 @@ public final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<Str
 
   /** Adds {@code other}'s stages into {@code into}. */
   static void addInto(Map<String, long[]> into, Map<String, long[]> other) {
-    other.forEach((name, t) -> {
-      long[] sum = into.computeIfAbsent(name, n -> new long[2]);
-      sum[0] += t[0];
-      sum[1] += t[1];
-    });
+    other.forEach(
+        (name, t) -> {
+          long[] sum = into.computeIfAbsent(name, n -> new long[2]);
+          sum[0] += t[0];
+          sum[1] += t[1];
+        });
   }
 
   @Override
@@ -115,8 +117,11 @@ public final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<Str
     @Override
     public String toString() {
       StringJoiner j = new StringJoiner(", ");
-      forEach((name, t) -> j.add(String.format(Locale.ROOT, "%s %.0f%% busy", name,
-          t[1] > 0 ? 100.0 * t[0] / t[1] : 0.0)));
+      forEach(
+          (name, t) ->
+              j.add(
+                  String.format(
+                      Locale.ROOT, "%s %.0f%% busy", name, t[1] > 0 ? 100.0 * t[0] / t[1] : 0.0)));
       return j.toString();
     }
   }

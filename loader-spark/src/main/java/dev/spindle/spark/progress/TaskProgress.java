@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * One task's side of {@link ProgressCounters}: the task reports its running totals, this adds
- * what changed since the last report, and its pipeline's stage times ({@link StageTimes}) at most
- * every quarter second. Task thread only; a tracker of null counters does nothing.
+ * One task's side of {@link ProgressCounters}: the task reports its running totals, this adds what
+ * changed since the last report, and its pipeline's stage times ({@link StageTimes}) at most every
+ * quarter second. Task thread only; a tracker of null counters does nothing.
  */
 public final class TaskProgress {
   private static final long STAGE_PERIOD_NANOS = 250_000_000L;
@@ -29,8 +29,12 @@ public final class TaskProgress {
    * bytesNow} read, {@code quarantinedNow} of them quarantined, and its pipeline's statistics
    * (asked for only when due, or when {@code last}).
    */
-  public void update(long samplesNow, long bytesNow, long quarantinedNow,
-      Supplier<PipelineStats> stats, boolean last) {
+  public void update(
+      long samplesNow,
+      long bytesNow,
+      long quarantinedNow,
+      Supplier<PipelineStats> stats,
+      boolean last) {
     if (counters == null) {
       return;
     }

@@ -11,8 +11,8 @@ import java.util.Map;
 /**
  * How a path's rows get their uint8 H×W×C pixels, and the shape of its batches: decoded from
  * encoded images by a transform, or, for a {@code preprocess} output, the stored pixels copied as
- * they are (no decode, no transform: they were transformed when they were stored). Chosen once
- * on the driver from the input's manifest ({@link #of}); immutable, shipped to executors.
+ * they are (no decode, no transform: they were transformed when they were stored). Chosen once on
+ * the driver from the input's manifest ({@link #of}); immutable, shipped to executors.
  *
  * @param transform the decode and transform, or null when the rows are stored pixels
  * @param height batch image height
@@ -20,8 +20,9 @@ import java.util.Map;
  * @param channels batch image channels
  * @param transforms the transform chain the pixels come from, for reports and descriptions
  */
-public record BatchImages(ImageTransform transform, int height, int width, int channels,
-    String transforms) implements Serializable {
+public record BatchImages(
+    ImageTransform transform, int height, int width, int channels, String transforms)
+    implements Serializable {
 
   /** Images decoded and transformed by {@code t}. */
   public static BatchImages decoding(ImageTransform t) {
@@ -52,8 +53,10 @@ public record BatchImages(ImageTransform transform, int height, int width, int c
     boolean chain = conf.containsKey(SpindleConfig.IMAGE_TRANSFORMS.key());
     if (size || chain) {
       ImageTransform asked = SpindleConfig.uint8Transform(conf);
-      boolean sameShape = asked.height() == stored.height() && asked.width() == stored.width()
-          && asked.channels() == stored.channels();
+      boolean sameShape =
+          asked.height() == stored.height()
+              && asked.width() == stored.width()
+              && asked.channels() == stored.channels();
       if (!sameShape || chain && !normal(asked.spec()).equals(normal(stored.transforms()))) {
         throw new IllegalArgumentException(disagreement(stored, asked, conf, input));
       }
@@ -80,18 +83,29 @@ public record BatchImages(ImageTransform transform, int height, int width, int c
     return spec.replaceAll("\\s+", "").toLowerCase(Locale.ROOT);
   }
 
-  private static String disagreement(StoredImages stored, ImageTransform asked,
-      Map<String, String> conf, String input) {
+  private static String disagreement(
+      StoredImages stored, ImageTransform asked, Map<String, String> conf, String input) {
     StringBuilder keys = new StringBuilder();
-    for (String key : List.of(SpindleConfig.IMAGE_SIZE.key(), SpindleConfig.IMAGE_TRANSFORMS.key())) {
+    for (String key :
+        List.of(SpindleConfig.IMAGE_SIZE.key(), SpindleConfig.IMAGE_TRANSFORMS.key())) {
       if (conf.containsKey(key)) {
         keys.append(keys.length() == 0 ? "" : ", ").append(key).append("=").append(conf.get(key));
       }
     }
-    return "Input " + input + " is a preprocess output of " + stored.shape() + " images made by '"
-        + stored.transforms() + "' (its _manifest.json), but the settings " + keys + " (--size,"
-        + " option 'size' or 'transforms') ask for " + List.of(asked.height(), asked.width(),
-            asked.channels()) + " images made by '" + asked.spec() + "'. A preprocessed dataset"
+    return "Input "
+        + input
+        + " is a preprocess output of "
+        + stored.shape()
+        + " images made by '"
+        + stored.transforms()
+        + "' (its _manifest.json), but the settings "
+        + keys
+        + " (--size,"
+        + " option 'size' or 'transforms') ask for "
+        + List.of(asked.height(), asked.width(), asked.channels())
+        + " images made by '"
+        + asked.spec()
+        + "'. A preprocessed dataset"
         + " is read as stored, never transformed again: leave out the image settings, or"
         + " preprocess again with these";
   }

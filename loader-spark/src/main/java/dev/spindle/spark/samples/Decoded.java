@@ -5,9 +5,9 @@ import org.apache.arrow.memory.ArrowBuf;
 /**
  * One sample after the path's decode stage: its decoded pixels (owned by this object, from the
  * task's allocator), or, when the path passes encoded samples through, nothing but the sample
- * itself; or why it could not be used (kept in place only when the path keeps bad samples).
- * Closing releases the pixels; idempotent. Made on a decode thread, then owned by the consumer
- * (or by the pipeline, which closes what it still holds when stopped).
+ * itself; or why it could not be used (kept in place only when the path keeps bad samples). Closing
+ * releases the pixels; idempotent. Made on a decode thread, then owned by the consumer (or by the
+ * pipeline, which closes what it still holds when stopped).
  *
  * @param <T> the item the source produced
  */

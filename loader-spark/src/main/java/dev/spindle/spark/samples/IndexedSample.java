@@ -4,8 +4,8 @@ import dev.spindle.spark.shard.Sample;
 
 /**
  * What enters the sample path: one encoded sample read from a shard, with its dataset (or planned)
- * index. Made by the source on its reading thread, then read by decode threads; implementations
- * are immutable.
+ * index. Made by the source on its reading thread, then read by decode threads; implementations are
+ * immutable.
  */
 public interface IndexedSample {
   /** The encoded sample (or one with a problem, which the path quarantines). */

@@ -52,14 +52,13 @@ public record PathSpec(
   }
 
   /** Bad samples are quarantined against {@code budget}. */
-  public static PathSpec quarantining(String owner, BatchImages images, int batchSize,
-      int concurrency, FailureBudget budget) {
+  public static PathSpec quarantining(
+      String owner, BatchImages images, int batchSize, int concurrency, FailureBudget budget) {
     return new PathSpec(owner, images, batchSize, concurrency, BadSamples.QUARANTINE, budget);
   }
 
   /** Bad samples stay in place as rows with a problem. */
-  public static PathSpec keeping(
-      String owner, BatchImages images, int batchSize, int concurrency) {
+  public static PathSpec keeping(String owner, BatchImages images, int batchSize, int concurrency) {
     return new PathSpec(owner, images, batchSize, concurrency, BadSamples.KEEP, null);
   }
 

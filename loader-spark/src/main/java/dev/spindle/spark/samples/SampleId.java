@@ -4,8 +4,8 @@ import dev.spindle.spark.metrics.QuarantineRecord;
 
 /**
  * The key a sample carries through the pipeline, {@code "<shard> [<key>] #<index>"}: readable in
- * logs and quarantine lists, and parsed back (from the right) into shard, key and index for
- * reports and quarantine files. Stateless; any thread.
+ * logs and quarantine lists, and parsed back (from the right) into shard, key and index for reports
+ * and quarantine files. Stateless; any thread.
  */
 public final class SampleId {
   private SampleId() {}
@@ -23,7 +23,8 @@ public final class SampleId {
     }
     try {
       long index = Long.parseLong(id.substring(hash + 3));
-      return new QuarantineRecord(id.substring(0, open), id.substring(open + 2, hash), index, reason);
+      return new QuarantineRecord(
+          id.substring(0, open), id.substring(open + 2, hash), index, reason);
     } catch (NumberFormatException e) {
       return new QuarantineRecord(id, "", -1, reason);
     }

@@ -5,14 +5,14 @@ import dev.spindle.spark.image.ImageException;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.ExecutorPools;
+import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.pipeline.Order;
+import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.PipelineBuilder;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.pipeline.PipelineIterator;
 import dev.spindle.spark.pipeline.PipelineStats;
-import dev.spindle.spark.pipeline.Pipeline;
 import dev.spindle.spark.pipeline.QuarantineEntry;
-import dev.spindle.spark.pipeline.LastBatch;
 import dev.spindle.spark.shard.Sample;
 import java.util.BitSet;
 import java.util.Iterator;
@@ -43,12 +43,13 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   private SamplePath(PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
     this.spec = spec;
     this.allocator = allocator;
-    PipelineBuilder<List<Decoded<T>>> b = Pipeline.source(READ, source)
-        .keyedBy(IndexedSample::id)
-        .sizedBy(IndexedSample::bytes)
-        .pipe(spec.stage(), this::decode, spec.concurrency(), Order.INPUT)
-        .sizedBy(Decoded::bytes)
-        .aggregate("batch", spec.batchSize(), LastBatch.KEEP);
+    PipelineBuilder<List<Decoded<T>>> b =
+        Pipeline.source(READ, source)
+            .keyedBy(IndexedSample::id)
+            .sizedBy(IndexedSample::bytes)
+            .pipe(spec.stage(), this::decode, spec.concurrency(), Order.INPUT)
+            .sizedBy(Decoded::bytes)
+            .aggregate("batch", spec.batchSize(), LastBatch.KEEP);
     if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
       b.failureBudget(spec.stage(), spec.budget());
     }
@@ -56,9 +57,9 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   }
 
   /**
-   * Starts the path on the executor-wide pools. The path owns {@code source} from now on (an
-   * {@link AutoCloseable} source is closed when it ends); decoded pixels come from {@code
-   * allocator}, which must outlive the path. The caller closes the path.
+   * Starts the path on the executor-wide pools. The path owns {@code source} from now on (an {@link
+   * AutoCloseable} source is closed when it ends); decoded pixels come from {@code allocator},
+   * which must outlive the path. The caller closes the path.
    */
   public static <T extends IndexedSample> SamplePath<T> start(
       PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
@@ -71,8 +72,8 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   }
 
   /**
-   * The next batch of rows in source order ({@code batchSize} rows, the last one fewer), or null
-   * at the end. The rows are the caller's: close each one.
+   * The next batch of rows in source order ({@code batchSize} rows, the last one fewer), or null at
+   * the end. The rows are the caller's: close each one.
    *
    * @throws PipelineFailure when the source failed, an op threw an {@link Error}, or a bad sample
    *     exceeded the failure budget ({@link #stoppedByBudget})
@@ -102,8 +103,13 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
       } else if (s.stored() != null && s.image().length == rowBytes) {
         batch.imageData().setBytes(r * rowBytes, s.image(), 0, rowBytes);
       } else {
-        throw new IllegalStateException("Row " + r + " holds no pixels for this batch: the path"
-            + " neither decoded it nor holds its " + rowBytes + " stored bytes");
+        throw new IllegalStateException(
+            "Row "
+                + r
+                + " holds no pixels for this batch: the path"
+                + " neither decoded it nor holds its "
+                + rowBytes
+                + " stored bytes");
       }
       batch.setRow(r, s.label(), s.key(), d.item().index());
     }
@@ -191,13 +197,24 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
    */
   private Decoded<T> stored(T item, Sample s, BatchImages images) throws ImageException {
     if (s.stored() == null || images.decodes()) {
-      throw new IllegalStateException(SampleId.of(s.shard(), s.key(), item.index()) + " is "
-          + (s.stored() == null ? "an encoded sample in a path of stored pixels"
-              : "a stored row in a path that decodes"));
+      throw new IllegalStateException(
+          SampleId.of(s.shard(), s.key(), item.index())
+              + " is "
+              + (s.stored() == null
+                  ? "an encoded sample in a path of stored pixels"
+                  : "a stored row in a path that decodes"));
     }
     if (s.image().length != images.rowBytes()) {
-      return reject(item, s.imageName() + " holds " + s.image().length + " bytes; the"
-          + " preprocess output's image_shape " + images.shape() + " needs " + images.rowBytes(),
+      return reject(
+          item,
+          s.imageName()
+              + " holds "
+              + s.image().length
+              + " bytes; the"
+              + " preprocess output's image_shape "
+              + images.shape()
+              + " needs "
+              + images.rowBytes(),
           null);
     }
     return Decoded.ok(item, null);

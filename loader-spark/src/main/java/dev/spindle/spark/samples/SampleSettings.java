@@ -8,9 +8,8 @@ import java.util.Map;
 
 /**
  * The settings of the sample path that every job running it shares ({@code preprocess}, {@code
- * feed}, the {@code spindle} data source), read once on the driver from the {@code
- * spark.spindle.*} keys ({@link #from}) and shipped to the executors inside the job's own
- * settings. Immutable.
+ * feed}, the {@code spindle} data source), read once on the driver from the {@code spark.spindle.*}
+ * keys ({@link #from}) and shipped to the executors inside the job's own settings. Immutable.
  *
  * @param images how rows get their pixels: the configured decode and transform, or a preprocess
  *     output's stored images (copied as they are)

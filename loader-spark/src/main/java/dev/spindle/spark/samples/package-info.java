@@ -1,6 +1,6 @@
 /**
- * The one executor-side sample path: every Spindle entry point that turns shards into Arrow
- * batches inside an executor runs it, and adds only its own end.
+ * The one executor-side sample path: every Spindle entry point that turns shards into Arrow batches
+ * inside an executor runs it, and adds only its own end.
  *
  * <pre>
  *  source "read" (I/O pool)   ─► pipe "decode" (executor-wide CPU pool,  ─► aggregate "batch"
@@ -18,11 +18,11 @@
  * <p><b>Enters:</b> {@link dev.spindle.spark.samples.IndexedSample}s from the caller's source
  * (pulled on one I/O-pool thread) and a {@link dev.spindle.spark.samples.PathSpec}, whose {@link
  * dev.spindle.spark.samples.BatchImages} say whether rows are decoded or, for a {@code preprocess}
- * output, its stored pixels copied by {@code fill} without any decode. <b>Leaves:</b>
- * batches of {@link dev.spindle.spark.samples.Decoded} rows on the task thread, the quarantine
- * list, pipeline statistics and decode time. <b>Threads:</b> the pipeline engine's ({@code
- * dev.spindle.spark.pipeline}); decode runs on the executor-wide CPU pool that every task
- * shares. <b>Memory:</b> decoded pixels come from the task's Arrow allocator; a row's buffer
- * belongs to whoever holds the row and is released by closing it.
+ * output, its stored pixels copied by {@code fill} without any decode. <b>Leaves:</b> batches of
+ * {@link dev.spindle.spark.samples.Decoded} rows on the task thread, the quarantine list, pipeline
+ * statistics and decode time. <b>Threads:</b> the pipeline engine's ({@code
+ * dev.spindle.spark.pipeline}); decode runs on the executor-wide CPU pool that every task shares.
+ * <b>Memory:</b> decoded pixels come from the task's Arrow allocator; a row's buffer belongs to
+ * whoever holds the row and is released by closing it.
  */
 package dev.spindle.spark.samples;

@@ -12,9 +12,9 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
 
 /**
  * Where each record batch of an Arrow IPC file starts, in rows, found from the batches' message
- * headers alone (no body is read). {@code preprocess} writes batches of equal size but the last,
- * so when the first and last headers fit that layout the others are not read; a batch that does
- * not hold the rows this assumed is caught when it is loaded ({@link #rows}). Stateless; any thread.
+ * headers alone (no body is read). {@code preprocess} writes batches of equal size but the last, so
+ * when the first and last headers fit that layout the others are not read; a batch that does not
+ * hold the rows this assumed is caught when it is loaded ({@link #rows}). Stateless; any thread.
  */
 final class ArrowBlockRows {
   private ArrowBlockRows() {}

@@ -149,8 +149,12 @@ final class BraceParser {
       }
       pos++; // the '}'
       if (choices.size() < 2) {
-        throw error("the group at " + open + " is neither a comma list ({a,b}) nor a numeric"
-            + " range ({000..099})", open);
+        throw error(
+            "the group at "
+                + open
+                + " is neither a comma list ({a,b}) nor a numeric"
+                + " range ({000..099})",
+            open);
       }
       return new Alternatives(choices);
     }
@@ -171,10 +175,13 @@ final class BraceParser {
       }
       String from = m.group(1);
       String to = m.group(2);
-      boolean padded = (from.length() > 1 && from.startsWith("0"))
-          || (to.length() > 1 && to.startsWith("0"));
+      boolean padded =
+          (from.length() > 1 && from.startsWith("0")) || (to.length() > 1 && to.startsWith("0"));
       pos = close + 1;
-      return new Range(Long.parseLong(from), Long.parseLong(to), step,
+      return new Range(
+          Long.parseLong(from),
+          Long.parseLong(to),
+          step,
           padded ? Math.max(from.length(), to.length()) : 0);
     }
 
@@ -186,8 +193,8 @@ final class BraceParser {
     }
 
     IllegalArgumentException error(String what, int at) {
-      return new IllegalArgumentException("Invalid brace pattern \"" + text + "\" at position "
-          + at + ": " + what);
+      return new IllegalArgumentException(
+          "Invalid brace pattern \"" + text + "\" at position " + at + ": " + what);
     }
   }
 }

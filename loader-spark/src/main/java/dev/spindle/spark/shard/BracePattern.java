@@ -6,11 +6,11 @@ import java.util.List;
 /**
  * A WebDataset brace pattern ({@code train-{000000..001281}.tar}), expanded as Python's {@code
  * braceexpand} does: a group is a comma list ({@code {a,b,c}}, alternatives may hold groups
- * themselves) or a numeric range ({@code {0..99}}, {@code {000..099}}, with an optional step
- * {@code {0..98..2}}; a bound written with a leading zero pads every number to the wider bound's
- * width; a range may count down). Several groups multiply, the first varying slowest. Unlike
- * {@code braceexpand}, a group that is neither ({@code {abc}}, {@code {}}) is an error, not
- * literal text, and there are no escapes: a '{' or '}' always belongs to a group.
+ * themselves) or a numeric range ({@code {0..99}}, {@code {000..099}}, with an optional step {@code
+ * {0..98..2}}; a bound written with a leading zero pads every number to the wider bound's width; a
+ * range may count down). Several groups multiply, the first varying slowest. Unlike {@code
+ * braceexpand}, a group that is neither ({@code {abc}}, {@code {}}) is an error, not literal text,
+ * and there are no escapes: a '{' or '}' always belongs to a group.
  *
  * <p>The number of names is computed before anything is expanded; a pattern that names more than
  * {@value #MAX_NAMES} is refused. Immutable once parsed; any thread.
@@ -41,8 +41,12 @@ public final class BracePattern {
   public static BracePattern parse(String pattern) {
     BracePattern parsed = new BracePattern(pattern, BraceParser.parse(pattern));
     if (parsed.size() > MAX_NAMES) {
-      throw new IllegalArgumentException("Brace pattern \"" + pattern + "\" names more than "
-          + MAX_NAMES + " shards (the most a pattern may name)");
+      throw new IllegalArgumentException(
+          "Brace pattern \""
+              + pattern
+              + "\" names more than "
+              + MAX_NAMES
+              + " shards (the most a pattern may name)");
     }
     return parsed;
   }

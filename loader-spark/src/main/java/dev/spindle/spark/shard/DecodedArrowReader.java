@@ -19,11 +19,10 @@ import org.apache.hadoop.fs.Path;
  * row {@code N} (counted from 0 over the file) is sample {@code N}, its {@code image} the stored
  * pixels, with its stored {@code label}, {@code key} and {@code index} ({@link StoredRows}). Only
  * the record batches holding a wanted row are loaded: where each batch starts is found from the
- * batches' headers ({@link ArrowBlockRows}), never from their bodies. A file that no longer
- * matches the manifest (another size or row count, another schema, a batch of other rows) fails
- * the open or the read, naming it; Arrow IPC has no checksums, so a changed pixel byte is not
- * seen. Owns an Arrow allocator of its own (one record batch at a time), closed with it; one
- * thread.
+ * batches' headers ({@link ArrowBlockRows}), never from their bodies. A file that no longer matches
+ * the manifest (another size or row count, another schema, a batch of other rows) fails the open or
+ * the read, naming it; Arrow IPC has no checksums, so a changed pixel byte is not seen. Owns an
+ * Arrow allocator of its own (one record batch at a time), closed with it; one thread.
  */
 final class DecodedArrowReader implements ShardReader {
   private final Shard shard;
@@ -40,8 +39,13 @@ final class DecodedArrowReader implements ShardReader {
   private StoredColumns columns;
   private boolean closed;
 
-  private DecodedArrowReader(Shard shard, SampleLimits limits, BufferAllocator allocator,
-      HadoopReadChannel channel, int[] wanted) throws IOException {
+  private DecodedArrowReader(
+      Shard shard,
+      SampleLimits limits,
+      BufferAllocator allocator,
+      HadoopReadChannel channel,
+      int[] wanted)
+      throws IOException {
     this.shard = shard;
     this.fileName = new Path(shard.uri()).getName();
     this.limits = limits;
@@ -60,14 +64,15 @@ final class DecodedArrowReader implements ShardReader {
   }
 
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
-  static DecodedArrowReader open(Shard shard, Configuration conf, SampleLimits limits,
-      int[] positions) throws IOException {
+  static DecodedArrowReader open(
+      Shard shard, Configuration conf, SampleLimits limits, int[] positions) throws IOException {
     FileStatus status = StoredFiles.requireSize(shard, conf);
     BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE);
     HadoopReadChannel channel = null;
     try {
-      channel = new HadoopReadChannel(
-          status.getPath().getFileSystem(conf).open(status.getPath()), status.getLen());
+      channel =
+          new HadoopReadChannel(
+              status.getPath().getFileSystem(conf).open(status.getPath()), status.getLen());
       return new DecodedArrowReader(shard, limits, allocator, channel, positions);
     } catch (IOException | RuntimeException e) {
       if (channel != null) {
@@ -75,8 +80,8 @@ final class DecodedArrowReader implements ShardReader {
       }
       allocator.close();
       if (e instanceof RuntimeException) {
-        throw StoredFiles.mismatch(shard.uri(), "it cannot be read as an Arrow IPC file ("
-            + e.getMessage() + ")", e);
+        throw StoredFiles.mismatch(
+            shard.uri(), "it cannot be read as an Arrow IPC file (" + e.getMessage() + ")", e);
       }
       throw e;
     }
@@ -127,14 +132,21 @@ final class DecodedArrowReader implements ShardReader {
       VectorSchemaRoot root = file.getVectorSchemaRoot();
       long expected = starts[b + 1] - starts[b];
       if (root.getRowCount() != expected) {
-        throw StoredFiles.mismatch(shard.uri(), "its record batch " + b + " holds "
-            + root.getRowCount() + " rows, " + expected + " were expected");
+        throw StoredFiles.mismatch(
+            shard.uri(),
+            "its record batch "
+                + b
+                + " holds "
+                + root.getRowCount()
+                + " rows, "
+                + expected
+                + " were expected");
       }
       loaded = b;
       columns = new StoredColumns(root);
     } catch (IOException e) {
-      throw new UncheckedIOException("Failed reading record batch " + b + " of " + shard.uri()
-          + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Failed reading record batch " + b + " of " + shard.uri() + ": " + e.getMessage(), e);
     }
   }
 

@@ -6,7 +6,6 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
@@ -20,13 +19,17 @@ import org.apache.parquet.schema.Type;
  * groups without a wanted row are never read, and within a row group only the pages holding one
  * ({@link ParquetRows}); page checksums are verified as for any Parquet shard, and a row group that
  * cannot be decoded quarantines its wanted rows from the failing one on. A file that no longer
- * matches the manifest (another size or row count, another schema) fails the open, naming it.
- * One thread.
+ * matches the manifest (another size or row count, another schema) fails the open, naming it. One
+ * thread.
  */
 final class DecodedParquetReader implements ShardReader {
   private static final String[] COLUMNS = {"image", "label", "key", "index"};
-  private static final PrimitiveTypeName[] TYPES = {PrimitiveTypeName.BINARY,
-      PrimitiveTypeName.INT32, PrimitiveTypeName.BINARY, PrimitiveTypeName.INT64};
+  private static final PrimitiveTypeName[] TYPES = {
+    PrimitiveTypeName.BINARY,
+    PrimitiveTypeName.INT32,
+    PrimitiveTypeName.BINARY,
+    PrimitiveTypeName.INT64
+  };
 
   private final Shard shard;
   private final String fileName;
@@ -41,8 +44,8 @@ final class DecodedParquetReader implements ShardReader {
   }
 
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
-  static DecodedParquetReader open(Shard shard, Configuration conf, SampleLimits limits,
-      int[] positions) throws IOException {
+  static DecodedParquetReader open(
+      Shard shard, Configuration conf, SampleLimits limits, int[] positions) throws IOException {
     StoredFiles.requireSize(shard, conf);
     WatchedInputFile.Reader file = ParquetFiles.open(shard.uri(), conf, limits);
     try {
@@ -67,11 +70,19 @@ final class DecodedParquetReader implements ShardReader {
     List<Type> fields = new ArrayList<>();
     for (int c = 0; c < COLUMNS.length; c++) {
       Type t = schema.containsField(COLUMNS[c]) ? schema.getType(COLUMNS[c]) : null;
-      if (t == null || !t.isPrimitive() || t.isRepetition(Type.Repetition.REPEATED)
+      if (t == null
+          || !t.isPrimitive()
+          || t.isRepetition(Type.Repetition.REPEATED)
           || ((PrimitiveType) t).getPrimitiveTypeName() != TYPES[c]) {
-        throw StoredFiles.mismatch(uri, "its column '" + COLUMNS[c] + "' is "
-            + (t == null ? "missing" : "'" + t.toString().trim() + "'") + ", not " + TYPES[c]
-            + " as preprocess writes it");
+        throw StoredFiles.mismatch(
+            uri,
+            "its column '"
+                + COLUMNS[c]
+                + "' is "
+                + (t == null ? "missing" : "'" + t.toString().trim() + "'")
+                + ", not "
+                + TYPES[c]
+                + " as preprocess writes it");
       }
       fields.add(t);
     }
@@ -102,9 +113,16 @@ final class DecodedParquetReader implements ShardReader {
     Integer label = group.isNull(1) ? null : group.reader(1).getInteger();
     Binary key = group.binary(2);
     Long index = group.isNull(3) ? null : group.reader(3).getLong();
-    return StoredRows.sample(shard, fileName, row, key == null ? null : key.toStringUsingUTF8(),
-        image == null ? -1 : image.length(), image == null ? null : image::getBytes, label,
-        index, limits);
+    return StoredRows.sample(
+        shard,
+        fileName,
+        row,
+        key == null ? null : key.toStringUsingUTF8(),
+        image == null ? -1 : image.length(),
+        image == null ? null : image::getBytes,
+        label,
+        index,
+        limits);
   }
 
   @Override

@@ -27,9 +27,11 @@ final class EscapedUtf8 {
     if (isPlainAscii(bytes, from, to)) {
       return new String(bytes, from, to - from, StandardCharsets.US_ASCII);
     }
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(bytes, from, to - from);
     CharBuffer out = CharBuffer.allocate(to - from); // UTF-8 never has more chars than bytes
     StringBuilder text = new StringBuilder(to - from + 8);

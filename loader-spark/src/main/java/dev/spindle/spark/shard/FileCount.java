@@ -14,8 +14,8 @@ import java.io.Serializable;
  * @param refused why it cannot be a shard (it does not exist, a Parquet footer or schema that
  *     cannot be used), or null
  */
-public record FileCount(String uri, long bytes, long modificationTime, long samples,
-    String refused) implements Serializable {
+public record FileCount(String uri, long bytes, long modificationTime, long samples, String refused)
+    implements Serializable {
 
   static FileCount refused(String uri, String reason) {
     return new FileCount(uri, -1, -1, -1, reason);

@@ -8,8 +8,8 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
- * The decompressed bytes of a gzip-compressed tar shard ({@code .tar.gz}, {@code .tgz}), for
- * {@link TarSampleCursor}. A stream that is not gzip, is corrupt or ends early throws {@link
+ * The decompressed bytes of a gzip-compressed tar shard ({@code .tar.gz}, {@code .tgz}), for {@link
+ * TarSampleCursor}. A stream that is not gzip, is corrupt or ends early throws {@link
  * TarFormatException}: it is the shard's damage (the samples before it are used, the rest is its
  * {@code (rest of shard)} sample), never a storage failure; errors of the storage underneath pass
  * through unchanged and fail the task. The gzip header is read on the first read, so opening never
@@ -58,8 +58,13 @@ final class GzipStream extends InputStream {
       return n;
     } catch (ZipException | EOFException e) {
       String why = e.getMessage() != null ? e.getMessage() : "it ends early";
-      throw new TarFormatException("the gzip stream of " + shard + " is damaged after "
-          + produced + " decompressed bytes: " + why);
+      throw new TarFormatException(
+          "the gzip stream of "
+              + shard
+              + " is damaged after "
+              + produced
+              + " decompressed bytes: "
+              + why);
     }
   }
 

@@ -59,8 +59,10 @@ final class ImageFolderReader implements ShardReader {
       Path file = new Path(root, entry.path());
       long length = fs.getFileStatus(file).getLen();
       if (length > limits.maxSampleBytes()) {
-        sample.problem(String.format("file is %d bytes, over spark.spindle.maxSampleBytes=%d",
-            length, limits.maxSampleBytes()));
+        sample.problem(
+            String.format(
+                "file is %d bytes, over spark.spindle.maxSampleBytes=%d",
+                length, limits.maxSampleBytes()));
       } else {
         try (InputStream in = fs.open(file)) {
           sample.image(in.readNBytes((int) length), entry.path());

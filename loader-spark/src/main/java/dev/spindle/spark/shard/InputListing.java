@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The data files under an input folder, each once. Names starting with {@code _} or {@code .}
- * are not data (committed-output side files, caches, hidden files) and are passed over silently.
+ * The data files under an input folder, each once. Names starting with {@code _} or {@code .} are
+ * not data (committed-output side files, caches, hidden files) and are passed over silently.
  *
  * <p>On the local file system, symbolic links are followed, but no folder and no file is taken
  * twice: a link back to a folder already listed (a loop such as {@code loop -> .}) or to a file
@@ -38,9 +38,8 @@ public final class InputListing {
 
   /** Lists the data files under the folder {@code root}. */
   public static Listing list(FileSystem fs, Path root) throws IOException {
-    Listing listing = "file".equals(fs.getUri().getScheme())
-        ? new LocalWalk(fs).walk(root)
-        : remote(fs, root);
+    Listing listing =
+        "file".equals(fs.getUri().getScheme()) ? new LocalWalk(fs).walk(root) : remote(fs, root);
     for (Skipped s : listing.skipped()) {
       LOG.warn("Input {}: skipped {}: {}", root, s.path(), s.reason());
     }

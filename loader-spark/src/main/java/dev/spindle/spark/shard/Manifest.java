@@ -18,17 +18,24 @@ import java.util.List;
  *     every shard is then one of its part files ({@link ShardFormat#decoded()}); null for encoded
  *     inputs
  */
-public record Manifest(String input, List<Shard> shards, List<String> classNames,
-    StoredImages stored) implements Serializable {
+public record Manifest(
+    String input, List<Shard> shards, List<String> classNames, StoredImages stored)
+    implements Serializable {
 
   public Manifest {
     shards = List.copyOf(shards);
     classNames = List.copyOf(classNames);
     for (Shard s : shards) {
       if (s.format().decoded() != (stored != null)) {
-        throw new IllegalArgumentException("Invalid manifest of " + input + ": " + s.uri()
-            + " is a " + s.format() + " shard, but the manifest "
-            + (stored == null ? "records no stored images" : "is a preprocess output's"));
+        throw new IllegalArgumentException(
+            "Invalid manifest of "
+                + input
+                + ": "
+                + s.uri()
+                + " is a "
+                + s.format()
+                + " shard, but the manifest "
+                + (stored == null ? "records no stored images" : "is a preprocess output's"));
       }
     }
   }
@@ -57,8 +64,8 @@ public record Manifest(String input, List<Shard> shards, List<String> classNames
   }
 
   /**
-   * Where shard paths are relative to: the input itself (a folder, or a single shard file), or
-   * for a brace pattern the folder before its first brace, with a trailing '/'.
+   * Where shard paths are relative to: the input itself (a folder, or a single shard file), or for
+   * a brace pattern the folder before its first brace, with a trailing '/'.
    */
   public String base() {
     int brace = input.indexOf('{');
@@ -90,16 +97,23 @@ public record Manifest(String input, List<Shard> shards, List<String> classNames
   }
 
   /**
-   * The same shards, found under another input: each shard below {@link #base()} moves below
-   * {@code other}'s base (a copied or moved data set); a shard outside it keeps its URI.
+   * The same shards, found under another input: each shard below {@link #base()} moves below {@code
+   * other}'s base (a copied or moved data set); a shard outside it keeps its URI.
    */
   public Manifest rebased(String otherInput) {
     Manifest other = new Manifest(otherInput, List.of(), classNames, stored);
     List<Shard> moved = new ArrayList<>(shards.size());
     for (Shard s : shards) {
       String rel = relative(s.uri());
-      moved.add(new Shard(rel == null ? s.uri() : other.resolve(rel), s.format(), s.bytes(),
-          s.modificationTime(), s.samples(), s.entries(), s.columns()));
+      moved.add(
+          new Shard(
+              rel == null ? s.uri() : other.resolve(rel),
+              s.format(),
+              s.bytes(),
+              s.modificationTime(),
+              s.samples(),
+              s.entries(),
+              s.columns()));
     }
     return new Manifest(otherInput, moved, classNames, stored);
   }

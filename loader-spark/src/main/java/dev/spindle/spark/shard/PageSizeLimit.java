@@ -11,8 +11,8 @@ import org.apache.parquet.io.ParquetDecodingException;
  * Parquet's codecs with a bound on a page's declared uncompressed size: parquet-mr allocates that
  * size before decompressing, so a 400-byte file whose page header declares 2 GiB made the reader
  * throw OutOfMemoryError (found by fuzzing). A page over the bound is refused with a {@link
- * ParquetDecodingException}, which damages its row group like any undecodable page. Reading
- * only; the compressors are the delegate's. Thread-safe where the delegate is.
+ * ParquetDecodingException}, which damages its row group like any undecodable page. Reading only;
+ * the compressors are the delegate's. Thread-safe where the delegate is.
  */
 final class PageSizeLimit implements CompressionCodecFactory {
   /** The least bound: parquet-mr and Spark write pages of about 1 MiB. */
@@ -28,8 +28,8 @@ final class PageSizeLimit implements CompressionCodecFactory {
 
   /**
    * {@code codecs} refusing pages over {@link #MIN_PAGE_BYTES} or twice {@code maxSampleBytes},
-   * whichever is larger (a page holds at least one whole value), and never over what a Java
-   * array holds.
+   * whichever is larger (a page holds at least one whole value), and never over what a Java array
+   * holds.
    */
   static CompressionCodecFactory wrap(CompressionCodecFactory codecs, int maxSampleBytes) {
     long bound = Math.max(MIN_PAGE_BYTES, 2L * maxSampleBytes);
@@ -52,8 +52,9 @@ final class PageSizeLimit implements CompressionCodecFactory {
       }
 
       @Override
-      public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output,
-          int uncompressedSize) throws IOException {
+      public void decompress(
+          ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize)
+          throws IOException {
         check(codec, uncompressedSize);
         d.decompress(input, compressedSize, output, uncompressedSize);
       }
@@ -67,8 +68,14 @@ final class PageSizeLimit implements CompressionCodecFactory {
 
   private void check(CompressionCodecName codec, int uncompressedSize) {
     if (uncompressedSize < 0 || uncompressedSize > maxPageBytes) {
-      throw new ParquetDecodingException("a " + codec + " page declares " + uncompressedSize
-          + " bytes uncompressed (at most " + maxPageBytes + " are read)");
+      throw new ParquetDecodingException(
+          "a "
+              + codec
+              + " page declares "
+              + uncompressedSize
+              + " bytes uncompressed (at most "
+              + maxPageBytes
+              + " are read)");
     }
   }
 

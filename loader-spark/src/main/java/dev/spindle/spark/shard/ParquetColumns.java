@@ -18,16 +18,19 @@ public record ParquetColumns(String image, String label) implements Serializable
 
   public ParquetColumns {
     if (image == null || image.isBlank()) {
-      throw new IllegalArgumentException("Invalid spark.spindle.parquet.imageColumn: '" + image
-          + "' (must name a column)");
+      throw new IllegalArgumentException(
+          "Invalid spark.spindle.parquet.imageColumn: '" + image + "' (must name a column)");
     }
     if (label == null || label.isBlank()) {
-      throw new IllegalArgumentException("Invalid spark.spindle.parquet.labelColumn: '" + label
-          + "' (must name a column)");
+      throw new IllegalArgumentException(
+          "Invalid spark.spindle.parquet.labelColumn: '" + label + "' (must name a column)");
     }
     if (image.equals(label)) {
-      throw new IllegalArgumentException("Invalid Parquet columns: the image and label columns"
-          + " are both '" + image + "' (spark.spindle.parquet.imageColumn, …labelColumn)");
+      throw new IllegalArgumentException(
+          "Invalid Parquet columns: the image and label columns"
+              + " are both '"
+              + image
+              + "' (spark.spindle.parquet.imageColumn, …labelColumn)");
     }
   }
 }

@@ -27,10 +27,11 @@ final class ParquetFiles {
   private ParquetFiles() {}
 
   /**
-   * Opens a Parquet file and reads its footer (nothing else), with the read options of {@code
-   * conf} (parquet-mr's {@code parquet.*} keys, e.g. vectored reads). Page checksums, where the
-   * writer stored them, are verified unless {@code parquet.page.verify-checksum.enabled=false}: a
-   * corrupt page is a damaged row group, not silently wrong image bytes. A page over {@link PageSizeLimit}'s bound for {@code limits} damages its row group too.
+   * Opens a Parquet file and reads its footer (nothing else), with the read options of {@code conf}
+   * (parquet-mr's {@code parquet.*} keys, e.g. vectored reads). Page checksums, where the writer
+   * stored them, are verified unless {@code parquet.page.verify-checksum.enabled=false}: a corrupt
+   * page is a damaged row group, not silently wrong image bytes. A page over {@link
+   * PageSizeLimit}'s bound for {@code limits} damages its row group too.
    *
    * @throws FileNotFoundException when it does not exist
    * @throws ShardRefusedException when its footer cannot be read (not Parquet, truncated, corrupt)
@@ -42,9 +43,11 @@ final class ParquetFiles {
     return open(status, conf, limits);
   }
 
-  private static WatchedInputFile.Reader open(FileStatus status, Configuration conf,
-      SampleLimits limits) throws IOException {
-    return open(HadoopInputFile.fromStatus(status, conf), options(conf, status.getPath(), limits),
+  private static WatchedInputFile.Reader open(
+      FileStatus status, Configuration conf, SampleLimits limits) throws IOException {
+    return open(
+        HadoopInputFile.fromStatus(status, conf),
+        options(conf, status.getPath(), limits),
         status.getPath().toString());
   }
 
@@ -56,8 +59,8 @@ final class ParquetFiles {
     return HadoopReadOptions.builder(conf, path)
         .usePageChecksumVerification(
             conf.getBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true))
-        .withCodecFactory(PageSizeLimit.wrap(HadoopCodecs.newFactory(conf, 0),
-            limits.maxSampleBytes()))
+        .withCodecFactory(
+            PageSizeLimit.wrap(HadoopCodecs.newFactory(conf, 0), limits.maxSampleBytes()))
         .build();
   }
 
@@ -76,8 +79,12 @@ final class ParquetFiles {
     } catch (FileNotFoundException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      throw new ShardRefusedException(name + ": cannot read its Parquet footer ("
-          + e.getMessage() + "); the file is not Parquet, truncated or corrupt", e);
+      throw new ShardRefusedException(
+          name
+              + ": cannot read its Parquet footer ("
+              + e.getMessage()
+              + "); the file is not Parquet, truncated or corrupt",
+          e);
     }
     try {
       checkRowCounts(reader, name);
@@ -93,8 +100,8 @@ final class ParquetFiles {
    * file has bytes, and at most {@link Integer#MAX_VALUE} (positions within a shard are ints).
    * Every row claimed becomes a sample, read or quarantined, so a footer claiming billions of rows
    * made reading a small file take as long as the claim (found by fuzzing). Parquet can encode a
-   * row in under a byte (runs of nulls or of one repeated value), but a shard of images cannot:
-   * a file with more rows than bytes is taken for a corrupt one.
+   * row in under a byte (runs of nulls or of one repeated value), but a shard of images cannot: a
+   * file with more rows than bytes is taken for a corrupt one.
    */
   private static void checkRowCounts(WatchedInputFile.Reader reader, String name)
       throws ShardRefusedException {
@@ -103,15 +110,25 @@ final class ParquetFiles {
     for (int g = 0; g < groups.size(); g++) {
       long rows = groups.get(g).getRowCount();
       if (rows < 0 || rows > reader.length() - total) {
-        throw new ShardRefusedException(name + ": its Parquet footer declares " + rows
-            + " rows in row group " + g + (rows < 0 ? "" : ", more rows than the file has bytes ("
-            + reader.length() + ")") + "; the file is corrupt");
+        throw new ShardRefusedException(
+            name
+                + ": its Parquet footer declares "
+                + rows
+                + " rows in row group "
+                + g
+                + (rows < 0 ? "" : ", more rows than the file has bytes (" + reader.length() + ")")
+                + "; the file is corrupt");
       }
       total += rows;
     }
     if (total > Integer.MAX_VALUE) {
-      throw new ShardRefusedException(name + ": its Parquet footer declares " + total
-          + " rows; a shard holds at most " + Integer.MAX_VALUE + " (split the file)");
+      throw new ShardRefusedException(
+          name
+              + ": its Parquet footer declares "
+              + total
+              + " rows; a shard holds at most "
+              + Integer.MAX_VALUE
+              + " (split the file)");
     }
   }
 
@@ -121,8 +138,7 @@ final class ParquetFiles {
    */
   static ParquetLayout layout(WatchedInputFile.Reader file, ParquetColumns columns, String name)
       throws ShardRefusedException {
-    ParquetLayout layout =
-        ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
+    ParquetLayout layout = ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
     checkChunks(file, List.of(layout.image(), layout.label()), name);
     return layout;
   }
@@ -135,43 +151,64 @@ final class ParquetFiles {
    * each row, null or not, is one value; a footer whose row count exceeds what its chunks hold is
    * corrupt (see {@link #checkRowCounts}).
    */
-  static void checkChunks(WatchedInputFile.Reader file, List<ColumnDescriptor> columns,
-      String name) throws ShardRefusedException {
+  static void checkChunks(WatchedInputFile.Reader file, List<ColumnDescriptor> columns, String name)
+      throws ShardRefusedException {
     Set<ColumnPath> read = new HashSet<>();
     columns.forEach(c -> read.add(ColumnPath.get(c.getPath())));
     List<BlockMetaData> groups = file.getRowGroups();
     for (int g = 0; g < groups.size(); g++) {
       for (ColumnChunkMetaData chunk : groups.get(g).getColumns()) {
         if (read.contains(chunk.getPath())) {
-          checkChunk(chunk, "column '" + chunk.getPath().toDotString() + "' of row group " + g,
-              groups.get(g).getRowCount(), file.length(), name);
+          checkChunk(
+              chunk,
+              "column '" + chunk.getPath().toDotString() + "' of row group " + g,
+              groups.get(g).getRowCount(),
+              file.length(),
+              name);
         }
       }
     }
   }
 
-  private static void checkChunk(ColumnChunkMetaData chunk, String what, long rows,
-      long length, String name) throws ShardRefusedException {
+  private static void checkChunk(
+      ColumnChunkMetaData chunk, String what, long rows, long length, String name)
+      throws ShardRefusedException {
     long start = chunk.getStartingPos();
     long size = chunk.getTotalSize();
     if (start < 0 || size < 0 || size > length - start) {
-      throw new ShardRefusedException(name + ": " + what + " declares " + size + " bytes from byte "
-          + start + ", past the end of the file (" + length + " bytes); the file is corrupt");
+      throw new ShardRefusedException(
+          name
+              + ": "
+              + what
+              + " declares "
+              + size
+              + " bytes from byte "
+              + start
+              + ", past the end of the file ("
+              + length
+              + " bytes); the file is corrupt");
     }
     if (chunk.getValueCount() != rows) {
-      throw new ShardRefusedException(name + ": " + what + " declares " + chunk.getValueCount()
-          + " values for the row group's " + rows + " rows; the file is corrupt");
+      throw new ShardRefusedException(
+          name
+              + ": "
+              + what
+              + " declares "
+              + chunk.getValueCount()
+              + " values for the row group's "
+              + rows
+              + " rows; the file is corrupt");
     }
   }
 
   /**
-   * The rows of a Parquet file, from its footer's row groups (no page is read), after checking
-   * that its schema has the {@code columns} with usable types.
+   * The rows of a Parquet file, from its footer's row groups (no page is read), after checking that
+   * its schema has the {@code columns} with usable types.
    */
   static long countRows(FileStatus status, Configuration conf, ParquetColumns columns)
       throws IOException {
-    return countRows(open(status, conf, new SampleLimits(1, 0)), columns,
-        status.getPath().toString());
+    return countRows(
+        open(status, conf, new SampleLimits(1, 0)), columns, status.getPath().toString());
   }
 
   /** {@link #countRows(FileStatus, Configuration, ParquetColumns)} of an open file; closes it. */

@@ -13,10 +13,10 @@ import org.apache.parquet.schema.Type;
 
 /**
  * Where a Parquet file keeps a sample's parts, resolved from its schema by {@link ParquetColumns}:
- * the image is a BINARY (or FIXED_LEN_BYTE_ARRAY) column without a logical type, or a struct's
- * such field {@code bytes}; the label an INT32 or INT64 column, plain or with an integer logical
- * type (int8 … int64, uint8 … uint64). Neither may be repeated. Counting and reading resolve with
- * this one class, so a file that counts is a file that reads. Immutable; any thread.
+ * the image is a BINARY (or FIXED_LEN_BYTE_ARRAY) column without a logical type, or a struct's such
+ * field {@code bytes}; the label an INT32 or INT64 column, plain or with an integer logical type
+ * (int8 … int64, uint8 … uint64). Neither may be repeated. Counting and reading resolve with this
+ * one class, so a file that counts is a file that reads. Immutable; any thread.
  *
  * @param image the leaf column of the image bytes
  * @param label the leaf column of the label
@@ -31,9 +31,11 @@ record ParquetLayout(
       throws ShardRefusedException {
     String[] imagePath = imagePath(schema, columns.image(), file);
     PrimitiveType label = labelType(schema, columns.label(), file);
-    MessageType projection = new MessageType(schema.getName(),
-        schema.getType(columns.image()), schema.getType(columns.label()));
-    return new ParquetLayout(projection.getColumnDescription(imagePath),
+    MessageType projection =
+        new MessageType(
+            schema.getName(), schema.getType(columns.image()), schema.getType(columns.label()));
+    return new ParquetLayout(
+        projection.getColumnDescription(imagePath),
         projection.getColumnDescription(new String[] {columns.label()}),
         label.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation i && !i.isSigned(),
         projection);
@@ -69,10 +71,17 @@ record ParquetLayout(
       return new String[] {name};
     }
     GroupType struct = column.asGroupType();
-    if (struct.isRepetition(Type.Repetition.REPEATED) || !struct.containsField("bytes") || !struct.getType("bytes").isPrimitive()) {
-      throw new ShardRefusedException(file + ": column '" + name + "' has type '"
-          + describe(struct) + "'; the image column must be BINARY, or a struct {bytes: BINARY, …} as Hugging Face"
-          + " writes it (not repeated)");
+    if (struct.isRepetition(Type.Repetition.REPEATED)
+        || !struct.containsField("bytes")
+        || !struct.getType("bytes").isPrimitive()) {
+      throw new ShardRefusedException(
+          file
+              + ": column '"
+              + name
+              + "' has type '"
+              + describe(struct)
+              + "'; the image column must be BINARY, or a struct {bytes: BINARY, …} as Hugging Face"
+              + " writes it (not repeated)");
     }
     requireBytes(struct.getType("bytes").asPrimitiveType(), "field '" + name + ".bytes'", file);
     return new String[] {name, "bytes"};
@@ -81,12 +90,19 @@ record ParquetLayout(
   private static void requireBytes(PrimitiveType type, String what, String file)
       throws ShardRefusedException {
     PrimitiveTypeName physical = type.getPrimitiveTypeName();
-    boolean bytes = physical == PrimitiveTypeName.BINARY
-        || physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
-    if (!bytes || type.getLogicalTypeAnnotation() != null
+    boolean bytes =
+        physical == PrimitiveTypeName.BINARY || physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+    if (!bytes
+        || type.getLogicalTypeAnnotation() != null
         || type.isRepetition(Type.Repetition.REPEATED)) {
-      throw new ShardRefusedException(file + ": " + what + " has type '" + describe(type) + "'; encoded"
-          + " images must be BINARY bytes (no logical type such as STRING, not repeated)");
+      throw new ShardRefusedException(
+          file
+              + ": "
+              + what
+              + " has type '"
+              + describe(type)
+              + "'; encoded"
+              + " images must be BINARY bytes (no logical type such as STRING, not repeated)");
     }
   }
 
@@ -94,24 +110,41 @@ record ParquetLayout(
       throws ShardRefusedException {
     Type column = column(schema, name, file, "label", "labelColumn", "--label-column");
     LogicalTypeAnnotation logical = column.getLogicalTypeAnnotation();
-    boolean integer = column.isPrimitive()
-        && !column.isRepetition(Type.Repetition.REPEATED)
-        && (column.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32
-            || column.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64)
-        && (logical == null || logical instanceof IntLogicalTypeAnnotation);
+    boolean integer =
+        column.isPrimitive()
+            && !column.isRepetition(Type.Repetition.REPEATED)
+            && (column.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32
+                || column.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64)
+            && (logical == null || logical instanceof IntLogicalTypeAnnotation);
     if (!integer) {
-      throw new ShardRefusedException(file + ": column '" + name + "' has type '"
-          + describe(column) + "'; labels must be integers (INT32 or INT64, signed or unsigned, not repeated)");
+      throw new ShardRefusedException(
+          file
+              + ": column '"
+              + name
+              + "' has type '"
+              + describe(column)
+              + "'; labels must be integers (INT32 or INT64, signed or unsigned, not repeated)");
     }
     return column.asPrimitiveType();
   }
 
-  private static Type column(MessageType schema, String name, String file, String part,
-      String key, String flag) throws ShardRefusedException {
+  private static Type column(
+      MessageType schema, String name, String file, String part, String key, String flag)
+      throws ShardRefusedException {
     if (!schema.containsField(name)) {
-      throw new ShardRefusedException(file + " has no column '" + name + "' for the " + part
-          + " (its columns: " + names(schema.getFields()) + "); set spark.spindle.parquet." + key
-          + " (" + flag + ") to the column that holds it");
+      throw new ShardRefusedException(
+          file
+              + " has no column '"
+              + name
+              + "' for the "
+              + part
+              + " (its columns: "
+              + names(schema.getFields())
+              + "); set spark.spindle.parquet."
+              + key
+              + " ("
+              + flag
+              + ") to the column that holds it");
     }
     return schema.getType(name);
   }

@@ -19,13 +19,13 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * The projected columns of one row group, read for some of its rows. Only the projected columns
- * are read. When only some rows are wanted and the file has offset indexes (Parquet's page index,
- * which parquet-mr, Spark and DuckDB write), only the pages of the first column (the image, the
- * large one) holding a wanted row are read, with the other columns' pages that overlap them
- * ({@link ParquetFileReader#readFilteredRowGroup}); rows inside those pages that are not wanted are
- * skipped value by value without being copied. Without offset indexes the row group's column
- * chunks are read whole. One thread.
+ * The projected columns of one row group, read for some of its rows. Only the projected columns are
+ * read. When only some rows are wanted and the file has offset indexes (Parquet's page index, which
+ * parquet-mr, Spark and DuckDB write), only the pages of the first column (the image, the large
+ * one) holding a wanted row are read, with the other columns' pages that overlap them ({@link
+ * ParquetFileReader#readFilteredRowGroup}); rows inside those pages that are not wanted are skipped
+ * value by value without being copied. Without offset indexes the row group's column chunks are
+ * read whole. One thread.
  *
  * <p>Calling pattern: {@link #seek(long)} to a row at or after the current one, then read each
  * column at most once per row ({@link #binary}, {@link #reader}); {@link #close()} releases the
@@ -39,12 +39,17 @@ final class ParquetRowGroup implements AutoCloseable {
   private final long rowCount;
   private long current;
 
-  private ParquetRowGroup(MessageType schema, List<ColumnDescriptor> columns,
-      PageReadStore pages, long rowCount, String createdBy) {
+  private ParquetRowGroup(
+      MessageType schema,
+      List<ColumnDescriptor> columns,
+      PageReadStore pages,
+      long rowCount,
+      String createdBy) {
     this.columns = List.copyOf(columns);
     this.pages = pages;
-    ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages,
-        new GroupRecordConverter(schema).getRootConverter(), schema, createdBy);
+    ColumnReadStoreImpl store =
+        new ColumnReadStoreImpl(
+            pages, new GroupRecordConverter(schema).getRootConverter(), schema, createdBy);
     this.readers = columns.stream().map(store::getColumnReader).toArray(ColumnReader[]::new);
     this.rowCount = rowCount; // of the whole row group: a filtered store counts its ranges only
     this.rows = pages.getRowIndexes().orElseGet(() -> LongStream.range(0, rowCount).iterator());
@@ -56,8 +61,13 @@ final class ParquetRowGroup implements AutoCloseable {
    * {@code wanted} rows (sorted, within the row group), or the whole group when {@code wanted} is
    * null.
    */
-  static ParquetRowGroup read(WatchedInputFile.Reader file, int index, MessageType schema,
-      List<ColumnDescriptor> columns, long[] wanted) throws IOException {
+  static ParquetRowGroup read(
+      WatchedInputFile.Reader file,
+      int index,
+      MessageType schema,
+      List<ColumnDescriptor> columns,
+      long[] wanted)
+      throws IOException {
     RowRanges ranges = wanted == null ? null : pagesHolding(file, index, columns, wanted);
     PageReadStore pages;
     if (ranges != null) {
@@ -66,17 +76,22 @@ final class ParquetRowGroup implements AutoCloseable {
       PageHeaderCheck.wholeChunks(file, index, columns);
       pages = file.readRowGroup(index);
     }
-    return new ParquetRowGroup(schema, columns, pages,
-        file.getRowGroups().get(index).getRowCount(), file.getFileMetaData().getCreatedBy());
+    return new ParquetRowGroup(
+        schema,
+        columns,
+        pages,
+        file.getRowGroups().get(index).getRowCount(),
+        file.getFileMetaData().getCreatedBy());
   }
 
   /**
-   * The rows of the first column's pages that hold a wanted row; null without an index, when
-   * those pages hold every row, or when the pages read for them are not what the index says
-   * ({@link PageHeaderCheck#filtered}): the whole row group is read then.
+   * The rows of the first column's pages that hold a wanted row; null without an index, when those
+   * pages hold every row, or when the pages read for them are not what the index says ({@link
+   * PageHeaderCheck#filtered}): the whole row group is read then.
    */
-  private static RowRanges pagesHolding(WatchedInputFile.Reader file, int index,
-      List<ColumnDescriptor> columns, long[] wanted) throws IOException {
+  private static RowRanges pagesHolding(
+      WatchedInputFile.Reader file, int index, List<ColumnDescriptor> columns, long[] wanted)
+      throws IOException {
     long rowCount = file.getRowGroups().get(index).getRowCount();
     ColumnIndexStore indexes = file.getColumnIndexStore(index);
     OffsetIndex pages;
@@ -101,7 +116,9 @@ final class ParquetRowGroup implements AutoCloseable {
     }
     RowRanges ranges = RowRanges.create(rowCount, Arrays.stream(holding, 0, n).iterator(), pages);
     return ranges.rowCount() < rowCount
-        && PageHeaderCheck.filtered(file, index, columns, indexes, ranges) ? ranges : null;
+            && PageHeaderCheck.filtered(file, index, columns, indexes, ranges)
+        ? ranges
+        : null;
   }
 
   /**
@@ -118,8 +135,8 @@ final class ParquetRowGroup implements AutoCloseable {
       current = rows.hasNext() ? rows.nextLong() : rowCount;
     }
     if (current != row) {
-      throw new IllegalStateException("Row " + row + " of the row group was not read (at row "
-          + current + ")");
+      throw new IllegalStateException(
+          "Row " + row + " of the row group was not read (at row " + current + ")");
     }
   }
 

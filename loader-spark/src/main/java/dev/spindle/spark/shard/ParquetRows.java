@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -15,15 +14,15 @@ import org.apache.parquet.schema.MessageType;
  * opening each row group that holds one ({@link ParquetRowGroup}: only the pages holding wanted
  * rows) and skipping the others. A row group whose pages cannot be read or decoded is damaged from
  * the failing row on ({@link #damage()}), and the next row groups are read as usual; so is one
- * whose pages the footer places past the end of the file, one whose page headers declare more
- * than their column chunks hold ({@link PageHeaderCheck}, before parquet-mr allocates it), or
- * whose pages parquet-mr refuses
- * with an IOException while the storage did not fail ({@link WatchedInputFile}). A storage error
- * is an {@link UncheckedIOException} naming the shard. Owns the file; one thread.
+ * whose pages the footer places past the end of the file, one whose page headers declare more than
+ * their column chunks hold ({@link PageHeaderCheck}, before parquet-mr allocates it), or whose
+ * pages parquet-mr refuses with an IOException while the storage did not fail ({@link
+ * WatchedInputFile}). A storage error is an {@link UncheckedIOException} naming the shard. Owns the
+ * file; one thread.
  *
- * <p>Calling pattern: {@link #next()} gives a row; {@link #at} positions the row group on it,
- * or returns null when the row group is damaged; {@link #damaged} records a failure while the row
- * was read.
+ * <p>Calling pattern: {@link #next()} gives a row; {@link #at} positions the row group on it, or
+ * returns null when the row group is damaged; {@link #damaged} records a failure while the row was
+ * read.
  */
 final class ParquetRows implements AutoCloseable {
   private final String uri;
@@ -39,8 +38,12 @@ final class ParquetRows implements AutoCloseable {
   private ParquetRowGroup group;
   private String groupDamage; // why the current row group's remaining rows cannot be read
 
-  ParquetRows(String uri, WatchedInputFile.Reader file, MessageType schema,
-      List<ColumnDescriptor> columns, int[] wanted) {
+  ParquetRows(
+      String uri,
+      WatchedInputFile.Reader file,
+      MessageType schema,
+      List<ColumnDescriptor> columns,
+      int[] wanted) {
     this.uri = uri;
     this.file = file;
     this.schema = schema;
@@ -101,7 +104,9 @@ final class ParquetRows implements AutoCloseable {
     return groupDamage == null ? group : null;
   }
 
-  /** Records that {@code row}'s values could not be decoded: its row group is damaged from it on. */
+  /**
+   * Records that {@code row}'s values could not be decoded: its row group is damaged from it on.
+   */
   void damaged(long row, RuntimeException e) {
     groupDamage = group(groupIndex) + " cannot be decoded from row " + row + " on: " + e;
   }
@@ -128,15 +133,18 @@ final class ParquetRows implements AutoCloseable {
     try {
       group = ParquetRowGroup.read(file, g, schema, columns, wantedIn(g));
     } catch (EOFException e) { // the footer places the group's pages past the end of the file
-      groupDamage = group(g) + " cannot be read: its pages run past the end of the file ("
-          + e.getMessage() + ")";
+      groupDamage =
+          group(g)
+              + " cannot be read: its pages run past the end of the file ("
+              + e.getMessage()
+              + ")";
     } catch (IOException e) {
       if (file.storageFailure() == null) { // parquet-mr's own: the content is not what it says
         groupDamage = group(g) + " cannot be read: " + e.getMessage();
         return;
       }
-      throw new UncheckedIOException("Failed reading row group " + g + " of Parquet shard "
-          + uri + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Failed reading row group " + g + " of Parquet shard " + uri + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       groupDamage = group(g) + " cannot be read: " + e;
     }

@@ -5,14 +5,13 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.api.Binary;
 
 /**
  * Reads a Parquet shard row by row: row {@code N} (counted from 0 over the whole file) is sample
  * {@code N}, key {@code <file name>#N}. Only the image and label columns are read ({@link
- * ParquetLayout}); row groups without a wanted row are never read, and within a row group only
- * the pages that hold one ({@link ParquetRows}). A null image or label, an image over {@code
+ * ParquetLayout}); row groups without a wanted row are never read, and within a row group only the
+ * pages that hold one ({@link ParquetRows}). A null image or label, an image over {@code
  * spark.spindle.maxSampleBytes} or a label outside {@link LabelRule} makes a sample with a problem;
  * so does every wanted row of a row group whose pages cannot be decoded (from the failing row on),
  * while the next row groups are read as usual. A storage error fails the reader ({@link
@@ -25,8 +24,8 @@ final class ParquetShardReader implements ShardReader {
   private final ParquetLayout layout;
   private final SampleLimits limits;
 
-  private ParquetShardReader(Shard shard, ParquetRows rows, ParquetLayout layout,
-      SampleLimits limits) {
+  private ParquetShardReader(
+      Shard shard, ParquetRows rows, ParquetLayout layout, SampleLimits limits) {
     this.shard = shard;
     this.fileName = new Path(shard.uri()).getName();
     this.rows = rows;
@@ -35,19 +34,25 @@ final class ParquetShardReader implements ShardReader {
   }
 
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
-  static ParquetShardReader open(Shard shard, Configuration conf, SampleLimits limits,
-      int[] positions) throws IOException {
+  static ParquetShardReader open(
+      Shard shard, Configuration conf, SampleLimits limits, int[] positions) throws IOException {
     return open(shard, ParquetFiles.open(shard.uri(), conf, limits), limits, positions);
   }
 
   /** {@link #open(Shard, Configuration, SampleLimits, int[])} on a file already open; owns it. */
-  static ParquetShardReader open(Shard shard, WatchedInputFile.Reader file, SampleLimits limits,
-      int[] positions) throws IOException {
+  static ParquetShardReader open(
+      Shard shard, WatchedInputFile.Reader file, SampleLimits limits, int[] positions)
+      throws IOException {
     try {
       ParquetLayout layout = ParquetFiles.layout(file, shard.columns(), shard.uri());
       file.setRequestedSchema(layout.schema());
-      ParquetRows rows = new ParquetRows(shard.uri(), file, layout.schema(),
-          List.of(layout.image(), layout.label()), positions);
+      ParquetRows rows =
+          new ParquetRows(
+              shard.uri(),
+              file,
+              layout.schema(),
+              List.of(layout.image(), layout.label()),
+              positions);
       return new ParquetShardReader(shard, rows, layout, limits);
     } catch (IOException | RuntimeException e) {
       file.close();
@@ -81,8 +86,10 @@ final class ParquetShardReader implements ShardReader {
     if (image == null) {
       sample.problem("the image is null (column '" + imageColumn + "', row " + row + ")");
     } else if (image.length() > limits.maxSampleBytes()) {
-      sample.problem(String.format("image is %d bytes, over spark.spindle.maxSampleBytes=%d",
-          image.length(), limits.maxSampleBytes()));
+      sample.problem(
+          String.format(
+              "image is %d bytes, over spark.spindle.maxSampleBytes=%d",
+              image.length(), limits.maxSampleBytes()));
     } else {
       sample.imageValue(image.getBytes(), imageColumn + " of row " + row);
     }

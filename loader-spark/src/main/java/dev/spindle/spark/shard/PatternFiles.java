@@ -15,19 +15,19 @@ import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * The size and modification time of each file a brace pattern names ({@link PatternInput}), as a
- * cached manifest's change check needs them, found by listing the folders the names fall in
- * rather than asking for each file's status: an object store lists 1,000 entries per request
- * (S3, GCS, Azure; HDFS's {@code dfs.ls.limit} is 1,000 too), where a status is a request per file.
+ * cached manifest's change check needs them, found by listing the folders the names fall in rather
+ * than asking for each file's status: an object store lists 1,000 entries per request (S3, GCS,
+ * Azure; HDFS's {@code dfs.ls.limit} is 1,000 too), where a status is a request per file.
  *
  * <p>The rule: each distinct folder of the names is listed ({@code listStatusIterator}, page by
  * page), and its entries are matched by name; the listing stops as soon as every name of that
  * folder was found. A folder that holds far more files than the pattern names there costs more to
  * list than to ask about each name: once its listing has returned {@value #ENTRIES_PER_NAME}
  * entries per name of the pattern in it (as many pages as a status request per name would be
- * requests) and names are still unmatched, those names are looked at one by one
- * ({@code getFileStatus}). So a folder costs at most twice the requests of the cheaper way, and a
- * million names in a thousand-file-a-page folder cost about a thousand requests, not a million.
- * Driver thread; stateless.
+ * requests) and names are still unmatched, those names are looked at one by one ({@code
+ * getFileStatus}). So a folder costs at most twice the requests of the cheaper way, and a million
+ * names in a thousand-file-a-page folder cost about a thousand requests, not a million. Driver
+ * thread; stateless.
  */
 public final class PatternFiles {
   /** Entries a folder's listing may return per pattern name in it before names are stat'ed. */
@@ -36,14 +36,14 @@ public final class PatternFiles {
   /**
    * What was found and what it cost.
    *
-   * @param files one per name, in the order asked: its size and modification time (samples -1),
-   *     or refused ("does not exist", "is a folder")
+   * @param files one per name, in the order asked: its size and modification time (samples -1), or
+   *     refused ("does not exist", "is a folder")
    * @param foldersListed folders whose listing was started
    * @param entriesListed entries those listings returned
    * @param filesStatted names looked at one by one, after a listing ran past its budget
    */
-  public record Looked(List<FileCount> files, int foldersListed, long entriesListed,
-      int filesStatted) {}
+  public record Looked(
+      List<FileCount> files, int foldersListed, long entriesListed, int filesStatted) {}
 
   private PatternFiles() {}
 
@@ -52,13 +52,13 @@ public final class PatternFiles {
     return look(uris, conf, ENTRIES_PER_NAME);
   }
 
-  static Looked look(List<String> uris, Configuration conf, int entriesPerName)
-      throws IOException {
+  static Looked look(List<String> uris, Configuration conf, int entriesPerName) throws IOException {
     // by text, not by Path: a million names parsed as URIs would cost the driver seconds
     Map<String, Map<String, String>> folders = new LinkedHashMap<>();
     for (String uri : uris) {
       int slash = uri.lastIndexOf('/');
-      folders.computeIfAbsent(uri.substring(0, slash + 1), p -> new HashMap<>())
+      folders
+          .computeIfAbsent(uri.substring(0, slash + 1), p -> new HashMap<>())
           .put(uri.substring(slash + 1), uri);
     }
     Map<String, FileCount> found = new HashMap<>(uris.size() * 2);
@@ -84,13 +84,18 @@ public final class PatternFiles {
 
   /**
    * Lists {@code folder} until every name of {@code left} was matched or {@code budget} entries
-   * were returned; matched names leave {@code left}. A folder that does not exist leaves nothing
-   * to look at: its names do not exist either.
+   * were returned; matched names leave {@code left}. A folder that does not exist leaves nothing to
+   * look at: its names do not exist either.
    *
    * @return the entries listed
    */
-  private static long list(FileSystem fs, Path folder, Map<String, String> left, long budget,
-      Map<String, FileCount> found) throws IOException {
+  private static long list(
+      FileSystem fs,
+      Path folder,
+      Map<String, String> left,
+      long budget,
+      Map<String, FileCount> found)
+      throws IOException {
     long seen = 0;
     try {
       RemoteIterator<FileStatus> it = fs.listStatusIterator(folder);

@@ -25,8 +25,8 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
   /**
    * Expands a brace pattern ({@link BracePattern}).
    *
-   * @throws IllegalArgumentException naming the pattern when it is malformed, names too many
-   *     files, names a file that is no tar or Parquet shard, names both kinds, or a name twice
+   * @throws IllegalArgumentException naming the pattern when it is malformed, names too many files,
+   *     names a file that is no tar or Parquet shard, names both kinds, or a name twice
    */
   public static PatternInput expand(String pattern, Configuration conf) throws IOException {
     BracePattern parsed = BracePattern.parse(pattern);
@@ -41,8 +41,8 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
     uris.sort(null);
     for (int i = 1; i < uris.size(); i++) {
       if (uris.get(i).equals(uris.get(i - 1))) {
-        throw new IllegalArgumentException("Brace pattern \"" + pattern + "\" names "
-            + uris.get(i) + " twice");
+        throw new IllegalArgumentException(
+            "Brace pattern \"" + pattern + "\" names " + uris.get(i) + " twice");
       }
     }
     return new PatternInput(base + pattern.substring(dirEnd), uris, format);
@@ -75,12 +75,21 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
   private static ShardFormat formatOf(String pattern, String name, ShardFormat before) {
     ShardFormat format = ShardFiles.formatOf(name);
     if (format != ShardFormat.TAR && format != ShardFormat.PARQUET) {
-      throw new IllegalArgumentException("Brace pattern \"" + pattern + "\" names " + name
-          + ", which is not a shard file (.tar, .tar.gz, .tgz or .parquet)");
+      throw new IllegalArgumentException(
+          "Brace pattern \""
+              + pattern
+              + "\" names "
+              + name
+              + ", which is not a shard file (.tar, .tar.gz, .tgz or .parquet)");
     }
     if (before != null && before != format) {
-      throw new IllegalArgumentException("Brace pattern \"" + pattern + "\" names both tar and"
-          + " Parquet shards (" + name + "); a data set's shards are of one kind");
+      throw new IllegalArgumentException(
+          "Brace pattern \""
+              + pattern
+              + "\" names both tar and"
+              + " Parquet shards ("
+              + name
+              + "); a data set's shards are of one kind");
     }
     return format;
   }

@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The records of a pax extended header that matter here: {@code path} (raw bytes; the standard
- * says UTF-8, archives do not always comply) and {@code size}, both for the next entry only.
+ * The records of a pax extended header that matter here: {@code path} (raw bytes; the standard says
+ * UTF-8, archives do not always comply) and {@code size}, both for the next entry only.
  *
  * @param path the next entry's name, or null when the header has none
  * @param size the next entry's size, or -1 when the header has none
@@ -35,8 +35,12 @@ record PaxHeader(byte[] path, long size) {
       } else if (key.equals("size")) {
         size = decimal(body, eq + 1, end - 1);
         if (size < 0 || size > maxSize) {
-          throw new IllegalArgumentException("pax size record is not a size up to " + maxSize
-              + ": '" + EscapedUtf8.text(body, eq + 1, end - 1) + "'");
+          throw new IllegalArgumentException(
+              "pax size record is not a size up to "
+                  + maxSize
+                  + ": '"
+                  + EscapedUtf8.text(body, eq + 1, end - 1)
+                  + "'");
         }
       }
       at = end;

@@ -16,27 +16,30 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * A {@code preprocess} output folder as an input: found by the {@code _manifest.json} that
- * {@code preprocess} commits (a JSON object with {@code spindle_manifest_version}; a folder whose
- * {@code _manifest.json} lacks it is no preprocess output and is listed as usual). That manifest is
- * the commit record, so it alone makes the {@link Manifest}: its shards are exactly the files it
- * lists, in its order, with its row counts and sizes; nothing is listed or counted. Its {@code
- * format} ({@code arrow-ipc-file} or {@code parquet}) gives the shards' {@link ShardFormat}, its
- * {@code image_shape} and {@code transforms} the {@link StoredImages}, its {@code class_names} the
- * class names. A manifest that is not one {@code preprocess} writes fails naming the file and the
- * field. Stateless; driver.
+ * A {@code preprocess} output folder as an input: found by the {@code _manifest.json} that {@code
+ * preprocess} commits (a JSON object with {@code spindle_manifest_version}; a folder whose {@code
+ * _manifest.json} lacks it is no preprocess output and is listed as usual). That manifest is the
+ * commit record, so it alone makes the {@link Manifest}: its shards are exactly the files it lists,
+ * in its order, with its row counts and sizes; nothing is listed or counted. Its {@code format}
+ * ({@code arrow-ipc-file} or {@code parquet}) gives the shards' {@link ShardFormat}, its {@code
+ * image_shape} and {@code transforms} the {@link StoredImages}, its {@code class_names} the class
+ * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field.
+ * Stateless; driver.
  */
 public final class PreprocessedInput {
-  /** The commit record of a {@code preprocess} output, as {@code sink.OutputCommitter} writes it. */
+  /**
+   * The commit record of a {@code preprocess} output, as {@code sink.OutputCommitter} writes it.
+   */
   public static final String MANIFEST = "_manifest.json";
+
   private static final int VERSION = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private PreprocessedInput() {}
 
   /**
-   * The stored images of {@code input} when it is a {@code preprocess} output folder, else null
-   * (a brace pattern, a file, a folder of shards).
+   * The stored images of {@code input} when it is a {@code preprocess} output folder, else null (a
+   * brace pattern, a file, a folder of shards).
    */
   public static StoredImages storedImages(Configuration conf, String input) throws IOException {
     Manifest m = manifest(conf, input);
@@ -68,8 +71,12 @@ public final class PreprocessedInput {
     } catch (FileNotFoundException e) {
       return null;
     } catch (JsonProcessingException e) {
-      throw new IOException(file + " cannot be read as JSON (" + e.getOriginalMessage()
-          + "); a preprocess output's _manifest.json is written whole or not at all", e);
+      throw new IOException(
+          file
+              + " cannot be read as JSON ("
+              + e.getOriginalMessage()
+              + "); a preprocess output's _manifest.json is written whole or not at all",
+          e);
     }
     if (tree == null || !tree.isObject() || !tree.has("spindle_manifest_version")) {
       return null;
@@ -80,19 +87,28 @@ public final class PreprocessedInput {
   private static Manifest parse(JsonNode m, String dir, String file) {
     Fields f = new Fields(m, file);
     int version = f.integer(m, "spindle_manifest_version");
-    f.require(version == VERSION, "spindle_manifest_version is " + version + "; this Spindle reads "
-        + VERSION + " (written by a newer Spindle?)");
+    f.require(
+        version == VERSION,
+        "spindle_manifest_version is "
+            + version
+            + "; this Spindle reads "
+            + VERSION
+            + " (written by a newer Spindle?)");
     String format = f.text(m, "format");
-    ShardFormat shardFormat = switch (format) {
-      case "arrow-ipc-file" -> ShardFormat.DECODED_ARROW;
-      case "parquet" -> ShardFormat.DECODED_PARQUET;
-      default -> throw f.invalid("format is '" + format + "' (arrow-ipc-file or parquet)");
-    };
+    ShardFormat shardFormat =
+        switch (format) {
+          case "arrow-ipc-file" -> ShardFormat.DECODED_ARROW;
+          case "parquet" -> ShardFormat.DECODED_PARQUET;
+          default -> throw f.invalid("format is '" + format + "' (arrow-ipc-file or parquet)");
+        };
     JsonNode shape = f.array(m, "image_shape");
     f.require(shape.size() == 3, "image_shape is " + shape + " (must be [H, W, C])");
-    StoredImages stored = new StoredImages(f.positive(shape.get(0), "image_shape[0]"),
-        f.positive(shape.get(1), "image_shape[1]"), f.positive(shape.get(2), "image_shape[2]"),
-        f.text(m, "transforms"));
+    StoredImages stored =
+        new StoredImages(
+            f.positive(shape.get(0), "image_shape[0]"),
+            f.positive(shape.get(1), "image_shape[1]"),
+            f.positive(shape.get(2), "image_shape[2]"),
+            f.text(m, "transforms"));
     List<String> classNames = new ArrayList<>();
     for (JsonNode n : f.array(m, "class_names")) {
       f.require(n.isTextual(), "class_names holds " + n + " (must be strings)");
@@ -100,8 +116,9 @@ public final class PreprocessedInput {
     }
     List<Shard> shards = shards(f, m, dir, shardFormat);
     long rows = shards.stream().mapToLong(Shard::samples).sum();
-    f.require(!m.has("rows") || m.get("rows").asLong() == rows, "rows is " + m.get("rows")
-        + " but its files hold " + rows);
+    f.require(
+        !m.has("rows") || m.get("rows").asLong() == rows,
+        "rows is " + m.get("rows") + " but its files hold " + rows);
     return new Manifest(dir, shards, classNames, stored);
   }
 
@@ -112,9 +129,17 @@ public final class PreprocessedInput {
     for (JsonNode e : f.array(m, "files")) {
       f.require(e.isObject(), "files holds " + e + " (must be {path, rows, bytes} objects)");
       String path = f.text(e, "path");
-      f.require(!path.isEmpty() && !path.contains("/") && !path.startsWith(".")
-          && path.endsWith(extension), "files lists '" + path + "' (must be a file name in the"
-          + " folder ending with " + extension + ")");
+      f.require(
+          !path.isEmpty()
+              && !path.contains("/")
+              && !path.startsWith(".")
+              && path.endsWith(extension),
+          "files lists '"
+              + path
+              + "' (must be a file name in the"
+              + " folder ending with "
+              + extension
+              + ")");
       f.require(seen.add(path), "files lists '" + path + "' twice");
       long rows = f.nonNegative(e, "rows", path);
       long bytes = f.nonNegative(e, "bytes", path);
@@ -143,7 +168,8 @@ public final class PreprocessedInput {
     }
 
     int integer(JsonNode n, String name) {
-      require(n.path(name).isIntegralNumber() && n.get(name).canConvertToInt(),
+      require(
+          n.path(name).isIntegralNumber() && n.get(name).canConvertToInt(),
           "\"" + name + "\" is missing or not an integer");
       return n.get(name).asInt();
     }
@@ -154,15 +180,17 @@ public final class PreprocessedInput {
     }
 
     int positive(JsonNode n, String name) {
-      require(n.isIntegralNumber() && n.canConvertToInt() && n.asInt() > 0,
+      require(
+          n.isIntegralNumber() && n.canConvertToInt() && n.asInt() > 0,
           name + " is " + n + " (must be an integer > 0)");
       return n.asInt();
     }
 
     long nonNegative(JsonNode n, String name, String path) {
       JsonNode v = n.path(name);
-      require(v.canConvertToLong() && v.isIntegralNumber() && v.asLong() >= 0, "\"" + name
-          + "\" of '" + path + "' is " + v + " (must be an integer >= 0)");
+      require(
+          v.canConvertToLong() && v.isIntegralNumber() && v.asLong() >= 0,
+          "\"" + name + "\" of '" + path + "' is " + v + " (must be an integer >= 0)");
       return v.asLong();
     }
   }

@@ -10,15 +10,15 @@ package dev.spindle.spark.shard;
  * @param key the sample's key inside its shard (tar: the entry name up to the first dot of the file
  *     name, invalid UTF-8 bytes as {@code \xHH}; folders: {@code <class>/<file>}; Parquet: {@code
  *     <file name>#<row>}, the row counted from 0 over the file; a preprocess output's row: the key
- *     it was stored with, the original sample's; {@code (rest of shard)} for a tar's
- *     damage, {@code (unread #N)} for a planned sample that was not read)
+ *     it was stored with, the original sample's; {@code (rest of shard)} for a tar's damage, {@code
+ *     (unread #N)} for a planned sample that was not read)
  * @param position the sample's position inside its shard, counting every sample
  * @param image the encoded image bytes, or null when the sample has none
- * @param imageName the entry or file that held the image, for messages (Parquet: {@code
- *     image.bytes of row N})
- * @param imageFile the name of the file the image was (a tar entry's, an image folder file's
- *     path), or null when it was a value, not a file of its own (a Parquet row's, a preprocess
- *     output's pixels): the DataSource's {@code format} comes from its extension
+ * @param imageName the entry or file that held the image, for messages (Parquet: {@code image.bytes
+ *     of row N})
+ * @param imageFile the name of the file the image was (a tar entry's, an image folder file's path),
+ *     or null when it was a value, not a file of its own (a Parquet row's, a preprocess output's
+ *     pixels): the DataSource's {@code format} comes from its extension
  * @param label the class label, or null when the sample has none
  * @param problem why this sample cannot be used (no image, no label, a label outside the rule, too
  *     large, a repeated key, the shard's damage), or null
@@ -47,8 +47,14 @@ public record Sample(
   public record Stored(long index) {}
 
   /** An encoded sample whose image, if any, was the file {@code imageName}. */
-  public Sample(String shard, String key, long position, byte[] image, String imageName,
-      Integer label, String problem) {
+  public Sample(
+      String shard,
+      String key,
+      long position,
+      byte[] image,
+      String imageName,
+      Integer label,
+      String problem) {
     this(shard, key, position, image, imageName, imageName, label, problem, null);
   }
 
@@ -58,16 +64,20 @@ public record Sample(
   }
 
   /**
-   * A planned sample its shard did not yield (the shard is shorter or damaged before it): listed
-   * as quarantined, never dropped. Its key is unknown: {@code (unread #POSITION)}.
+   * A planned sample its shard did not yield (the shard is shorter or damaged before it): listed as
+   * quarantined, never dropped. Its key is unknown: {@code (unread #POSITION)}.
    *
    * @param damage the shard's {@link ShardReader#damage()}, or null when it simply ended
    */
   public static Sample unread(Shard shard, long position, String damage) {
-    String reason = damage != null
-        ? "not read: the shard is damaged before it: " + damage
-        : "the shard ended before sample " + position + " (the manifest counted "
-            + shard.samples() + "); did it change since it was counted?";
+    String reason =
+        damage != null
+            ? "not read: the shard is damaged before it: " + damage
+            : "the shard ended before sample "
+                + position
+                + " (the manifest counted "
+                + shard.samples()
+                + "); did it change since it was counted?";
     String key = "(unread #" + position + ")";
     return new Sample(shard.uri(), key, position, null, null, null, reason);
   }

@@ -38,8 +38,10 @@ final class SampleBuilder {
     entryNames.add(name);
     String first = byExtension.putIfAbsent(extension, name);
     if (first != null) {
-      problem(String.format("two entries with extension '%s' in sample '%s': %s and %s",
-          extension, key, first, name));
+      problem(
+          String.format(
+              "two entries with extension '%s' in sample '%s': %s and %s",
+              extension, key, first, name));
     }
     return this;
   }
@@ -62,8 +64,8 @@ final class SampleBuilder {
   }
 
   /**
-   * The image, read from a value that is no file of its own (a Parquet row's column); {@code
-   * where} names it in messages ({@code image.bytes of row 5}).
+   * The image, read from a value that is no file of its own (a Parquet row's column); {@code where}
+   * names it in messages ({@code image.bytes of row 5}).
    */
   SampleBuilder imageValue(byte[] bytes, String where) {
     image = bytes;
@@ -131,7 +133,11 @@ final class SampleBuilder {
         break;
       }
     }
-    return "; its entries: " + listed + more + " (the key is the file name up to its first dot"
-        + example + ")";
+    return "; its entries: "
+        + listed
+        + more
+        + " (the key is the file name up to its first dot"
+        + example
+        + ")";
   }
 }

@@ -4,8 +4,8 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * One unit of input that a single reader walks from start to end: a tar file, a Parquet file, or
- * a run of files of an image folder tree. Immutable; safe to share between threads and to ship to
+ * One unit of input that a single reader walks from start to end: a tar file, a Parquet file, or a
+ * run of files of an image folder tree. Immutable; safe to share between threads and to ship to
  * executors.
  *
  * @param uri the tar or Parquet file, or the folder tree's root, as a Hadoop FileSystem URI
@@ -33,13 +33,24 @@ public record Shard(
       throw new IllegalArgumentException("Invalid sample count for " + uri + ": " + samples);
     }
     if ((format == ShardFormat.PARQUET) != (columns != null)) {
-      throw new IllegalArgumentException("Invalid shard " + uri + ": a " + format + " shard "
-          + (columns == null ? "needs" : "has no") + " Parquet columns");
+      throw new IllegalArgumentException(
+          "Invalid shard "
+              + uri
+              + ": a "
+              + format
+              + " shard "
+              + (columns == null ? "needs" : "has no")
+              + " Parquet columns");
     }
   }
 
   /** A tar or image-folder shard (no Parquet columns). */
-  public Shard(String uri, ShardFormat format, long bytes, long modificationTime, long samples,
+  public Shard(
+      String uri,
+      ShardFormat format,
+      long bytes,
+      long modificationTime,
+      long samples,
       List<FolderEntry> entries) {
     this(uri, format, bytes, modificationTime, samples, entries, null);
   }

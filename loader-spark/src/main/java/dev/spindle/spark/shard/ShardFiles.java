@@ -36,8 +36,8 @@ public final class ShardFiles {
   }
 
   /**
-   * Counting of tar or Parquet shard files: each file's size, modification time and samples, or
-   * why it is refused.
+   * Counting of tar or Parquet shard files: each file's size, modification time and samples, or why
+   * it is refused.
    */
   public static FileCounting counting(ShardFormat format, ParquetColumns columns) {
     if (format == ShardFormat.IMAGE_FOLDER) {
@@ -46,9 +46,10 @@ public final class ShardFiles {
     return (uri, conf) -> {
       try {
         FileStatus status = status(uri, conf);
-        long samples = format == ShardFormat.TAR
-            ? countTar(status, conf)
-            : ParquetFiles.countRows(status, conf, columns);
+        long samples =
+            format == ShardFormat.TAR
+                ? countTar(status, conf)
+                : ParquetFiles.countRows(status, conf, columns);
         return new FileCount(uri, status.getLen(), status.getModificationTime(), samples, null);
       } catch (ShardRefusedException e) {
         return FileCount.refused(uri, e.getMessage());
@@ -74,9 +75,10 @@ public final class ShardFiles {
   private static long countTar(FileStatus status, Configuration conf) throws IOException {
     String uri = status.getPath().toString();
     InputStream raw = status.getPath().getFileSystem(conf).open(status.getPath(), 1 << 16);
-    try (InputStream in = GzipStream.isGzipTar(uri)
-        ? new BufferedInputStream(GzipStream.forShard(raw, uri), 1 << 16)
-        : raw) {
+    try (InputStream in =
+        GzipStream.isGzipTar(uri)
+            ? new BufferedInputStream(GzipStream.forShard(raw, uri), 1 << 16)
+            : raw) {
       return TarShardReader.countSamples(in, uri);
     }
   }

@@ -7,7 +7,9 @@ public enum ShardFormat {
    * {@code .tar.gz} or {@code .tgz} is the same archive, gzip-compressed.
    */
   TAR,
-  /** A class-per-folder image tree, {@code ROOT/<class>/<file>}; one shard is a run of its files. */
+  /**
+   * A class-per-folder image tree, {@code ROOT/<class>/<file>}; one shard is a run of its files.
+   */
   IMAGE_FOLDER,
   /**
    * A Parquet file: each row is a sample, its encoded image in a binary column (or a struct's
@@ -15,10 +17,10 @@ public enum ShardFormat {
    */
   PARQUET,
   /**
-   * A part file of a {@code preprocess} output in Arrow IPC file format ({@code
-   * arrow-ipc-file}): each row an already decoded sample, {@code image} a fixed-size list of
-   * H·W·C uint8 pixels ({@code arrow.fixed_shape_tensor}), {@code label}, {@code key}, {@code
-   * index}. Listed by the output's {@code _manifest.json} ({@link PreprocessedInput}).
+   * A part file of a {@code preprocess} output in Arrow IPC file format ({@code arrow-ipc-file}):
+   * each row an already decoded sample, {@code image} a fixed-size list of H·W·C uint8 pixels
+   * ({@code arrow.fixed_shape_tensor}), {@code label}, {@code key}, {@code index}. Listed by the
+   * output's {@code _manifest.json} ({@link PreprocessedInput}).
    */
   DECODED_ARROW,
   /**

@@ -27,8 +27,8 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   /**
    * Opens a reader for the shard.
    *
-   * @param limits what one sample may be: an image over its size limit or a label outside its
-   *     range makes a quarantined sample, not an allocation or a wrong label
+   * @param limits what one sample may be: an image over its size limit or a label outside its range
+   *     makes a quarantined sample, not an allocation or a wrong label
    */
   static ShardReader open(Shard shard, Configuration conf, SampleLimits limits) throws IOException {
     return switch (shard.format()) {
@@ -43,19 +43,24 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   /**
    * Opens a reader that yields only the samples at {@code positions} (strictly increasing), each
    * with its own position. Skipped samples are passed over at the index level: a tar reader skips
-   * their entries by header without reading the content, a folder reader never opens their
-   * files, a Parquet reader reads only the row groups and pages that hold them, an Arrow reader of
-   * a preprocess output only the record batches that hold them. The reader stops
-   * after the last wanted position; if the shard ends before it, the missing samples are simply
-   * not returned (the caller sees which positions came back and lists the others, {@link
-   * Sample#unread}).
+   * their entries by header without reading the content, a folder reader never opens their files, a
+   * Parquet reader reads only the row groups and pages that hold them, an Arrow reader of a
+   * preprocess output only the record batches that hold them. The reader stops after the last
+   * wanted position; if the shard ends before it, the missing samples are simply not returned (the
+   * caller sees which positions came back and lists the others, {@link Sample#unread}).
    */
   static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     for (int i = 1; i < positions.length; i++) {
       if (positions[i] <= positions[i - 1]) {
-        throw new IllegalArgumentException("Invalid positions for " + shard.displayName() + ": "
-            + positions[i - 1] + " then " + positions[i] + " (must be strictly increasing)");
+        throw new IllegalArgumentException(
+            "Invalid positions for "
+                + shard.displayName()
+                + ": "
+                + positions[i - 1]
+                + " then "
+                + positions[i]
+                + " (must be strictly increasing)");
       }
     }
     return switch (shard.format()) {

@@ -37,13 +37,25 @@ final class StoredColumns {
   static void check(VectorSchemaRoot root, String uri) throws IOException {
     FieldVector image = root.getVector("image");
     FixedSizeListVector list = image == null ? null : list(image);
-    require(list != null && list.getDataVector() instanceof UInt1Vector, uri, "image",
-        "a fixed-size list of uint8 (arrow.fixed_shape_tensor)", image);
-    require(root.getVector("label") instanceof IntVector, uri, "label", "int32",
+    require(
+        list != null && list.getDataVector() instanceof UInt1Vector,
+        uri,
+        "image",
+        "a fixed-size list of uint8 (arrow.fixed_shape_tensor)",
+        image);
+    require(
+        root.getVector("label") instanceof IntVector,
+        uri,
+        "label",
+        "int32",
         root.getVector("label"));
-    require(root.getVector("key") instanceof VarCharVector, uri, "key", "utf8",
-        root.getVector("key"));
-    require(root.getVector("index") instanceof BigIntVector, uri, "index", "int64",
+    require(
+        root.getVector("key") instanceof VarCharVector, uri, "key", "utf8", root.getVector("key"));
+    require(
+        root.getVector("index") instanceof BigIntVector,
+        uri,
+        "index",
+        "int64",
         root.getVector("index"));
   }
 
@@ -51,14 +63,20 @@ final class StoredColumns {
   Sample sample(Shard shard, String fileName, long row, int r, SampleLimits limits) {
     int rowBytes = images.getListSize();
     String key = keys.isNull(r) ? null : new String(keys.get(r), StandardCharsets.UTF_8);
-    return StoredRows.sample(shard, fileName, row, key, images.isNull(r) ? -1 : rowBytes,
+    return StoredRows.sample(
+        shard,
+        fileName,
+        row,
+        key,
+        images.isNull(r) ? -1 : rowBytes,
         () -> {
           byte[] out = new byte[rowBytes];
           pixels.getDataBuffer().getBytes((long) r * rowBytes, out);
           return out;
         },
         labels.isNull(r) ? null : labels.get(r),
-        indices.isNull(r) ? null : indices.get(r), limits);
+        indices.isNull(r) ? null : indices.get(r),
+        limits);
   }
 
   private static FixedSizeListVector list(FieldVector v) {
@@ -69,9 +87,15 @@ final class StoredColumns {
   private static void require(boolean ok, String uri, String column, String type, FieldVector v)
       throws IOException {
     if (!ok) {
-      throw StoredFiles.mismatch(uri, "its column '" + column + "' is "
-          + (v == null ? "missing" : v.getField().getType().toString()) + ", not " + type
-          + " as preprocess writes it");
+      throw StoredFiles.mismatch(
+          uri,
+          "its column '"
+              + column
+              + "' is "
+              + (v == null ? "missing" : v.getField().getType().toString())
+              + ", not "
+              + type
+              + " as preprocess writes it");
     }
   }
 }

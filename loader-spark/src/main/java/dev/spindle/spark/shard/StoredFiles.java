@@ -26,8 +26,8 @@ final class StoredFiles {
       throw mismatch(shard.uri(), "it does not exist");
     }
     if (status.getLen() != shard.bytes()) {
-      throw mismatch(shard.uri(), "it is " + status.getLen() + " bytes, the manifest lists "
-          + shard.bytes());
+      throw mismatch(
+          shard.uri(), "it is " + status.getLen() + " bytes, the manifest lists " + shard.bytes());
     }
     return status;
   }
@@ -35,8 +35,8 @@ final class StoredFiles {
   /** Checks the rows the file holds against the manifest's count. */
   static void requireRows(Shard shard, long rows) throws IOException {
     if (rows != shard.samples()) {
-      throw mismatch(shard.uri(), "it holds " + rows + " rows, the manifest lists "
-          + shard.samples());
+      throw mismatch(
+          shard.uri(), "it holds " + rows + " rows, the manifest lists " + shard.samples());
     }
   }
 
@@ -45,8 +45,14 @@ final class StoredFiles {
   }
 
   static IOException mismatch(String uri, String what, Throwable cause) {
-    return new IOException(uri + " no longer matches the " + PreprocessedInput.MANIFEST
-        + " that lists it: " + what + " (was it changed or replaced after preprocess committed"
-        + " it?)", cause);
+    return new IOException(
+        uri
+            + " no longer matches the "
+            + PreprocessedInput.MANIFEST
+            + " that lists it: "
+            + what
+            + " (was it changed or replaced after preprocess committed"
+            + " it?)",
+        cause);
   }
 }

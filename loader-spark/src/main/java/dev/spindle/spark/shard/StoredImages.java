@@ -4,9 +4,9 @@ import java.io.Serializable;
 import java.util.List;
 
 /**
- * What the rows of a {@code preprocess} output hold: images already decoded and transformed, all
- * of one shape, as its {@code _manifest.json} records them ({@code image_shape}, {@code
- * transforms}). Immutable; shipped to executors inside a {@link Manifest}.
+ * What the rows of a {@code preprocess} output hold: images already decoded and transformed, all of
+ * one shape, as its {@code _manifest.json} records them ({@code image_shape}, {@code transforms}).
+ * Immutable; shipped to executors inside a {@link Manifest}.
  *
  * @param height rows of pixels
  * @param width pixels per row
@@ -18,8 +18,14 @@ public record StoredImages(int height, int width, int channels, String transform
 
   public StoredImages {
     if (height <= 0 || width <= 0 || channels <= 0) {
-      throw new IllegalArgumentException("Invalid image shape [" + height + ", " + width + ", "
-          + channels + "] (every dimension must be > 0)");
+      throw new IllegalArgumentException(
+          "Invalid image shape ["
+              + height
+              + ", "
+              + width
+              + ", "
+              + channels
+              + "] (every dimension must be > 0)");
     }
     if (transforms == null) {
       throw new IllegalArgumentException("Stored images need the transforms that made them");

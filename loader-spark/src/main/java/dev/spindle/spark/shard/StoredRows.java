@@ -4,9 +4,9 @@ import java.util.function.Supplier;
 
 /**
  * Turns one row of a {@code preprocess} output's part file into a {@link Sample} holding its stored
- * pixels ({@link Sample#stored()}), whichever format it was read from. The row keeps the key it
- * was stored with (the original sample's), so quarantine lines still name that sample; a null
- * column, pixels over {@code spark.spindle.maxSampleBytes} (not copied) or a label outside {@link
+ * pixels ({@link Sample#stored()}), whichever format it was read from. The row keeps the key it was
+ * stored with (the original sample's), so quarantine lines still name that sample; a null column,
+ * pixels over {@code spark.spindle.maxSampleBytes} (not copied) or a label outside {@link
  * LabelRule} makes a sample with a problem that names the file's row. Stateless.
  */
 final class StoredRows {
@@ -20,19 +20,29 @@ final class StoredRows {
    * @param label the stored label, or null
    * @param index the stored index, or null
    */
-  static Sample sample(Shard shard, String fileName, long row, String key, int imageBytes,
-      Supplier<byte[]> pixels, Integer label, Long index, SampleLimits limits) {
+  static Sample sample(
+      Shard shard,
+      String fileName,
+      long row,
+      String key,
+      int imageBytes,
+      Supplier<byte[]> pixels,
+      Integer label,
+      Long index,
+      SampleLimits limits) {
     String at = " (row " + row + " of " + fileName + ")";
-    SampleBuilder b = new SampleBuilder(shard.uri(), key != null ? key : fileName + "#" + row,
-        row, limits);
+    SampleBuilder b =
+        new SampleBuilder(shard.uri(), key != null ? key : fileName + "#" + row, row, limits);
     if (key == null) {
       b.problem("the key is null" + at);
     }
     if (imageBytes < 0) {
       b.problem("the image is null" + at);
     } else if (imageBytes > limits.maxSampleBytes()) {
-      b.problem(String.format("the stored image is %d bytes, over spark.spindle.maxSampleBytes=%d"
-          + "%s", imageBytes, limits.maxSampleBytes(), at));
+      b.problem(
+          String.format(
+              "the stored image is %d bytes, over spark.spindle.maxSampleBytes=%d" + "%s",
+              imageBytes, limits.maxSampleBytes(), at));
     } else {
       b.imageValue(pixels.get(), "the stored image of row " + row);
     }
@@ -50,9 +60,10 @@ final class StoredRows {
   }
 
   /** A row that could not be read, with why ({@code damage} names the file's rows). */
-  static Sample damaged(Shard shard, String fileName, long row, String damage,
-      SampleLimits limits) {
+  static Sample damaged(
+      Shard shard, String fileName, long row, String damage, SampleLimits limits) {
     return new SampleBuilder(shard.uri(), fileName + "#" + row, row, limits)
-        .problem(damage + " (" + fileName + ")").build();
+        .problem(damage + " (" + fileName + ")")
+        .build();
   }
 }

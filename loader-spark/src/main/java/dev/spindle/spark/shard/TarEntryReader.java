@@ -10,12 +10,12 @@ import java.util.Arrays;
  *
  * <p>Call {@link #next()} to move to the next regular file, then either {@link #readContent()} or
  * nothing (the content is skipped on the following {@code next()}). Every header field used is
- * checked: a wrong checksum, a number that is not octal, negative or over {@link
- * #MAX_ENTRY_BYTES}, a malformed pax record, or an archive that ends inside a header or an entry
- * throws {@link TarFormatException} naming the entry, the header's byte offset and the shard; the
- * reader must not be used after that. A skip is checked by reading its last byte, so a truncation
- * is found at the same entry whether or not the content was read (a FileInputStream skips past the
- * end without saying so).
+ * checked: a wrong checksum, a number that is not octal, negative or over {@link #MAX_ENTRY_BYTES},
+ * a malformed pax record, or an archive that ends inside a header or an entry throws {@link
+ * TarFormatException} naming the entry, the header's byte offset and the shard; the reader must not
+ * be used after that. A skip is checked by reading its last byte, so a truncation is found at the
+ * same entry whether or not the content was read (a FileInputStream skips past the end without
+ * saying so).
  */
 final class TarEntryReader {
   /** Larger sizes are a corrupt header: no shard member is 1 TiB, and offsets cannot overflow. */
@@ -98,8 +98,15 @@ final class TarEntryReader {
   byte[] readContent() throws IOException {
     if (contentRead || size > Integer.MAX_VALUE - 8) {
       throw new IllegalStateException(
-          "Cannot read entry " + name() + " of " + shard + " (" + size + " bytes, read before: "
-              + contentRead + ")");
+          "Cannot read entry "
+              + name()
+              + " of "
+              + shard
+              + " ("
+              + size
+              + " bytes, read before: "
+              + contentRead
+              + ")");
     }
     byte[] content = readFully((int) size);
     pendingSkip -= size;
@@ -152,8 +159,12 @@ final class TarEntryReader {
 
   private byte[] headerNameField() {
     byte[] base = cString(header, 0, 100);
-    boolean ustar = header[257] == 'u' && header[258] == 's' && header[259] == 't'
-        && header[260] == 'a' && header[261] == 'r';
+    boolean ustar =
+        header[257] == 'u'
+            && header[258] == 's'
+            && header[259] == 't'
+            && header[260] == 'a'
+            && header[261] == 'r';
     byte[] prefix = ustar ? cString(header, 345, 155) : new byte[0];
     if (prefix.length == 0) {
       return base;
@@ -167,8 +178,12 @@ final class TarEntryReader {
   private long sizeField() throws TarFormatException {
     long value = number(124, 12, "size field");
     if (value > MAX_ENTRY_BYTES) {
-      throw damage("size field is " + value + " bytes, over the limit of " + MAX_ENTRY_BYTES
-          + " bytes for a tar member");
+      throw damage(
+          "size field is "
+              + value
+              + " bytes, over the limit of "
+              + MAX_ENTRY_BYTES
+              + " bytes for a tar member");
     }
     return value;
   }
@@ -193,8 +208,8 @@ final class TarEntryReader {
     long value = 0;
     for (int i = from; i < end; i++) {
       if (header[i] < '0' || header[i] > '7') {
-        throw damage(field + " is not an octal number: '" + EscapedUtf8.text(header, from, end)
-            + "'");
+        throw damage(
+            field + " is not an octal number: '" + EscapedUtf8.text(header, from, end) + "'");
       }
       value = value * 8 + (header[i] - '0');
     }

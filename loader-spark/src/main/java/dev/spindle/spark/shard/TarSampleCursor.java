@@ -27,7 +27,12 @@ import java.util.Map;
 final class TarSampleCursor {
   static final String DAMAGE_KEY = "(rest of shard)";
 
-  private enum State { BEFORE, SAMPLE, DAMAGE, END }
+  private enum State {
+    BEFORE,
+    SAMPLE,
+    DAMAGE,
+    END
+  }
 
   private final TarEntryReader entries;
   private final Map<String, Long> firstPositions = new HashMap<>();
@@ -140,8 +145,14 @@ final class TarSampleCursor {
     rawKey = stagedKey;
     key = EscapedUtf8.text(rawKey);
     Long first = firstPositions.putIfAbsent(key, position);
-    problem = first == null ? null : "key '" + key + "' is already the key of sample #" + first
-        + " of this shard (a sample's entries must be consecutive; keys are unique within a shard)";
+    problem =
+        first == null
+            ? null
+            : "key '"
+                + key
+                + "' is already the key of sample #"
+                + first
+                + " of this shard (a sample's entries must be consecutive; keys are unique within a shard)";
   }
 
   private void advance() throws IOException {

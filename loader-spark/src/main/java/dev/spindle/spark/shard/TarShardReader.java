@@ -43,8 +43,10 @@ final class TarShardReader implements ShardReader {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
     return new TarShardReader(
-        new BufferedInputStream(GzipStream.forShard(raw, shard.uri()), 1 << 20), shard.uri(),
-        limits, positions);
+        new BufferedInputStream(GzipStream.forShard(raw, shard.uri()), 1 << 20),
+        shard.uri(),
+        limits,
+        positions);
   }
 
   /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */
@@ -53,8 +55,8 @@ final class TarShardReader implements ShardReader {
   }
 
   /**
-   * Counts the samples of a tar stream as a reader yields them (damage included), reading
-   * headers only: the content of every entry is skipped.
+   * Counts the samples of a tar stream as a reader yields them (damage included), reading headers
+   * only: the content of every entry is skipped.
    *
    * @throws IOException only when the stream itself fails
    */
@@ -121,14 +123,22 @@ final class TarShardReader implements ShardReader {
     String ext = cursor.entryExtension();
     sample.entry(name, ext);
     if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
-      byte[] bytes = content(sample, name, limits.maxSampleBytes(),
-          "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d");
+      byte[] bytes =
+          content(
+              sample,
+              name,
+              limits.maxSampleBytes(),
+              "image entry %s is %d bytes, over spark.spindle.maxSampleBytes=%d");
       if (bytes != null) {
         sample.image(bytes, name);
       }
     } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext) && sample.wantsLabel()) {
-      byte[] bytes = content(sample, name, MAX_LABEL_BYTES,
-          "label entry %s is %d bytes, over the limit of %d bytes for a label");
+      byte[] bytes =
+          content(
+              sample,
+              name,
+              MAX_LABEL_BYTES,
+              "label entry %s is %d bytes, over the limit of %d bytes for a label");
       if (bytes != null) {
         sample.labelText(bytes, name);
       }

@@ -22,8 +22,8 @@ import org.apache.parquet.io.SeekableInputStream;
  * parquet-mr reports a file's damaged content (a page header it cannot decode, a chunk with more
  * values than declared) as IOException too, so {@link ParquetRows} asks this whether the storage
  * failed: if not, the IOException is the file's damage (found by fuzzing). An end of file is the
- * file's too: its footer placed something past its end. Owned by one reader; the streams are
- * read by its thread (vectored reads may complete on others, hence the volatile).
+ * file's too: its footer placed something past its end. Owned by one reader; the streams are read
+ * by its thread (vectored reads may complete on others, hence the volatile).
  */
 final class WatchedInputFile implements InputFile {
   private final InputFile file;
@@ -49,13 +49,15 @@ final class WatchedInputFile implements InputFile {
     private SeekableInputStream headers; // opened on first use, closed with the reader
 
     Reader(WatchedInputFile file, ParquetReadOptions options) throws IOException {
-      this(file, options, file.new Stream(file.watch(file.file::newStream),
-          options.getDecryptionProperties() == null));
+      this(
+          file,
+          options,
+          file
+          .new Stream(file.watch(file.file::newStream), options.getDecryptionProperties() == null));
     }
 
     /** {@code f} checks the footer parquet-mr reads through it ({@link BoundedThrift}). */
-    private Reader(WatchedInputFile file, ParquetReadOptions options, Stream f)
-        throws IOException {
+    private Reader(WatchedInputFile file, ParquetReadOptions options, Stream f) throws IOException {
       super(file, options, f);
       f.footerNext = false;
       this.file = file;
@@ -80,18 +82,28 @@ final class WatchedInputFile implements InputFile {
       if (ref == null || decrypting) {
         return super.readOffsetIndex(column);
       }
-      if (ref.getOffset() < 0 || ref.getLength() <= 0
+      if (ref.getOffset() < 0
+          || ref.getLength() <= 0
           || ref.getLength() > length - ref.getOffset()) {
-        throw new IOException("the offset index of column '" + column.getPath().toDotString()
-            + "' declares " + ref.getLength() + " bytes from byte " + ref.getOffset()
-            + ", past the end of the file (" + length + " bytes)");
+        throw new IOException(
+            "the offset index of column '"
+                + column.getPath().toDotString()
+                + "' declares "
+                + ref.getLength()
+                + " bytes from byte "
+                + ref.getOffset()
+                + ", past the end of the file ("
+                + length
+                + " bytes)");
       }
       byte[] bytes = new byte[ref.getLength()];
       f.seek(ref.getOffset());
       f.readFully(bytes);
-      return ParquetMetadataConverter.fromParquetOffsetIndex(BoundedThrift.read(
-          new ByteArrayInputStream(bytes), bytes.length,
-          new org.apache.parquet.format.OffsetIndex()));
+      return ParquetMetadataConverter.fromParquetOffsetIndex(
+          BoundedThrift.read(
+              new ByteArrayInputStream(bytes),
+              bytes.length,
+              new org.apache.parquet.format.OffsetIndex()));
     }
 
     /** The file's length in bytes. */
@@ -151,6 +163,7 @@ final class WatchedInputFile implements InputFile {
 
   private final class Stream extends SeekableInputStream {
     private final SeekableInputStream in;
+
     /**
      * The next {@link #readFully(ByteBuffer)} reads a plaintext footer, to be checked before
      * parquet-mr decodes it ({@link BoundedThrift}): parquet-mr's {@code readFooter} reads the
@@ -174,10 +187,11 @@ final class WatchedInputFile implements InputFile {
 
     @Override
     public void seek(long pos) throws IOException {
-      watch(() -> {
-        in.seek(pos);
-        return null;
-      });
+      watch(
+          () -> {
+            in.seek(pos);
+            return null;
+          });
     }
 
     @Override
@@ -197,10 +211,11 @@ final class WatchedInputFile implements InputFile {
 
     @Override
     public void readFully(byte[] b, int off, int len) throws IOException {
-      watch(() -> {
-        in.readFully(b, off, len);
-        return null;
-      });
+      watch(
+          () -> {
+            in.readFully(b, off, len);
+            return null;
+          });
     }
 
     @Override
@@ -211,10 +226,11 @@ final class WatchedInputFile implements InputFile {
     @Override
     public void readFully(ByteBuffer buf) throws IOException {
       int from = buf.position();
-      watch(() -> {
-        in.readFully(buf);
-        return null;
-      });
+      watch(
+          () -> {
+            in.readFully(buf);
+            return null;
+          });
       if (footerNext) {
         footerNext = false;
         BoundedThrift.checkFooter(buf.duplicate().limit(buf.position()).position(from));
@@ -229,26 +245,32 @@ final class WatchedInputFile implements InputFile {
     @Override
     public void readVectored(List<ParquetFileRange> ranges, ByteBufferAllocator allocator)
         throws IOException {
-      watch(() -> {
-        in.readVectored(ranges, allocator);
-        return null;
-      });
+      watch(
+          () -> {
+            in.readVectored(ranges, allocator);
+            return null;
+          });
       for (ParquetFileRange r : ranges) {
-        r.setDataReadFuture(r.getDataReadFuture().whenComplete((data, failure) -> {
-          Throwable t = failure instanceof CompletionException c ? c.getCause() : failure;
-          if (t instanceof IOException io && !(t instanceof EOFException)) {
-            storageFailure = io;
-          }
-        }));
+        r.setDataReadFuture(
+            r.getDataReadFuture()
+                .whenComplete(
+                    (data, failure) -> {
+                      Throwable t =
+                          failure instanceof CompletionException c ? c.getCause() : failure;
+                      if (t instanceof IOException io && !(t instanceof EOFException)) {
+                        storageFailure = io;
+                      }
+                    }));
       }
     }
 
     @Override
     public void close() throws IOException {
-      watch(() -> {
-        in.close();
-        return null;
-      });
+      watch(
+          () -> {
+            in.close();
+            return null;
+          });
     }
   }
 }

@@ -31,7 +31,8 @@ final class WebDatasetKeys {
 
   static boolean isImageFile(String fileName) {
     int dot = fileName.lastIndexOf('.');
-    return dot >= 0 && IMAGE_EXTENSIONS.contains(fileName.substring(dot + 1).toLowerCase(Locale.ROOT));
+    return dot >= 0
+        && IMAGE_EXTENSIONS.contains(fileName.substring(dot + 1).toLowerCase(Locale.ROOT));
   }
 
   private static int firstDot(byte[] name) {

@@ -18,20 +18,19 @@
  * </pre>
  *
  * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …), or a
- * brace pattern of them.
- * Leaves: {@link dev.spindle.spark.shard.Manifest} on the driver; {@link
+ * brace pattern of them. Leaves: {@link dev.spindle.spark.shard.Manifest} on the driver; {@link
  * dev.spindle.spark.shard.Sample}s, in stored order, on the thread that reads a shard. A sample's
  * dataset index is {@code manifest.offsets()[shard] + sample.position()}. Nothing is decoded here
- * (a preprocess output's rows hold pixels that were decoded when they were stored);
- * a sample that cannot be used (no image, no label, a label outside {@code LabelRule}, too large,
- * a repeated key) carries a problem text instead of being dropped, so the caller can quarantine it
- * with its shard and key. A tar's damage is its last sample, key {@code (rest of shard)}; a
- * Parquet sample's key is {@code <file name>#<row>}. A file that cannot be a shard at all (a
- * missing pattern name, an unusable Parquet footer or schema) is refused while counting ({@link
- * dev.spindle.spark.shard.ShardRefusedException}), naming it. Counting
- * (the manifest) and reading walk a tar through one parser, {@code TarSampleCursor}, so a shard's
- * count is exactly the number of samples its reader yields, whatever its bytes. To check a
- * cached manifest of a brace pattern, {@code PatternFiles} finds the named files' sizes and
- * modification times by listing their folders, not by a request per file.
+ * (a preprocess output's rows hold pixels that were decoded when they were stored); a sample that
+ * cannot be used (no image, no label, a label outside {@code LabelRule}, too large, a repeated key)
+ * carries a problem text instead of being dropped, so the caller can quarantine it with its shard
+ * and key. A tar's damage is its last sample, key {@code (rest of shard)}; a Parquet sample's key
+ * is {@code <file name>#<row>}. A file that cannot be a shard at all (a missing pattern name, an
+ * unusable Parquet footer or schema) is refused while counting ({@link
+ * dev.spindle.spark.shard.ShardRefusedException}), naming it. Counting (the manifest) and reading
+ * walk a tar through one parser, {@code TarSampleCursor}, so a shard's count is exactly the number
+ * of samples its reader yields, whatever its bytes. To check a cached manifest of a brace pattern,
+ * {@code PatternFiles} finds the named files' sizes and modification times by listing their
+ * folders, not by a request per file.
  */
 package dev.spindle.spark.shard;

@@ -22,16 +22,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Small files written so that a reader sees either the old content or the new, never a mix,
- * and files created only if absent. What each file system can promise differs, so each is used
- * for what it does atomically:
+ * Small files written so that a reader sees either the old content or the new, never a mix, and
+ * files created only if absent. What each file system can promise differs, so each is used for what
+ * it does atomically:
  *
  * <ul>
  *   <li>the local file system: {@code O_EXCL} creation and {@code rename(2)} over the old file,
  *       through {@code java.nio}, without Hadoop's {@code .crc} side files (a stale one would fail
  *       the next checked read);
- *   <li>object stores (s3a, gs, abfs, ...): a single PUT is visible whole or not at all;
- *       "create if absent" is a check then a PUT, so callers read back to confirm ownership;
+ *   <li>object stores (s3a, gs, abfs, ...): a single PUT is visible whole or not at all; "create if
+ *       absent" is a check then a PUT, so callers read back to confirm ownership;
  *   <li>HDFS and other file systems: {@code create(overwrite=false)} is atomic on the NameNode, and
  *       {@link FileContext#rename} with {@code OVERWRITE} replaces in one step.
  * </ul>
@@ -51,7 +51,11 @@ final class AtomicFiles {
     java.nio.file.Path local = localPath(fs, path);
     if (local != null) {
       try {
-        Files.write(local, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+        Files.write(
+            local,
+            content,
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE,
             StandardOpenOption.SYNC);
         return true;
       } catch (FileAlreadyExistsException e) {
@@ -70,12 +74,13 @@ final class AtomicFiles {
   static void replace(FileSystem fs, Path path, byte[] content) throws IOException {
     java.nio.file.Path local = localPath(fs, path);
     if (local != null) {
-      java.nio.file.Path temp = local.resolveSibling("." + local.getFileName() + "." + UUID.randomUUID());
+      java.nio.file.Path temp =
+          local.resolveSibling("." + local.getFileName() + "." + UUID.randomUUID());
       try {
         Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.SYNC);
         Files.deleteIfExists(local.resolveSibling("." + local.getFileName() + ".crc"));
-        Files.move(temp, local, StandardCopyOption.ATOMIC_MOVE,
-            StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temp, local, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         syncFolder(local.getParent());
       } finally {
         Files.deleteIfExists(temp);
@@ -116,7 +121,9 @@ final class AtomicFiles {
     } catch (UnsupportedFileSystemException e) {
       // no AbstractFileSystem for this scheme: replace in two steps, the best it allows
       if (NON_ATOMIC_WARNED.add(fs.getUri().getScheme())) {
-        LOG.warn("{} has no atomic rename-over: {} is replaced by delete + rename", fs.getUri(),
+        LOG.warn(
+            "{} has no atomic rename-over: {} is replaced by delete + rename",
+            fs.getUri(),
             path.getName());
       }
       fs.delete(path, false);

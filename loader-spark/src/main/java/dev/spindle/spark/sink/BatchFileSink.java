@@ -28,6 +28,8 @@ public interface BatchFileSink extends AutoCloseable {
 
   /** Names the file: "No space left on device" alone does not say where. */
   static IOException failed(Path path, IOException e) {
-    return e instanceof OutputWriteException ? e : new OutputWriteException("Cannot write " + path, e);
+    return e instanceof OutputWriteException
+        ? e
+        : new OutputWriteException("Cannot write " + path, e);
   }
 }

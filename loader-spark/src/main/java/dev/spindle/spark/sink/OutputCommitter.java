@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Driver-side commit protocol for a job's output folder. The manifest is the truth: a reader
- * trusts {@code _manifest.json} and the files it lists, nothing else.
+ * Driver-side commit protocol for a job's output folder. The manifest is the truth: a reader trusts
+ * {@code _manifest.json} and the files it lists, nothing else.
  *
  * <pre>
  *  setup()   before any task: output writable? take {@link OutputLock}; remove what dead jobs
@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *  close()   release the lock
  * </pre>
  *
- * At every instant the manifest lists a complete output, the old one until the switch and the
- * new one after it, whether the driver dies or not; what an interrupted job leaves behind is
- * unlisted and removed by the next job on that output. Runs on the driver, one thread.
+ * At every instant the manifest lists a complete output, the old one until the switch and the new
+ * one after it, whether the driver dies or not; what an interrupted job leaves behind is unlisted
+ * and removed by the next job on that output. Runs on the driver, one thread.
  */
 public final class OutputCommitter implements AutoCloseable {
   public static final String MANIFEST = "_manifest.json";
@@ -48,8 +48,12 @@ public final class OutputCommitter implements AutoCloseable {
   private static final Pattern OWN_PART =
       Pattern.compile("part-\\d{5}-[0-9a-f]{8}\\.(arrow|parquet)");
   private static final Pattern OWN_TEMP =
-      Pattern.compile("\\.(" + Pattern.quote(MANIFEST) + "|" + Pattern.quote(OutputLock.FILE)
-          + ")\\.[0-9a-f-]{36}");
+      Pattern.compile(
+          "\\.("
+              + Pattern.quote(MANIFEST)
+              + "|"
+              + Pattern.quote(OutputLock.FILE)
+              + ")\\.[0-9a-f-]{36}");
 
   /**
    * How to commit.
@@ -61,9 +65,9 @@ public final class OutputCommitter implements AutoCloseable {
   public record Settings(boolean overwrite, Duration staleLock, OutputFormat format) {}
 
   /**
-   * Test only, a JVM system property: the driver pauses this many milliseconds before each step
-   * of a commit, so a fault test can kill a driver JVM mid-commit. Not a Spark setting on
-   * purpose: no user configuration can slow a commit down.
+   * Test only, a JVM system property: the driver pauses this many milliseconds before each step of
+   * a commit, so a fault test can kill a driver JVM mid-commit. Not a Spark setting on purpose: no
+   * user configuration can slow a commit down.
    */
   public static final String STEP_DELAY_PROPERTY = "spindle.test.commitStepDelayMs";
 
@@ -96,8 +100,8 @@ public final class OutputCommitter implements AutoCloseable {
   }
 
   /**
-   * Before any task: checks the output can be written, takes its lock, removes what dead jobs
-   * left, refuses committed output unless overwriting, and creates the job's temporary folder.
+   * Before any task: checks the output can be written, takes its lock, removes what dead jobs left,
+   * refuses committed output unless overwriting, and creates the job's temporary folder.
    *
    * @throws OutputLock.LockedException when another live job holds the output
    */
@@ -134,7 +138,8 @@ public final class OutputCommitter implements AutoCloseable {
   /** The temporary file name of one task attempt: unique per attempt, so attempts never collide. */
   public static Path attemptFile(
       String jobTemporaryUri, int partition, long attemptId, OutputFormat format) {
-    return new Path(jobTemporaryUri,
+    return new Path(
+        jobTemporaryUri,
         String.format("part-%05d.attempt-%d.%s", partition, attemptId, format.extension()));
   }
 
@@ -149,9 +154,9 @@ public final class OutputCommitter implements AutoCloseable {
   }
 
   /**
-   * Makes the given files visible under their final names, switches the manifest to the new
-   * output in one step, then deletes the old output's files and the job's temporary folder.
-   * Nothing of the old output is touched before the switch.
+   * Makes the given files visible under their final names, switches the manifest to the new output
+   * in one step, then deletes the old output's files and the job's temporary folder. Nothing of the
+   * old output is touched before the switch.
    */
   public List<String> commit(List<CommittedFile> files, String manifestJson) throws IOException {
     lock.verifyHeld();
@@ -229,8 +234,8 @@ public final class OutputCommitter implements AutoCloseable {
 
   /**
    * Under the lock, so every job that wrote here is gone: its attempts under {@code _temporary},
-   * part files no manifest lists (a commit cut short before its switch, or the old files after
-   * it) and the temporary copies of an interrupted manifest or lock write are removed.
+   * part files no manifest lists (a commit cut short before its switch, or the old files after it)
+   * and the temporary copies of an interrupted manifest or lock write are removed.
    */
   private List<String> removeLeftovers() throws IOException {
     List<String> removed = new ArrayList<>();

@@ -17,19 +17,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lock a job holds on its output folder from before its first task to after its commit:
- * {@code OUTPUT/_spindle_lock.json}, naming the job, its user, host, driver pid and start time.
- * A second job on the same output is refused at start, naming the holder. A lock whose holder is
- * provably gone is stale and is taken over (and named in the new job's report): on the same host
- * when the pid no longer runs (or now belongs to a process started later); from another host
- * when the holder has not refreshed the lock for {@code staleAfter}. The holder refreshes it from
- * a daemon thread, {@code spindle-output-lock}, every {@code staleAfter / 6}.
+ * The lock a job holds on its output folder from before its first task to after its commit: {@code
+ * OUTPUT/_spindle_lock.json}, naming the job, its user, host, driver pid and start time. A second
+ * job on the same output is refused at start, naming the holder. A lock whose holder is provably
+ * gone is stale and is taken over (and named in the new job's report): on the same host when the
+ * pid no longer runs (or now belongs to a process started later); from another host when the holder
+ * has not refreshed the lock for {@code staleAfter}. The holder refreshes it from a daemon thread,
+ * {@code spindle-output-lock}, every {@code staleAfter / 6}.
  *
- * <p>Creation is atomic where the file system allows it (local, HDFS); on object stores the
- * holder reads the lock back after writing it. Before committing, a job calls {@link
- * #verifyHeld()} so that a job whose lock was taken over (it stopped refreshing, e.g. paused for
- * longer than {@code staleAfter}) fails instead of committing. Driver side; {@link #close()} from
- * any thread, idempotent, releases the lock if it is still this job's.
+ * <p>Creation is atomic where the file system allows it (local, HDFS); on object stores the holder
+ * reads the lock back after writing it. Before committing, a job calls {@link #verifyHeld()} so
+ * that a job whose lock was taken over (it stopped refreshing, e.g. paused for longer than {@code
+ * staleAfter}) fails instead of committing. Driver side; {@link #close()} from any thread,
+ * idempotent, releases the lock if it is still this job's.
  */
 public final class OutputLock implements AutoCloseable {
   public static final String FILE = "_spindle_lock.json";
@@ -37,13 +37,19 @@ public final class OutputLock implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Who holds (or held) a lock. */
-  public record Holder(String job, String description, String user, String host, long pid,
-      long processStartMs, String started) {
+  public record Holder(
+      String job,
+      String description,
+      String user,
+      String host,
+      long pid,
+      long processStartMs,
+      String started) {
 
     /** One phrase for messages: job, what it does, user, host, pid, start time. */
     public String describe() {
-      return String.format("job %s (%s) started %s by %s on %s, pid %d", job, description,
-          started, user, host, pid);
+      return String.format(
+          "job %s (%s) started %s by %s on %s, pid %d", job, description, started, user, host, pid);
     }
 
     Map<String, Object> toJson() {
@@ -59,17 +65,27 @@ public final class OutputLock implements AutoCloseable {
     }
 
     static Holder fromJson(Map<?, ?> m) {
-      return new Holder(String.valueOf(m.get("job")), String.valueOf(m.get("description")),
-          String.valueOf(m.get("user")), String.valueOf(m.get("host")),
-          ((Number) m.get("pid")).longValue(), ((Number) m.get("process_start_ms")).longValue(),
+      return new Holder(
+          String.valueOf(m.get("job")),
+          String.valueOf(m.get("description")),
+          String.valueOf(m.get("user")),
+          String.valueOf(m.get("host")),
+          ((Number) m.get("pid")).longValue(),
+          ((Number) m.get("process_start_ms")).longValue(),
           String.valueOf(m.get("started")));
     }
 
     /** This JVM as a holder of a lock for {@code job}. */
     static Holder current(String job, String description) {
       ProcessHandle self = ProcessHandle.current();
-      return new Holder(job, description, System.getProperty("user.name"), hostName(),
-          self.pid(), startMs(self).orElse(0L), Instant.now().toString());
+      return new Holder(
+          job,
+          description,
+          System.getProperty("user.name"),
+          hostName(),
+          self.pid(),
+          startMs(self).orElse(0L),
+          Instant.now().toString());
     }
   }
 
@@ -90,8 +106,14 @@ public final class OutputLock implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean lost;
 
-  private OutputLock(FileSystem fs, Path file, Holder self, byte[] content, Holder replacedStale,
-      String staleReason, Duration staleAfter) {
+  private OutputLock(
+      FileSystem fs,
+      Path file,
+      Holder self,
+      byte[] content,
+      Holder replacedStale,
+      String staleReason,
+      Duration staleAfter) {
     this.fs = fs;
     this.file = file;
     this.self = self;
@@ -109,8 +131,9 @@ public final class OutputLock implements AutoCloseable {
    *
    * @throws LockedException if a live job holds it, naming that job
    */
-  public static OutputLock acquire(FileSystem fs, Path output, String job, String description,
-      Duration staleAfter) throws IOException {
+  public static OutputLock acquire(
+      FileSystem fs, Path output, String job, String description, Duration staleAfter)
+      throws IOException {
     Path file = new Path(output, FILE);
     Holder self = Holder.current(job, description);
     byte[] content = JSON.writeValueAsBytes(self.toJson());
@@ -126,14 +149,24 @@ public final class OutputLock implements AutoCloseable {
       }
       String dead = deadReason(existing, staleAfter);
       if (dead == null) {
-        throw new LockedException("Output " + output + " is in use by "
-            + (existing.holder == null ? "a job whose lock cannot be read" : existing.holder.describe())
-            + "; wait for it to finish or stop it (lock file " + file + ")");
+        throw new LockedException(
+            "Output "
+                + output
+                + " is in use by "
+                + (existing.holder == null
+                    ? "a job whose lock cannot be read"
+                    : existing.holder.describe())
+                + "; wait for it to finish or stop it (lock file "
+                + file
+                + ")");
       }
       stale = existing.holder;
       staleReason = dead;
-      LOG.warn("Removing the stale lock on {}: {} ({})", output,
-          stale == null ? "unreadable lock" : stale.describe(), dead);
+      LOG.warn(
+          "Removing the stale lock on {}: {} ({})",
+          output,
+          stale == null ? "unreadable lock" : stale.describe(),
+          dead);
       AtomicFiles.delete(fs, file);
     }
     throw new LockedException("Could not take the lock " + file + ": other jobs keep taking it");
@@ -153,8 +186,12 @@ public final class OutputLock implements AutoCloseable {
   public void verifyHeld() throws IOException {
     if (lost || !ownedBy(fs, file, self.job())) {
       lost = true;
-      throw new LockedException("Job " + self.job() + " lost its lock on " + file.getParent()
-          + " (another job took it over as stale); nothing was committed");
+      throw new LockedException(
+          "Job "
+              + self.job()
+              + " lost its lock on "
+              + file.getParent()
+              + " (another job took it over as stale); nothing was committed");
     }
   }
 
@@ -198,9 +235,9 @@ public final class OutputLock implements AutoCloseable {
   }
 
   /**
-   * Rewrites the lock (a new modification time) unless it was released or taken over; false
-   * when it no longer should be refreshed. Under the monitor {@link #close()} releases it in, so
-   * a refresh never recreates a released lock.
+   * Rewrites the lock (a new modification time) unless it was released or taken over; false when it
+   * no longer should be refreshed. Under the monitor {@link #close()} releases it in, so a refresh
+   * never recreates a released lock.
    */
   private synchronized boolean refresh() throws IOException {
     if (closed.get()) {
@@ -246,7 +283,8 @@ public final class OutputLock implements AutoCloseable {
     long silentMs = System.currentTimeMillis() - e.modifiedMs;
     if (e.holder == null || !e.holder.host().equals(hostName())) {
       return silentMs > staleAfter.toMillis()
-          ? String.format("not refreshed for %d s (spark.spindle.output.staleLockSeconds=%d)",
+          ? String.format(
+              "not refreshed for %d s (spark.spindle.output.staleLockSeconds=%d)",
               silentMs / 1000, staleAfter.toSeconds())
           : null;
     }
@@ -255,9 +293,13 @@ public final class OutputLock implements AutoCloseable {
       return "its driver, pid " + e.holder.pid() + " on " + e.holder.host() + ", is not running";
     }
     Optional<Long> start = startMs(process.get());
-    if (e.holder.processStartMs() != 0 && start.isPresent()
+    if (e.holder.processStartMs() != 0
+        && start.isPresent()
         && Math.abs(start.get() - e.holder.processStartMs()) > 1000) {
-      return "pid " + e.holder.pid() + " on " + e.holder.host()
+      return "pid "
+          + e.holder.pid()
+          + " on "
+          + e.holder.host()
           + " now belongs to a process started later";
     }
     return null;

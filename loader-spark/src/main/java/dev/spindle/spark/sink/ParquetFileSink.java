@@ -15,9 +15,9 @@ import org.apache.parquet.io.OutputFile;
  * Writes the record batches of one {@link VectorSchemaRoot} in {@link
  * dev.spindle.spark.batch.BatchSchema}'s layout to a Parquet file ({@link OutputFormat#PARQUET},
  * schema in {@link PixelRowWriteSupport}); the contract is {@link BatchFileSink}'s. Snappy
- * compression; row groups of {@code parquet.block.size} from the Hadoop configuration, 64 MiB
- * when unset (parquet-mr holds a row group in heap memory until it is flushed, so this bounds a
- * task's heap use); no dictionary and no min/max statistics for the pixel column.
+ * compression; row groups of {@code parquet.block.size} from the Hadoop configuration, 64 MiB when
+ * unset (parquet-mr holds a row group in heap memory until it is flushed, so this bounds a task's
+ * heap use); no dictionary and no min/max statistics for the pixel column.
  */
 final class ParquetFileSink implements BatchFileSink {
   static final long DEFAULT_ROW_GROUP_BYTES = 64L << 20;
@@ -32,14 +32,15 @@ final class ParquetFileSink implements BatchFileSink {
     this.path = path;
     this.support = new PixelRowWriteSupport(shape);
     try {
-      this.writer = new Builder(HadoopOutputFile.fromPath(path, conf), support)
-          .withConf(conf)
-          .withWriteMode(ParquetFileWriter.Mode.CREATE)
-          .withCompressionCodec(CompressionCodecName.SNAPPY)
-          .withRowGroupSize(conf.getLong("parquet.block.size", DEFAULT_ROW_GROUP_BYTES))
-          .withDictionaryEncoding(PixelRowWriteSupport.IMAGE, false)
-          .withStatisticsEnabled(PixelRowWriteSupport.IMAGE, false)
-          .build();
+      this.writer =
+          new Builder(HadoopOutputFile.fromPath(path, conf), support)
+              .withConf(conf)
+              .withWriteMode(ParquetFileWriter.Mode.CREATE)
+              .withCompressionCodec(CompressionCodecName.SNAPPY)
+              .withRowGroupSize(conf.getLong("parquet.block.size", DEFAULT_ROW_GROUP_BYTES))
+              .withDictionaryEncoding(PixelRowWriteSupport.IMAGE, false)
+              .withStatisticsEnabled(PixelRowWriteSupport.IMAGE, false)
+              .build();
     } catch (IOException e) {
       throw BatchFileSink.failed(path, e);
     }

@@ -35,15 +35,22 @@ import org.apache.parquet.schema.Types;
  */
 final class PixelRowWriteSupport extends WriteSupport<Integer> {
   static final String IMAGE = BatchSchema.IMAGE;
+
   /** Key-value metadata key holding the image shape as a JSON array {@code [H,W,C]}. */
   static final String SHAPE_KEY = "spindle.image_shape";
-  static final MessageType SCHEMA = Types.buildMessage()
-      .required(PrimitiveTypeName.BINARY).named(IMAGE)
-      .required(PrimitiveTypeName.INT32).named(BatchSchema.LABEL)
-      .required(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType())
-      .named(BatchSchema.KEY)
-      .required(PrimitiveTypeName.INT64).named(BatchSchema.INDEX)
-      .named("spindle");
+
+  static final MessageType SCHEMA =
+      Types.buildMessage()
+          .required(PrimitiveTypeName.BINARY)
+          .named(IMAGE)
+          .required(PrimitiveTypeName.INT32)
+          .named(BatchSchema.LABEL)
+          .required(PrimitiveTypeName.BINARY)
+          .as(LogicalTypeAnnotation.stringType())
+          .named(BatchSchema.KEY)
+          .required(PrimitiveTypeName.INT64)
+          .named(BatchSchema.INDEX)
+          .named("spindle");
 
   private final int[] shape;
   private final int rowBytes;

@@ -1,8 +1,8 @@
 /**
- * Sinks: where batches go. A {@link dev.spindle.spark.sink.BatchFileSink} appends record batches
- * to one output file on a Hadoop FileSystem (task thread), in the job's {@link
- * dev.spindle.spark.sink.OutputFormat}: Arrow IPC ({@link dev.spindle.spark.sink.ArrowFileSink})
- * or Parquet ({@link dev.spindle.spark.sink.ParquetFileSink}); {@link
+ * Sinks: where batches go. A {@link dev.spindle.spark.sink.BatchFileSink} appends record batches to
+ * one output file on a Hadoop FileSystem (task thread), in the job's {@link
+ * dev.spindle.spark.sink.OutputFormat}: Arrow IPC ({@link dev.spindle.spark.sink.ArrowFileSink}) or
+ * Parquet ({@link dev.spindle.spark.sink.ParquetFileSink}); {@link
  * dev.spindle.spark.sink.OutputCommitter} (driver) makes exactly one attempt's file per partition
  * visible after the job succeeded, writes {@code _manifest.json} last, and removes everything else.
  */

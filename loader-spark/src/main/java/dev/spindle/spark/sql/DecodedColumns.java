@@ -18,12 +18,13 @@ import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Decoded columns: the sample path's {@link ImageBatch} (the Arrow batch {@code preprocess}
- * writes; for a preprocess output, its stored rows) exposed to Spark without copying it. {@code label}, {@code key} and {@code index} are
- * its vectors; {@code image} is a {@link VarBinaryVector} over its pixel buffer (Spark reads no
- * fixed-size lists): offsets {@code i x rowBytes} and validity set once per task, data the very
- * buffer the rows are filled into. {@code height}, {@code width} and {@code channels} are
- * constant vectors filled once; {@code shard} is written per batch. Task thread only.
+ * Decoded columns: the sample path's {@link ImageBatch} (the Arrow batch {@code preprocess} writes;
+ * for a preprocess output, its stored rows) exposed to Spark without copying it. {@code label},
+ * {@code key} and {@code index} are its vectors; {@code image} is a {@link VarBinaryVector} over
+ * its pixel buffer (Spark reads no fixed-size lists): offsets {@code i x rowBytes} and validity set
+ * once per task, data the very buffer the rows are filled into. {@code height}, {@code width} and
+ * {@code channels} are constant vectors filled once; {@code shard} is written per batch. Task
+ * thread only.
  */
 final class DecodedColumns extends ScanColumns {
   private final BatchImages images;
@@ -32,13 +33,14 @@ final class DecodedColumns extends ScanColumns {
   private final ImageBatch batch;
   private final VarCharVector shards;
 
-  DecodedColumns(BatchImages images, int capacity, StructType schema,
-      BufferAllocator allocator) {
+  DecodedColumns(BatchImages images, int capacity, StructType schema, BufferAllocator allocator) {
     this.images = images;
     this.capacity = capacity;
     this.allocator = allocator;
-    this.batch = own(new ImageBatch(allocator, images.height(), images.width(),
-        images.channels(), capacity));
+    this.batch =
+        own(
+            new ImageBatch(
+                allocator, images.height(), images.width(), images.channels(), capacity));
     try {
       this.shards = own(new VarCharVector(ScanSchema.SHARD, allocator));
       shards.allocateNew(capacity * 64L, capacity);
@@ -74,8 +76,12 @@ final class DecodedColumns extends ScanColumns {
       case ScanSchema.KEY -> batch.root().getVector(BatchSchema.KEY);
       case ScanSchema.SHARD -> shards;
       case ScanSchema.INDEX -> batch.root().getVector(BatchSchema.INDEX);
-      default -> throw new IllegalArgumentException("No column '" + column
-          + "' in the spindle data source's decoded schema " + ScanSchema.of(true).simpleString());
+      default ->
+          throw new IllegalArgumentException(
+              "No column '"
+                  + column
+                  + "' in the spindle data source's decoded schema "
+                  + ScanSchema.of(true).simpleString());
     };
   }
 
@@ -83,8 +89,12 @@ final class DecodedColumns extends ScanColumns {
   private VarBinaryVector imageView() {
     long rowBytes = batch.rowBytes();
     if (rowBytes * capacity > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("Batches of " + capacity + " images of " + rowBytes
-          + " bytes exceed the 2 GiB a binary column holds; lower spark.spindle.batchSize");
+      throw new IllegalArgumentException(
+          "Batches of "
+              + capacity
+              + " images of "
+              + rowBytes
+              + " bytes exceed the 2 GiB a binary column holds; lower spark.spindle.batchSize");
     }
     VarBinaryVector view = own(new VarBinaryVector(ScanSchema.IMAGE, allocator));
     int validityBytes = BitVectorHelper.getValidityBufferSizeFromCount(capacity);
@@ -95,8 +105,8 @@ final class DecodedColumns extends ScanColumns {
       }
       validity.setOne(0, validity.capacity());
       // the view takes its own references to the three buffers
-      view.loadFieldBuffers(new ArrowFieldNode(capacity, 0),
-          List.of(validity, offsets, batch.imageData()));
+      view.loadFieldBuffers(
+          new ArrowFieldNode(capacity, 0), List.of(validity, offsets, batch.imageData()));
     }
     return view;
   }

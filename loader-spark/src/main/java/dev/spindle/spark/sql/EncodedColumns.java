@@ -82,8 +82,12 @@ final class EncodedColumns extends ScanColumns {
       case ScanSchema.KEY -> key;
       case ScanSchema.SHARD -> shard;
       case ScanSchema.INDEX -> index;
-      default -> throw new IllegalArgumentException("No column '" + column
-          + "' in the spindle data source's encoded schema " + ScanSchema.of(false).simpleString());
+      default ->
+          throw new IllegalArgumentException(
+              "No column '"
+                  + column
+                  + "' in the spindle data source's encoded schema "
+                  + ScanSchema.of(false).simpleString());
     };
   }
 
@@ -109,7 +113,8 @@ final class EncodedColumns extends ScanColumns {
   /** A file name's extension, lower case ({@code jpg}, {@code png}), or "" when none. */
   static String extension(String name) {
     int dot = name == null ? -1 : name.lastIndexOf('.');
-    return dot < 0 || dot < name.lastIndexOf('/') ? ""
+    return dot < 0 || dot < name.lastIndexOf('/')
+        ? ""
         : name.substring(dot + 1).toLowerCase(Locale.ROOT);
   }
 }

@@ -17,16 +17,16 @@ import scala.runtime.AbstractPartialFunction;
 
 /**
  * Resolves {@code spindle.`uri`} in SQL ({@code SELECT ... FROM spindle.`/data/shards`}, with
- * optional {@code WITH ('size' = '128')} options) to a scan of the {@code spindle} data source,
- * as {@code spark.read.format("spindle").load(uri)} would.
+ * optional {@code WITH ('size' = '128')} options) to a scan of the {@code spindle} data source, as
+ * {@code spark.read.format("spindle").load(uri)} would.
  *
  * <p>Why a rule of its own: Spark's rule for SQL on files ({@code ResolveSQLOnFile}) accepts only
- * {@code FileFormat} sources; for any other provider, a DataSource V2 {@code TableProvider} such
- * as this one, it fails the query ({@code UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY}) in the
- * analyzer's resolution batch, before rules injected there can run. So {@link SpindleExtensions}
- * injects this one into the earlier hint-resolution batch. It claims only a two-part name whose
- * first part is {@code spindle}, and only while {@code spindle} is neither a database of the
- * session catalog nor a configured catalog ({@code spark.sql.catalog.spindle}). Analyzer thread.
+ * {@code FileFormat} sources; for any other provider, a DataSource V2 {@code TableProvider} such as
+ * this one, it fails the query ({@code UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY}) in the analyzer's
+ * resolution batch, before rules injected there can run. So {@link SpindleExtensions} injects this
+ * one into the earlier hint-resolution batch. It claims only a two-part name whose first part is
+ * {@code spindle}, and only while {@code spindle} is neither a database of the session catalog nor
+ * a configured catalog ({@code spark.sql.catalog.spindle}). Analyzer thread.
  */
 final class ResolveSpindlePaths extends Rule<LogicalPlan> {
   private final SparkSession session;
@@ -37,17 +37,18 @@ final class ResolveSpindlePaths extends Rule<LogicalPlan> {
 
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    return plan.resolveOperatorsUp(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
-      @Override
-      public boolean isDefinedAt(LogicalPlan p) {
-        return path(p) != null;
-      }
+    return plan.resolveOperatorsUp(
+        new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
+          @Override
+          public boolean isDefinedAt(LogicalPlan p) {
+            return path(p) != null;
+          }
 
-      @Override
-      public LogicalPlan apply(LogicalPlan p) {
-        return relation((UnresolvedRelation) p, path(p));
-      }
-    });
+          @Override
+          public LogicalPlan apply(LogicalPlan p) {
+            return relation((UnresolvedRelation) p, path(p));
+          }
+        });
   }
 
   /** The URI {@code p} reads through this source, or null when it is something else. */
@@ -59,8 +60,9 @@ final class ResolveSpindlePaths extends Rule<LogicalPlan> {
     if (parts.size() != 2 || !parts.get(0).equalsIgnoreCase(SpindleDataSource.NAME)) {
       return null;
     }
-    boolean taken = session.conf().contains("spark.sql.catalog." + parts.get(0))
-        || session.catalog().databaseExists(parts.get(0));
+    boolean taken =
+        session.conf().contains("spark.sql.catalog." + parts.get(0))
+            || session.catalog().databaseExists(parts.get(0));
     return taken ? null : parts.get(1);
   }
 
@@ -70,7 +72,7 @@ final class ResolveSpindlePaths extends Rule<LogicalPlan> {
     CaseInsensitiveStringMap caseless = new CaseInsensitiveStringMap(options);
     SpindleDataSource source = new SpindleDataSource();
     Table table = source.getTable(source.inferSchema(caseless), new Transform[0], options);
-    return DataSourceV2Relation.create(table, Option.empty(), Option.empty(), caseless,
-        Option.empty());
+    return DataSourceV2Relation.create(
+        table, Option.empty(), Option.empty(), caseless, Option.empty());
   }
 }

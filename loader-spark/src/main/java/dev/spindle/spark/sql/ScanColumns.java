@@ -15,12 +15,12 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * The reader's end of the sample path: turns each batch of rows into Spark's {@link
- * ColumnarBatch}, whose columns are {@code ArrowColumnVector}s ({@link ReusedArrowColumnVector})
- * over Arrow vectors this object owns (no row is converted to an {@code InternalRow}). One {@code
- * ColumnarBatch} and one set of
- * vectors, allocated once per task from the task's allocator and refilled by every {@link #fill}:
- * a batch is valid until the next {@code fill} or {@link #close()}. Task thread only.
+ * The reader's end of the sample path: turns each batch of rows into Spark's {@link ColumnarBatch},
+ * whose columns are {@code ArrowColumnVector}s ({@link ReusedArrowColumnVector}) over Arrow vectors
+ * this object owns (no row is converted to an {@code InternalRow}). One {@code ColumnarBatch} and
+ * one set of vectors, allocated once per task from the task's allocator and refilled by every
+ * {@link #fill}: a batch is valid until the next {@code fill} or {@link #close()}. Task thread
+ * only.
  */
 abstract class ScanColumns implements AutoCloseable {
   private final List<AutoCloseable> owned = new ArrayList<>();
@@ -81,8 +81,8 @@ abstract class ScanColumns implements AutoCloseable {
       try {
         owned.get(i).close();
       } catch (Exception e) {
-        failure = failure == null ? new IllegalStateException("Closing the scan's vectors", e)
-            : failure;
+        failure =
+            failure == null ? new IllegalStateException("Closing the scan's vectors", e) : failure;
       }
     }
     if (failure != null) {

@@ -6,10 +6,10 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
  * The scan's metrics, shown on its node in the Spark UI's SQL tab (summed over tasks): {@code
- * images} delivered, {@code quarantined} samples, encoded {@code bytesRead}, and {@code
- * decodeTime} (milliseconds spent decoding and transforming, summed over decode threads). Spark
- * instantiates the metric classes by name on the driver to aggregate task values, so they are
- * public with a public no-argument constructor. Stateless.
+ * images} delivered, {@code quarantined} samples, encoded {@code bytesRead}, and {@code decodeTime}
+ * (milliseconds spent decoding and transforming, summed over decode threads). Spark instantiates
+ * the metric classes by name on the driver to aggregate task values, so they are public with a
+ * public no-argument constructor. Stateless.
  */
 public final class ScanMetrics {
   static final String IMAGES = "images";
@@ -26,8 +26,12 @@ public final class ScanMetrics {
 
   /** One task's values, in the order of {@link #all()}. */
   static CustomTaskMetric[] values(long images, long quarantined, long bytesRead, long decodeMs) {
-    return new CustomTaskMetric[] {new Value(IMAGES, images), new Value(QUARANTINED, quarantined),
-        new Value(BYTES_READ, bytesRead), new Value(DECODE_TIME, decodeMs)};
+    return new CustomTaskMetric[] {
+      new Value(IMAGES, images),
+      new Value(QUARANTINED, quarantined),
+      new Value(BYTES_READ, bytesRead),
+      new Value(DECODE_TIME, decodeMs)
+    };
   }
 
   /** A task's value of one metric. */

@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code spindle} data source's options, resolved into {@link ScanSettings} on the driver:
- * its own options ({@code decode}, {@code quarantine}, {@code manifest}, the input path) and
- * every {@code spark.spindle.*} key under any of its {@link OptionNames}, falling back to the
- * session's configuration. An unknown option is logged with the closest name and ignored; an
- * invalid value fails at once, naming option, key and value. Stateless; any thread.
+ * The {@code spindle} data source's options, resolved into {@link ScanSettings} on the driver: its
+ * own options ({@code decode}, {@code quarantine}, {@code manifest}, the input path) and every
+ * {@code spark.spindle.*} key under any of its {@link OptionNames}, falling back to the session's
+ * configuration. An unknown option is logged with the closest name and ignored; an invalid value
+ * fails at once, naming option, key and value. Stateless; any thread.
  */
 final class ScanOptions {
   static final String PATH = "path";
@@ -41,22 +41,24 @@ final class ScanOptions {
    * @param session the session's configuration; its {@code spark.spindle.*} keys are defaults
    * @param hadoop to look at the input: a preprocess output's stored images set the scan's
    */
-  static ScanSettings resolve(Map<String, String> options, Map<String, String> session,
-      Configuration hadoop) {
+  static ScanSettings resolve(
+      Map<String, String> options, Map<String, String> session, Configuration hadoop) {
     unknown(options).forEach(LOG::warn);
     Map<String, String> conf = new HashMap<>();
-    session.forEach((k, v) -> {
-      if (k.startsWith("spark.spindle.")) {
-        conf.put(k, v);
-      }
-    });
-    options.forEach((name, value) -> {
-      ConfigKey<?> key = OWN.contains(lower(name)) ? null : OptionNames.key(name);
-      if (key != null) {
-        check(name, key, value);
-        conf.put(key.key(), value);
-      }
-    });
+    session.forEach(
+        (k, v) -> {
+          if (k.startsWith("spark.spindle.")) {
+            conf.put(k, v);
+          }
+        });
+    options.forEach(
+        (name, value) -> {
+          ConfigKey<?> key = OWN.contains(lower(name)) ? null : OptionNames.key(name);
+          if (key != null) {
+            check(name, key, value);
+            conf.put(key.key(), value);
+          }
+        });
     Map<String, String> own = new HashMap<>();
     options.forEach((name, value) -> own.put(lower(name), value));
     String input = input(own);
@@ -66,8 +68,8 @@ final class ScanOptions {
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
     }
-    return ScanSettings.of(input, decode(own.get(DECODE)), uri(own, QUARANTINE),
-        uri(own, MANIFEST), conf, stored);
+    return ScanSettings.of(
+        input, decode(own.get(DECODE)), uri(own, QUARANTINE), uri(own, MANIFEST), conf, stored);
   }
 
   /** A warning for every option that names nothing, with the closest name. */
@@ -77,8 +79,15 @@ final class ScanOptions {
       if (!OWN.contains(lower(name)) && OptionNames.key(name) == null) {
         String closest = OptionNames.closest(name, List.of(DECODE, QUARANTINE, MANIFEST));
         ConfigKey<?> key = OptionNames.key(closest);
-        warnings.add("Unknown option '" + name + "' of the spindle data source (ignored); did"
-            + " you mean '" + closest + "'" + (key == null ? "" : " (" + key.key() + ")") + "?");
+        warnings.add(
+            "Unknown option '"
+                + name
+                + "' of the spindle data source (ignored); did"
+                + " you mean '"
+                + closest
+                + "'"
+                + (key == null ? "" : " (" + key.key() + ")")
+                + "?");
       }
     }
     return warnings;
@@ -88,8 +97,7 @@ final class ScanOptions {
     try {
       key.parser().apply(value.trim());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          invalid(option, key.key(), value, e.getMessage()), e);
+      throw new IllegalArgumentException(invalid(option, key.key(), value, e.getMessage()), e);
     }
   }
 
@@ -105,14 +113,15 @@ final class ScanOptions {
         if (all.length == 1) {
           return all[0];
         }
-        throw new IllegalArgumentException("The spindle data source reads one input URI, got "
-            + all.length + ": " + paths);
+        throw new IllegalArgumentException(
+            "The spindle data source reads one input URI, got " + all.length + ": " + paths);
       } catch (IOException e) {
         throw new IllegalArgumentException(invalid(PATHS, null, paths, e.getMessage()), e);
       }
     }
-    throw new IllegalArgumentException("The spindle data source needs an input URI:"
-        + " spark.read.format(\"spindle\").load(uri), or SELECT ... FROM spindle.`uri`");
+    throw new IllegalArgumentException(
+        "The spindle data source needs an input URI:"
+            + " spark.read.format(\"spindle\").load(uri), or SELECT ... FROM spindle.`uri`");
   }
 
   static boolean decode(String value) {
@@ -142,8 +151,15 @@ final class ScanOptions {
 
   /** The message for a bad value of {@code option} (as given), naming its key when it has one. */
   private static String invalid(String option, String key, String value, String why) {
-    return "Invalid value for option '" + option + "'" + (key == null ? "" : " (" + key + ")")
-        + " of the spindle data source: '" + value + "' (" + why + ")";
+    return "Invalid value for option '"
+        + option
+        + "'"
+        + (key == null ? "" : " (" + key + ")")
+        + " of the spindle data source: '"
+        + value
+        + "' ("
+        + why
+        + ")";
   }
 
   private static String lower(String s) {

@@ -6,12 +6,12 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The columns of the {@code spindle} data source. Decoded ({@code decode=true}, the default):
  * {@code image} (binary: uint8 RGB, H x W x C, row-major), {@code height}, {@code width}, {@code
- * channels}, {@code label}, {@code key} (the sample's key in its shard), {@code shard} (the
- * shard's URI), {@code index} (the sample's dataset index, as in {@code preprocess}'s Arrow
- * output). Encoded ({@code decode=false}): {@code image} (the image's bytes as stored), {@code
- * format} (a file's extension: jpg, jpeg, png; a Parquet value's format by its magic number:
- * jpeg, png, or ""; see {@link EncodedColumns#format}), then {@code label}, {@code key}, {@code
- * shard}, {@code index}. No column is nullable. Stateless.
+ * channels}, {@code label}, {@code key} (the sample's key in its shard), {@code shard} (the shard's
+ * URI), {@code index} (the sample's dataset index, as in {@code preprocess}'s Arrow output).
+ * Encoded ({@code decode=false}): {@code image} (the image's bytes as stored), {@code format} (a
+ * file's extension: jpg, jpeg, png; a Parquet value's format by its magic number: jpeg, png, or "";
+ * see {@link EncodedColumns#format}), then {@code label}, {@code key}, {@code shard}, {@code
+ * index}. No column is nullable. Stateless.
  */
 final class ScanSchema {
   static final String IMAGE = "image";
@@ -28,11 +28,12 @@ final class ScanSchema {
 
   static StructType of(boolean decode) {
     StructType head = new StructType().add(IMAGE, DataTypes.BinaryType, false);
-    head = decode
-        ? head.add(HEIGHT, DataTypes.IntegerType, false)
-            .add(WIDTH, DataTypes.IntegerType, false)
-            .add(CHANNELS, DataTypes.IntegerType, false)
-        : head.add(FORMAT, DataTypes.StringType, false);
+    head =
+        decode
+            ? head.add(HEIGHT, DataTypes.IntegerType, false)
+                .add(WIDTH, DataTypes.IntegerType, false)
+                .add(CHANNELS, DataTypes.IntegerType, false)
+            : head.add(FORMAT, DataTypes.StringType, false);
     return head.add(LABEL, DataTypes.IntegerType, false)
         .add(KEY, DataTypes.StringType, false)
         .add(SHARD, DataTypes.StringType, false)

@@ -9,8 +9,8 @@ import java.io.Serializable;
 import java.util.Map;
 
 /**
- * Everything a scan of the {@code spindle} data source needs, resolved once on the driver from
- * its options and the session's configuration ({@link ScanOptions}) and shipped to executors.
+ * Everything a scan of the {@code spindle} data source needs, resolved once on the driver from its
+ * options and the session's configuration ({@link ScanOptions}) and shipped to executors.
  * Immutable.
  *
  * @param input the URI to read
@@ -42,12 +42,21 @@ record ScanSettings(
    * Reads the {@code spark.spindle.*} settings from {@code conf} (full key names).
    *
    * @param stored the input's stored images when it is a preprocess output, else null
-   * @throws IllegalArgumentException for an invalid value, or image settings that disagree with
-   *     the stored images
+   * @throws IllegalArgumentException for an invalid value, or image settings that disagree with the
+   *     stored images
    */
-  static ScanSettings of(String input, boolean decode, String quarantine, String manifest,
-      Map<String, String> conf, StoredImages stored) {
-    return new ScanSettings(input, decode, quarantine, manifest,
+  static ScanSettings of(
+      String input,
+      boolean decode,
+      String quarantine,
+      String manifest,
+      Map<String, String> conf,
+      StoredImages stored) {
+    return new ScanSettings(
+        input,
+        decode,
+        quarantine,
+        manifest,
         SampleSettings.from(conf, BatchImages.of(stored, conf, input)),
         SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
         SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),

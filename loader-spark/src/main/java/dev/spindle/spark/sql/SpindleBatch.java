@@ -1,11 +1,11 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.progress.JobLabel;
-import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.feed.ManifestCache;
 import dev.spindle.spark.job.ClusterShardCounter;
 import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.plan.ShardGroup;
+import dev.spindle.spark.progress.JobLabel;
+import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.StoredImages;
@@ -24,11 +24,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The physical scan, planned on the driver: the input's manifest (listed and counted once, tar
- * shards counted by a Spark job, cached as {@code _spindle_manifest.json} beside the data or at
- * the {@code manifest} option, and counted again when the shards changed; a preprocess output's
- * own {@code _manifest.json}, read as it is), then partitions of
- * whole shards up to {@code spark.spindle.partitionBytes}. Each scan has an id of its own, which
- * names its quarantine files. Driver thread.
+ * shards counted by a Spark job, cached as {@code _spindle_manifest.json} beside the data or at the
+ * {@code manifest} option, and counted again when the shards changed; a preprocess output's own
+ * {@code _manifest.json}, read as it is), then partitions of whole shards up to {@code
+ * spark.spindle.partitionBytes}. Each scan has an id of its own, which names its quarantine files.
+ * Driver thread.
  */
 final class SpindleBatch implements Batch {
   private static final Logger LOG = LoggerFactory.getLogger(SpindleBatch.class);
@@ -62,18 +62,30 @@ final class SpindleBatch implements Batch {
   @Override
   public PartitionReaderFactory createReaderFactory() {
     JavaSparkContext jsc = sparkContext();
-    return new SpindleReaderFactory(settings, schema, scanId,
-        new HadoopConf(jsc.hadoopConfiguration()), ProgressCounters.register(jsc.sc()));
+    return new SpindleReaderFactory(
+        settings,
+        schema,
+        scanId,
+        new HadoopConf(jsc.hadoopConfiguration()),
+        ProgressCounters.register(jsc.sc()));
   }
 
   private ManifestCache.Loaded manifest() {
     JavaSparkContext jsc = sparkContext();
-    ManifestCache cache = new ManifestCache(jsc.hadoopConfiguration(),
-        settings.folderShardFiles(), settings.columns(), new ClusterShardCounter(jsc));
+    ManifestCache cache =
+        new ManifestCache(
+            jsc.hadoopConfiguration(),
+            settings.folderShardFiles(),
+            settings.columns(),
+            new ClusterShardCounter(jsc));
     try {
       ManifestCache.Loaded loaded = cache.load(settings.input(), settings.manifest(), true);
-      LOG.info("Manifest of {}: {} shards, {} samples ({})", settings.input(),
-          loaded.manifest().shards().size(), loaded.manifest().totalSamples(), loaded.status());
+      LOG.info(
+          "Manifest of {}: {} shards, {} samples ({})",
+          settings.input(),
+          loaded.manifest().shards().size(),
+          loaded.manifest().totalSamples(),
+          loaded.status());
       return loaded;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -82,18 +94,24 @@ final class SpindleBatch implements Batch {
 
   /**
    * The images the scan was set up for (when the DataFrame was defined) must still be the input's:
-   * an input that became, or stopped being, a preprocess output, or whose stored shape changed,
-   * is refused before any task.
+   * an input that became, or stopped being, a preprocess output, or whose stored shape changed, is
+   * refused before any task.
    */
   private void requireSameImages(Manifest manifest) {
     StoredImages now = manifest.stored();
     BatchImages planned = settings.sample().images();
-    boolean same = now == null ? planned.decodes()
-        : !planned.decodes() && planned.shape().equals(now.shape());
+    boolean same =
+        now == null ? planned.decodes() : !planned.decodes() && planned.shape().equals(now.shape());
     if (!same) {
-      throw new IllegalStateException("The input " + settings.input() + " changed since the"
-          + " DataFrame was defined: it " + (now == null ? "is no longer a preprocess output"
-              : "is now a preprocess output of " + now.shape() + " images") + "; load it again");
+      throw new IllegalStateException(
+          "The input "
+              + settings.input()
+              + " changed since the"
+              + " DataFrame was defined: it "
+              + (now == null
+                  ? "is no longer a preprocess output"
+                  : "is now a preprocess output of " + now.shape() + " images")
+              + "; load it again");
     }
   }
 

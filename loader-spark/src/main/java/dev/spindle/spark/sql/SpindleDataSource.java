@@ -35,15 +35,17 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
   }
 
   /**
-   * Resolves the options against the session's configuration; an invalid value, a missing input
-   * or a malformed brace pattern fails here, before any task runs.
+   * Resolves the options against the session's configuration; an invalid value, a missing input or
+   * a malformed brace pattern fails here, before any task runs.
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
     SparkSession spark = SparkSession.active();
-    ScanSettings settings = ScanOptions.resolve(options,
-        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()),
-        spark.sparkContext().hadoopConfiguration());
+    ScanSettings settings =
+        ScanOptions.resolve(
+            options,
+            scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()),
+            spark.sparkContext().hadoopConfiguration());
     requireInput(spark, settings.input());
     return new SpindleTable(settings);
   }

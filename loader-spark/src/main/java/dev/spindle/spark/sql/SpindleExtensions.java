@@ -16,12 +16,13 @@ public final class SpindleExtensions extends AbstractFunction1<SparkSessionExten
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectHintResolutionRule(new AbstractFunction1<>() {
-      @Override
-      public ResolveSpindlePaths apply(org.apache.spark.sql.SparkSession session) {
-        return new ResolveSpindlePaths(session);
-      }
-    });
+    extensions.injectHintResolutionRule(
+        new AbstractFunction1<>() {
+          @Override
+          public ResolveSpindlePaths apply(org.apache.spark.sql.SparkSession session) {
+            return new ResolveSpindlePaths(session);
+          }
+        });
     return BoxedUnit.UNIT;
   }
 }

@@ -32,14 +32,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Ownership and reuse.</b> The reader owns a child of the executor's Arrow allocator, the
  * path and every vector; {@link #get()} returns the same {@link ColumnarBatch} each time, refilled
- * by {@link #next()}: it is valid until the next {@code next()} or {@link #close()}, and Spark
- * must not (and does not) close it. {@code close()} stops the path, releases the vectors and
- * closes the allocator, which fails loudly if anything leaked; it is idempotent.
+ * by {@link #next()}: it is valid until the next {@code next()} or {@link #close()}, and Spark must
+ * not (and does not) close it. {@code close()} stops the path, releases the vectors and closes the
+ * allocator, which fails loudly if anything leaked; it is idempotent.
  *
- * <p><b>Failures.</b> A storage error fails the task naming the shard (Spark retries it); past
- * the failure budget the task fails with one error listing the first causes. When the partition
- * was read to its end, its quarantine list is written under the {@code quarantine} URI, if set.
- * Spark's task thread only.
+ * <p><b>Failures.</b> A storage error fails the task naming the shard (Spark retries it); past the
+ * failure budget the task fails with one error listing the first causes. When the partition was
+ * read to its end, its quarantine list is written under the {@code quarantine} URI, if set. Spark's
+ * task thread only.
  */
 final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(SpindlePartitionReader.class);
@@ -59,8 +59,13 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   private long images;
   private boolean closed;
 
-  SpindlePartitionReader(ShardGroup group, ScanSettings settings, StructType schema,
-      String scanId, Configuration conf, ProgressCounters progress) {
+  SpindlePartitionReader(
+      ShardGroup group,
+      ScanSettings settings,
+      StructType schema,
+      String scanId,
+      Configuration conf,
+      ProgressCounters progress) {
     this.group = group;
     this.progress = new TaskProgress(progress);
     this.settings = settings;
@@ -86,8 +91,12 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     int configured = settings.sample().threads();
     int threads = configured > 0 ? Math.min(configured, pool) : pool;
     // as in preprocess: in input order a few slots per thread keep a thread from idling
-    return PathSpec.quarantining(owner, settings.decode() ? settings.sample().images() : null,
-        settings.batchSize(), 4 * threads, settings.sample().budget());
+    return PathSpec.quarantining(
+        owner,
+        settings.decode() ? settings.sample().images() : null,
+        settings.batchSize(),
+        4 * threads,
+        settings.sample().budget());
   }
 
   @Override
@@ -126,8 +135,8 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return ScanMetrics.values(images, path.quarantine().size(), source.bytesRead(),
-        path.decodeNanos() / 1_000_000);
+    return ScanMetrics.values(
+        images, path.quarantine().size(), source.bytesRead(), path.decodeNanos() / 1_000_000);
   }
 
   /**
@@ -140,15 +149,15 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
       throw overBudget(null);
     }
     if (settings.quarantine() != null && !quarantined.isEmpty()) {
-      QuarantineFiles.write(settings.quarantine(), scanId, group.partition(), attempt,
-          quarantined, conf);
+      QuarantineFiles.write(
+          settings.quarantine(), scanId, group.partition(), attempt, quarantined, conf);
     }
   }
 
   private IOException failed(PipelineFailure f) {
     if (!SamplePath.stoppedByBudget(f)) {
-      LOG.error("Reading partition {} ({}) failed: {}", group.partition(), shards(),
-          f.getMessage());
+      LOG.error(
+          "Reading partition {} ({}) failed: {}", group.partition(), shards(), f.getMessage());
       return new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
     }
     return overBudget(f);
@@ -157,17 +166,23 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   /** The one error of a partition past its failure budget, listing the first causes. */
   private IOException overBudget(PipelineFailure cause) {
     List<QuarantineRecord> quarantined = path.quarantined();
-    StringBuilder msg = new StringBuilder(String.format(
-        "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
-            + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
-        settings.input(), quarantined.size(), source.samples(), group.partition(),
-        settings.sample().budget().describeForSamples()));
+    StringBuilder msg =
+        new StringBuilder(
+            String.format(
+                "Failure budget exceeded reading %s: %d of %d samples quarantined in partition %d"
+                    + " (spark.spindle.maxFailures allows %s, judged per partition). First causes:",
+                settings.input(),
+                quarantined.size(),
+                source.samples(),
+                group.partition(),
+                settings.sample().budget().describeForSamples()));
     quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
     return new IOException(msg.toString(), cause);
   }
 
   private String shards() {
-    return group.shards().size() == 1 ? group.shards().get(0).displayName()
+    return group.shards().size() == 1
+        ? group.shards().get(0).displayName()
         : group.shards().size() + " shards from " + group.shards().get(0).displayName();
   }
 

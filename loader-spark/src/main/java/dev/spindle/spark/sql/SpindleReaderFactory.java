@@ -1,7 +1,7 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.progress.ProgressCounters;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -22,7 +22,11 @@ final class SpindleReaderFactory implements PartitionReaderFactory {
   private final HadoopConf conf;
   private final ProgressCounters progress;
 
-  SpindleReaderFactory(ScanSettings settings, StructType schema, String scanId, HadoopConf conf,
+  SpindleReaderFactory(
+      ScanSettings settings,
+      StructType schema,
+      String scanId,
+      HadoopConf conf,
       ProgressCounters progress) {
     this.settings = settings;
     this.schema = schema;
@@ -38,8 +42,13 @@ final class SpindleReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-    return new SpindlePartitionReader(((SpindleInputPartition) partition).group(), settings,
-        schema, scanId, conf.get(), progress);
+    return new SpindlePartitionReader(
+        ((SpindleInputPartition) partition).group(),
+        settings,
+        schema,
+        scanId,
+        conf.get(),
+        progress);
   }
 
   @Override

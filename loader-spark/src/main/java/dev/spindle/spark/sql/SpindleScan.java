@@ -32,8 +32,11 @@ final class SpindleScan implements Scan {
   public String description() {
     BatchImages images = settings.sample().images();
     String shown = images.decodes() ? images.transforms() : "stored: " + images.transforms();
-    return "spindle " + settings.input() + (settings.decode()
-        ? " [" + shown + "]" : images.decodes() ? " [encoded]" : " [stored, raw]");
+    return "spindle "
+        + settings.input()
+        + (settings.decode()
+            ? " [" + shown + "]"
+            : images.decodes() ? " [encoded]" : " [stored, raw]");
   }
 
   @Override

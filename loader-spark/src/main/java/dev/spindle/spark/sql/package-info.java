@@ -1,7 +1,6 @@
 /**
  * The DataSource V2 {@code spindle}: {@code spark.read.format("spindle").load(uri)} and {@code
- * SELECT ... FROM spindle.`uri`} over anything {@code preprocess} reads, as Spark columnar
- * batches.
+ * SELECT ... FROM spindle.`uri`} over anything {@code preprocess} reads, as Spark columnar batches.
  *
  * <pre>
  *  driver                                        executors (Spark task threads)
@@ -18,8 +17,8 @@
  *  SQL: SpindleExtensions (session extension service) ─► ResolveSpindlePaths (spindle.`uri`)
  * </pre>
  *
- * <p><b>Enters:</b> an input URI and options. <b>Leaves:</b> {@code ColumnarBatch}es whose
- * columns are Arrow vectors owned by the partition reader (reused batch by batch; see {@link
+ * <p><b>Enters:</b> an input URI and options. <b>Leaves:</b> {@code ColumnarBatch}es whose columns
+ * are Arrow vectors owned by the partition reader (reused batch by batch; see {@link
  * dev.spindle.spark.sql.ScanSchema} for the columns), task metrics, quarantine files.
  * <b>Threads:</b> planning on the driver's query thread; reading on Spark task threads, with
  * decoding on the executor-wide CPU pool of the shared sample path ({@code

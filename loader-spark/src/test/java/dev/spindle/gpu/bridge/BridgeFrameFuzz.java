@@ -11,25 +11,27 @@ import java.nio.channels.ReadableByteChannel;
 /**
  * Fuzz target of the trainer bridge's server-side message decoding: the input is what a trainer
  * sends on its connection, decoded as a {@link TrainerSession} does — frames ({@link Wire#read}),
- * the HELLO first ({@link Hello#parse}, the device check, the peer's strings as they reach the
- * log through {@link PeerText}), then NEXT, RELEASE and BYE payloads. The property: every byte
- * sequence decodes, or ends in {@link ProtocolException} (the peer is refused with an ERROR) or
- * {@link EOFException} (the peer left mid-message); a frame header is checked before its payload
- * is allocated, so nothing over {@link Wire#MAX_PAYLOAD} is. Lives in loader-spark's tests, in
- * the bridge's package, beside the other targets of the fuzz harness. Any thread.
+ * the HELLO first ({@link Hello#parse}, the device check, the peer's strings as they reach the log
+ * through {@link PeerText}), then NEXT, RELEASE and BYE payloads. The property: every byte sequence
+ * decodes, or ends in {@link ProtocolException} (the peer is refused with an ERROR) or {@link
+ * EOFException} (the peer left mid-message); a frame header is checked before its payload is
+ * allocated, so nothing over {@link Wire#MAX_PAYLOAD} is. Lives in loader-spark's tests, in the
+ * bridge's package, beside the other targets of the fuzz harness. Any thread.
  */
 public final class BridgeFrameFuzz {
   private BridgeFrameFuzz() {}
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp("bridge", seed -> {
-      try {
-        fuzzerTestOneInput(seed);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    FuzzTarget.warmUp(
+        "bridge",
+        seed -> {
+          try {
+            fuzzerTestOneInput(seed);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {
@@ -65,8 +67,8 @@ public final class BridgeFrameFuzz {
     for (String s : new String[] {h.token(), h.device(), h.plan()}) {
       String quoted = PeerText.quote(s);
       if (quoted.length() > 6 * PeerText.SHOWN + 40) {
-        throw new IllegalStateException("a peer string reached the log at " + quoted.length()
-            + " chars");
+        throw new IllegalStateException(
+            "a peer string reached the log at " + quoted.length() + " chars");
       }
     }
     ServedMemory.checkDevice(h.device());

@@ -16,8 +16,8 @@ import java.util.List;
  * {@code bin/fuzz [TARGET...] [--seconds N] [--runs N] [--nice N] [--work DIR] [--report FILE]}:
  * fuzzes the {@link FuzzTarget}s named (all by default) one after another, each in its own Jazzer
  * JVM ({@link JazzerRun}), and writes a JSON report: per target executions, coverage (seed, end,
- * new), features, corpus, peak RSS and crashes, plus the load average before and after. Exit
- * code 0 when no target crashed, 1 when one did, 2 for a usage error. Main thread only.
+ * new), features, corpus, peak RSS and crashes, plus the load average before and after. Exit code 0
+ * when no target crashed, 1 when one did, 2 for a usage error. Main thread only.
  */
 public final class FuzzMain {
   private FuzzMain() {}
@@ -37,8 +37,11 @@ public final class FuzzMain {
         case "--nice" -> niceness = Integer.parseInt(value(args, ++i, a));
         case "--work" -> work = Path.of(value(args, ++i, a));
         case "--report" -> report = Path.of(value(args, ++i, a));
-        default -> targets.add(FuzzTarget.named(a).orElseThrow(() -> usage(
-            "Unknown fuzz target '" + a + "' (targets: " + names() + ")")));
+        default ->
+            targets.add(
+                FuzzTarget.named(a)
+                    .orElseThrow(
+                        () -> usage("Unknown fuzz target '" + a + "' (targets: " + names() + ")")));
       }
     }
     if (seconds <= 0 && runs <= 0) {
@@ -51,9 +54,16 @@ public final class FuzzMain {
       Path dir = Files.createDirectories(work.resolve(t.name()));
       System.err.printf("fuzz: %s (%s) ...%n", t.name(), t.parser());
       FuzzResult r = new JazzerRun(t, dir, classpath(), jvmFlags()).run(seconds, runs, niceness);
-      System.err.printf("fuzz: %s: %,d executions (%,d/s), coverage %d (+%d over the seeds), "
-          + "%d features, %d crash(es)%n", t.name(), r.executions(), r.execsPerSecond(),
-          r.coverage(), r.newCoverage(), r.features(), r.crashes());
+      System.err.printf(
+          "fuzz: %s: %,d executions (%,d/s), coverage %d (+%d over the seeds), "
+              + "%d features, %d crash(es)%n",
+          t.name(),
+          r.executions(),
+          r.execsPerSecond(),
+          r.coverage(),
+          r.newCoverage(),
+          r.features(),
+          r.crashes());
       results.add(r);
     }
     write(report, results, before, loadAverage(), String.join(" ", args));
@@ -69,8 +79,11 @@ public final class FuzzMain {
   /** This JVM's module and access flags (Spark's), for the child. */
   public static List<String> jvmFlags() {
     return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(f -> f.startsWith("--add-") || f.equals("-XX:+IgnoreUnrecognizedVMOptions")
-            || f.startsWith("-Dio.netty"))
+        .filter(
+            f ->
+                f.startsWith("--add-")
+                    || f.equals("-XX:+IgnoreUnrecognizedVMOptions")
+                    || f.startsWith("-Dio.netty"))
         .toList();
   }
 
@@ -79,8 +92,9 @@ public final class FuzzMain {
     return Files.exists(proc) ? Files.readString(proc).trim() : "unknown";
   }
 
-  private static void write(Path report, List<FuzzResult> results, String loadBefore,
-      String loadAfter, String command) throws IOException {
+  private static void write(
+      Path report, List<FuzzResult> results, String loadBefore, String loadAfter, String command)
+      throws IOException {
     ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = json.createObjectNode();
     root.put("command", "bin/fuzz " + command);
@@ -127,8 +141,9 @@ public final class FuzzMain {
 
   private static IllegalArgumentException usage(String message) {
     System.err.println("fuzz: " + message);
-    System.err.println("usage: bin/fuzz [TARGET...] [--seconds N] [--runs N] [--nice N]"
-        + " [--work DIR] [--report FILE]");
+    System.err.println(
+        "usage: bin/fuzz [TARGET...] [--seconds N] [--runs N] [--nice N]"
+            + " [--work DIR] [--report FILE]");
     System.exit(2);
     return new IllegalArgumentException(message);
   }

@@ -20,9 +20,21 @@ import java.util.List;
  * @param exitCode the fuzzing JVM's exit code
  * @param log the run's log file
  */
-public record FuzzResult(String target, long executions, long execsPerSecond, double seconds,
-    long seedCoverage, long coverage, long features, long newUnits, long corpusSize,
-    long peakRssMb, int crashes, List<String> crashFiles, int exitCode, String log) {
+public record FuzzResult(
+    String target,
+    long executions,
+    long execsPerSecond,
+    double seconds,
+    long seedCoverage,
+    long coverage,
+    long features,
+    long newUnits,
+    long corpusSize,
+    long peakRssMb,
+    int crashes,
+    List<String> crashFiles,
+    int exitCode,
+    String log) {
 
   /** Coverage gained over the seed corpus. */
   public long newCoverage() {

@@ -13,23 +13,29 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * One fuzz target: a class with Jazzer's {@code public static void fuzzerTestOneInput(byte[])},
- * the limits it is fuzzed under and its seed corpus ({@code src/test/resources/fuzz/NAME/}, one
- * input per file). Immutable.
+ * One fuzz target: a class with Jazzer's {@code public static void fuzzerTestOneInput(byte[])}, the
+ * limits it is fuzzed under and its seed corpus ({@code src/test/resources/fuzz/NAME/}, one input
+ * per file). Immutable.
  *
  * @param name the target's name on the command line and in reports
  * @param className the class holding {@code fuzzerTestOneInput}
- * @param heapMb the fuzzing JVM's heap (-Xmx): allocation beyond the parser's declared limits
- *     ends in an OutOfMemoryError, a finding
+ * @param heapMb the fuzzing JVM's heap (-Xmx): allocation beyond the parser's declared limits ends
+ *     in an OutOfMemoryError, a finding
  * @param timeoutSeconds the bound on one input (libFuzzer's -timeout; the regression run's too)
  * @param maxLen the longest input the fuzzer makes (libFuzzer's -max_len)
  * @param parser what it fuzzes, for reports
- * @param jars which jars of the test classpath the fuzzing JVM gets beyond {@link #BASE_JARS}
- *     (a pattern on file names): Jazzer scans every class on its classpath at start-up, and the
- *     whole of Spark's takes minutes and more heap than a target's limit
+ * @param jars which jars of the test classpath the fuzzing JVM gets beyond {@link #BASE_JARS} (a
+ *     pattern on file names): Jazzer scans every class on its classpath at start-up, and the whole
+ *     of Spark's takes minutes and more heap than a target's limit
  */
-public record FuzzTarget(String name, String className, int heapMb, int timeoutSeconds,
-    int maxLen, String parser, String jars) {
+public record FuzzTarget(
+    String name,
+    String className,
+    int heapMb,
+    int timeoutSeconds,
+    int maxLen,
+    String parser,
+    String jars) {
 
   /**
    * Jars every target gets: Jazzer, logging, Jackson, and loader-gpu (a jar, not a directory of
@@ -38,35 +44,98 @@ public record FuzzTarget(String name, String className, int heapMb, int timeoutS
    */
   public static final String BASE_JARS =
       "jazzer-.*|slf4j-api-.*|jackson-(core|databind|annotations)-.*|loader-gpu-.*\\.jar";
+
   private static final String NONE = "";
-  private static final String IMAGE = "arrow-memory-.*|netty-(buffer|common)-.*"
-      + "|(javacpp|opencv|openblas)-[0-9.-]+(-linux-x86_64)?\\.jar";
-  private static final String PARQUET = "hadoop-client-(api|runtime)-.*|parquet-.*|snappy-java-.*"
-      + "|zstd-jni-.*|aircompressor-.*|lz4-java-.*|commons-.*|slf4j-.*|log4j-.*|re2j-.*|jts-.*";
+  private static final String IMAGE =
+      "arrow-memory-.*|netty-(buffer|common)-.*"
+          + "|(javacpp|opencv|openblas)-[0-9.-]+(-linux-x86_64)?\\.jar";
+  private static final String PARQUET =
+      "hadoop-client-(api|runtime)-.*|parquet-.*|snappy-java-.*"
+          + "|zstd-jni-.*|aircompressor-.*|lz4-java-.*|commons-.*|slf4j-.*|log4j-.*|re2j-.*|jts-.*";
 
   /** Every target, in the order they run. */
-  public static final List<FuzzTarget> ALL = List.of(
-      new FuzzTarget("tar", "dev.spindle.spark.shard.TarFuzz", 256, 10, 16384,
-          "tar entry reader (ustar, GNU long names, pax, base-256 sizes)", NONE),
-      new FuzzTarget("tar-gz", "dev.spindle.spark.shard.TarGzipFuzz", 256, 10, 8192,
-          "gzip-wrapped tar (GzipStream under the tar entry reader)", NONE),
-      new FuzzTarget("image-header", "dev.spindle.spark.image.ImageHeaderFuzz", 256, 10, 16384,
-          "image header probe (JPEG/PNG dimensions, EXIF orientation, decode-cost headers)",
-          NONE),
-      new FuzzTarget("decode-native", "dev.spindle.spark.image.NativeDecodeFuzz", 512, 30, 16384,
-          "full decode entry, native libjpeg-turbo region decoder", IMAGE),
-      new FuzzTarget("decode-opencv", "dev.spindle.spark.image.OpenCvDecodeFuzz", 512, 30, 16384,
-          "full decode entry, OpenCV decoder", IMAGE),
-      new FuzzTarget("manifest", "dev.spindle.spark.plan.ManifestFuzz", 256, 10, 8192,
-          "manifest JSON reader (ManifestCodec)", NONE),
-      new FuzzTarget("manifest-bin", "dev.spindle.spark.plan.ManifestBinaryFuzz", 256, 10, 8192,
-          "manifest binary reader (ManifestBinary: CRC, header, inflater, columns)", NONE),
-      new FuzzTarget("loader-state", "dev.spindle.spark.plan.LoaderStateFuzz", 256, 10, 4096,
-          "loader-state JSON reader (LoaderStateJson)", NONE),
-      new FuzzTarget("parquet", "dev.spindle.spark.shard.ParquetFuzz", 1024, 30, 16384,
-          "Parquet shard footer, schema and rows (ParquetFiles, ParquetShardReader)", PARQUET),
-      new FuzzTarget("bridge", "dev.spindle.gpu.bridge.BridgeFrameFuzz", 256, 10, 4096,
-          "trainer bridge server-side message decoding (Wire, Hello, NEXT/RELEASE/BYE)", NONE));
+  public static final List<FuzzTarget> ALL =
+      List.of(
+          new FuzzTarget(
+              "tar",
+              "dev.spindle.spark.shard.TarFuzz",
+              256,
+              10,
+              16384,
+              "tar entry reader (ustar, GNU long names, pax, base-256 sizes)",
+              NONE),
+          new FuzzTarget(
+              "tar-gz",
+              "dev.spindle.spark.shard.TarGzipFuzz",
+              256,
+              10,
+              8192,
+              "gzip-wrapped tar (GzipStream under the tar entry reader)",
+              NONE),
+          new FuzzTarget(
+              "image-header",
+              "dev.spindle.spark.image.ImageHeaderFuzz",
+              256,
+              10,
+              16384,
+              "image header probe (JPEG/PNG dimensions, EXIF orientation, decode-cost headers)",
+              NONE),
+          new FuzzTarget(
+              "decode-native",
+              "dev.spindle.spark.image.NativeDecodeFuzz",
+              512,
+              30,
+              16384,
+              "full decode entry, native libjpeg-turbo region decoder",
+              IMAGE),
+          new FuzzTarget(
+              "decode-opencv",
+              "dev.spindle.spark.image.OpenCvDecodeFuzz",
+              512,
+              30,
+              16384,
+              "full decode entry, OpenCV decoder",
+              IMAGE),
+          new FuzzTarget(
+              "manifest",
+              "dev.spindle.spark.plan.ManifestFuzz",
+              256,
+              10,
+              8192,
+              "manifest JSON reader (ManifestCodec)",
+              NONE),
+          new FuzzTarget(
+              "manifest-bin",
+              "dev.spindle.spark.plan.ManifestBinaryFuzz",
+              256,
+              10,
+              8192,
+              "manifest binary reader (ManifestBinary: CRC, header, inflater, columns)",
+              NONE),
+          new FuzzTarget(
+              "loader-state",
+              "dev.spindle.spark.plan.LoaderStateFuzz",
+              256,
+              10,
+              4096,
+              "loader-state JSON reader (LoaderStateJson)",
+              NONE),
+          new FuzzTarget(
+              "parquet",
+              "dev.spindle.spark.shard.ParquetFuzz",
+              1024,
+              30,
+              16384,
+              "Parquet shard footer, schema and rows (ParquetFiles, ParquetShardReader)",
+              PARQUET),
+          new FuzzTarget(
+              "bridge",
+              "dev.spindle.gpu.bridge.BridgeFrameFuzz",
+              256,
+              10,
+              4096,
+              "trainer bridge server-side message decoding (Wire, Hello, NEXT/RELEASE/BYE)",
+              NONE));
 
   /** The target called {@code name}, if any. */
   public static Optional<FuzzTarget> named(String name) {
@@ -77,8 +146,10 @@ public record FuzzTarget(String name, String className, int heapMb, int timeoutS
   public String classpath(String classpath) {
     Pattern wanted = Pattern.compile(jars.isEmpty() ? BASE_JARS : BASE_JARS + "|" + jars);
     return Stream.of(classpath.split(File.pathSeparator))
-        .filter(e -> !e.endsWith(".jar")
-            || wanted.matcher(Path.of(e).getFileName().toString()).matches())
+        .filter(
+            e ->
+                !e.endsWith(".jar")
+                    || wanted.matcher(Path.of(e).getFileName().toString()).matches())
         .collect(Collectors.joining(File.pathSeparator));
   }
 
@@ -86,8 +157,12 @@ public record FuzzTarget(String name, String className, int heapMb, int timeoutS
   public Path corpus() {
     URL url = FuzzTarget.class.getResource("/fuzz/" + name);
     if (url == null) {
-      throw new IllegalStateException("No seed corpus for fuzz target " + name
-          + " on the classpath (src/test/resources/fuzz/" + name + ")");
+      throw new IllegalStateException(
+          "No seed corpus for fuzz target "
+              + name
+              + " on the classpath (src/test/resources/fuzz/"
+              + name
+              + ")");
     }
     try {
       return Path.of(url.toURI());

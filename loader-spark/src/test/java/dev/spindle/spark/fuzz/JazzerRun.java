@@ -15,14 +15,15 @@ import java.util.stream.Stream;
 /**
  * Fuzzes one {@link FuzzTarget} with Jazzer's standalone driver in a child JVM (Jazzer fuzzes one
  * target per process) and reads the result off libFuzzer's output. The child gets Spark's JVM
- * flags, the target's heap, this JVM's classpath, and instruments {@code dev.spindle.**}. Its
- * work directory holds the grown corpus ({@code corpus/}, the seed corpus is read beside it and
- * never written), findings ({@code crash-*}, {@code timeout-*}, {@code oom-*}) and {@code
- * jazzer.log}. Any thread; one call, one child.
+ * flags, the target's heap, this JVM's classpath, and instruments {@code dev.spindle.**}. Its work
+ * directory holds the grown corpus ({@code corpus/}, the seed corpus is read beside it and never
+ * written), findings ({@code crash-*}, {@code timeout-*}, {@code oom-*}) and {@code jazzer.log}.
+ * Any thread; one call, one child.
  */
 public final class JazzerRun {
-  private static final Pattern STATUS = Pattern.compile(
-      "^#(\\d+)\\s+(INITED|DONE|NEW|REDUCE|pulse)\\s+cov: (\\d+) ft: (\\d+) corp: (\\d+)/");
+  private static final Pattern STATUS =
+      Pattern.compile(
+          "^#(\\d+)\\s+(INITED|DONE|NEW|REDUCE|pulse)\\s+cov: (\\d+) ft: (\\d+) corp: (\\d+)/");
   private static final Pattern STAT = Pattern.compile("^stat::(\\w+):\\s+(\\d+)");
   private static final String[] FINDINGS = {"crash-", "timeout-", "oom-", "leak-", "slow-unit-"};
 
@@ -46,28 +47,28 @@ public final class JazzerRun {
    * Fuzzes for {@code seconds} (0: no time bound) or {@code runs} inputs (0: no count bound),
    * whichever comes first, under {@code nice} when {@code niceness > 0}.
    */
-  public FuzzResult run(int seconds, long runs, int niceness) throws IOException,
-      InterruptedException {
+  public FuzzResult run(int seconds, long runs, int niceness)
+      throws IOException, InterruptedException {
     Path corpus = Files.createDirectories(work.resolve("corpus"));
     Path log = work.resolve("jazzer.log");
     List<String> cmd = command(seconds, runs, niceness, corpus);
     long start = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     long limit = seconds > 0 ? seconds + 120L : Long.MAX_VALUE / 2;
     if (!p.waitFor(limit, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
     }
     double wall = (System.nanoTime() - start) / 1e9;
-    return parse(Files.readAllLines(log, StandardCharsets.ISO_8859_1), p.exitValue(), wall, log,
-        corpus);
+    return parse(
+        Files.readAllLines(log, StandardCharsets.ISO_8859_1), p.exitValue(), wall, log, corpus);
   }
 
   /**
    * This JVM's peak RSS in MB. A child that {@code ProcessBuilder} starts (posix_spawn, sharing
-   * this JVM's memory until it execs) begins with that peak as its own, which libFuzzer's RSS
-   * check reads ({@code ru_maxrss} survives {@code execve}): inside a large test JVM every target
-   * started past its limit. The limit is raised by it, so it bounds what the target itself adds.
+   * this JVM's memory until it execs) begins with that peak as its own, which libFuzzer's RSS check
+   * reads ({@code ru_maxrss} survives {@code execve}): inside a large test JVM every target started
+   * past its limit. The limit is raised by it, so it bounds what the target itself adds.
    */
   private static long inheritedPeakMb() {
     try {
@@ -89,18 +90,24 @@ public final class JazzerRun {
     }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmFlags);
-    cmd.addAll(List.of("-Xmx" + target.heapMb() + "m", "-XX:+UseSerialGC",
-        "-Dspindle.image.nativeJpeg=true", "-Djavacpp.platform=linux-x86_64",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", target.classpath(classpath),
-        "com.code_intelligence.jazzer.Jazzer",
-        "--target_class=" + target.className(),
-        "--instrumentation_includes=dev.spindle.**",
-        "--reproducer_path=" + work,
-        "-timeout=" + target.timeoutSeconds(),
-        "-rss_limit_mb=" + (target.heapMb() + 1536 + inheritedPeakMb()),
-        "-max_len=" + target.maxLen(),
-        "-artifact_prefix=" + work + File.separator,
-        "-print_final_stats=1"));
+    cmd.addAll(
+        List.of(
+            "-Xmx" + target.heapMb() + "m",
+            "-XX:+UseSerialGC",
+            "-Dspindle.image.nativeJpeg=true",
+            "-Djavacpp.platform=linux-x86_64",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp",
+            target.classpath(classpath),
+            "com.code_intelligence.jazzer.Jazzer",
+            "--target_class=" + target.className(),
+            "--instrumentation_includes=dev.spindle.**",
+            "--reproducer_path=" + work,
+            "-timeout=" + target.timeoutSeconds(),
+            "-rss_limit_mb=" + (target.heapMb() + 1536 + inheritedPeakMb()),
+            "-max_len=" + target.maxLen(),
+            "-artifact_prefix=" + work + File.separator,
+            "-print_final_stats=1"));
     if (seconds > 0) {
       cmd.add("-max_total_time=" + seconds);
     }
@@ -142,7 +149,7 @@ public final class JazzerRun {
           case "average_exec_per_sec" -> eps = v;
           case "new_units_added" -> added = v;
           case "peak_rss_mb" -> rss = v;
-          default -> { }
+          default -> {}
         }
       }
       javaFinding |= line.startsWith("== Java Exception") || line.contains("Java Assertion Error");
@@ -152,17 +159,34 @@ public final class JazzerRun {
     if (crashes == 0 && javaFinding) {
       crashes = 1;
     }
-    return new FuzzResult(target.name(), execs, eps, Math.round(wall * 10) / 10.0,
-        Math.max(seedCov, 0), cov, ft, added, corp, rss, crashes, findings, exit,
+    return new FuzzResult(
+        target.name(),
+        execs,
+        eps,
+        Math.round(wall * 10) / 10.0,
+        Math.max(seedCov, 0),
+        cov,
+        ft,
+        added,
+        corp,
+        rss,
+        crashes,
+        findings,
+        exit,
         log.toString());
   }
 
   private List<String> findings() throws IOException {
     try (Stream<Path> files = Files.list(work)) {
-      return files.filter(f -> {
-        String n = f.getFileName().toString();
-        return Stream.of(FINDINGS).anyMatch(n::startsWith);
-      }).map(Path::toString).sorted().toList();
+      return files
+          .filter(
+              f -> {
+                String n = f.getFileName().toString();
+                return Stream.of(FINDINGS).anyMatch(n::startsWith);
+              })
+          .map(Path::toString)
+          .sorted()
+          .toList();
     }
   }
 }

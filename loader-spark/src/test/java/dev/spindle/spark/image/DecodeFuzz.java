@@ -7,16 +7,17 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * The full decode entry under fuzzing: {@link ImageTransform#apply} on an encoded image (JPEG or
  * PNG), with the decoder chosen by the target ({@link NativeDecodeFuzz}: Spindle's native
- * libjpeg-turbo region decoder; {@link OpenCvDecodeFuzz}: OpenCV). Three transforms, picked by
- * the input's length, reach the direct one-resample path, the random-crop path (full decode,
- * EXIF turn, several stages) and a reduced-scale decode. The property: a result or {@link
- * ImageException}, nothing else; every decode stays within the declared {@link #MAX_DECODE_BYTES}
- * and {@link #MAX_PIXELS} (the child JVM's heap and RSS limits are set from them, see {@code
- * FuzzTarget}); no JVM crash in the native code. One thread.
+ * libjpeg-turbo region decoder; {@link OpenCvDecodeFuzz}: OpenCV). Three transforms, picked by the
+ * input's length, reach the direct one-resample path, the random-crop path (full decode, EXIF turn,
+ * several stages) and a reduced-scale decode. The property: a result or {@link ImageException},
+ * nothing else; every decode stays within the declared {@link #MAX_DECODE_BYTES} and {@link
+ * #MAX_PIXELS} (the child JVM's heap and RSS limits are set from them, see {@code FuzzTarget}); no
+ * JVM crash in the native code. One thread.
  */
 final class DecodeFuzz {
   /** The decode budget declared to the transform ({@code spark.spindle.image.maxDecodeBytes}). */
   static final long MAX_DECODE_BYTES = 64L << 20;
+
   static final long MAX_PIXELS = 16L << 20;
 
   private static final ImageTransform[] TRANSFORMS = {

@@ -4,11 +4,11 @@ import dev.spindle.spark.fuzz.FuzzTarget;
 
 /**
  * Fuzz target of the image header parsers: the JPEG marker walk and PNG IHDR ({@link
- * ImageInfo#probe}), EXIF orientation ({@link HeaderProbe#jpegOrientation}), the headers the
- * decode cost is computed from ({@link DecodeCost#of}: JPEG frame and scan headers, PNG chunks)
- * and the entropy-coded data check ({@link JpegScanCheck}). The input is an encoded image. The
- * property: each returns or throws {@link ImageException}, its documented refusal; none allocates
- * in proportion to the dimensions the header declares.
+ * ImageInfo#probe}), EXIF orientation ({@link HeaderProbe#jpegOrientation}), the headers the decode
+ * cost is computed from ({@link DecodeCost#of}: JPEG frame and scan headers, PNG chunks) and the
+ * entropy-coded data check ({@link JpegScanCheck}). The input is an encoded image. The property:
+ * each returns or throws {@link ImageException}, its documented refusal; none allocates in
+ * proportion to the dimensions the header declares.
  */
 public final class ImageHeaderFuzz {
   private ImageHeaderFuzz() {}

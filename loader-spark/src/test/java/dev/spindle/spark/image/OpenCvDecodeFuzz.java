@@ -2,7 +2,9 @@ package dev.spindle.spark.image;
 
 import dev.spindle.spark.fuzz.FuzzTarget;
 
-/** Fuzz target: the full decode entry with OpenCV's decoder (the fallback). See {@link DecodeFuzz}. */
+/**
+ * Fuzz target: the full decode entry with OpenCV's decoder (the fallback). See {@link DecodeFuzz}.
+ */
 public final class OpenCvDecodeFuzz {
   private OpenCvDecodeFuzz() {}
 

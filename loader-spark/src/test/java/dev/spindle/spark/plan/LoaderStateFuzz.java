@@ -4,8 +4,8 @@ import dev.spindle.spark.fuzz.FuzzTarget;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Fuzz target of the loader-state reader ({@link LoaderState#fromJson}): the input is a state
- * file a trainer wrote (or anyone could). The property: it returns a state or throws {@link
+ * Fuzz target of the loader-state reader ({@link LoaderState#fromJson}): the input is a state file
+ * a trainer wrote (or anyone could). The property: it returns a state or throws {@link
  * IllegalArgumentException} naming the field (its documented refusal), and a state it accepts
  * writes back to JSON that reads as the same state.
  */
@@ -27,8 +27,8 @@ public final class LoaderStateFuzz {
     String json = state.toJson();
     String again = LoaderState.fromJson(json).toJson();
     if (!json.equals(again)) {
-      throw new IllegalStateException("loader state changed on a round trip:\n" + json + "\n"
-          + again);
+      throw new IllegalStateException(
+          "loader state changed on a round trip:\n" + json + "\n" + again);
     }
   }
 }

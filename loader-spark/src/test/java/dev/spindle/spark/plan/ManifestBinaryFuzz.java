@@ -8,11 +8,10 @@ import java.util.zip.CRC32C;
 /**
  * Fuzz target of the manifest's binary form ({@link ManifestBinary}), a {@code
  * _spindle_manifest.bin}. Each input is read three ways: as a file; as a file with its CRC-32C
- * recomputed (so that damage reaches the header, the inflater and the columns behind a valid
- * CRC); and as the inflated columns alone ({@link ManifestColumns#decode}). The property: each
- * returns a manifest or throws {@link IllegalArgumentException} (the documented refusal), and a
- * manifest it accepts writes back, in binary and in JSON, to forms that read as the same
- * manifest.
+ * recomputed (so that damage reaches the header, the inflater and the columns behind a valid CRC);
+ * and as the inflated columns alone ({@link ManifestColumns#decode}). The property: each returns a
+ * manifest or throws {@link IllegalArgumentException} (the documented refusal), and a manifest it
+ * accepts writes back, in binary and in JSON, to forms that read as the same manifest.
  */
 public final class ManifestBinaryFuzz {
   private ManifestBinaryFuzz() {}
@@ -46,8 +45,8 @@ public final class ManifestBinaryFuzz {
     byte[] bytes = ManifestBinary.toBytes(m, ManifestBinary.Binding.NONE);
     Manifest again = ManifestBinary.fromBytes(bytes).manifest();
     if (!again.equals(m)) {
-      throw new IllegalStateException("manifest changed on a binary round trip:\n" + m + "\n"
-          + again);
+      throw new IllegalStateException(
+          "manifest changed on a binary round trip:\n" + m + "\n" + again);
     }
     Manifest json = ManifestCodec.fromJson(ManifestCodec.toJson(m));
     if (!json.equals(m)) {

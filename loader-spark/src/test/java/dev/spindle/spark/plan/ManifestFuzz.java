@@ -8,12 +8,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Fuzz target of the manifest reader ({@link ManifestCodec}): the input is a {@code
- * _manifest.json} / cached manifest document. The property: {@link ManifestCodec#read} returns a
- * manifest or throws {@link IllegalArgumentException} (its documented refusal, {@link
- * ManifestCodec.OutdatedException} included), and a manifest it accepts writes back to JSON that
- * reads as the same manifest, and to a binary form ({@link ManifestBinary}) that reads as the
- * same manifest with the same fingerprint.
+ * Fuzz target of the manifest reader ({@link ManifestCodec}): the input is a {@code _manifest.json}
+ * / cached manifest document. The property: {@link ManifestCodec#read} returns a manifest or throws
+ * {@link IllegalArgumentException} (its documented refusal, {@link ManifestCodec.OutdatedException}
+ * included), and a manifest it accepts writes back to JSON that reads as the same manifest, and to
+ * a binary form ({@link ManifestBinary}) that reads as the same manifest with the same fingerprint.
  */
 public final class ManifestFuzz {
   private ManifestFuzz() {}
@@ -37,11 +36,14 @@ public final class ManifestFuzz {
     if (!json.equals(again)) {
       throw new IllegalStateException("manifest changed on a round trip:\n" + json + "\n" + again);
     }
-    ManifestBinary.Stored binary = ManifestBinary.fromBytes(
-        ManifestBinary.toBytes(m, ManifestBinary.Binding.NONE));
+    ManifestBinary.Stored binary =
+        ManifestBinary.fromBytes(ManifestBinary.toBytes(m, ManifestBinary.Binding.NONE));
     if (!binary.manifest().equals(m) || !binary.fingerprint().equals(ManifestFingerprint.of(m))) {
-      throw new IllegalStateException("the binary form reads as another manifest:\n" + json
-          + "\n" + ManifestCodec.toJson(binary.manifest()));
+      throw new IllegalStateException(
+          "the binary form reads as another manifest:\n"
+              + json
+              + "\n"
+              + ManifestCodec.toJson(binary.manifest()));
     }
     String text = new String(data, StandardCharsets.UTF_8);
     try {

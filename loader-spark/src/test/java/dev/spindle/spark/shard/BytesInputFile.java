@@ -83,8 +83,8 @@ final class BytesInputFile implements InputFile {
       @Override
       public void readFully(ByteBuffer buf) throws EOFException {
         if (buf.remaining() > bytes.length - pos) {
-          throw new EOFException("Read of " + buf.remaining() + " bytes at " + pos + " of "
-              + bytes.length);
+          throw new EOFException(
+              "Read of " + buf.remaining() + " bytes at " + pos + " of " + bytes.length);
         }
         read(buf);
       }

@@ -13,21 +13,21 @@ import org.apache.parquet.ParquetReadOptions;
  * (the footer when counting, {@link ParquetFiles#countRows}, and when opening, {@link
  * ParquetFiles#open}; then {@link ParquetShardReader} reads every row), from memory ({@link
  * BytesInputFile}: Hadoop's local file system in between made it 50 times slower, and adds no
- * parsing). The property: counting and opening return or throw {@link ShardRefusedException}
- * (the documented refusal of a file that is not Parquet, is truncated or corrupt, or lacks usable
- * columns); reading turns damaged row groups into samples with a problem and throws nothing
- * (from memory there is no storage to fail, so no UncheckedIOException); image bytes over the
- * sample limit
- * are never copied; no page over {@link PageSizeLimit}'s bound is decompressed (the JVM's heap
- * holds two pages at that bound, one per column, and no more); no column chunk or page is
+ * parsing). The property: counting and opening return or throw {@link ShardRefusedException} (the
+ * documented refusal of a file that is not Parquet, is truncated or corrupt, or lacks usable
+ * columns); reading turns damaged row groups into samples with a problem and throws nothing (from
+ * memory there is no storage to fail, so no UncheckedIOException); image bytes over the sample
+ * limit are never copied; no page over {@link PageSizeLimit}'s bound is decompressed (the JVM's
+ * heap holds two pages at that bound, one per column, and no more); no column chunk or page is
  * allocated at a size its footer or page header declares past the file's end ({@link
- * ParquetFiles#checkChunks}, {@link PageHeaderCheck}; the heap holds them to that); reading
- * takes time in proportion to the file, a footer claiming no more rows than the file has bytes
- * (each claimed row is a sample; the time bound holds them to that). One thread.
+ * ParquetFiles#checkChunks}, {@link PageHeaderCheck}; the heap holds them to that); reading takes
+ * time in proportion to the file, a footer claiming no more rows than the file has bytes (each
+ * claimed row is a sample; the time bound holds them to that). One thread.
  */
 public final class ParquetFuzz {
   private static final String NAME = "file:/fuzz/fuzz.parquet";
   private static final SampleLimits LIMITS = new SampleLimits(1 << 16, 0);
+
   /** The options a shard is read with (checksums verified, pages bounded: PageSizeLimit). */
   private static final ParquetReadOptions OPTIONS =
       ParquetFiles.options(new Configuration(), new Path(NAME), LIMITS);
@@ -36,34 +36,38 @@ public final class ParquetFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp("parquet", seed -> {
-      try {
-        fuzzerTestOneInput(seed);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    FuzzTarget.warmUp(
+        "parquet",
+        seed -> {
+          try {
+            fuzzerTestOneInput(seed);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {
     BytesInputFile file = new BytesInputFile(data);
     long rows;
     try {
-      rows = ParquetFiles.countRows(ParquetFiles.open(file, OPTIONS, NAME),
-          ParquetColumns.DEFAULT, NAME);
+      rows =
+          ParquetFiles.countRows(
+              ParquetFiles.open(file, OPTIONS, NAME), ParquetColumns.DEFAULT, NAME);
     } catch (ShardRefusedException e) {
       return;
     }
-    Shard shard = new Shard(NAME, ShardFormat.PARQUET, data.length, 0, rows, List.of(),
-        ParquetColumns.DEFAULT);
-    try (ParquetShardReader reader = ParquetShardReader.open(shard,
-        ParquetFiles.open(file, OPTIONS, NAME), LIMITS, null)) {
+    Shard shard =
+        new Shard(
+            NAME, ShardFormat.PARQUET, data.length, 0, rows, List.of(), ParquetColumns.DEFAULT);
+    try (ParquetShardReader reader =
+        ParquetShardReader.open(shard, ParquetFiles.open(file, OPTIONS, NAME), LIMITS, null)) {
       long n = 0;
       while (reader.hasNext()) {
         Sample s = reader.next();
         if (s.position() != n++) {
-          throw new IllegalStateException("sample " + s.position() + " where " + (n - 1)
-              + " was due");
+          throw new IllegalStateException(
+              "sample " + s.position() + " where " + (n - 1) + " was due");
         }
         if (s.image() != null && s.image().length > LIMITS.maxSampleBytes()) {
           throw new IllegalStateException("an image of " + s.image().length + " bytes was copied");

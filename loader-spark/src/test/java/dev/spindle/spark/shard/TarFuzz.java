@@ -7,28 +7,32 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * Fuzz target (Jazzer; see {@code dev.spindle.spark.fuzz}) of the tar entry reader: the input is
- * a shard's bytes, plain tar (ustar, GNU long names, pax records, base-256 sizes). The property:
- * the reader walks it to the end or stops with {@link TarFormatException}, its documented
- * refusal; it reads an entry's content only when the entry is within the sample limit, as {@link
- * TarSampleCursor}'s callers do, so it allocates no more than that limit or {@code 1 MiB} of pax
- * or long-name records. Anything else thrown is a finding.
+ * Fuzz target (Jazzer; see {@code dev.spindle.spark.fuzz}) of the tar entry reader: the input is a
+ * shard's bytes, plain tar (ustar, GNU long names, pax records, base-256 sizes). The property: the
+ * reader walks it to the end or stops with {@link TarFormatException}, its documented refusal; it
+ * reads an entry's content only when the entry is within the sample limit, as {@link
+ * TarSampleCursor}'s callers do, so it allocates no more than that limit or {@code 1 MiB} of pax or
+ * long-name records. Anything else thrown is a finding.
  */
 public final class TarFuzz {
-  /** The sample limit the target reads content under (the callers' spark.spindle.maxSampleBytes). */
+  /**
+   * The sample limit the target reads content under (the callers' spark.spindle.maxSampleBytes).
+   */
   static final int MAX_CONTENT = 1 << 20;
 
   private TarFuzz() {}
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp("tar", seed -> {
-      try {
-        fuzzerTestOneInput(seed);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    FuzzTarget.warmUp(
+        "tar",
+        seed -> {
+          try {
+            fuzzerTestOneInput(seed);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

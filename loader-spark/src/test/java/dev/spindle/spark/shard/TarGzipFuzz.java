@@ -16,17 +16,18 @@ public final class TarGzipFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp("tar-gz", seed -> {
-      try {
-        fuzzerTestOneInput(seed);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    FuzzTarget.warmUp(
+        "tar-gz",
+        seed -> {
+          try {
+            fuzzerTestOneInput(seed);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {
-    TarFuzz.walk(GzipStream.forShard(new ByteArrayInputStream(data), "fuzz.tar.gz"),
-        "fuzz.tar.gz");
+    TarFuzz.walk(GzipStream.forShard(new ByteArrayInputStream(data), "fuzz.tar.gz"), "fuzz.tar.gz");
   }
 }
