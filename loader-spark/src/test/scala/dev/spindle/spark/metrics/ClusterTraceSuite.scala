@@ -29,11 +29,18 @@ class ClusterTraceSuite extends AnyFunSuite {
         .config("spark.plugins", SpindlePlugin.CLASS_NAME)
         .config("spark.spindle.trace.file", file.toString)
         .getOrCreate()
+      val expected = Seq(dir.resolve("trace.json.0"), dir.resolve("trace.json.1"))
       try {
+        // Spark runs tasks on whichever executors have registered; on a loaded machine the second
+        // JVM may still be starting when the job ends, and be stopped before its plugin starts.
+        // Each plugin creates its file when it starts, so wait for both files first.
+        val started = System.nanoTime() + 120_000_000_000L
+        while (!expected.forall(Files.exists(_)) && System.nanoTime() < started) Thread.sleep(100)
+        assert(expected.forall(Files.exists(_)),
+          s"both executors' plugins start within 120 s; in $dir: ${Files.list(dir).toList}")
         val rows = spark.sparkContext.parallelize(0 until 8, 8).map(PluginProbe.task).collect().sum
         assert(rows == 8 * 990)
       } finally spark.stop()
-      val expected = Seq(dir.resolve("trace.json.0"), dir.resolve("trace.json.1"))
       val deadline = System.nanoTime() + 60_000_000_000L
       while (!expected.forall(complete) && System.nanoTime() < deadline) Thread.sleep(200)
       assert(!Files.exists(file), "no driver file: the driver runs no tasks")
