@@ -2,7 +2,7 @@ package dev.spindle.spark.feed
 
 import java.nio.file.{Files, Path}
 import java.util.concurrent.{CountDownLatch, TimeUnit}
-import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.{AtomicInteger, AtomicReference}
 
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
@@ -59,9 +59,13 @@ class FeedClusterSuite extends AnyFunSuite with LocalClusterFixture {
   test("an executor JVM killed mid-run: the job completes with the undisturbed digests") {
     val started = new CountDownLatch(1)
     val failedTasks = new AtomicInteger()
+    val working = new AtomicReference[String]() // an executor that has run one of this job's tasks
     spark.sparkContext.addSparkListener(new SparkListener {
       override def onTaskEnd(end: SparkListenerTaskEnd): Unit =
-        if (end.reason == Success) started.countDown() else failedTasks.incrementAndGet()
+        if (end.reason == Success) {
+          working.compareAndSet(null, end.taskInfo.executorId)
+          started.countDown()
+        } else failedTasks.incrementAndGet()
     })
     implicit val ec: ExecutionContext = ExecutionContext.global
     // 16 partitions of one batch, each task sleeping 400 ms after its batch: the job takes
@@ -69,9 +73,14 @@ class FeedClusterSuite extends AnyFunSuite with LocalClusterFixture {
     val run = Future(feed("--partitions", "16", "--conf", "spark.spindle.feed.testDelayMs=400"))
     assert(started.await(120, TimeUnit.SECONDS), "no task finished")
     val children = ProcessHandle.current().descendants().iterator().asScala.toSeq
-    val executors = children.filter(commandLine(_).contains("CoarseGrainedExecutorBackend"))
-    assert(executors.nonEmpty, "no executor JVM among the test JVM's child processes: " +
-      children.map(p => s"${p.pid()} ${commandLine(p).take(200)}").mkString("; "))
+    // the JVM of an executor that runs tasks, not one still starting
+    val executors = children.filter { p =>
+      val line = commandLine(p)
+      line.contains("CoarseGrainedExecutorBackend") &&
+        line.contains(s" --executor-id ${working.get()} ")
+    }
+    assert(executors.size == 1, s"no JVM of executor ${working.get()} among the test JVM's child " +
+      "processes: " + children.map(p => s"${p.pid()} ${commandLine(p).take(200)}").mkString("; "))
     assert(!run.isCompleted, "the run ended before the kill")
     executors.head.destroyForcibly()
     val report = Await.result(run, 240.seconds)
