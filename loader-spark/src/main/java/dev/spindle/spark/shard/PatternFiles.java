@@ -2,11 +2,18 @@ package dev.spindle.spark.shard;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -26,12 +33,19 @@ import org.apache.hadoop.fs.RemoteIterator;
  * entries per name of the pattern in it (as many pages as a status request per name would be
  * requests) and names are still unmatched, those names are looked at one by one ({@code
  * getFileStatus}). So a folder costs at most twice the requests of the cheaper way, and a million
- * names in a thousand-file-a-page folder cost about a thousand requests, not a million. Driver
- * thread; stateless.
+ * names in a thousand-file-a-page folder cost about a thousand requests, not a million.
+ *
+ * <p>Folders are looked at {@value #THREADS} at a time (as Hadoop's {@code
+ * mapreduce.input.fileinputformat.list-status.num-threads} lists input folders): an object store
+ * answers each request in tens of milliseconds, so a thousand folders one after another would take
+ * a minute. Called from the driver thread; stateless.
  */
 public final class PatternFiles {
   /** Entries a folder's listing may return per pattern name in it before names are stat'ed. */
   public static final int ENTRIES_PER_NAME = 1000;
+
+  /** Folders looked at at once. */
+  public static final int THREADS = 16;
 
   /**
    * What was found and what it cost.
@@ -61,18 +75,12 @@ public final class PatternFiles {
           .computeIfAbsent(uri.substring(0, slash + 1), p -> new HashMap<>())
           .put(uri.substring(slash + 1), uri);
     }
-    Map<String, FileCount> found = new HashMap<>(uris.size() * 2);
+    Map<String, FileCount> found = new ConcurrentHashMap<>(uris.size() * 2);
     long entries = 0;
     int statted = 0;
-    for (Map.Entry<String, Map<String, String>> folder : folders.entrySet()) {
-      Path path = new Path(folder.getKey());
-      FileSystem fs = path.getFileSystem(conf);
-      Map<String, String> left = folder.getValue(); // names leave it as they are found
-      entries += list(fs, path, left, (long) entriesPerName * left.size(), found);
-      statted += left.size();
-      for (String uri : left.values()) {
-        found.put(uri, status(fs, uri));
-      }
+    for (Folder folder : lookAll(folders, found, conf, entriesPerName)) {
+      entries += folder.entries;
+      statted += folder.statted;
     }
     List<FileCount> files = new ArrayList<>(uris.size());
     for (String uri : uris) {
@@ -80,6 +88,87 @@ public final class PatternFiles {
       files.add(f != null ? f : FileCount.refused(uri, uri + " does not exist"));
     }
     return new Looked(files, folders.size(), entries, statted);
+  }
+
+  /** What one folder's look cost. */
+  private record Folder(long entries, int statted) {}
+
+  /** Each folder on a pool of at most {@link #THREADS}; the first failure fails the look. */
+  private static List<Folder> lookAll(
+      Map<String, Map<String, String>> folders,
+      Map<String, FileCount> found,
+      Configuration conf,
+      int entriesPerName)
+      throws IOException {
+    if (folders.size() == 1) {
+      Map.Entry<String, Map<String, String>> only = folders.entrySet().iterator().next();
+      return List.of(lookAt(only.getKey(), only.getValue(), found, conf, entriesPerName));
+    }
+    AtomicInteger threadNumber = new AtomicInteger();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.min(THREADS, folders.size()),
+            r -> {
+              Thread t = new Thread(r, "spindle-list-" + threadNumber.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      List<Future<Folder>> futures = new ArrayList<>(folders.size());
+      for (Map.Entry<String, Map<String, String>> folder : folders.entrySet()) {
+        futures.add(
+            pool.submit(
+                () -> lookAt(folder.getKey(), folder.getValue(), found, conf, entriesPerName)));
+      }
+      List<Folder> looked = new ArrayList<>(futures.size());
+      for (Future<Folder> future : futures) {
+        looked.add(result(future));
+      }
+      return looked;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static Folder result(Future<Folder> future) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while listing the folders of a brace pattern");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IOException(cause);
+    }
+  }
+
+  /**
+   * Lists one folder for its names (name to URI; they leave it as they are found, the map is this
+   * call's alone), then stats those its listing's budget did not reach.
+   */
+  private static Folder lookAt(
+      String folder,
+      Map<String, String> left,
+      Map<String, FileCount> found,
+      Configuration conf,
+      int entriesPerName)
+      throws IOException {
+    Path path = new Path(folder);
+    FileSystem fs = path.getFileSystem(conf);
+    long entries = list(fs, path, left, (long) entriesPerName * left.size(), found);
+    for (String uri : left.values()) {
+      found.put(uri, status(fs, uri));
+    }
+    return new Folder(entries, left.size());
   }
 
   /**

@@ -1,10 +1,14 @@
 package dev.spindle.spark.shard
 
+import java.net.URI
 import java.nio.file.{Files, Path}
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+import java.util.concurrent.atomic.AtomicInteger
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileStatus, RawLocalFileSystem, RemoteIterator}
 import org.scalatest.funsuite.AnyFunSuite
 
 import dev.spindle.spark.testkit.{CountingFileSystem, TestFiles}
@@ -75,5 +79,82 @@ class PatternFilesSuite extends AnyFunSuite {
       assert(byOp(calls2) == Map("listStatusIterator" -> 1) && all.filesStatted == 0, calls2)
       assert(all.files.asScala.map(_.bytes) == Seq(10L, 11L, 12L))
     }
+  }
+
+  test("folders are listed at the same time, up to THREADS, and each file is still found once") {
+    TestFiles.withTempDir("pattern-parallel") { dir =>
+      val folders = PatternFiles.THREADS + 4
+      for (d <- 0 until folders; i <- 0 until 3) file(dir.resolve(f"d$d%02d/s-$i.tar"), 10 * d + i)
+      val gated = new Configuration()
+      gated.set("fs.gated.impl", classOf[GatedFileSystem].getName)
+      gated.setBoolean("fs.gated.impl.disable.cache", true)
+      // each listing waits until PatternFiles.THREADS listings have begun: one folder after
+      // another, the first would wait out the 60 s and the test fail
+      GatedFileSystem.reset(PatternFiles.THREADS)
+      val uris = PatternInput.expand("gated://" + dir + s"/d{00..${folders - 1}}/s-{0..2}.tar", gated).uris()
+      val looked = PatternFiles.look(uris, gated)
+      assert(GatedFileSystem.waitedOut.get == 0, "listings waited out the gate: not concurrent")
+      assert(GatedFileSystem.maxAtOnce.get == PatternFiles.THREADS)
+      assert(looked.foldersListed == folders && looked.filesStatted == 0)
+      assert(looked.files.asScala.map(_.uri) == uris.asScala)
+      assert(looked.files.asScala.map(_.bytes) ==
+        (for (d <- 0 until folders; i <- 0 until 3) yield (10 * d + i).toLong))
+    }
+  }
+
+  test("a folder that cannot be listed fails the look with its error") {
+    TestFiles.withTempDir("pattern-error") { dir =>
+      for (d <- Seq("a", "b", "c")) file(dir.resolve(s"$d/s-0.tar"), 1)
+      val gated = new Configuration()
+      gated.set("fs.gated.impl", classOf[GatedFileSystem].getName)
+      gated.setBoolean("fs.gated.impl.disable.cache", true)
+      GatedFileSystem.reset(1, failOn = "/b")
+      val uris = PatternInput.expand("gated://" + dir + "/{a,b,c}/s-0.tar", gated).uris()
+      val e = intercept[java.io.IOException](PatternFiles.look(uris, gated))
+      assert(e.getMessage == s"cannot list ${dir}/b", e)
+    }
+  }
+}
+
+/**
+ * The local file system under `gated:`, whose listings each wait (up to 60 s, once) until a set
+ * number of them have begun, counting how many run at once; one folder's listing may be made to
+ * fail.
+ */
+class GatedFileSystem extends RawLocalFileSystem {
+  override def getUri: URI = URI.create("gated:///")
+  override def getScheme: String = "gated"
+
+  override def listStatusIterator(p: org.apache.hadoop.fs.Path): RemoteIterator[FileStatus] = {
+    import GatedFileSystem._
+    if (failOn != null && p.toUri.getPath.endsWith(failOn)) {
+      throw new java.io.IOException(s"cannot list ${p.toUri.getPath}")
+    }
+    val now = running.incrementAndGet()
+    maxAtOnce.accumulateAndGet(now, Math.max)
+    gate.countDown()
+    try {
+      if (!gate.await(60, TimeUnit.SECONDS)) {
+        waitedOut.incrementAndGet()
+        while (gate.getCount > 0) gate.countDown() // the others need not wait it out again
+      }
+      super.listStatusIterator(p)
+    } finally running.decrementAndGet()
+  }
+}
+
+object GatedFileSystem {
+  @volatile private var gate = new CountDownLatch(0)
+  @volatile private var failOn: String = _
+  private val running = new AtomicInteger()
+  val maxAtOnce = new AtomicInteger()
+  val waitedOut = new AtomicInteger()
+
+  def reset(listingsAtOnce: Int, failOn: String = null): Unit = {
+    gate = new CountDownLatch(listingsAtOnce)
+    this.failOn = failOn
+    running.set(0)
+    maxAtOnce.set(0)
+    waitedOut.set(0)
   }
 }
