@@ -665,6 +665,12 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       }
       run(Python, "-m", "venv", "--system-site-packages", venv.toString)
       val py = venv.resolve("bin/python").toString
+      // --system-site-packages reaches the base interpreter's packages only; where the test's
+      // python3 is itself a virtual environment (GPU images keep torch and numpy in one), its
+      // packages are reached through a .pth file, as a user's nested environment would
+      val parentSites = run(Python, "-c", "import site; print('\\n'.join(site.getsitepackages()))")
+      val purelib = run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").trim
+      Files.write(Path.of(purelib, "spindle-test-parent.pth"), parentSites.getBytes("UTF-8"))
       // plain pip: build isolation on, nothing to download (the backend uses the interpreter's
       // setuptools); what a user types
       run(py, "-m", "pip", "install", src.toString)
