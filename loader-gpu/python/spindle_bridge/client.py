@@ -12,7 +12,7 @@ import numpy as np
 from . import protocol as p
 from .batch import Batch, drop, hold
 from .cuda import CudaSlab, parse_device, require_support
-from .pinned import pin
+from .pinned import warn_unpinned
 from .state_file import StateFile
 
 
@@ -64,10 +64,10 @@ class SpindleLoader:
     consumed before a resume), as the feeder states it; TypeError where the feeder does not know
     (a feed whose length is unknown).
 
-    ``pin_memory=True`` (host feeders): page-locks this process's mapping of the feeder's memory
-    with CUDA once per leg, so that ``images.to("cuda", non_blocking=True)`` copies by DMA; a
-    warning and no pinning where torch has no CUDA (see ``spindle_bridge.pinned``). ``pinned``
-    says whether the current leg's mapping is pinned.
+    ``pin_memory=True`` (host feeders): asks to page-lock this process's mapping of the feeder's
+    memory with CUDA; refused for now with a warning that says why (``spindle_bridge.pinned``:
+    CUDA cannot pin the copy-on-write mapping), and batches are copied unpinned. ``pinned`` is
+    False.
 
     Not thread-safe: one iterating thread per loader.
     """
@@ -88,7 +88,6 @@ class SpindleLoader:
         self._ipc_opener = ipc
         self._state_file = None if state_out is None else StateFile(state_out)
         self.pin_memory = bool(pin_memory) and self.ordinal is None  # CUDA batches: on device
-        self._pin = None
         self._sock = None
         self.wait_s = 0.0
         self._connect_leg(state)
@@ -130,8 +129,8 @@ class SpindleLoader:
         if w["memory"] == p.MEMORY_SHM:
             self._mm = _map_shared(w["path"], w["size"])
             if self.pin_memory:
-                self._pin = pin(self._mm, self.torch)
-                self.pin_memory = self._pin is not None  # warned once: not again each leg
+                warn_unpinned(self.torch)
+                self.pin_memory = False  # warned once: not again each leg
         elif self.ordinal is None or w["device"] != self.ordinal:
             raise p.ProtocolError("feeder offered CUDA IPC memory on cuda:%d to a trainer on %s"
                                   % (w["device"], self.device))
@@ -166,8 +165,9 @@ class SpindleLoader:
 
     @property
     def pinned(self):
-        """Whether the current leg's mapping of the feeder's memory is page-locked (CUDA)."""
-        return self._pin is not None
+        """Whether the current leg's mapping of the feeder's memory is page-locked (CUDA): never,
+        for now (see ``spindle_bridge.pinned``)."""
+        return False
 
     def __len__(self):
         end = self.welcome["end_batch"]
@@ -373,9 +373,6 @@ class SpindleLoader:
             self._sock.close()
             if self._cuda is not None:
                 self._cuda.close()
-        if self._pin is not None:
-            self._pin.close()
-            self._pin = None
         if self._mm is not None:
             try:
                 self._mm.close()

@@ -76,11 +76,9 @@ class DatasetTest(unittest.TestCase):
         loader.load_state_dict(dict(loader.state_dict(), batchesConsumed=[2]))
         self.assertEqual((len(loader), [b.number for b in loader]), (3, [2]))
 
-    def test_pin_memory_without_cuda_warns_and_serves_the_same_batches(self):
-        if torch.cuda.is_available():
-            self.skipTest("torch has CUDA here: the GPU check pins for real")
-        with self.assertWarnsRegex(UserWarning, r"pin_memory=True\): not pinning, torch has no "
-                                   r"CUDA device"):
+    def test_pin_memory_warns_and_serves_the_same_batches(self):
+        with self.assertWarnsRegex(UserWarning, r"pin_memory=True\): not pinning, (torch has no "
+                                   r"CUDA device|CUDA cannot page-lock)"):
             f, loader = self.loader([(0, 2)], pin_memory=True)
         self.assertFalse(loader.pinned)
         self.assertEqual([b.indices for b in loader], [[0, 1], [10, 11]])
