@@ -1,6 +1,5 @@
 package dev.spindle.gpu.bridge;
 
-import dev.spindle.gpu.device.DeviceKind;
 import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.GpuFeeder;
 
@@ -48,16 +47,7 @@ public record RankFeed(
               + firstBatch
               + ")");
     }
-    if (!(feeder.device() instanceof SharedMemoryDevice)
-        && feeder.device().kind() != DeviceKind.CUDA) {
-      throw new IllegalArgumentException(
-          "Invalid feeder for rank "
-              + rank
-              + ": it runs on "
-              + feeder.device().description()
-              + ", whose memory another process cannot map "
-              + "(open it on a SharedMemoryDevice or a CUDA device)");
-    }
+    ServedMemory.requireMappable(rank, feeder);
     if (feeder.config().maxRows() > BatchKeys.MAX_ROWS) {
       throw new IllegalArgumentException(
           "Invalid feeder for rank "

@@ -62,6 +62,7 @@ sealed interface ServedMemory {
    * @throws IllegalArgumentException for a feeder whose memory another process cannot map
    */
   static ServedMemory of(int rank, GpuFeeder feeder) {
+    requireMappable(rank, feeder);
     if (feeder.device() instanceof SharedMemoryDevice shm) {
       List<SharedSegment> s = shm.segments();
       if (s.size() != 1) {
@@ -70,26 +71,36 @@ sealed interface ServedMemory {
       }
       return new Shared(s.get(0));
     }
-    if (feeder.device().kind() == DeviceKind.CUDA) {
-      return new CudaIpc(
-          feeder
-              .exportDeviceMemory()
-              .orElseThrow(
-                  () ->
-                      new IllegalArgumentException(
-                          "Invalid feeder for rank "
-                              + rank
-                              + ": "
-                              + feeder.device().description()
-                              + " did not export its slab for CUDA IPC")));
+    return new CudaIpc(
+        feeder
+            .exportDeviceMemory()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "Invalid feeder for rank "
+                            + rank
+                            + ": "
+                            + feeder.device().description()
+                            + " did not export its slab for CUDA IPC")));
+  }
+
+  /**
+   * Refuses a feeder whose memory another process cannot map: only a shared-memory or a CUDA
+   * device's can be served.
+   *
+   * @throws IllegalArgumentException naming the rank and the feeder's device
+   */
+  static void requireMappable(int rank, GpuFeeder feeder) {
+    if (!(feeder.device() instanceof SharedMemoryDevice)
+        && feeder.device().kind() != DeviceKind.CUDA) {
+      throw new IllegalArgumentException(
+          "Invalid feeder for rank "
+              + rank
+              + ": it runs on "
+              + feeder.device().description()
+              + ", whose memory another process cannot map "
+              + "(open it on a SharedMemoryDevice or a CUDA device)");
     }
-    throw new IllegalArgumentException(
-        "Invalid feeder for rank "
-            + rank
-            + ": it runs on "
-            + feeder.device().description()
-            + ", whose memory another process cannot map "
-            + "(open it on a SharedMemoryDevice or a CUDA device)");
   }
 
   /** Memory kind 1: the slab's /proc/pid/fd/n link, which the trainer opens and maps once. */
