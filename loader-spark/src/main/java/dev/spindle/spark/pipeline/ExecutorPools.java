@@ -151,7 +151,8 @@ public final class ExecutorPools implements AutoCloseable {
     return m.matches() ? Math.max(1, Integer.parseInt(m.group(1))) : fallback;
   }
 
-  private static ThreadFactory daemons(String prefix) {
+  /** Daemon threads named {@code prefix} and a number from 0. */
+  public static ThreadFactory daemons(String prefix) {
     AtomicInteger n = new AtomicInteger();
     ThreadFactory base = Executors.defaultThreadFactory();
     return r -> {

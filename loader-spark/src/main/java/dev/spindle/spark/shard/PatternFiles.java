@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.pipeline.ExecutorPools;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -13,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -104,15 +104,9 @@ public final class PatternFiles {
       Map.Entry<String, Map<String, String>> only = folders.entrySet().iterator().next();
       return List.of(lookAt(only.getKey(), only.getValue(), found, conf, entriesPerName));
     }
-    AtomicInteger threadNumber = new AtomicInteger();
     ExecutorService pool =
         Executors.newFixedThreadPool(
-            Math.min(THREADS, folders.size()),
-            r -> {
-              Thread t = new Thread(r, "spindle-list-" + threadNumber.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            Math.min(THREADS, folders.size()), ExecutorPools.daemons("spindle-list-"));
     try {
       List<Future<Folder>> futures = new ArrayList<>(folders.size());
       for (Map.Entry<String, Map<String, String>> folder : folders.entrySet()) {
