@@ -13,7 +13,8 @@ an NVIDIA H200, driver 580.159 (CUDA 13), 2026-11-27, on a 4 MiB file mapping:
 - read-only registration of a shared read-only mapping (``MAP_SHARED``, ``PROT_READ``) returns in
   0.12 s, but there a trainer's in-place write into a batch would be a segmentation fault.
 
-A design that pins without either cost (the feeder exporting memory it registered itself, or
+These came from a hand-run script on that machine; ``bin/gpu-pin-probe`` is the same probe,
+committed afterwards (not yet run on a GPU itself). A design that pins without either cost (the feeder exporting memory it registered itself, or
 batches copied once into a trainer-owned pinned buffer) is future work.
 """
 import warnings
