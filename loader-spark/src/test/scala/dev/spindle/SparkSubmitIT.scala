@@ -29,6 +29,8 @@ class SparkSubmitIT extends AnyFunSuite {
     assert(jars.size == 1, s"the shaded jar under $target (run after package): $jars")
     jars.head
   }
+  private lazy val version =
+    shadedJar.getFileName.toString.stripPrefix("loader-spark-").stripSuffix("-all.jar")
   private lazy val sparkClasspath = Files.readString(target.resolve("spark-classpath.txt")).trim
 
   /** Runs `cmd` from the repository root without the test JVM's Spark variables. */
@@ -49,12 +51,8 @@ class SparkSubmitIT extends AnyFunSuite {
 
   /** The README's example program, compiled against the shaded jar and Spark's jars, as a jar. */
   private def exampleJar(dir: Path): Path = {
-    val readme = Files.readString(root.resolve("README.md"))
-    val begin = "<!-- example:SpindleJob.java -->\n```java\n"
-    assert(readme.contains(begin), "the README's example program")
-    val from = readme.indexOf(begin) + begin.length
     val source = Files.createDirectories(dir.resolve("src")).resolve("SpindleJob.java")
-    Files.writeString(source, readme.substring(from, readme.indexOf("```", from)))
+    Files.writeString(source, readmeBlock("SpindleJob.java", "java"))
     val classes = Files.createDirectories(dir.resolve("classes"))
     val javac = ToolProvider.getSystemJavaCompiler
     val code = javac.run(null, null, null, "-d", classes.toString, "-cp",
@@ -95,6 +93,84 @@ class SparkSubmitIT extends AnyFunSuite {
 
   test("the same program on local-cluster[2,1,1024]: two executor JVMs without a Spark installation") {
     submitExample("local-cluster[2,1,1024]", "submit-cluster")
+  }
+
+  /** The README's block that follows `<!-- example:NAME -->`, fenced as `lang`. */
+  private def readmeBlock(name: String, lang: String): String = {
+    val readme = Files.readString(root.resolve("README.md"))
+    val begin = s"<!-- example:$name -->\n```$lang\n"
+    assert(readme.contains(begin), s"the README's $name")
+    val from = readme.indexOf(begin) + begin.length
+    readme.substring(from, readme.indexOf("```", from))
+  }
+
+  /**
+   * A local Maven repository of this build's dependencies and plugins without any Spindle
+   * artifact: every file of the build's repository but dev/spindle, jars as links (the originals
+   * are never written: [[TestFiles.deleteRecursively]] removes links, not what they name).
+   */
+  private def repositoryWithoutSpindle(dir: Path): Path = {
+    val real = Paths.get(sys.props.getOrElse("spindle.test.localRepository",
+      sys.props("user.home") + "/.m2/repository"))
+    val repo = dir.resolve("repository")
+    val files = Files.walk(real)
+    try files.iterator().asScala.filterNot(p => real.relativize(p).startsWith("dev/spindle"))
+      .foreach { p =>
+        val to = repo.resolve(real.relativize(p).toString)
+        if (Files.isDirectory(p)) Files.createDirectories(to)
+        else if (p.toString.endsWith(".jar")) Files.createSymbolicLink(to, p)
+        else Files.copy(p, to)
+      } finally files.close()
+    repo
+  }
+
+  /** Installs this build's artifacts into `repo`, as `mvn install` lays them out. */
+  private def installSpindle(repo: Path, dir: Path): Unit = {
+    def install(args: String*): Unit = {
+      val (code, out, err) = run(Seq("mvn", "-B", "-q",
+        "org.apache.maven.plugins:maven-install-plugin:2.4:install-file",
+        s"-Dmaven.repo.local=$repo") ++ args, dir)
+      assert(code == 0, s"install-file ${args.mkString(" ")}:\n$out\n$err")
+    }
+    install(s"-Dfile=${root.resolve("pom.xml")}", s"-DpomFile=${root.resolve("pom.xml")}")
+    for (module <- Seq("loader-gpu", "loader-spark")) {
+      val m = root.resolve(module)
+      install(s"-Dfile=${m.resolve(s"target/$module-$version.jar")}",
+        s"-DpomFile=${m.resolve("pom.xml")}")
+    }
+    install(s"-Dfile=$shadedJar", "-DgroupId=dev.spindle", "-DartifactId=loader-spark",
+      s"-Dversion=$version", "-Dpackaging=jar", "-Dclassifier=all", "-DgeneratePom=false")
+  }
+
+  test("the README's pom builds the program offline against Spindle's installed artifacts; it runs with the installed shaded jar") {
+    TestFiles.withTempDir("maven-user") { dir =>
+      val repo = repositoryWithoutSpindle(dir)
+      installSpindle(repo, dir)
+      val project = dir.resolve("project")
+      Files.createDirectories(project.resolve("src/main/java"))
+      Files.writeString(project.resolve("pom.xml"), readmeBlock("pom.xml", "xml"))
+      Files.writeString(project.resolve("src/main/java/SpindleJob.java"),
+        readmeBlock("SpindleJob.java", "java"))
+      val (built, buildOut, buildErr) = run(Seq("mvn", "-B", "-o", s"-Dmaven.repo.local=$repo",
+        "-f", project.resolve("pom.xml").toString, "package"), dir)
+      assert(built == 0, s"the user project did not build offline:\n$buildOut\n$buildErr")
+      val jar = project.resolve("target/spindle-job-1.0.jar")
+      val classes = new JarFile(jar.toFile)
+      val entries = try classes.stream().iterator().asScala.map(_.getName).filter(_.endsWith(".class"))
+        .toSeq finally classes.close()
+      assert(entries == Seq("SpindleJob.class"), s"the user's jar bundles more than its class: $entries")
+      val allJar = repo.resolve(s"dev/spindle/loader-spark/$version/loader-spark-$version-all.jar")
+      assert(Files.isRegularFile(allJar), s"the installed shaded jar: $allJar")
+      val in = dir.resolve("shards")
+      GenSample.run(new GenSample.Options(in.toString, 3, 8, 80, 60, 2L), new Configuration())
+      val arrow = dir.resolve("arrow")
+      val (code, out, err) = run(Seq("bin/spark-submit-local", "--master", "local[2]", "--class",
+        "SpindleJob", "--jars", allJar.toString, jar.toString, in.toString,
+        arrow.toString), dir)
+      assert(code == 0, s"stdout:\n$out\nstderr:\n$err")
+      assert(out.contains(s"preprocessed 24 images into file:$arrow"), out)
+      assert(ArrowFiles.readAll(arrow).size == 24)
+    }
   }
 
   test("the shaded jar carries no benchmark; there, bench is an unknown command that names bin/spindle") {
