@@ -73,7 +73,7 @@ public record FuzzTarget(
               10,
               8192,
               "gzip-wrapped tar (DecompressedStream under the tar entry reader)",
-              NONE),
+              COMPRESS),
           new FuzzTarget(
               "tar-xz",
               "dev.spindle.spark.shard.TarXzFuzz",
