@@ -116,21 +116,23 @@ final class FolderTree {
             .add(new Found(f, rel.substring(0, last), rel.substring(last + 1), rel));
       }
     }
-    macosx.forEach(
-        (folder, count) ->
-            skipped.add(
-                new InputListing.Skipped(
-                    new Path(root, folder).toString(),
-                    "macOS archive metadata (__MACOSX), no class and no image: "
-                        + count
-                        + (count == 1 ? " file" : " files")
-                        + " not read")));
-    return build(input, root, classes, byClass, skipped);
+    macosx.forEach((folder, count) -> skipped.add(macosxSkipped(root, folder, count)));
+    return build(input, classes, byClass, skipped);
   }
 
+  /** A {@code __MACOSX} folder, listed once. */
+  private static InputListing.Skipped macosxSkipped(Path root, String folder, int files) {
+    return new InputListing.Skipped(
+        new Path(root, folder).toString(),
+        "macOS archive metadata (__MACOSX), no class and no image: "
+            + files
+            + (files == 1 ? " file" : " files")
+            + " not read");
+  }
+
+  /** The samples of each class in torchvision's order; refuses a tree with an empty class. */
   private static FolderTree build(
       String input,
-      Path root,
       List<String> classes,
       Map<String, List<Found>> byClass,
       List<InputListing.Skipped> skipped)
