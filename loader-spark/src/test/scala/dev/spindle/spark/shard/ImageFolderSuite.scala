@@ -136,8 +136,8 @@ class ImageFolderSuite extends AnyFunSuite with SparkFixture {
   test("preprocess of the mixed tree: every torchvision sample written or quarantined, the others listed") {
     TestFiles.withTempDir("imagefolder-job") { dir =>
       val root = make(dir.resolve("in"), mixed)
-      val samples = torchvision(root).get("samples").elements().asScala
-        .map(s => s.get(0).asText -> s.get(1).asInt).toMap
+      val tv = torchvision(root)
+      val samples = tv.get("samples").elements().asScala.map(s => s.get(0).asText -> s.get(1).asInt).toMap
       val report = PreprocessJob.run(spark, root.toString, dir.resolve("out").toString, false, Map(
         "spark.spindle.image.size" -> "8", "spark.spindle.batchSize" -> "4",
         "spark.spindle.maxFailures" -> "20").asJava)
@@ -155,6 +155,9 @@ class ImageFolderSuite extends AnyFunSuite with SparkFixture {
         .asScala.map(k => relative(root, k.get("path")) -> k.get("reason")).toMap
       assert(listed == mixedSkipped)
       assert(report.get("input_skipped_total") == mixedSkipped.size)
+      val written = dev.spindle.spark.metrics.JobReport.read(dir.resolve("out/_manifest.json"))
+      assert(written.get("class_names").asInstanceOf[java.util.List[String]].asScala ==
+        tv.get("classes").elements().asScala.map(_.asText).toSeq, "the output's class_names are torchvision's classes")
     }
   }
 
