@@ -5,10 +5,12 @@ Run with Debian's Python (PIL): /usr/bin/python3 make_seeds.py. Parquet seeds co
 where node or DuckDB is missing. Inputs that a fuzzing run found and that the suite now checks are
 added beside the seeds by hand, named after what they found (found-*).
 """
+import bz2
 import gzip
 import hashlib
 import io
 import json
+import lzma
 import os
 import shutil
 import struct
@@ -78,11 +80,38 @@ def tars():
     }
     seeds["base256.tar"] = base256_size(seeds["ustar.tar"])
     seeds["no-end-blocks.tar"] = seeds["ustar.tar"][:-1024]
+    seeds["concatenated.tar"] = seeds["ustar.tar"] + b"\0" * 8192 + seeds["pax.tar"]
+    seeds["macos.tar"] = tar_bytes(tarfile.USTAR_FORMAT, [
+        ("._s0.jpg", b"\0\x05\x16\x07\0\x02\0\0Mac OS X", "f"), ("s0.jpg", b"\xff\xd8jpeg", "f"),
+        ("__MACOSX/._s0.cls", b"\0\x05\x16\x07", "f"), ("s0.cls", b"3", "f"),
+        ("s0.label", b"4", "f"), ("__meta__", b"{}", "f")])
     for name, data in seeds.items():
         put("tar", name, data)
         put("tar-gz", name + ".gz", gzip.compress(data, mtime=0))
+        put("tar-xz", name + ".xz", lzma.compress(data))
+        put("tar-bz2", name + ".bz2", bz2.compress(data))
+        zst = zstd(data)
+        if zst is not None:
+            put("tar-zst", name + ".zst", zst)
     put("tar-gz", "two-members.tar.gz", gzip.compress(seeds["ustar.tar"][:1024], mtime=0)
         + gzip.compress(seeds["ustar.tar"][1024:], mtime=0))
+    put("tar-xz", "two-streams.tar.xz", lzma.compress(seeds["ustar.tar"][:1024])
+        + lzma.compress(seeds["ustar.tar"][1024:]))
+    put("tar-xz", "delta-filter.tar.xz", lzma.compress(seeds["ustar.tar"], filters=[
+        {"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_LZMA2, "preset": 1}]))
+    put("tar-xz", "sha256-check.tar.xz", lzma.compress(seeds["ustar.tar"], check=lzma.CHECK_SHA256))
+    put("tar-bz2", "two-streams.tar.bz2", bz2.compress(seeds["ustar.tar"][:1024])
+        + bz2.compress(seeds["ustar.tar"][1024:]))
+
+
+def zstd(data):
+    """The zstd command's frame of data (with its checksum), or None where it is missing."""
+    try:
+        return subprocess.run(["zstd", "-q", "-c", "--check"], input=data, stdout=subprocess.PIPE,
+                              check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("no tar-zst seeds: the zstd command failed:", e, file=sys.stderr)
+        return None
 
 
 def images():

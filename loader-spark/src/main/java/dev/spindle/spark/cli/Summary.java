@@ -28,6 +28,12 @@ final class Summary {
           .append(quarantineNote(num(r.get("failures")), report))
           .append(")");
     }
+    if (num(r.get("input_skipped_total")) > 0) {
+      s.append(", ")
+          .append(r.get("input_skipped_total"))
+          .append(" input files not read")
+          .append(skippedNote(report));
+    }
     s.append(
         String.format(
             " in %.2f s, %.1f images/s", num(r.get("wall_s")), num(r.get("images_per_s"))));
@@ -54,6 +60,13 @@ final class Summary {
     return report == null
         ? ", listed with --report FILE"
         : ", listed in " + report + " (key \"quarantine\") and " + JobReport.quarantineFile(report);
+  }
+
+  /** Where the input's files that were not read are listed ({@code input_skipped}). */
+  private static String skippedNote(Path report) {
+    return report == null
+        ? " (listed with --report FILE)"
+        : " (listed in " + report + ", key \"input_skipped\")";
   }
 
   private static double num(Object o) {

@@ -16,6 +16,7 @@ import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -307,6 +308,8 @@ public final class FeedJob {
           new JobReport("feed")
               .put("input", request.input())
               .put("manifest", loaded.reportEntry())
+              .put("input_skipped", SkippedInputs.reportList(loaded.skipped()))
+              .put("input_skipped_total", loaded.skipped().size())
               .put("world_size", request.worldSize())
               .put("seed", spec.seed())
               .put("batch_size", spec.batchSize())

@@ -6,6 +6,7 @@ import dev.spindle.spark.plan.ManifestCodec;
 import dev.spindle.spark.shard.BracePattern;
 import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.InputListing;
+import dev.spindle.spark.shard.InputTree;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.PatternFiles;
@@ -13,8 +14,7 @@ import dev.spindle.spark.shard.PatternInput;
 import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardCatalog;
-import dev.spindle.spark.shard.ShardFiles;
-import dev.spindle.spark.shard.ShardFormat;
+import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,8 +62,19 @@ public final class ManifestCache {
    * @param location the cache file, or null when none could be used
    * @param status "created", "reused", "reused (written for INPUT)", "recounted", "recounted:
    *     reason", or "not cached: reason"
+   * @param skipped the files of the input folder that are no data, and why ({@link InputTree})
    */
-  public record Loaded(Manifest manifest, String location, String status) {
+  public record Loaded(
+      Manifest manifest, String location, String status, List<InputListing.Skipped> skipped) {
+    public Loaded {
+      skipped = List.copyOf(skipped);
+    }
+
+    /** Loaded from where nothing was skipped: a file, a brace pattern, a preprocess output. */
+    public Loaded(Manifest manifest, String location, String status) {
+      this(manifest, location, status, List.of());
+    }
+
     /** The report's {@code manifest} entry: location, status, shards and samples. */
     public Map<String, Object> reportEntry() {
       Map<String, Object> entry = new LinkedHashMap<>();
@@ -119,7 +130,8 @@ public final class ManifestCache {
               null,
               "not cached: the input is "
                   + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
-                  + "; use --manifest")
+                  + "; use --manifest",
+              catalog.skipped())
           : store(fresh, fs, cache, "created");
     }
     Manifest written;
@@ -136,12 +148,15 @@ public final class ManifestCache {
     }
     String here = located(input);
     Manifest cached = here.equals(written.input()) ? written : written.rebased(here);
-    ManifestCheck check = ManifestCheck.compare(cached, look(cached));
+    Looked looked = look(cached);
+    ManifestCheck check = ManifestCheck.compare(cached, looked.files());
     if (check.unchanged()) {
+      SkippedInputs.log(input, looked.skipped());
       return new Loaded(
           cached,
           cache.toString(),
-          cached == written ? "reused" : "reused (written for " + written.input() + ")");
+          cached == written ? "reused" : "reused (written for " + written.input() + ")",
+          looked.skipped());
     }
     String where =
         " (cached manifest "
@@ -199,23 +214,30 @@ public final class ManifestCache {
     }
   }
 
-  /** Writes the cache (JSON and binary form); a read-only place is no error. */
-  private static Loaded store(Manifest m, FileSystem fs, Path cache, String status) {
+  /**
+   * Writes the cache (JSON and binary form) of a manifest the catalog just counted; a read-only
+   * place is no error.
+   */
+  private Loaded store(Manifest m, FileSystem fs, Path cache, String status) {
     try {
       ManifestFiles.write(fs, cache, m);
-      return new Loaded(m, cache.toString(), status);
+      return new Loaded(m, cache.toString(), status, catalog.skipped());
     } catch (IOException e) {
       LOG.warn("Cannot cache the manifest at {}: {}", cache, e.toString());
-      return new Loaded(m, null, "not cached: " + e.getMessage());
+      return new Loaded(m, null, "not cached: " + e.getMessage(), catalog.skipped());
     }
   }
 
+  /** The data files of an input as they are now, and the files that are no data. */
+  private record Looked(List<FileFacts> files, List<InputListing.Skipped> skipped) {}
+
   /**
-   * The data files of the manifest's input as the catalog would take them now: a listing of its
-   * folder, the file itself, or the files its brace pattern names (found by listing their folders:
-   * {@link PatternFiles}).
+   * The data files of the manifest's input as the catalog would take them now: the layout of its
+   * folder ({@link InputTree}, which refuses a folder that became a mix of layouts), the file
+   * itself, or the files its brace pattern names (found by listing their folders: {@link
+   * PatternFiles}).
    */
-  private List<FileFacts> look(Manifest cached) throws IOException {
+  private Looked look(Manifest cached) throws IOException {
     List<FileFacts> out = new ArrayList<>();
     if (BracePattern.isPattern(cached.input())) {
       PatternInput pattern = PatternInput.expand(cached.input(), hadoop);
@@ -233,26 +255,27 @@ public final class ManifestCache {
           out.add(new FileFacts(f.uri(), f.bytes(), f.modificationTime()));
         }
       }
-      return out;
+      return new Looked(out, List.of());
     }
     Path root = new Path(cached.input());
     FileSystem fs = root.getFileSystem(hadoop);
     if (!fs.exists(root)) {
-      return out;
+      return new Looked(out, List.of());
     }
     FileStatus status = fs.getFileStatus(root);
     if (status.isFile()) {
       out.add(facts(status));
-      return out;
+      return new Looked(out, List.of());
     }
-    ShardFormat format =
-        cached.shards().isEmpty() ? ShardFormat.TAR : cached.shards().get(0).format();
-    for (FileStatus f : InputListing.list(fs, status.getPath()).files()) {
-      if (ShardFiles.formatOf(f.getPath().getName()) == format) {
-        out.add(facts(f));
-      }
+    InputTree tree =
+        InputTree.of(cached.input(), status.getPath(), InputListing.list(fs, status.getPath()));
+    if (tree == null) {
+      return new Looked(out, List.of());
     }
-    return out;
+    for (FileStatus f : tree.files()) {
+      out.add(facts(f));
+    }
+    return new Looked(out, tree.skipped());
   }
 
   private static FileFacts facts(FileStatus f) {

@@ -6,6 +6,7 @@ import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -107,6 +108,8 @@ final class TrainReport {
         new JobReport("train")
             .put("input", request.input())
             .put("manifest", loaded.reportEntry())
+            .put("input_skipped", SkippedInputs.reportList(loaded.skipped()))
+            .put("input_skipped_total", loaded.skipped().size())
             .put("world_size", request.worldSize())
             .put("epochs", request.epochs())
             .put("seed", end.seed())

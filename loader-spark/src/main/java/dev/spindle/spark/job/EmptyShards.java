@@ -2,6 +2,7 @@ package dev.spindle.spark.job;
 
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFiles;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,12 +11,14 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Why an input holds no samples at all: for each {@code .tar} shard that counted none, what its
- * bytes are — empty, all zeros, an end-of-archive block with data behind it (corrupt: a reader
- * stops there), or a valid archive without regular files. Driver; runs only on that failure.
+ * Why an input holds no samples at all: for each tar shard that counted none, what its bytes are —
+ * empty, all zeros (end-of-archive blocks only, or a file overwritten with zeros), or a valid
+ * archive without a member that belongs to a sample. Blocks of zeros do not end what is read
+ * (archives written one after another into one file read as one), so data behind them is read or is
+ * damage, and damage is a sample: a shard that counted none holds no data. A compressed shard is
+ * described by its decompressed archive. Driver; runs only on that failure.
  */
 final class EmptyShards {
-  private static final int BLOCK = 512;
   private static final long SCAN_LIMIT = 64L << 20;
   private static final int LISTED = 10;
 
@@ -53,7 +56,7 @@ final class EmptyShards {
         return "an empty file (0 bytes), not a tar archive: a tar holds at least its"
             + " end-of-archive blocks (truncated, or never written?)";
       }
-      try (InputStream in = fs.open(path, 1 << 16)) {
+      try (InputStream in = ShardFiles.tarBytes(shard.uri(), conf)) {
         return describe(in, length);
       }
     } catch (IOException e) {
@@ -62,49 +65,26 @@ final class EmptyShards {
   }
 
   private static String describe(InputStream in, long length) throws IOException {
-    byte[] block = new byte[BLOCK];
-    int n = in.readNBytes(block, 0, BLOCK);
-    if (!allZero(block, n)) {
-      return "no sample: a readable tar archive ("
-          + length
-          + " bytes) whose entries are only"
-          + " directories, links or other entries that are not files";
-    }
-    long offset = n;
+    long offset = 0;
     byte[] buf = new byte[1 << 16];
-    while (offset < Math.min(length, SCAN_LIMIT)) {
+    while (offset < SCAN_LIMIT) {
       int r = in.read(buf);
       if (r < 0) {
-        break;
+        return "only zero bytes ("
+            + offset
+            + "): an empty archive, or a file overwritten with zeros";
       }
       for (int i = 0; i < r; i++) {
         if (buf[i] != 0) {
-          return "corrupt: it starts with an end-of-archive block (512 zero bytes) but holds"
-              + " data at byte "
-              + (offset + i)
-              + " of "
+          return "no sample: a readable tar archive ("
               + length
-              + "; a tar reader stops at"
-              + " that block, so nothing after it can be read";
+              + " bytes) whose entries are only directories, links, other entries that are not"
+              + " files, or members that belong to no sample (names starting with '.', such as"
+              + " macOS's ._* files; __MACOSX/; WebDataset's __…__ metadata)";
         }
       }
       offset += r;
     }
-    return offset >= length
-        ? "only zero bytes (" + length + "): an empty archive, or a file overwritten with zeros"
-        : "starts with an end-of-archive block; its first "
-            + offset
-            + " of "
-            + length
-            + " bytes are zeros";
-  }
-
-  private static boolean allZero(byte[] b, int n) {
-    for (int i = 0; i < n; i++) {
-      if (b[i] != 0) {
-        return false;
-      }
-    }
-    return true;
+    return "its first " + offset + " bytes are zeros";
   }
 }

@@ -16,6 +16,7 @@ import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ShardCatalog;
+import dev.spindle.spark.shard.SkippedInputs;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;
 import java.io.IOException;
@@ -121,11 +122,8 @@ public final class PreprocessJob {
                 input, hadoop, output, manifest, groups.size(), settings, outcome, wall, startMs);
         return report
             .put("master", spark.sparkContext().master())
-            .put(
-                "input_skipped",
-                catalog.skipped().stream()
-                    .map(k -> Map.of("path", k.path(), "reason", k.reason()))
-                    .toList())
+            .put("input_skipped", SkippedInputs.reportList(catalog.skipped()))
+            .put("input_skipped_total", catalog.skipped().size())
             .put("recovered", recoveryReport(recovery))
             .put("timeline", Timeline.of(startMs, tasks));
       } catch (Throwable t) {

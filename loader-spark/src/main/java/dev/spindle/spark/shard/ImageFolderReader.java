@@ -9,11 +9,11 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Reads the files of an image-folder shard ({@code ROOT/<class>/<file>}) in manifest order; the
- * label is the class folder's index in the manifest's sorted class names, held to the same {@link
- * LabelRule} as a tar's labels (below {@code spark.spindle.numClasses} when that is set). A file
- * that cannot be read or is too large becomes a sample with a problem, so one bad file does not
- * stop the shard.
+ * Reads the files of an image-folder shard ({@code ROOT/<class>/…/<file>}) in manifest order; the
+ * label is the class folder's index in the manifest's class names (torchvision's {@code
+ * class_to_idx}: {@link FolderTree}), held to the same {@link LabelRule} as a tar's labels (below
+ * {@code spark.spindle.numClasses} when that is set). A file that cannot be read or is too large
+ * becomes a sample with a problem, so one bad file does not stop the shard.
  */
 final class ImageFolderReader implements ShardReader {
   private final Shard shard;

@@ -80,7 +80,12 @@ public record PatternInput(String input, List<String> uris, ShardFormat format) 
               + pattern
               + "\" names "
               + name
-              + ", which is not a shard file (.tar, .tar.gz, .tgz or .parquet)");
+              + (TarCompression.isUnreadableTar(name)
+                  ? ", a tar compressed in a way Spindle does not read"
+                  : ", which is not a shard file")
+              + " (tar shards: "
+              + TarCompression.suffixList()
+              + "; or .parquet)");
     }
     if (before != null && before != format) {
       throw new IllegalArgumentException(

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * Collects the parts of one sample and names what is missing or wrong; the first problem found is
  * the one reported. The first image entry is the image (other image extensions are further views,
- * not read), the first label entry the label. One thread.
+ * not read), the first label entry the label (a second one must agree with it). One thread.
  */
 final class SampleBuilder {
   private static final int LISTED_ENTRIES = 5;
@@ -23,6 +23,7 @@ final class SampleBuilder {
   private String imageName;
   private String imageFile;
   private Integer label;
+  private String labelEntry; // "label '3' in k.cls": the entry the label came from
   private String problem;
   private Sample.Stored stored;
 
@@ -51,9 +52,12 @@ final class SampleBuilder {
     return image == null && problem == null;
   }
 
-  /** True while the sample has no label and no problem: a label entry is worth reading. */
-  boolean wantsLabel() {
-    return label == null && problem == null;
+  /**
+   * True while the sample has no problem: a label entry is worth reading, the first for the label,
+   * a later one ({@code .label} after {@code .cls}) to check that it says the same.
+   */
+  boolean wantsLabelEntry() {
+    return problem == null;
   }
 
   /** The image, read from the file {@code name} (a tar entry, an image folder's file). */
@@ -84,7 +88,11 @@ final class SampleBuilder {
     return this;
   }
 
-  /** A label entry's bytes, by {@link LabelRule}. */
+  /**
+   * A label entry's bytes, by {@link LabelRule}. A second label entry ({@code .cls} and {@code
+   * .label}) must hold the same number: which one a trainer meant cannot be known, so two that
+   * disagree are the sample's problem, naming both.
+   */
   SampleBuilder labelText(byte[] text, String entryName) {
     String value = LabelRule.text(text);
     if (value.isEmpty()) {
@@ -92,7 +100,16 @@ final class SampleBuilder {
     }
     String what = "label '" + LabelRule.abbreviate(value) + "' in " + entryName;
     long number = LabelRule.parse(value);
-    return number < 0 ? problem(what + " " + LabelRule.NOT_PLAIN) : label(number, what);
+    if (number < 0) {
+      return problem(what + " " + LabelRule.NOT_PLAIN);
+    }
+    if (label == null) {
+      labelEntry = what;
+      return label(number, what);
+    }
+    return number == label
+        ? this
+        : problem("label entries disagree: " + labelEntry + ", " + what + " (key '" + key + "')");
   }
 
   /** Marks the sample as a stored row of a preprocess output: its image is decoded pixels. */

@@ -3,9 +3,7 @@ package dev.spindle.spark.shard;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -14,16 +12,15 @@ import org.apache.hadoop.fs.Path;
 /**
  * Finds the shards of an input and builds the {@link Manifest}. Runs on the driver. Accepted
  * inputs: a {@code preprocess} output folder (its {@code _manifest.json} lists the shards and their
- * rows: {@link PreprocessedInput}; nothing is listed or counted); one shard file ({@code .tar},
- * {@code .tar.gz}, {@code .tgz}, {@code .parquet}); a tree holding tar shards (WebDataset) or
- * Parquet files, listed through the Hadoop FileSystem API; a class-per-folder tree {@code
- * ROOT/<class>/<image>}; or a brace pattern naming shard files ({@link PatternInput}; nothing is
- * listed, and a named file that does not exist is an error). When a tree holds tar shards, its
- * other files are ignored; without tars, so are the images beside Parquet files; tar and Parquet
- * shards together are refused. Files and folders whose names start with {@code _} or {@code .} are
- * ignored. Tar and Parquet shards are counted by a {@link Counter}; a shard that cannot be used at
- * all (missing, a Parquet footer or schema that cannot be used) fails the listing with an error
- * that names it.
+ * rows: {@link PreprocessedInput}; nothing is listed or counted); one shard file (a tar, plain or
+ * compressed as {@link TarCompression} reads it, or a {@code .parquet}); a tree holding tar shards
+ * (WebDataset), Parquet files, or an image folder tree {@code ROOT/<class>/…/<image>} read as
+ * torchvision's {@code ImageFolder} reads it, listed through the Hadoop FileSystem API ({@link
+ * InputTree}: a tree is one of these layouts, or refused naming the files of each kind); or a brace
+ * pattern naming shard files ({@link PatternInput}; nothing is listed, and a named file that does
+ * not exist is an error). What a tree holds beside its data is listed in {@link #skipped()}. Tar
+ * and Parquet shards are counted by a {@link Counter}; a shard that cannot be used at all (missing,
+ * a Parquet footer or schema that cannot be used) fails the listing with an error that names it.
  */
 public final class ShardCatalog {
   private static final int LISTED_REFUSALS = 10;
@@ -69,7 +66,11 @@ public final class ShardCatalog {
     this.columns = columns;
   }
 
-  /** What the last {@link #list} passed over under its input (links followed twice, broken). */
+  /**
+   * What the last {@link #list} passed over under its input, each with its reason: links followed
+   * twice or broken, files of no shard's kind, an image folder's files that are no samples ({@link
+   * InputTree}).
+   */
   public List<InputListing.Skipped> skipped() {
     return skipped;
   }
@@ -111,8 +112,9 @@ public final class ShardCatalog {
         throw new IOException(
             "Input "
                 + input
-                + " is a file but not a shard (.tar, .tar.gz,"
-                + " .tgz or .parquet)"
+                + " is a file but not a shard ("
+                + TarCompression.suffixList()
+                + " or .parquet)"
                 + (rootUri.endsWith(".arrow")
                     ? "; a preprocess output is read as its folder, the one holding "
                         + PreprocessedInput.MANIFEST
@@ -125,56 +127,37 @@ public final class ShardCatalog {
       return preprocessed;
     }
     InputListing.Listing listing = InputListing.list(fs, status.getPath());
-    skipped = listing.skipped();
-    return treeManifest(input, status.getPath(), rootUri, listing.files(), counter);
+    return treeManifest(input, status.getPath(), rootUri, listing, counter);
   }
 
   private Manifest treeManifest(
-      String input, Path root, String rootUri, List<FileStatus> files, Counter counter)
+      String input, Path root, String rootUri, InputListing.Listing listing, Counter counter)
       throws IOException {
-    Map<ShardFormat, List<FileStatus>> byFormat = new EnumMap<>(ShardFormat.class);
-    for (FileStatus file : files) {
-      ShardFormat format = ShardFiles.formatOf(file.getPath().getName());
-      if (format != null) {
-        byFormat.computeIfAbsent(format, f -> new ArrayList<>()).add(file);
-      }
-    }
-    List<FileStatus> tars = byFormat.getOrDefault(ShardFormat.TAR, List.of());
-    List<FileStatus> parquets = byFormat.getOrDefault(ShardFormat.PARQUET, List.of());
-    if (!tars.isEmpty() && !parquets.isEmpty()) {
+    InputTree tree = InputTree.of(input, root, listing);
+    if (tree == null) {
+      skipped = listing.skipped();
       throw new IOException(
-          "Input "
+          "No shards under "
               + input
-              + " holds both tar shards ("
-              + tars.get(0).getPath()
-              + ", …) and Parquet shards ("
-              + parquets.get(0).getPath()
-              + ", …); a data set's shards"
-              + " are of one kind: point the input at one of them");
+              + ": expected tar shards (WebDataset: KEY.jpg + KEY.cls; "
+              + TarCompression.suffixList()
+              + "), .parquet files (columns "
+              + columns.image()
+              + ", "
+              + columns.label()
+              + "), an image folder tree ROOT/<class>/<image> (torchvision's ImageFolder: "
+              + String.join(", ", FolderImages.EXTENSIONS)
+              + ") or a preprocess output (its "
+              + PreprocessedInput.MANIFEST
+              + ")");
     }
-    if (!tars.isEmpty() || !parquets.isEmpty()) {
-      ShardFormat format = tars.isEmpty() ? ShardFormat.PARQUET : ShardFormat.TAR;
-      List<String> uris =
-          (tars.isEmpty() ? parquets : tars)
-              .stream().map(f -> f.getPath().toString()).sorted().toList();
-      return fileManifest(rootUri, uris, format, counter);
+    skipped = tree.skipped();
+    SkippedInputs.log(input, skipped);
+    if (tree.format() == ShardFormat.IMAGE_FOLDER) {
+      return FolderManifest.build(rootUri, tree.folder(), folderShardFiles);
     }
-    if (byFormat.containsKey(ShardFormat.IMAGE_FOLDER)) {
-      return FolderManifest.build(
-          root, rootUri, byFormat.get(ShardFormat.IMAGE_FOLDER), folderShardFiles);
-    }
-    throw new IOException(
-        "No shards under "
-            + input
-            + ": expected .tar shards (WebDataset:"
-            + " KEY.jpg + KEY.cls; also .tar.gz, .tgz), .parquet files (columns "
-            + columns.image()
-            + ", "
-            + columns.label()
-            + "), an image folder tree"
-            + " ROOT/<class>/<image>.jpg|png or a preprocess output (its "
-            + PreprocessedInput.MANIFEST
-            + ")");
+    List<String> uris = tree.files().stream().map(f -> f.getPath().toString()).toList();
+    return fileManifest(rootUri, uris, tree.format(), counter);
   }
 
   private Manifest fileManifest(

@@ -13,11 +13,14 @@ import org.apache.hadoop.fs.Path;
  * Shard files by name, and how each kind is counted. Stateless; any thread.
  *
  * <ul>
- *   <li>{@code .tar}, {@code .tar.gz}, {@code .tgz}: a WebDataset tar, counted by walking its
- *       headers (a compressed one is decompressed on the way);
+ *   <li>{@code .tar}, and compressed tars ({@link TarCompression}: {@code .tar.gz}, {@code .tgz},
+ *       {@code .tar.xz}, {@code .txz}, {@code .tar.bz2}, {@code .tbz2}, {@code .tbz}, {@code
+ *       .tar.zst}, {@code .tzst}): a WebDataset tar, counted by walking its headers (a compressed
+ *       one is decompressed on the way);
  *   <li>{@code .parquet}: a Parquet file, counted from its footer's row groups alone, after its
  *       schema was checked for the image and label columns;
- *   <li>{@code .jpg}, {@code .jpeg}, {@code .png}: a file of an image folder tree.
+ *   <li>torchvision's {@code IMG_EXTENSIONS} ({@link FolderImages}): a file of an image folder
+ *       tree.
  * </ul>
  */
 public final class ShardFiles {
@@ -26,13 +29,13 @@ public final class ShardFiles {
   /** The kind of shard a file of this name is ({@code IMAGE_FOLDER} for an image), or null. */
   public static ShardFormat formatOf(String fileName) {
     String lower = fileName.toLowerCase(Locale.ROOT);
-    if (lower.endsWith(".tar") || GzipStream.isGzipTar(lower)) {
+    if (TarCompression.of(lower) != null) {
       return ShardFormat.TAR;
     }
     if (lower.endsWith(".parquet")) {
       return ShardFormat.PARQUET;
     }
-    return WebDatasetKeys.isImageFile(fileName) ? ShardFormat.IMAGE_FOLDER : null;
+    return FolderImages.isImage(fileName) ? ShardFormat.IMAGE_FOLDER : null;
   }
 
   /**
@@ -71,14 +74,25 @@ public final class ShardFiles {
     return status;
   }
 
+  /**
+   * The archive bytes of the tar shard {@code uri}, decompressed when its name says it is
+   * compressed; reading a damaged compressed stream throws an {@link IOException} that names it.
+   * The caller closes it.
+   */
+  public static InputStream tarBytes(String uri, Configuration conf) throws IOException {
+    Path path = new Path(uri);
+    InputStream raw = path.getFileSystem(conf).open(path, 1 << 16);
+    return TarCompression.forShard(raw, uri);
+  }
+
   /** Counts the samples of one tar shard by reading its headers (content is skipped). */
   private static long countTar(FileStatus status, Configuration conf) throws IOException {
     String uri = status.getPath().toString();
     InputStream raw = status.getPath().getFileSystem(conf).open(status.getPath(), 1 << 16);
     try (InputStream in =
-        GzipStream.isGzipTar(uri)
-            ? new BufferedInputStream(GzipStream.forShard(raw, uri), 1 << 16)
-            : raw) {
+        TarCompression.of(uri) == TarCompression.NONE
+            ? raw
+            : new BufferedInputStream(TarCompression.forShard(raw, uri), 1 << 16)) {
       return TarShardReader.countSamples(in, uri);
     }
   }

@@ -15,7 +15,9 @@ import java.util.Arrays;
  * TarFormatException} naming the entry, the header's byte offset and the shard; the reader must not
  * be used after that. A skip is checked by reading its last byte, so a truncation is found at the
  * same entry whether or not the content was read (a FileInputStream skips past the end without
- * saying so).
+ * saying so). Blocks of zeros (end-of-archive blocks, record padding) are passed over wherever they
+ * are, so archives written one after the other into one file read as one ({@link #readHeader}); the
+ * archive ends where the stream does.
  */
 final class TarEntryReader {
   /** Larger sizes are a corrupt header: no shard member is 1 TiB, and offsets cannot overflow. */
@@ -114,28 +116,36 @@ final class TarEntryReader {
     return content;
   }
 
+  /**
+   * Reads the next header, passing over blocks of zeros: they end an archive (and pad its last
+   * record), but another archive may follow them ({@code cat a.tar b.tar > c.tar}), which is read
+   * on as GNU tar's {@code --ignore-zeros} reads it. So nothing after an end-of-archive block is
+   * dropped unseen: it is read, or it is damage; only zeros may end the stream.
+   */
   private boolean readHeader() throws IOException {
-    headerOffset = offset;
-    headerName = new byte[0];
-    int n = in.readNBytes(header, 0, BLOCK);
-    offset += n;
-    if (n == 0) {
-      return false; // archives without end-of-archive blocks exist in the wild
+    while (true) {
+      headerOffset = offset;
+      headerName = new byte[0];
+      int n = in.readNBytes(header, 0, BLOCK);
+      offset += n;
+      if (isZeroBlock(n)) {
+        if (n < BLOCK) {
+          return false; // the end; archives without end-of-archive blocks exist in the wild
+        }
+        continue;
+      }
+      if (n < BLOCK) {
+        throw damage("the archive ends inside a header (" + n + " of 512 bytes)");
+      }
+      verifyChecksum();
+      headerName = headerNameField();
+      return true;
     }
-    if (n < BLOCK) {
-      throw damage("the archive ends inside a header (" + n + " of 512 bytes)");
-    }
-    if (isZeroBlock()) {
-      return false;
-    }
-    verifyChecksum();
-    headerName = headerNameField();
-    return true;
   }
 
-  private boolean isZeroBlock() {
-    for (byte b : header) {
-      if (b != 0) {
+  private boolean isZeroBlock(int n) {
+    for (int i = 0; i < n; i++) {
+      if (header[i] != 0) {
         return false;
       }
     }

@@ -13,12 +13,15 @@ import java.util.Map;
  * for any bytes they see the same samples at the same positions. One thread; not thread-safe.
  *
  * <p>The rules: consecutive regular-file entries with the same key ({@link WebDatasetKeys},
- * compared as raw name bytes) form one sample; samples are numbered from 0. A key that an earlier
- * sample of the shard already had starts a sample that carries a problem naming that sample's
- * position. When the archive cannot be parsed past some point ({@link TarFormatException}, or any
- * runtime failure of the parser), the sample being collected ends there and one last sample, key
- * {@value #DAMAGE_KEY}, carries the damage as its problem: what the shard holds after it cannot be
- * known, so neither counting nor reading guesses.
+ * compared as raw name bytes) form one sample; samples are numbered from 0. Members that belong to
+ * no sample in WebDataset either (hidden names such as macOS's {@code ._*} AppleDouble files,
+ * {@code __MACOSX/}, WebDataset's {@code __…__} metadata: {@link WebDatasetKeys#isSampleMember})
+ * are passed over like directories, so they neither split a sample nor count as one. A key that an
+ * earlier sample of the shard already had starts a sample that carries a problem naming that
+ * sample's position. When the archive cannot be parsed past some point ({@link TarFormatException},
+ * or any runtime failure of the parser), the sample being collected ends there and one last sample,
+ * key {@value #DAMAGE_KEY}, carries the damage as its problem: what the shard holds after it cannot
+ * be known, so neither counting nor reading guesses.
  *
  * <p>Calling pattern: {@link #nextSample()}; then, to read the sample, {@link #nextEntry()} (with
  * {@link #readContent()} where wanted) until it returns false. Entries not visited are skipped by
@@ -161,6 +164,9 @@ final class TarSampleCursor {
     }
     try {
       staged = entries.next();
+      while (staged && !WebDatasetKeys.isSampleMember(entries.rawName())) {
+        staged = entries.next(); // AppleDouble, __MACOSX/, WebDataset's metadata: no sample's
+      }
       exhausted = !staged;
       stagedKey = staged ? WebDatasetKeys.key(entries.rawName()) : null;
     } catch (TarFormatException e) {

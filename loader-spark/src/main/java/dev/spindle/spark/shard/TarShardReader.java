@@ -11,10 +11,11 @@ import org.apache.hadoop.fs.Path;
 /**
  * Reads a WebDataset tar shard, sample by sample, through {@link TarSampleCursor} (the grouping
  * rules and damage handling are there, shared with {@link #countSamples}): {@code .jpg}, {@code
- * .jpeg} or {@code .png} is a sample's image, {@code .cls} (or {@code .label}) its label ({@link
- * LabelRule}); other entries are ignored. An entry over its limit is the sample's problem and is
- * never read. A {@code .tar.gz} or {@code .tgz} shard is decompressed on the way ({@link
- * GzipStream}: a damaged gzip stream is the shard's damage, like a damaged archive). One thread.
+ * .jpeg} or {@code .png} is a sample's image, {@code .cls} or {@code .label} its label ({@link
+ * LabelRule}; a sample holding both is quarantined unless they are the same number); other entries
+ * are ignored. An entry over its limit is the sample's problem and is never read. A compressed
+ * shard ({@link TarCompression}: gzip, xz, bzip2, Zstandard) is decompressed on the way ({@link
+ * DecompressedStream}: a damaged stream is the shard's damage, like a damaged archive). One thread.
  */
 final class TarShardReader implements ShardReader {
   /** A label entry over this size is refused unread: a label is a few digits. */
@@ -43,7 +44,7 @@ final class TarShardReader implements ShardReader {
     Path path = new Path(shard.uri());
     InputStream raw = path.getFileSystem(conf).open(path, 1 << 20);
     return new TarShardReader(
-        new BufferedInputStream(GzipStream.forShard(raw, shard.uri()), 1 << 20),
+        new BufferedInputStream(TarCompression.forShard(raw, shard.uri()), 1 << 20),
         shard.uri(),
         limits,
         positions);
@@ -132,7 +133,7 @@ final class TarShardReader implements ShardReader {
       if (bytes != null) {
         sample.image(bytes, name);
       }
-    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext) && sample.wantsLabel()) {
+    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext) && sample.wantsLabelEntry()) {
       byte[] bytes =
           content(
               sample,

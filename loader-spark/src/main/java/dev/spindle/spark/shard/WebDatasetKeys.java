@@ -3,6 +3,7 @@ package dev.spindle.spark.shard;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * WebDataset naming: {@code dir/KEY.ext}; the key runs up to the first dot of the file name (after
@@ -13,6 +14,11 @@ import java.util.Set;
 final class WebDatasetKeys {
   static final Set<String> IMAGE_EXTENSIONS = Set.of("jpg", "jpeg", "png");
   static final Set<String> LABEL_EXTENSIONS = Set.of("cls", "label");
+
+  /** WebDataset's {@code skip_meta} default, matched from the start of the name. */
+  private static final Pattern SKIP_META = Pattern.compile("__[^/]*__($|/)");
+
+  private static final Pattern MACOSX = Pattern.compile("(^|/)__MACOSX/");
 
   private WebDatasetKeys() {}
 
@@ -29,19 +35,47 @@ final class WebDatasetKeys {
         : EscapedUtf8.text(entryName, dot + 1, entryName.length).toLowerCase(Locale.ROOT);
   }
 
-  static boolean isImageFile(String fileName) {
-    int dot = fileName.lastIndexOf('.');
-    return dot >= 0
-        && IMAGE_EXTENSIONS.contains(fileName.substring(dot + 1).toLowerCase(Locale.ROOT));
+  /**
+   * False for a member that belongs to no sample and is passed over like a directory, as WebDataset
+   * passes it over (webdataset/tariterators.py, {@code tar_file_iterator} and {@code
+   * group_by_keys}):
+   *
+   * <ul>
+   *   <li>a file name that starts with '.': it has no key (the regular expression of {@code
+   *       base_plus_ext} wants a character other than '.' before the first dot, and a name it does
+   *       not match is skipped). This covers macOS's AppleDouble members ({@code ._k1.jpg}, which
+   *       {@code tar} on a Mac writes before each file that has extended attributes, so they split
+   *       every sample) and {@code .DS_Store}. WebDataset's regular expression lets a folder name
+   *       stand in for the key ({@code dir/._k1.jpg} becomes a sample keyed {@code dir/}); here
+   *       such a member is skipped at any depth;
+   *   <li>a name that matches WebDataset's {@code skip_meta}, {@code __[^/]*__($|/)} from its start
+   *       ({@code __meta__}, {@code __index__/x}), the metadata WebDataset skips;
+   *   <li>anything under a {@code __MACOSX/} folder, where macOS's Archive Utility keeps the
+   *       AppleDouble files of what it packed (only {@code ._*} names, skipped by the first rule
+   *       when WebDataset reads them).
+   * </ul>
+   */
+  static boolean isSampleMember(byte[] entryName) {
+    int start = fileNameStart(entryName);
+    if (start < entryName.length && entryName[start] == '.') {
+      return false;
+    }
+    String name = EscapedUtf8.text(entryName);
+    return !SKIP_META.matcher(name).lookingAt() && !MACOSX.matcher(name).find();
   }
 
-  private static int firstDot(byte[] name) {
+  private static int fileNameStart(byte[] name) {
     int start = 0;
     for (int i = 0; i < name.length; i++) {
       if (name[i] == '/') {
         start = i + 1;
       }
     }
+    return start;
+  }
+
+  private static int firstDot(byte[] name) {
+    int start = fileNameStart(name);
     for (int i = start; i < name.length; i++) {
       if (name[i] == '.') {
         return i;

@@ -2,14 +2,18 @@
  * Shards: where samples come from.
  *
  * <pre>
- *  input URI ──► ShardCatalog (driver: Hadoop FileSystem listing, or a BracePattern's names;
- *   or pattern       │  tar headers / Parquet footers counted once, by a Counter: driver or
+ *  input URI ──► ShardCatalog (driver: InputListing, then InputTree: one layout per folder, or
+ *   or pattern       │  an error naming the files of each kind; an image folder is FolderTree,
+ *                    │  torchvision's ImageFolder; what is no data is SkippedInputs; or a
+ *                    │  BracePattern's names;
+ *                    │  tar headers / Parquet footers counted once, by a Counter: driver or
  *                    │  a Spark job, ShardFiles says how per file kind; a preprocess output:
  *                    │  PreprocessedInput reads its _manifest.json, nothing is counted)
  *                    │  Manifest = shards in path order + sample counts (+ class names,
  *                    │  + StoredImages for a preprocess output)
  *                    ▼
- *  Shard ──► ShardReader.open ──► TarShardReader (.tar, .tar.gz/.tgz via GzipStream)
+ *  Shard ──► ShardReader.open ──► TarShardReader (.tar; gzip, xz, bzip2, zstd: TarCompression,
+ *                                 DecompressedStream)
  *            (task thread)      | ParquetShardReader (ParquetLayout → ParquetRows)
  *                               | ImageFolderReader   ──► Sample (encoded bytes)
  *                               | DecodedArrowReader, DecodedParquetReader (a preprocess

@@ -49,6 +49,8 @@ public record FuzzTarget(
   private static final String IMAGE =
       "arrow-memory-.*|netty-(buffer|common)-.*"
           + "|(javacpp|opencv|openblas)-[0-9.-]+(-linux-x86_64)?\\.jar";
+  private static final String COMPRESS =
+      "commons-(compress|io|lang3)-.*|xz-[0-9.]+\\.jar|zstd-jni-.*";
   private static final String PARQUET =
       "hadoop-client-(api|runtime)-.*|parquet-.*|snappy-java-.*"
           + "|zstd-jni-.*|aircompressor-.*|lz4-java-.*|commons-.*|slf4j-.*|log4j-.*|re2j-.*|jts-.*";
@@ -70,8 +72,32 @@ public record FuzzTarget(
               256,
               10,
               8192,
-              "gzip-wrapped tar (GzipStream under the tar entry reader)",
-              NONE),
+              "gzip-wrapped tar (DecompressedStream under the tar entry reader)",
+              COMPRESS),
+          new FuzzTarget(
+              "tar-xz",
+              "dev.spindle.spark.shard.TarXzFuzz",
+              512,
+              10,
+              8192,
+              "xz-compressed tar (Commons Compress / tukaani xz under the tar entry reader)",
+              COMPRESS),
+          new FuzzTarget(
+              "tar-bz2",
+              "dev.spindle.spark.shard.TarBzip2Fuzz",
+              256,
+              10,
+              8192,
+              "bzip2-compressed tar (Commons Compress under the tar entry reader)",
+              COMPRESS),
+          new FuzzTarget(
+              "tar-zst",
+              "dev.spindle.spark.shard.TarZstdFuzz",
+              256,
+              10,
+              8192,
+              "Zstandard-compressed tar (Commons Compress / zstd-jni under the tar entry reader)",
+              COMPRESS),
           new FuzzTarget(
               "image-header",
               "dev.spindle.spark.image.ImageHeaderFuzz",

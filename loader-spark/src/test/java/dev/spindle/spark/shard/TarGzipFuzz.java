@@ -6,10 +6,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Fuzz target of a gzip-compressed tar shard ({@code .tar.gz}): {@link GzipStream} under the tar
- * entry reader, as {@link TarFuzz} reads a plain one. A corrupt or truncated gzip stream must end
- * in {@link TarFormatException} like damaged tar bytes, never in a {@code ZipException} or {@code
- * EOFException} that would fail the task as a storage error.
+ * Fuzz target of a gzip-compressed tar shard ({@code .tar.gz}): {@link DecompressedStream} under
+ * the tar entry reader, as {@link TarFuzz} reads a plain one. A corrupt or truncated gzip stream
+ * must end in {@link TarFormatException} like damaged tar bytes, never in a {@code ZipException} or
+ * {@code EOFException} that would fail the task as a storage error.
  */
 public final class TarGzipFuzz {
   private TarGzipFuzz() {}
@@ -28,6 +28,7 @@ public final class TarGzipFuzz {
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {
-    TarFuzz.walk(GzipStream.forShard(new ByteArrayInputStream(data), "fuzz.tar.gz"), "fuzz.tar.gz");
+    TarFuzz.walk(
+        TarCompression.forShard(new ByteArrayInputStream(data), "fuzz.tar.gz"), "fuzz.tar.gz");
   }
 }

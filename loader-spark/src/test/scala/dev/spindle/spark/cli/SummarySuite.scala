@@ -48,4 +48,26 @@ class SummarySuite extends AnyFunSuite {
     clean.put("failures", Long.box(0))
     assert(Summary.line(clean, report, java.util.List.of()).startsWith("preprocess: 97 images (0 quarantined) in"))
   }
+
+  test("files of the input that were not read: the summary counts them and says where they are listed") {
+    val fields = Map[String, Object]("command" -> "preprocess", "images" -> Long.box(20),
+      "failures" -> Long.box(0), "input_skipped_total" -> Int.box(3), "wall_s" -> Double.box(2.0),
+      "images_per_s" -> Double.box(10.0), "output" -> "file:/out").asJava
+    assert(Summary.line(fields, Paths.get("/tmp/r.json"), java.util.List.of()) == "preprocess: 20 images"
+      + " (0 quarantined), 3 input files not read (listed in /tmp/r.json, key \"input_skipped\") in 2.00 s,"
+      + " 10.0 images/s -> file:/out")
+    TestFiles.withTempDir("summary-skipped") { dir =>
+      val in = dir.resolve("in")
+      for ((f, i) <- Seq("a/x.jpg", "b/y.jpg").zipWithIndex) {
+        Files.createDirectories(in.resolve(f).getParent)
+        Files.write(in.resolve(f), dev.spindle.spark.job.TestSamples.jpeg(1L, i, 32, 24))
+      }
+      Files.write(in.resolve("a/notes.txt"), "notes".getBytes("UTF-8"))
+      val (code, out, err) = run("preprocess", "--input", in.toString, "--output", dir.resolve("out").toString,
+        "--size", "8", "--master", "local[1]", "--progress", "never")
+      assert(code == 0, err)
+      assert(out.trim.startsWith("preprocess: 2 images (0 quarantined), 1 input files not read (listed with" +
+        " --report FILE) in "), out)
+    }
+  }
 }

@@ -41,7 +41,10 @@ class ShardCatalogSuite extends AnyFunSuite {
     TestFiles.withTempDir("folder") { dir =>
       Seq("dog/2.jpg", "dog/1.png", "cat/a.jpg", "cat/b.JPG", "cat/c.jpeg").foreach(image(dir, _))
       Files.write(dir.resolve("cat/notes.txt"), ascii("not an image"))
-      val m = catalog(files = 2).list(dir.toString, localCounter)
+      val c = catalog(files = 2)
+      val m = c.list(dir.toString, localCounter)
+      assert(c.skipped.asScala.map(k => k.path.substring(k.path.indexOf("/cat/") + 1) -> k.reason) ==
+        Seq("cat/notes.txt" -> FolderImages.NOT_AN_IMAGE))
       assert(m.classNames.asScala == Seq("cat", "dog"))
       val entries = m.shards.asScala.flatMap(_.entries.asScala)
       assert(entries.map(_.path) == Seq("cat/a.jpg", "cat/b.JPG", "cat/c.jpeg", "dog/1.png", "dog/2.jpg"))
@@ -50,16 +53,18 @@ class ShardCatalogSuite extends AnyFunSuite {
     }
   }
 
-  test("images outside one class-folder level are refused, naming the file") {
+  test("images below a class folder's subfolders are its samples; files in the root are listed, not read") {
     TestFiles.withTempDir("layout") { dir =>
-      image(dir, "loose.jpg")
-      val e = intercept[IOException](catalog().list(dir.toString, localCounter))
-      assert(e.getMessage.contains("Unknown image folder layout") && e.getMessage.contains("loose.jpg"))
-    }
-    TestFiles.withTempDir("layout2") { dir =>
       image(dir, "a/b/deep.jpg")
-      val e = intercept[IOException](catalog().list(dir.toString, localCounter))
-      assert(e.getMessage.contains("a/b/deep.jpg"))
+      image(dir, "a/top.png")
+      image(dir, "loose.jpg")
+      val c = catalog()
+      val m = c.list(dir.toString, localCounter)
+      assert(m.classNames.asScala == Seq("a"))
+      assert(m.shards.asScala.flatMap(_.entries.asScala).map(_.path) == Seq("a/top.png", "a/b/deep.jpg"))
+      assert(c.skipped.asScala.map(k => k.path.substring(k.path.lastIndexOf('/') + 1) -> k.reason) ==
+        Seq("loose.jpg" -> ("a file directly in the root folder, outside any class folder (ImageFolder" +
+          " reads only files inside class folders ROOT/<class>/…)")))
     }
   }
 

@@ -1,0 +1,35 @@
+package dev.spindle.spark.shard;
+
+import dev.spindle.spark.fuzz.FuzzTarget;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Fuzz target of an xz-compressed tar shard ({@code .tar.xz}): Commons Compress's xz decoder
+ * (tukaani xz), with its memory limit, in {@link DecompressedStream} under the tar entry reader, as
+ * {@link TarGzipFuzz} reads a gzip one. A corrupt, truncated or hostile stream must end in {@link
+ * TarFormatException} like damaged tar bytes, never in another exception (one that fails the task
+ * as a storage error), an allocation past the target's heap or a crash.
+ */
+public final class TarXzFuzz {
+  private TarXzFuzz() {}
+
+  /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
+  public static void fuzzerInitialize() {
+    FuzzTarget.warmUp(
+        "tar-xz",
+        seed -> {
+          try {
+            fuzzerTestOneInput(seed);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  public static void fuzzerTestOneInput(byte[] data) throws IOException {
+    TarFuzz.walk(
+        TarCompression.forShard(new ByteArrayInputStream(data), "fuzz.tar.xz"), "fuzz.tar.xz");
+  }
+}
