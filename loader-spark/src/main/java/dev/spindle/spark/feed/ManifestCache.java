@@ -128,6 +128,8 @@ public final class ManifestCache {
     } catch (ManifestCodec.OutdatedException e) {
       LOG.warn("{} ({}); counting again", e.getMessage(), cache);
       return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+    } catch (ManifestCodec.EditedException e) {
+      return edited(e, input, fs, cache, recount);
     }
     String otherColumns = otherColumns(written);
     if (otherColumns != null) {
@@ -158,6 +160,23 @@ public final class ManifestCache {
     }
     LOG.warn("{}{}; counting again", check.describe(), where);
     return store(catalog.list(input, counter), fs, cache, "recounted");
+  }
+
+  /**
+   * A cache whose JSON was edited since it was written: its sample counts cannot be trusted (a
+   * lowered count would leave samples out of every plan, unseen), so the job fails naming it, or
+   * with {@code recount} counts the input again.
+   */
+  private Loaded edited(
+      ManifestCodec.EditedException e, String input, FileSystem fs, Path cache, boolean recount)
+      throws IOException {
+    String what = e.getMessage() + " (cached manifest " + cache + ")";
+    if (!recount) {
+      throw new IllegalStateException(
+          what + "; set spark.spindle.feed.manifestChanged=recount to count again", e);
+    }
+    LOG.warn("{}; counting again", what);
+    return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
   }
 
   private Path defaultLocation(String input) throws IOException {
