@@ -40,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * time and no other ({@link ManifestCheck}); otherwise the job fails naming the changes and both
  * inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts the input again and
  * rewrites the cache. A cache whose Parquet columns differ from the configured ones is counted
- * again. A {@code preprocess} output is neither counted nor cached: its own {@code _manifest.json},
- * the commit record, is the manifest ({@link PreprocessedInput}), and its part files are checked
- * against it (size, rows) when they are opened. Used by {@code feed} and the {@code spindle}
- * DataSource. Driver thread.
+ * again; one whose JSON was edited since it was written (its shards no longer hash to the
+ * fingerprint it records: {@link ManifestCodec.EditedException}) is refused like a changed input,
+ * or counted again with {@code recount}. A {@code preprocess} output is neither counted nor cached:
+ * its own {@code _manifest.json}, the commit record, is the manifest ({@link PreprocessedInput}),
+ * and its part files are checked against it (size, rows) when they are opened. Used by {@code feed}
+ * and the {@code spindle} DataSource. Driver thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";

@@ -26,8 +26,12 @@ import org.slf4j.LoggerFactory;
  * in its order, with its row counts and sizes; nothing is listed or counted. Its {@code format}
  * ({@code arrow-ipc-file} or {@code parquet}) gives the shards' {@link ShardFormat}, its {@code
  * image_shape} and {@code transforms} the {@link StoredImages}, its {@code class_names} the class
- * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field.
- * Stateless; driver.
+ * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field;
+ * so does one whose files are not listed in ascending order of their stored indices (a reordered
+ * list). Each file's checksums and stored index range ({@link PartChecks}) travel with its shard to
+ * the readers, which check them ({@link StoredFiles}, {@link StoredIndexCheck}); a manifest of an
+ * earlier Spindle records none, and its files are read unchecked (said once in the log). Stateless;
+ * driver.
  */
 public final class PreprocessedInput {
   /**

@@ -98,6 +98,18 @@ class PreprocessedChecksSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("samples quarantined by preprocess leave gaps in a file's stored indices; its rows still check") {
+    for (format <- Seq("arrow", "parquet")) TestFiles.withTempDir("chk-gap") { dir =>
+      val in = tars(dir.resolve("in"), Seq(13, 7, 21), bad = Set((0, 3), (2, 20)))
+      val out = Preprocessed.write(spark, in, dir.resolve("prep"), format,
+        Map("spark.spindle.maxFailures" -> "2"))
+      assert(files(out).map(f => (f.get("rows").asLong, f.get("first_index").asLong, f.get("last_index").asLong)) ==
+        Seq((12L, 0L, 12L), (7L, 13L, 19L), (20L, 20L, 39L)), format)
+      assert(storedIndices(out).flatten == (0L to 39L).filterNot(_ == 3L), format)
+      assert(feed(out).get("images") == 32L, format) // 39 rows, 2 ranks × batches of 4: 4 batches each
+    }
+  }
+
   test("a part file swapped for another run's same-size part fails the feed, naming the file") {
     TestFiles.withTempDir("chk-swap") { dir =>
       val out = prep(dir.resolve("a"), "arrow")
