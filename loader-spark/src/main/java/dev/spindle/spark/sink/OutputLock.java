@@ -183,7 +183,10 @@ public final class OutputLock implements AutoCloseable {
   /**
    * Checks that the lock is still this job's and renews its lease now: no other job can take it
    * over for a whole lease from here (unless clocks disagree by as much). Called before a commit's
-   * first visible change and before its manifest switch.
+   * first visible change and before its manifest switch. The check is a read, the renewal a write:
+   * a driver paused between the two for a whole lease would write over a lock taken over meanwhile;
+   * the job that took it then fails at its next check naming this one, and this one has nothing to
+   * commit (the other removed its attempt files when it took over).
    *
    * @throws LockedException naming the job that took the lock over
    */
