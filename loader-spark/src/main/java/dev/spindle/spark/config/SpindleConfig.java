@@ -134,7 +134,7 @@ public final class SpindleConfig {
       register(
           "spark.spindle.output.staleLockSeconds",
           "120",
-          "A job's lock on its output (_spindle_lock.json, refreshed by its driver) counts as stale after this long without refresh when the driver is on another host; on the same host a lock is stale as soon as its driver's process is gone",
+          "The lease of a job's lock on its output (_spindle_lock.json): its driver renews it every sixth of this, and another job takes it over only after this long without renewal (or the holder's own lease, if longer), or at once when the holder's driver is gone and was certainly in this JVM's PID namespace (same host, kernel boot id and /proc/self/ns/pid); a job whose lock was taken over refuses to commit",
           SpindleConfig::positiveLong);
   public static final ConfigKey<OutputFormat> OUTPUT_FORMAT =
       register(

@@ -40,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * time and no other ({@link ManifestCheck}); otherwise the job fails naming the changes and both
  * inputs, or (with {@code spark.spindle.feed.manifestChanged=recount}) counts the input again and
  * rewrites the cache. A cache whose Parquet columns differ from the configured ones is counted
- * again. A {@code preprocess} output is neither counted nor cached: its own {@code _manifest.json},
- * the commit record, is the manifest ({@link PreprocessedInput}), and its part files are checked
- * against it (size, rows) when they are opened. Used by {@code feed} and the {@code spindle}
- * DataSource. Driver thread.
+ * again; one whose JSON was edited since it was written (its shards no longer hash to the
+ * fingerprint it records: {@link ManifestCodec.EditedException}) is refused like a changed input,
+ * or counted again with {@code recount}. A {@code preprocess} output is neither counted nor cached:
+ * its own {@code _manifest.json}, the commit record, is the manifest ({@link PreprocessedInput}),
+ * and its part files are checked against it (size, rows) when they are opened. Used by {@code feed}
+ * and the {@code spindle} DataSource. Driver thread.
  */
 public final class ManifestCache {
   public static final String FILE_NAME = "_spindle_manifest.json";
@@ -140,6 +142,8 @@ public final class ManifestCache {
     } catch (ManifestCodec.OutdatedException e) {
       LOG.warn("{} ({}); counting again", e.getMessage(), cache);
       return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+    } catch (ManifestCodec.EditedException e) {
+      return edited(e, input, fs, cache, recount);
     }
     String otherColumns = otherColumns(written);
     if (otherColumns != null) {
@@ -173,6 +177,23 @@ public final class ManifestCache {
     }
     LOG.warn("{}{}; counting again", check.describe(), where);
     return store(catalog.list(input, counter), fs, cache, "recounted");
+  }
+
+  /**
+   * A cache whose JSON was edited since it was written: its sample counts cannot be trusted (a
+   * lowered count would leave samples out of every plan, unseen), so the job fails naming it, or
+   * with {@code recount} counts the input again.
+   */
+  private Loaded edited(
+      ManifestCodec.EditedException e, String input, FileSystem fs, Path cache, boolean recount)
+      throws IOException {
+    String what = e.getMessage() + " (cached manifest " + cache + ")";
+    if (!recount) {
+      throw new IllegalStateException(
+          what + "; set spark.spindle.feed.manifestChanged=recount to count again", e);
+    }
+    LOG.warn("{}; counting again", what);
+    return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
   }
 
   private Path defaultLocation(String input) throws IOException {

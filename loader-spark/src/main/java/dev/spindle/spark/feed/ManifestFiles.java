@@ -7,6 +7,8 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.ChecksumException;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -29,6 +31,9 @@ import org.slf4j.LoggerFactory;
 final class ManifestFiles {
   private static final Logger LOG = LoggerFactory.getLogger(ManifestFiles.class);
 
+  /** Caches without a fingerprint already named in the log. */
+  private static final Set<String> UNFINGERPRINTED_SAID = ConcurrentHashMap.newKeySet();
+
   private ManifestFiles() {}
 
   /** Where the binary form of the JSON cache {@code json} lives. */
@@ -46,6 +51,7 @@ final class ManifestFiles {
    *
    * @throws FileNotFoundException when the JSON does not exist
    * @throws ManifestCodec.OutdatedException for a JSON of an earlier format, to be counted again
+   * @throws ManifestCodec.EditedException for a JSON edited since it was written
    * @throws IOException naming the JSON when it cannot be used
    */
   static Manifest read(FileSystem fs, Path json) throws IOException {
@@ -57,8 +63,15 @@ final class ManifestFiles {
     }
     long start = System.nanoTime();
     try (InputStream in = fs.open(json)) {
-      m = ManifestCodec.read(in);
-    } catch (ManifestCodec.OutdatedException e) {
+      ManifestCodec.Document document = ManifestCodec.readDocument(in);
+      m = document.manifest();
+      if (document.fingerprint() == null && UNFINGERPRINTED_SAID.add(json.toString())) {
+        LOG.info(
+            "{} records no fingerprint (written by an earlier Spindle): an edit of its sample"
+                + " counts would not be seen; delete it to count again and record one",
+            json);
+      }
+    } catch (ManifestCodec.OutdatedException | ManifestCodec.EditedException e) {
       throw e;
     } catch (IllegalArgumentException e) {
       throw new IOException(

@@ -15,6 +15,7 @@ import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.PartChecks;
 import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.shard.SkippedInputs;
 import dev.spindle.spark.sink.CommittedFile;
@@ -257,8 +258,7 @@ public final class PreprocessJob {
     m.put("spindle_manifest_version", 1);
     List<Map<String, Object>> fileList = new ArrayList<>();
     for (CommittedFile f : files) {
-      fileList.add(
-          Map.of("path", committer.finalName(f.partition()), "rows", f.rows(), "bytes", f.bytes()));
+      fileList.add(fileEntry(committer.finalName(f.partition()), f));
     }
     m.put("job", committer.jobId());
     m.put("files", fileList);
@@ -284,6 +284,30 @@ public final class PreprocessJob {
     m.put("input", in);
     m.put("quarantined", o.quarantined());
     return JSON.writeValueAsString(m);
+  }
+
+  /**
+   * One file of the manifest: its name, rows and size, and what readers check it by ({@code
+   * shard.PartChecks}): {@code crc32c} (the whole file's CRC-32C, 8 hex digits), for Arrow {@code
+   * batches_crc32c} (that of its footer's list of record batch checksums), and {@code first_index}
+   * / {@code last_index} (the {@code index} column's range, -1 for a file without rows).
+   */
+  private static Map<String, Object> fileEntry(String name, CommittedFile f) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("path", name);
+    m.put("rows", f.rows());
+    m.put("bytes", f.bytes());
+    PartChecks c = f.checks();
+    if (c == null) { // every sink reports them; a file without would be read unchecked
+      return m;
+    }
+    m.put("crc32c", PartChecks.hex(c.crc32c()));
+    if (c.batchesCrc32c() >= 0) {
+      m.put("batches_crc32c", PartChecks.hex(c.batchesCrc32c()));
+    }
+    m.put("first_index", c.firstIndex());
+    m.put("last_index", c.lastIndex());
+    return m;
   }
 
   private static JobReport report(

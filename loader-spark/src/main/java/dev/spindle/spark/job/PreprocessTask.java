@@ -96,7 +96,7 @@ final class PreprocessTask implements Serializable {
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
       return new TaskResult(
-          new CommittedFile(group.partition(), file.toString(), sink.rows(), bytes),
+          new CommittedFile(group.partition(), file.toString(), sink.rows(), bytes, sink.checks()),
           source.samples(),
           outcome.quarantine.size(),
           outcome.quarantine,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.spindle.spark.shard.FolderEntry;
 import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
@@ -76,9 +77,35 @@ public final class ManifestCodec {
   private record ManifestJson(
       String format,
       String input,
+      String fingerprint,
       List<String> classNames,
       ColumnsJson parquetColumns,
       List<ShardJson> shards) {}
+
+  /**
+   * A document whose shards do not hash to the {@code fingerprint} it records: it was edited after
+   * it was written (a sample count lowered by hand would leave samples out of every plan unseen),
+   * so it is not to be used as it stands.
+   */
+  public static final class EditedException extends IllegalArgumentException {
+    EditedException(ManifestFingerprint found, String recorded) {
+      super(
+          "Invalid manifest: its shards hash to "
+              + found.describe()
+              + ", not to the fingerprint "
+              + (recorded.length() > 12 ? recorded.substring(0, 12) + "…" : recorded)
+              + " it records: it was edited after it was written");
+    }
+  }
+
+  /**
+   * A document as read.
+   *
+   * @param manifest the manifest
+   * @param fingerprint the fingerprint it records, checked against its shards; null for one written
+   *     before fingerprints were (nothing to check it by)
+   */
+  public record Document(Manifest manifest, String fingerprint) {}
 
   /** The manifest as a JSON document. */
   public static String toJson(Manifest manifest) {
@@ -104,7 +131,7 @@ public final class ManifestCodec {
    */
   public static Manifest fromJson(String json) {
     try {
-      return fromTree(MAPPER.readTree(json));
+      return fromTree(MAPPER.readTree(json)).manifest();
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("Invalid manifest: " + e.getOriginalMessage(), e);
     }
@@ -118,6 +145,15 @@ public final class ManifestCodec {
    * @throws OutdatedException for a document of an earlier format, to be counted again
    */
   public static Manifest read(InputStream in) throws IOException {
+    return readDocument(in).manifest();
+  }
+
+  /**
+   * {@link #read}, saying whether the document recorded a fingerprint.
+   *
+   * @throws EditedException for a document whose shards do not hash to the fingerprint it records
+   */
+  public static Document readDocument(InputStream in) throws IOException {
     try {
       return fromTree(MAPPER.reader().without(JsonParser.Feature.AUTO_CLOSE_SOURCE).readTree(in));
     } catch (JsonProcessingException e) {
@@ -146,6 +182,7 @@ public final class ManifestCodec {
     return new ManifestJson(
         FORMAT,
         m.input(),
+        ManifestFingerprint.of(m).sha256(),
         m.classNames(),
         columns == null ? null : new ColumnsJson(columns.image(), columns.label()),
         shards);
@@ -186,8 +223,11 @@ public final class ManifestCodec {
     return columns;
   }
 
-  /** The format is checked first: earlier formats have other fields. */
-  private static Manifest fromTree(JsonNode tree) throws JsonProcessingException {
+  /**
+   * The format is checked first: earlier formats have other fields. A document of this format
+   * written before the fingerprint was recorded has none: it is read unchecked.
+   */
+  private static Document fromTree(JsonNode tree) throws JsonProcessingException {
     String format =
         tree == null || !tree.path("format").isTextual() ? null : tree.get("format").asText();
     if (format != null && OUTDATED.containsKey(format)) { // Map.of refuses a null key
@@ -197,7 +237,18 @@ public final class ManifestCodec {
       throw new IllegalArgumentException(
           "Invalid manifest: format \"" + format + "\" (expected \"" + FORMAT + "\")");
     }
-    return fromDto(MAPPER.treeToValue(tree, ManifestJson.class));
+    if (!tree.has("fingerprint")) {
+      ((ObjectNode) tree).putNull("fingerprint");
+    }
+    ManifestJson dto = MAPPER.treeToValue(tree, ManifestJson.class);
+    Manifest m = fromDto(dto);
+    if (dto.fingerprint() != null) {
+      ManifestFingerprint found = ManifestFingerprint.of(m);
+      if (!found.sha256().equals(dto.fingerprint())) {
+        throw new EditedException(found, dto.fingerprint());
+      }
+    }
+    return new Document(m, dto.fingerprint());
   }
 
   private static Manifest fromDto(ManifestJson dto) {

@@ -115,23 +115,28 @@
  * <h3>Manifest JSON ({@code spindle-manifest/3})</h3>
  *
  * <pre>
- * { "format": "spindle-manifest/3", "input": "file:/data/imagenet", "classNames": [],
- *   "parquetColumns": null,
+ * { "format": "spindle-manifest/3", "input": "file:/data/imagenet",
+ *   "fingerprint": "…64 hex…", "classNames": [], "parquetColumns": null,
  *   "shards": [ { "path": "train-000.tar", "format": "TAR", "bytes": 1048576,
  *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
  * </pre>
  *
- * A shard's {@code path} is relative to {@code Manifest.base()} ({@code ""} for the input itself: a
- * single-file input, or an image folder's root), so the document describes its data wherever the
- * data set is copied; a manifest whose shards are not below its input cannot be written. Folder
- * shards list {@code "entries": [{"path": "n01440764/a.JPEG", "label": 0}, …]}. Parquet manifests
- * name their columns once, {@code "parquetColumns": {"image": "image", "label": "label"}} (null
- * otherwise). A tar shard's {@code samples} is what its reader yields, counted by the same parser:
- * good and quarantined samples, and a damaged shard's final {@code (rest of shard)} sample; a
- * Parquet shard's is its footer's row count. Earlier formats are counted again when met as a cache:
- * format 1 (identical fields to 2) was counted by a parser of its own that could disagree with the
- * reader on damaged shards or names that are not UTF-8; format 2 recorded absolute shard {@code
- * uri}s, and its cache was trusted under another input.
+ * {@code fingerprint} is the manifest fingerprint (above) of what the document holds, checked on
+ * every read: a document whose shards do not hash to it was edited after it was written (a lowered
+ * sample count would otherwise leave the shard's last samples out of every plan, unseen) and is
+ * refused ({@code ManifestCodec.EditedException}); a document without it (written before it was
+ * recorded) is read unchecked. A shard's {@code path} is relative to {@code Manifest.base()}
+ * ({@code ""} for the input itself: a single-file input, or an image folder's root), so the
+ * document describes its data wherever the data set is copied; a manifest whose shards are not
+ * below its input cannot be written. Folder shards list {@code "entries": [{"path":
+ * "n01440764/a.JPEG", "label": 0}, …]}. Parquet manifests name their columns once, {@code
+ * "parquetColumns": {"image": "image", "label": "label"}} (null otherwise). A tar shard's {@code
+ * samples} is what its reader yields, counted by the same parser: good and quarantined samples, and
+ * a damaged shard's final {@code (rest of shard)} sample; a Parquet shard's is its footer's row
+ * count. Earlier formats are counted again when met as a cache: format 1 (identical fields to 2)
+ * was counted by a parser of its own that could disagree with the reader on damaged shards or names
+ * that are not UTF-8; format 2 recorded absolute shard {@code uri}s, and its cache was trusted
+ * under another input.
  *
  * <h3>Manifest binary ({@code spindle-manifest-bin/1})</h3>
  *

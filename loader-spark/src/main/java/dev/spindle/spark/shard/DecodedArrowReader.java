@@ -21,15 +21,23 @@ import org.apache.hadoop.fs.Path;
  * the record batches holding a wanted row are loaded: where each batch starts is found from the
  * batches' headers ({@link ArrowBlockRows}), never from their bodies. A file that no longer matches
  * the manifest (another size or row count, another schema, a batch of other rows) fails the open or
- * the read, naming it; Arrow IPC has no checksums, so a changed pixel byte is not seen. Owns an
- * Arrow allocator of its own (one record batch at a time), closed with it; one thread.
+ * the read, naming it. Each record batch loaded is checked against its CRC-32C, which the file's
+ * footer lists and the manifest vouches for ({@link PartChecks}: the footer's list must hash to the
+ * manifest's {@code batches_crc32c}), and each row's stored index against where the manifest puts
+ * it ({@link StoredIndexCheck}): a changed byte, another run's file of the same size or a reordered
+ * {@code files} list fail the read naming the file (not under a manifest of an earlier Spindle,
+ * which records neither). Owns an Arrow allocator of its own (one record batch at a time), closed
+ * with it; one thread.
  */
 final class DecodedArrowReader implements ShardReader {
   private final Shard shard;
   private final String fileName;
   private final SampleLimits limits;
   private final BufferAllocator allocator;
+  private final HadoopReadChannel channel;
   private final ArrowFileReader file;
+  private final long[] batchCrcs; // each record batch's, as the manifest vouches; null: unchecked
+  private final StoredIndexCheck indices;
   private final List<ArrowBlock> blocks;
   private final long[] starts; // the first row of each record batch, then the file's row count
   private final int[] wanted; // rows to read, strictly increasing; null = every row
@@ -50,10 +58,13 @@ final class DecodedArrowReader implements ShardReader {
     this.fileName = new Path(shard.uri()).getName();
     this.limits = limits;
     this.allocator = allocator;
+    this.channel = channel;
     this.wanted = wanted;
+    this.indices = new StoredIndexCheck(shard);
     this.file = new ArrowFileReader(channel, allocator);
     try {
       this.blocks = file.getRecordBlocks();
+      this.batchCrcs = StoredFiles.batchCrcs(shard, file.getMetaData(), blocks.size());
       StoredColumns.check(file.getVectorSchemaRoot(), shard.uri());
       this.starts = ArrowBlockRows.starts(channel, blocks, shard.samples());
       StoredFiles.requireRows(shard, starts[starts.length - 1]);
@@ -107,7 +118,11 @@ final class DecodedArrowReader implements ShardReader {
     if (b != loaded) {
       load(b);
     }
-    return columns.sample(shard, fileName, row, (int) (row - starts[b]), limits);
+    Sample sample = columns.sample(shard, fileName, row, (int) (row - starts[b]), limits);
+    if (sample.stored() != null) {
+      indices.check(row, sample.stored().index());
+    }
+    return sample;
   }
 
   private long nextPosition() {
@@ -128,7 +143,11 @@ final class DecodedArrowReader implements ShardReader {
 
   private void load(int b) {
     try {
-      file.loadRecordBatch(blocks.get(b));
+      ArrowBlock block = blocks.get(b);
+      channel.startTap();
+      file.loadRecordBatch(block);
+      checkCrc(
+          b, channel.endTap(block.getOffset(), block.getMetadataLength() + block.getBodyLength()));
       VectorSchemaRoot root = file.getVectorSchemaRoot();
       long expected = starts[b + 1] - starts[b];
       if (root.getRowCount() != expected) {
@@ -147,6 +166,27 @@ final class DecodedArrowReader implements ShardReader {
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Failed reading record batch " + b + " of " + shard.uri() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Checks record batch {@code b}'s bytes, as just read, against its checksum. */
+  private void checkCrc(int b, long crc) throws IOException {
+    if (batchCrcs != null && crc != batchCrcs[b]) {
+      throw StoredFiles.mismatch(
+          shard.uri(),
+          "its record batch "
+              + b
+              + " (rows "
+              + starts[b]
+              + " to "
+              + (starts[b + 1] - 1)
+              + ") "
+              + (crc < 0
+                  ? "was not read as one run of bytes, so its checksum cannot be checked"
+                  : "has CRC-32C "
+                      + PartChecks.hex(crc)
+                      + ", its footer lists "
+                      + PartChecks.hex(batchCrcs[b])));
     }
   }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.io.api.Binary;
@@ -19,8 +20,13 @@ import org.apache.parquet.schema.Type;
  * groups without a wanted row are never read, and within a row group only the pages holding one
  * ({@link ParquetRows}); page checksums are verified as for any Parquet shard, and a row group that
  * cannot be decoded quarantines its wanted rows from the failing one on. A file that no longer
- * matches the manifest (another size or row count, another schema) fails the open, naming it. One
- * thread.
+ * matches the manifest (another size or row count, another schema) fails the open, naming it; so
+ * does, when the file is read whole, a CRC-32C other than the manifest's (checked in a pass of its
+ * own before the first row: parquet-mr reads the file out of order). Each row's stored index is
+ * checked against where the manifest puts it ({@link StoredIndexCheck}). Reading only some rows, a
+ * page's bytes are checked by Parquet's own page CRC, not against the manifest: a file replaced by
+ * another of the same size and the same stored indices (another run over the same input) is seen
+ * only by a whole read. One thread.
  */
 final class DecodedParquetReader implements ShardReader {
   private static final String[] COLUMNS = {"image", "label", "key", "index"};
@@ -35,18 +41,23 @@ final class DecodedParquetReader implements ShardReader {
   private final String fileName;
   private final ParquetRows rows;
   private final SampleLimits limits;
+  private final StoredIndexCheck indices;
 
   private DecodedParquetReader(Shard shard, ParquetRows rows, SampleLimits limits) {
     this.shard = shard;
     this.fileName = new Path(shard.uri()).getName();
     this.rows = rows;
     this.limits = limits;
+    this.indices = new StoredIndexCheck(shard);
   }
 
   /** A reader of only the rows at {@code positions} (strictly increasing), or all if null. */
   static DecodedParquetReader open(
       Shard shard, Configuration conf, SampleLimits limits, int[] positions) throws IOException {
-    StoredFiles.requireSize(shard, conf);
+    FileStatus status = StoredFiles.requireSize(shard, conf);
+    if (positions == null) { // read whole: worth one more pass to check all of it first
+      StoredFiles.requireFileCrc(shard, status, conf);
+    }
     WatchedInputFile.Reader file = ParquetFiles.open(shard.uri(), conf, limits);
     try {
       MessageType projection = project(file.getFileMetaData().getSchema(), shard.uri());
@@ -99,11 +110,17 @@ final class DecodedParquetReader implements ShardReader {
     long row = rows.next();
     ParquetRowGroup group = rows.at(row);
     if (group != null) {
+      Sample sample;
       try {
-        return read(group, row);
+        sample = read(group, row);
       } catch (RuntimeException e) {
         rows.damaged(row, e);
+        return StoredRows.damaged(shard, fileName, row, rows.damage(), limits);
       }
+      if (sample.stored() != null) {
+        indices.check(row, sample.stored().index()); // a misplaced file fails, not one row
+      }
+      return sample;
     }
     return StoredRows.damaged(shard, fileName, row, rows.damage(), limits);
   }

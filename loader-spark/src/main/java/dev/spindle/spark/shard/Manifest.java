@@ -113,7 +113,8 @@ public record Manifest(
               s.modificationTime(),
               s.samples(),
               s.entries(),
-              s.columns()));
+              s.columns(),
+              s.checks()));
     }
     return new Manifest(otherInput, moved, classNames, stored);
   }

@@ -10,10 +10,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@code preprocess} output folder as an input: found by the {@code _manifest.json} that {@code
@@ -23,8 +26,12 @@ import org.apache.hadoop.fs.Path;
  * in its order, with its row counts and sizes; nothing is listed or counted. Its {@code format}
  * ({@code arrow-ipc-file} or {@code parquet}) gives the shards' {@link ShardFormat}, its {@code
  * image_shape} and {@code transforms} the {@link StoredImages}, its {@code class_names} the class
- * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field.
- * Stateless; driver.
+ * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field;
+ * so does one whose files are not listed in ascending order of their stored indices (a reordered
+ * list). Each file's checksums and stored index range ({@link PartChecks}) travel with its shard to
+ * the readers, which check them ({@link StoredFiles}, {@link StoredIndexCheck}); a manifest of an
+ * earlier Spindle records none, and its files are read unchecked (said once in the log). Stateless;
+ * driver.
  */
 public final class PreprocessedInput {
   /**
@@ -34,6 +41,10 @@ public final class PreprocessedInput {
 
   private static final int VERSION = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Logger LOG = LoggerFactory.getLogger(PreprocessedInput.class);
+
+  /** Manifests whose unchecked part files were already named in the log. */
+  private static final Set<String> UNCHECKED_SAID = ConcurrentHashMap.newKeySet();
 
   private PreprocessedInput() {}
 
@@ -126,6 +137,9 @@ public final class PreprocessedInput {
     String extension = format == ShardFormat.DECODED_ARROW ? ".arrow" : ".parquet";
     List<Shard> shards = new ArrayList<>();
     Set<String> seen = new HashSet<>();
+    long lastIndex = -1;
+    String lastPath = null;
+    int unchecked = 0;
     for (JsonNode e : f.array(m, "files")) {
       f.require(e.isObject(), "files holds " + e + " (must be {path, rows, bytes} objects)");
       String path = f.text(e, "path");
@@ -143,11 +157,61 @@ public final class PreprocessedInput {
       f.require(seen.add(path), "files lists '" + path + "' twice");
       long rows = f.nonNegative(e, "rows", path);
       long bytes = f.nonNegative(e, "bytes", path);
+      PartChecks checks = checks(f, e, path, format, rows);
+      if (checks != null && rows > 0) {
+        f.require(
+            checks.firstIndex() > lastIndex,
+            "files lists '"
+                + path
+                + "' (stored indices "
+                + checks.firstIndex()
+                + ".."
+                + checks.lastIndex()
+                + ") after '"
+                + lastPath
+                + "' (.."
+                + lastIndex
+                + "); preprocess lists its part files in ascending index order (was the list"
+                + " reordered?)");
+        lastIndex = checks.lastIndex();
+        lastPath = path;
+      }
+      unchecked += checks == null ? 1 : 0;
       // no modification time: the commit record has none, and committed part files are never
-      // rewritten in place (their names carry the job id); readers check size and row count
-      shards.add(new Shard(dir + "/" + path, format, bytes, 0L, rows, List.of()));
+      // rewritten in place (their names carry the job id); readers check size, row count,
+      // checksums and stored indices
+      shards.add(new Shard(dir + "/" + path, format, bytes, 0L, rows, List.of(), null, checks));
+    }
+    if (unchecked > 0 && UNCHECKED_SAID.add(f.file())) {
+      LOG.warn(
+          "{}: {} of its {} part files have no checksum and stored index range (a manifest of an"
+              + " earlier Spindle); they are read without those checks. Preprocess the input again"
+              + " to have them checked",
+          f.file(),
+          unchecked,
+          shards.size());
     }
     return shards;
+  }
+
+  /**
+   * The file's checksums and stored index range, or null when the manifest records none (written
+   * before they were): its {@code crc32c}, an Arrow file's {@code batches_crc32c}, and its {@code
+   * first_index} and {@code last_index} (-1 for a file without rows).
+   */
+  private static PartChecks checks(
+      Fields f, JsonNode e, String path, ShardFormat format, long rows) {
+    if (!e.has("crc32c")) {
+      return null;
+    }
+    long crc = f.crc(e, "crc32c", path);
+    long batches = format == ShardFormat.DECODED_ARROW ? f.crc(e, "batches_crc32c", path) : -1;
+    long first = f.index(e, "first_index", path);
+    long last = f.index(e, "last_index", path);
+    f.require(
+        rows == 0 ? first == -1 && last == -1 : first >= 0 && last - first + 1 >= rows,
+        "'" + path + "' holds " + rows + " rows but its stored indices are " + first + ".." + last);
+    return new PartChecks(crc, batches, first, last);
   }
 
   /** Field access that names the manifest file and the field in every refusal. */
@@ -184,6 +248,28 @@ public final class PreprocessedInput {
           n.isIntegralNumber() && n.canConvertToInt() && n.asInt() > 0,
           name + " is " + n + " (must be an integer > 0)");
       return n.asInt();
+    }
+
+    long crc(JsonNode n, String name, String path) {
+      long crc = PartChecks.parseHex(n.path(name).isTextual() ? n.get(name).asText() : null);
+      require(
+          crc >= 0,
+          "\""
+              + name
+              + "\" of '"
+              + path
+              + "' is "
+              + (n.has(name) ? n.get(name).toString() : "missing")
+              + " (must be 8 lowercase hex digits)");
+      return crc;
+    }
+
+    long index(JsonNode n, String name, String path) {
+      JsonNode v = n.path(name);
+      require(
+          v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= -1,
+          "\"" + name + "\" of '" + path + "' is " + v + " (must be an integer >= -1)");
+      return v.asLong();
     }
 
     long nonNegative(JsonNode n, String name, String path) {

@@ -16,6 +16,9 @@ import java.util.List;
  * @param entries for {@link ShardFormat#IMAGE_FOLDER}, its files in order; empty for other shards
  * @param columns for {@link ShardFormat#PARQUET}, the columns that hold image and label; null for
  *     other shards
+ * @param checks for a {@code preprocess} output's part file, what its manifest records to check it
+ *     against (checksums, stored indices); null for other shards and for a manifest written before
+ *     those were recorded
  */
 public record Shard(
     String uri,
@@ -24,13 +27,18 @@ public record Shard(
     long modificationTime,
     long samples,
     List<FolderEntry> entries,
-    ParquetColumns columns)
+    ParquetColumns columns,
+    PartChecks checks)
     implements Serializable {
 
   public Shard {
     entries = List.copyOf(entries);
     if (samples < 0) {
       throw new IllegalArgumentException("Invalid sample count for " + uri + ": " + samples);
+    }
+    if (checks != null && !format.decoded()) {
+      throw new IllegalArgumentException(
+          "Invalid shard " + uri + ": a " + format + " has no checks");
     }
     if ((format == ShardFormat.PARQUET) != (columns != null)) {
       throw new IllegalArgumentException(
@@ -44,6 +52,18 @@ public record Shard(
     }
   }
 
+  /** A shard without part checks (any but a checked part file of a preprocess output). */
+  public Shard(
+      String uri,
+      ShardFormat format,
+      long bytes,
+      long modificationTime,
+      long samples,
+      List<FolderEntry> entries,
+      ParquetColumns columns) {
+    this(uri, format, bytes, modificationTime, samples, entries, columns, null);
+  }
+
   /** A tar or image-folder shard (no Parquet columns). */
   public Shard(
       String uri,
@@ -52,7 +72,7 @@ public record Shard(
       long modificationTime,
       long samples,
       List<FolderEntry> entries) {
-    this(uri, format, bytes, modificationTime, samples, entries, null);
+    this(uri, format, bytes, modificationTime, samples, entries, null, null);
   }
 
   /** A name for messages: the file's path, or the folder root with the first file of the run. */

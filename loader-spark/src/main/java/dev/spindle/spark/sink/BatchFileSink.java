@@ -1,5 +1,6 @@
 package dev.spindle.spark.sink;
 
+import dev.spindle.spark.shard.PartChecks;
 import java.io.IOException;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.hadoop.fs.Path;
@@ -22,6 +23,12 @@ public interface BatchFileSink extends AutoCloseable {
 
   /** Rows written so far. */
   long rows();
+
+  /**
+   * What the manifest records to check the file by: its checksums, computed as it was written, and
+   * the range of the {@code index} column it stores. Valid once {@link #close()} returned normally.
+   */
+  PartChecks checks();
 
   @Override
   void close() throws IOException;

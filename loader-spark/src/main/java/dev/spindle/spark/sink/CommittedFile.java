@@ -1,5 +1,6 @@
 package dev.spindle.spark.sink;
 
+import dev.spindle.spark.shard.PartChecks;
 import java.io.Serializable;
 
 /**
@@ -10,6 +11,14 @@ import java.io.Serializable;
  * @param tempPath where the attempt wrote it
  * @param rows rows in the file
  * @param bytes the file's size
+ * @param checks its checksums and stored index range, for the manifest; null when not known
  */
-public record CommittedFile(int partition, String tempPath, long rows, long bytes)
-    implements Serializable {}
+public record CommittedFile(
+    int partition, String tempPath, long rows, long bytes, PartChecks checks)
+    implements Serializable {
+
+  /** A file without checks. */
+  public CommittedFile(int partition, String tempPath, long rows, long bytes) {
+    this(partition, tempPath, rows, bytes, null);
+  }
+}

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *            left (_temporary/, part files no manifest lists); refuse committed output unless
  *            overwrite; create _temporary/&lt;job&gt;/
  *  tasks     write _temporary/&lt;job&gt;/part-NNNNN.attempt-&lt;id&gt;.arrow (or .parquet)
- *  commit()  rename the one received attempt per partition to part-NNNNN-&lt;job tag&gt;.arrow
+ *  commit()  the lock still ours? (its lease checked and renewed, before each step too) →
+ *            rename the one received attempt per partition to part-NNNNN-&lt;job tag&gt;.arrow
  *            (new names: the old output's files stay untouched) → replace _manifest.json in
  *            one atomic step → delete the old output's files → delete _temporary/&lt;job&gt;/
  *  abort()   delete _temporary/&lt;job&gt;/ (on every failure path)
@@ -59,7 +60,8 @@ public final class OutputCommitter implements AutoCloseable {
    * How to commit.
    *
    * @param overwrite replace committed output (else refuse it)
-   * @param staleLock after how long without refresh another host's lock counts as stale
+   * @param staleLock the lock's lease: this job renews it every sixth of this, and another job's
+   *     lock counts as stale after this long without renewal ({@link OutputLock})
    * @param format the format of the files the tasks write (their extension)
    */
   public record Settings(boolean overwrite, Duration staleLock, OutputFormat format) {}
@@ -157,21 +159,37 @@ public final class OutputCommitter implements AutoCloseable {
    * Makes the given files visible under their final names, switches the manifest to the new output
    * in one step, then deletes the old output's files and the job's temporary folder. Nothing of the
    * old output is touched before the switch.
+   *
+   * <p>The lock's lease is checked and renewed before the first rename and before the switch, and
+   * checked (renewed when a third of it has passed) before every rename: a job whose lock another
+   * job took over fails naming that job, removes the parts it renamed (their names carry this job's
+   * tag: no other job's file is touched) and never switches the manifest. What remains open is a
+   * driver that pauses for longer than a whole lease between a check and the step after it; closing
+   * that would need the file system to refuse a rename by a lock token, which none offers (and an
+   * object store's rename is a copy, so its steps are not atomic at all).
+   *
+   * @throws OutputLock.LockedException when another job took the output's lock over
    */
   public List<String> commit(List<CommittedFile> files, String manifestJson) throws IOException {
-    lock.verifyHeld();
+    lock.renew();
     Set<String> old = listedFiles();
     List<String> committed = new ArrayList<>();
-    for (CommittedFile file : files) {
-      step("rename " + file.tempPath());
-      Path target = new Path(output, finalName(file.partition()));
-      if (!rename(new Path(file.tempPath()), target)) {
-        throw new IOException("Could not commit " + file.tempPath() + " to " + target);
+    try {
+      for (CommittedFile file : files) {
+        step("rename " + file.tempPath());
+        lock.requireHeld();
+        Path target = new Path(output, finalName(file.partition()));
+        if (!rename(new Path(file.tempPath()), target)) {
+          throw new IOException("Could not commit " + file.tempPath() + " to " + target);
+        }
+        committed.add(target.getName());
       }
-      committed.add(target.getName());
+      step("switch manifest");
+      lock.renew();
+    } catch (OutputLock.LockedException e) {
+      removeOwn(committed, e);
+      throw e;
     }
-    step("switch manifest");
-    lock.verifyHeld();
     Path manifest = new Path(output, MANIFEST);
     try {
       AtomicFiles.replace(fs, manifest, manifestJson.getBytes(StandardCharsets.UTF_8));
@@ -186,6 +204,17 @@ public final class OutputCommitter implements AutoCloseable {
     }
     deleteTemporary();
     return committed;
+  }
+
+  /** Deletes the part files this job renamed before it found its lock taken over. */
+  private void removeOwn(List<String> committed, IOException failure) {
+    for (String name : committed) {
+      try {
+        AtomicFiles.delete(fs, new Path(output, name));
+      } catch (IOException e) {
+        failure.addSuppressed(e);
+      }
+    }
   }
 
   /** A commit's rename; a refusal (read-only, quota) names both files, as its cause may not. */

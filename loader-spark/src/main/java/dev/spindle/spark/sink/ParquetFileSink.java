@@ -1,5 +1,6 @@
 package dev.spindle.spark.sink;
 
+import dev.spindle.spark.shard.PartChecks;
 import java.io.IOException;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.hadoop.conf.Configuration;
@@ -10,6 +11,7 @@ import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
 
 /**
  * Writes the record batches of one {@link VectorSchemaRoot} in {@link
@@ -24,7 +26,9 @@ final class ParquetFileSink implements BatchFileSink {
 
   private final Path path;
   private final PixelRowWriteSupport support;
+  private final CrcOutputFile file;
   private final ParquetWriter<Integer> writer;
+  private final StoredIndexRange indices = new StoredIndexRange();
   private long rows;
   private boolean closed;
 
@@ -32,8 +36,9 @@ final class ParquetFileSink implements BatchFileSink {
     this.path = path;
     this.support = new PixelRowWriteSupport(shape);
     try {
+      this.file = new CrcOutputFile(HadoopOutputFile.fromPath(path, conf));
       this.writer =
-          new Builder(HadoopOutputFile.fromPath(path, conf), support)
+          new Builder(file, support)
               .withConf(conf)
               .withWriteMode(ParquetFileWriter.Mode.CREATE)
               .withCompressionCodec(CompressionCodecName.SNAPPY)
@@ -48,6 +53,7 @@ final class ParquetFileSink implements BatchFileSink {
 
   @Override
   public void write(VectorSchemaRoot root) throws IOException {
+    indices.add(root);
     support.bind(root);
     try {
       for (int r = 0; r < root.getRowCount(); r++) {
@@ -71,6 +77,15 @@ final class ParquetFileSink implements BatchFileSink {
     return rows;
   }
 
+  /** The whole file's checksum (no per-batch ones: a Parquet file has no record batches). */
+  @Override
+  public PartChecks checks() {
+    if (!closed) {
+      throw new IllegalStateException(path + " is still being written");
+    }
+    return new PartChecks(file.crc(), -1, indices.first(), indices.last());
+  }
+
   @Override
   public void close() throws IOException {
     if (closed) {
@@ -81,6 +96,47 @@ final class ParquetFileSink implements BatchFileSink {
       writer.close();
     } catch (IOException e) {
       throw BatchFileSink.failed(path, e);
+    }
+  }
+
+  /** The file parquet-mr writes, through a stream that checksums what it writes. */
+  private static final class CrcOutputFile implements OutputFile {
+    private final OutputFile file;
+    private CrcOutputStream out;
+
+    CrcOutputFile(OutputFile file) {
+      this.file = file;
+    }
+
+    @Override
+    public PositionOutputStream create(long blockSizeHint) throws IOException {
+      out = new CrcOutputStream(file.create(blockSizeHint));
+      return out;
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
+      out = new CrcOutputStream(file.createOrOverwrite(blockSizeHint));
+      return out;
+    }
+
+    @Override
+    public boolean supportsBlockSize() {
+      return file.supportsBlockSize();
+    }
+
+    @Override
+    public long defaultBlockSize() {
+      return file.defaultBlockSize();
+    }
+
+    @Override
+    public String getPath() {
+      return file.getPath();
+    }
+
+    long crc() {
+      return out.fileCrc();
     }
   }
 

@@ -97,6 +97,27 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture with FeedProperties {
     }
   }
 
+  test("a cached manifest whose sample count was lowered by hand is refused, not fed short") {
+    TestFiles.withTempDir("feed-edited") { dir =>
+      val in = tars(dir.resolve("in"), Seq(9, 9))
+      val cache = in.resolve("_spindle_manifest.json")
+      val args = Seq("--world-size", "2", "--batch-size", "3")
+      assert(feed(in, args: _*).get("images") == 18L)
+      // shard-001 said to hold 7: its last 2 samples would be in no plan, and nothing would say so
+      val text = Files.readString(cache)
+      val edited = text.replaceFirst("(\"path\":\"shard-001.tar\"[^}]*\"samples\":)9", "$17")
+      assert(edited != text)
+      Files.writeString(cache, edited)
+      Files.deleteIfExists(in.resolve("._spindle_manifest.json.crc"))
+      Files.setLastModifiedTime(cache, FileTime.fromMillis(System.currentTimeMillis() + 5000))
+      val e = intercept[IllegalStateException](feed(in, args: _*)).getMessage
+      assert(e.contains("(2 shards, 16 samples), not to the fingerprint ") &&
+        e.contains("it was edited after it was written (cached manifest ") && e.contains(cache.toString), e)
+      val recounted = feed(in, (args ++ Seq("--conf", "spark.spindle.feed.manifestChanged=recount")): _*)
+      assert(recounted.get("images") == 18L)
+    }
+  }
+
   /** Each feed epoch task's serialized result (Spark's `resultSize`) while `run` runs. */
   private def resultSizes(run: => Unit): Seq[Long] = {
     val sizes = new java.util.concurrent.ConcurrentLinkedQueue[Long]()

@@ -3,6 +3,8 @@ package dev.spindle.spark.feed
 import java.nio.file.{Files, Path, StandardCopyOption}
 import java.nio.file.attribute.FileTime
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -130,6 +132,45 @@ class ManifestCacheSuite extends AnyFunSuite {
       assert(e.getMessage.startsWith("Cannot use the cached manifest ") &&
         e.getMessage.contains(json(in).toString + ": Invalid manifest: "), e.getMessage)
       assert(e.getMessage.endsWith("(delete it to count again)"))
+    }
+  }
+
+  test("a cached manifest whose sample counts were edited is refused naming it, or counted again") {
+    TestFiles.withTempDir("cache-edited") { dir =>
+      val in = tars(dir.resolve("in"), Seq(5, 6))
+      load(in.toString)
+      for (edit <- Seq(4, 9)) { // lowered: its last samples would never be planned; raised
+        val text = Files.readString(json(in))
+        val edited = text.replace("\"samples\":6", s"\"samples\":$edit")
+        assert(edited != text)
+        overwrite(json(in), edited.getBytes, keepTime = false)
+        Files.setLastModifiedTime(json(in), FileTime.fromMillis(System.currentTimeMillis() + 5000))
+        val e = intercept[IllegalStateException](load(in.toString)).getMessage
+        assert(e.startsWith(s"Invalid manifest: its shards hash to "), e)
+        assert(e.contains(s"… (2 shards, ${5 + edit} samples), not to the fingerprint "), e)
+        assert(e.contains(s" it records: it was edited after it was written (cached manifest "), e)
+        assert(e.contains(json(in).toString + ")"), e)
+        assert(e.endsWith("; set spark.spindle.feed.manifestChanged=recount to count again"), e)
+        val r = load(in.toString, recount = true)
+        assert(r.status.startsWith("recounted: Invalid manifest: its shards hash to "), r.status)
+        assert(r.manifest.shards.asScala.map(_.samples) == Seq(5L, 6L))
+        assert(load(in.toString).status == "reused")
+      }
+    }
+  }
+
+  test("a cache written before fingerprints were recorded is still read and reused") {
+    TestFiles.withTempDir("cache-unprinted") { dir =>
+      val in = tars(dir.resolve("in"), Seq(3, 4))
+      val m = load(in.toString).manifest
+      val text = Files.readString(json(in))
+      val unprinted = text.replaceFirst(",\"fingerprint\":\"[0-9a-f]{64}\"", "")
+      assert(!unprinted.contains("fingerprint") && unprinted.length < text.length, unprinted)
+      overwrite(json(in), unprinted.getBytes, keepTime = false)
+      Files.delete(bin(in))
+      val r = load(in.toString)
+      assert(r.status == "reused" && r.manifest == m)
+      assert(readBin(bin(in)).manifest == m, "its binary form written again")
     }
   }
 

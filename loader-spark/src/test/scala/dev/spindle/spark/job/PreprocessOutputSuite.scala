@@ -175,7 +175,8 @@ class PreprocessOutputSuite extends AnyFunSuite with FaultySparkFixture {
       }
       Files.writeString(out.resolve(OutputLock.FILE), s"""{"job":"dead-job","description":"preprocess x -> y",
         |"user":"someone","host":"${OutputLock.hostName()}","pid":$deadPid,"process_start_ms":1,
-        |"started":"2026-01-01T00:00:00Z"}""".stripMargin)
+        |"started":"2026-01-01T00:00:00Z","boot_id":"${OutputLock.bootId()}",
+        |"pid_namespace":"${OutputLock.pidNamespace()}"}""".stripMargin)
       Files.createDirectories(out.resolve("_temporary/dead-job"))
       Files.write(out.resolve("_temporary/dead-job/part-00000.attempt-3.arrow"), new Array[Byte](100))
       Files.write(out.resolve("part-00001-deadbeef.arrow"), new Array[Byte](100))

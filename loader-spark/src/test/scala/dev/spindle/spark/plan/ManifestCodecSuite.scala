@@ -78,6 +78,26 @@ class ManifestCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("the JSON records the fingerprint of what it holds; an edited one is refused, one without is read") {
+    val tars = Plans.manifest(Seq(10, 0, 7))
+    val json = ManifestCodec.toJson(tars)
+    val sha = ManifestFingerprint.of(tars).sha256
+    assert(json.contains(s""""input":"${tars.input}","fingerprint":"$sha","classNames""""), json)
+    val doc = ManifestCodec.readDocument(new ByteArrayInputStream(json.getBytes("UTF-8")))
+    assert(doc.manifest == tars && doc.fingerprint == sha)
+    val lowered = json.replace("\"samples\":7", "\"samples\":5")
+    val e = intercept[ManifestCodec.EditedException](ManifestCodec.fromJson(lowered))
+    val found = ManifestFingerprint.of(ManifestCodec.fromJson(lowered.replace(s""""fingerprint":"$sha",""", "")))
+    assert(e.getMessage == "Invalid manifest: its shards hash to " + found.describe() +
+      ", not to the fingerprint " + sha.substring(0, 12) + "… it records: it was edited after it was written")
+    assert(found.samples == 15L)
+    val unprinted = json.replace(s""""fingerprint":"$sha",""", "")
+    val old = ManifestCodec.readDocument(new ByteArrayInputStream(unprinted.getBytes("UTF-8")))
+    assert(old.manifest == tars && old.fingerprint == null)
+    assert(ManifestCodec.fromJson(unprinted.replace("\"samples\":7", "\"samples\":5")).totalSamples == 15L,
+      "without a fingerprint there is nothing to check it by")
+  }
+
   test("malformed manifests are refused with the reason") {
     def refused(json: String) = intercept[IllegalArgumentException](ManifestCodec.fromJson(json)).getMessage
     assert(refused("""{"format":"spindle-manifest/0","input":"x","classNames":[],"shards":[]}""")

@@ -217,7 +217,11 @@ class PreprocessedInputSuite extends AnyFunSuite with SparkFixture {
       assert(at > 0)
       bytes(at) = (bytes(at) ^ 1).toByte
       Preprocessed.overwrite(part, bytes)
-      val got = readAll(catalog(out).shards.get(0))
+      // read whole, the file fails its CRC-32C before any row; read by positions (as feed reads
+      // it), the page fails Parquet's page CRC and its row group's rows are quarantined
+      val whole = intercept[IOException](readAll(catalog(out).shards.get(0))).getMessage
+      assert(whole.startsWith(s"file:$part no longer matches the _manifest.json that lists it: its CRC-32C is "), whole)
+      val got = readAll(catalog(out).shards.get(0), (0 until 250).toArray)
       val bad = got.filterNot(_.usable)
       assert(bad.map(_.position) == (100L until 200L), "row group 1, one page: all its rows")
       assert(bad.forall(s => s.key == s"${part.getFileName}#${s.position}"), bad.map(_.key))

@@ -138,9 +138,10 @@ class OutputCommitterSuite extends AnyFunSuite {
       c.setup()
       try {
         val files = attempts(c, Seq("x"))
-        val e = intercept[OutputWriteException] {
-          FaultyFileSystem.readOnly(c.commit(files, manifestJson(c, Seq("x"))))
-        }
+        // read-only from the first rename on (the lock's renewal before it still wrote)
+        c.onStep(step => if (step.startsWith("rename")) FaultyFileSystem.setReadOnly(true))
+        val e = try intercept[OutputWriteException](c.commit(files, manifestJson(c, Seq("x"))))
+          finally FaultyFileSystem.setReadOnly(false)
         assert(e.getMessage == s"Cannot commit ${files.get(0).tempPath()} to faulty:$out/${c.finalName(0)}:" +
           s" Permission denied: rename ${files.get(0).tempPath()}", e.getMessage)
         assert(!Files.exists(out.resolve(OutputCommitter.MANIFEST)))

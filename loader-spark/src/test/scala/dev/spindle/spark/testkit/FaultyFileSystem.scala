@@ -121,6 +121,9 @@ object FaultyFileSystem {
     try body finally failing.set(0)
   }
 
+  /** From now on every change is refused (or, with `false`, allowed again): for a test's hook. */
+  def setReadOnly(on: Boolean): Unit = readOnlyNow = on
+
   /** Runs `body` with every change refused. */
   def readOnly[T](body: => T): T = {
     readOnlyNow = true
