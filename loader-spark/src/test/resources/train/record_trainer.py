@@ -59,6 +59,7 @@ def main():
                 dist.all_reduce(t)
                 assert t.item() == dist.get_world_size()
                 rec.write(json.dumps({"epoch": epoch, "batch": batch.number, "len": len(loader),
+                                      "pid": os.getpid(),
                                       "indices": list(batch.indices),
                                       "weights": [float(w) for w in batch.weights]}) + "\n")
                 rec.flush()

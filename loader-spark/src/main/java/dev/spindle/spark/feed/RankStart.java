@@ -2,6 +2,7 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.RankPlan;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -73,20 +74,17 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
    * twice per rank.
    */
   static long batchesSinceRunStart(int rank, Legs legs, String saved) {
-    if (saved == null) {
-      return 0;
-    }
-    EpochPlan first = legs.first();
-    RankStart now = of(rank, legs, saved);
-    int firstBatch = first.rank(rank).firstBatch();
-    int epochs = now.plan().epoch() - first.epoch();
-    return epochs == 0
-        ? now.position() - firstBatch
-        : first.batchesPerRank()
-            - firstBatch
-            + (long) (epochs - 1) * first.batchesPerRank()
-            + now.position();
+    return legs.between(rank, legs.start(rank), legs.at(rank, saved)).batches();
   }
+
+  /**
+   * A rank's place in a run: batches {@code [0, batch)} of epoch {@code epoch}'s leg consumed (the
+   * end of an epoch and the start of the next are the same place).
+   */
+  record Point(int epoch, int batch) {}
+
+  /** Consecutive batches of one rank, and the samples among them that are not padding. */
+  record Span(long batches, long realSamples) {}
 
   /**
    * The plans of one run's legs, by the epoch of the state a rank resumes from, each made once
@@ -107,6 +105,52 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     /** The plan the run starts with. */
     EpochPlan first() {
       return of(runStart.epoch());
+    }
+
+    /** Where rank {@code rank} starts the run. */
+    Point start(int rank) {
+      return new Point(runStart.epoch(), first().rank(rank).firstBatch());
+    }
+
+    /** Where rank {@code rank} ends the run: the last epoch's last batch consumed. */
+    Point end(int rank) {
+      int last = Math.max(runStart.epoch(), in.endEpoch() - 1);
+      return new Point(last, of(last).batchesPerRank());
+    }
+
+    /**
+     * Where a rank whose trainer saved {@code saved} (a loader state JSON; null: none, the run's
+     * start) stands.
+     *
+     * @throws IllegalArgumentException if {@code saved} is of another plan than this run's
+     */
+    Point at(int rank, String saved) {
+      if (saved == null) {
+        return start(rank);
+      }
+      RankStart s = RankStart.of(rank, this, saved);
+      return new Point(s.plan().epoch(), s.position());
+    }
+
+    /**
+     * Rank {@code rank}'s batches from {@code from} to {@code to} (none when {@code to} is not
+     * after {@code from}), and the samples among them that are not padding.
+     */
+    Span between(int rank, Point from, Point to) {
+      long batches = 0;
+      long real = 0;
+      for (int e = from.epoch(); e <= to.epoch(); e++) {
+        EpochPlan plan = of(e);
+        RankPlan r = plan.rank(rank);
+        long lo = e == from.epoch() ? from.batch() : r.firstBatch();
+        long hi = e == to.epoch() ? to.batch() : plan.batchesPerRank();
+        if (hi > lo) {
+          int size = plan.spec().batchSize();
+          batches += hi - lo;
+          real += Math.max(0, Math.min(r.realSamples(), hi * size) - lo * size);
+        }
+      }
+      return new Span(batches, real);
     }
 
     /**
