@@ -18,9 +18,10 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code example fashion-mnist}: imports Fashion-MNIST into tar shards (a Spark job), then trains
  * with {@link dev.spindle.Feed#train}: every rank runs {@code examples/fashion_mnist.py} of the
- * Python client, an ordinary training script (DDP, gloo, CPU), beside its executor; rank 0
- * evaluates on the test set. Reports the trainers' test accuracy, how long they waited for data and
- * the train run's own report. Main thread; the report is JSON.
+ * Python client, an ordinary training script (DDP, gloo, CPU) that checkpoints with {@code
+ * spindle_bridge.checkpoint} into the work directory, beside its executor; rank 0 evaluates on the
+ * test set. Reports the trainers' test accuracy, how long they waited for data and the train run's
+ * own report. Main thread; the report is JSON.
  */
 public final class ExampleCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -134,7 +135,9 @@ public final class ExampleCommand {
                 "--test-limit",
                 Integer.toString(o.testLimit()),
                 "--report-dir",
-                reports.toString());
+                reports.toString(),
+                "--checkpoint-dir",
+                o.work().resolve("checkpoints").toString());
     return report(o, train, imported, reports, (System.nanoTime() - started) / 1e9);
   }
 

@@ -118,6 +118,23 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("the README's checkpointing script (examples/checkpoint_train.py) trains on two ranks as it stands") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    TestFiles.withTempDir("train-readme-checkpoint") { dir =>
+      val script = PythonClient.dir().resolve("examples/checkpoint_train.py")
+      val readme = Files.readString(PythonClient.dir().resolve("../../README.md"))
+      assert(readme.contains(Files.readString(script).trim), "the README shows the script as it is")
+      val ckpt = dir.resolve("ckpt")
+      val r = TrainCommand.run(spark, Array("--input", dataset(dir).toString, "--size", "8",
+        "--world-size", "2", "--batch-size", "4", "--epochs", "2", "--python", Python, "--",
+        script.toString, ckpt.toString))
+      val t = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(t.map(_.get("exit_code")) == Seq(0, 0))
+      assert(Files.isRegularFile(ckpt.resolve("rank-0.pt")) && Files.isRegularFile(ckpt.resolve("rank-1.pt")),
+        "each rank saved its checkpoint")
+    }
+  }
+
   test("a trainer that hangs is killed with its process group after the trainer timeout; one error names it") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-hang") { dir =>
