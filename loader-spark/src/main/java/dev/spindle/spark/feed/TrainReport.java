@@ -74,10 +74,13 @@ final class TrainReport {
   }
 
   /**
-   * An attempt failed: how each rank ended; {@code spans[0]}: what its trainers took past the
-   * attempt's start, over all ranks.
+   * What an attempt's trainers took, over all ranks: from its start point on, and before it (the
+   * final model's batches of earlier attempts, for the attempt that finished).
    */
-  void failedAttempt(List<TrainerExit> exits, RankStart.Span[] spans) {
+  record Spans(RankStart.Span fromPoint, RankStart.Span beforePoint) {}
+
+  /** An attempt failed: how each rank ended, and what its trainers took past its start. */
+  void failedAttempt(List<TrainerExit> exits, Spans spans) {
     List<Map<String, Object>> attempt = new ArrayList<>();
     for (TrainerExit e : exits) {
       Map<String, Object> m = e.toReport();
@@ -88,17 +91,17 @@ final class TrainReport {
       }
     }
     restarts.add(attempt);
-    failedBatches += spans[0].batches();
-    failedSamples += spans[0].realSamples();
+    failedBatches += spans.fromPoint().batches();
+    failedSamples += spans.fromPoint().realSamples();
   }
 
   /**
-   * The attempt that finished started at a point: {@code spans[1]} is the lineage before it, over
-   * all ranks (batches the final model was trained on in earlier attempts).
+   * The attempt that finished: the batches before its start point are the final model's from
+   * earlier attempts.
    */
-  void lineage(RankStart.Span[] spans) {
-    lineageBatches = spans[1].batches();
-    lineageSamples = spans[1].realSamples();
+  void lineage(Spans spans) {
+    lineageBatches = spans.beforePoint().batches();
+    lineageSamples = spans.beforePoint().realSamples();
   }
 
   void finished(List<TrainRankResult> results) throws IOException {

@@ -27,6 +27,9 @@ final class TrainerProcess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainerProcess.class);
   private static final int TAIL_LINES = 40;
 
+  /** {@link #tail} of a trainer that printed nothing. */
+  static final String NO_OUTPUT = "(no output)";
+
   private final int rank;
   private final Process process;
   private final Deque<String> tail = new ArrayDeque<>();
@@ -102,7 +105,7 @@ final class TrainerProcess implements AutoCloseable {
 
   /** The last lines it printed, newest last. */
   synchronized String tail() {
-    return tail.isEmpty() ? "(no output)" : String.join("\n", tail);
+    return tail.isEmpty() ? NO_OUTPUT : String.join("\n", tail);
   }
 
   /**
