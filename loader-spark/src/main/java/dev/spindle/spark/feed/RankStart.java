@@ -1,10 +1,17 @@
 package dev.spindle.spark.feed;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.RankPlan;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Where one rank of a {@code train} run starts: the plan of its epoch's leg, the batch it starts
@@ -20,6 +27,7 @@ import java.util.Map;
  * @param trainerState the loader state JSON the trainer resumes with ({@code SPINDLE_STATE})
  */
 record RankStart(EpochPlan plan, int position, String trainerState) {
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * @param saved the state the rank's trainer saved last, or null if it saved none (a first start)
@@ -37,6 +45,17 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     }
     LoaderState rankState = LoaderState.fromJson(saved);
     EpochPlan plan = legs.of(rankState.epoch());
+    List<String> differing = differences(saved, plan.stateAtStart().toJson());
+    if (!differing.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Rank "
+              + rank
+              + "'s saved state (epoch "
+              + rankState.epoch()
+              + ") is of another plan than this run's: "
+              + String.join(", ", differing)
+              + " differ (spark.spindle.train.stateDir holds another run's states?)");
+    }
     int position = rankState.batchesConsumed()[rank];
     if (position < plan.rank(rank).firstBatch() || position > plan.batchesPerRank()) {
       throw new IllegalArgumentException(
@@ -57,6 +76,31 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
               + " states?)");
     }
     return new RankStart(plan, position, saved);
+  }
+
+  /**
+   * The fields of loader state {@code a} that differ from {@code b}'s, the current leg's batch
+   * counts aside (what the bridge compares as the plan's identity).
+   */
+  private static List<String> differences(String a, String b) {
+    try {
+      ObjectNode x = (ObjectNode) JSON.readTree(a);
+      ObjectNode y = (ObjectNode) JSON.readTree(b);
+      x.remove("batchesConsumed");
+      y.remove("batchesConsumed");
+      List<String> out = new ArrayList<>();
+      Set<String> names = new TreeSet<>();
+      x.fieldNames().forEachRemaining(names::add);
+      y.fieldNames().forEachRemaining(names::add);
+      for (String n : names) {
+        if (!java.util.Objects.equals(x.get(n), y.get(n))) {
+          out.add("'" + n + "' (" + x.get(n) + " vs " + y.get(n) + ")");
+        }
+      }
+      return out;
+    } catch (JsonProcessingException | ClassCastException e) {
+      throw new IllegalArgumentException("Malformed loader state: " + e.getMessage(), e);
+    }
   }
 
   /**
