@@ -18,9 +18,9 @@ same directory, ``fsync``, then ``os.replace`` over ``path``; the file it replac
 trainer) sees a whole checkpoint, never a part, even after a SIGKILL or a power cut mid-write.
 A save at the step of the latest checkpoint (every K steps and again at an epoch's end) replaces
 it and keeps the one before. The file holds ``{"format", "model", "optimizer", "loader",
-"extra"}``: the model's and the
-optimizer's ``state_dict()``, the loader's ``state_dict()`` as it was when the step finished (the
-batch just trained on counts as consumed) and the keyword arguments.
+"extra"}``: the model's and the optimizer's ``state_dict()``, the loader's ``state_dict()`` as it
+was when the step finished (the batch just trained on counts as consumed) and the keyword
+arguments.
 
 Under ``bin/spindle train`` (``SPINDLE_CHECKPOINT_OUT`` set) :func:`save` then records the
 checkpoint (its path and loader state, and those of the previous one) in that file, which
