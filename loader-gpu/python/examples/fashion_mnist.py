@@ -1,12 +1,16 @@
 """Fashion-MNIST trainer: an ordinary `spindle train` script (one DDP rank, gloo, CPU).
 
 `bin/spindle example fashion-mnist` imports the data and runs this script with `train`; any
-`bin/spindle train --input SHARDS --size 28 ... -- fashion_mnist.py --test-dir DIR` runs it too.
+`bin/spindle train --input SHARDS --size 28 ... -- fashion_mnist.py --test-dir DIR --checkpoint-dir
+CKPT` runs it too.
 Every rank trains a small CNN on the batches its feeder serves (uint8 [N, 28, 28, 3] views of
 shared memory; rows with weight 0 are padding or stand-ins of quarantined samples and add no
-loss); rank 0 then evaluates on the test set read from Debian's IDX files. Each rank writes
-`rank-R.json` to `--report-dir` (train_samples, batches, step_s, final_loss; rank 0 also
-test_accuracy, test_samples) and rank 0 prints the accuracy.
+loss); rank 0 then evaluates on the test set read from Debian's IDX files. Each rank keeps a
+checkpoint (model, optimizer and the loader's state together: spindle_bridge.checkpoint) in
+`--checkpoint-dir` every `--checkpoint-every` steps and at each epoch's end, and resumes from
+the one `train` chooses after a failure. Each rank writes `rank-R.json` to `--report-dir`
+(train_samples, batches, step_s, final_loss, over the steps its final model was trained on; rank
+0 also test_accuracy, test_samples) and rank 0 prints the accuracy.
 """
 import argparse
 import gzip
@@ -20,7 +24,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from spindle_bridge import SpindleLoader
+from spindle_bridge import SpindleLoader, checkpoint
 
 MEAN, STD = 0.2860, 0.3530
 
@@ -73,6 +77,10 @@ def main():
                    help="where t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz are")
     a.add_argument("--test-limit", type=int, default=10000)
     a.add_argument("--report-dir", help="write rank-R.json here")
+    a.add_argument("--checkpoint-dir", required=True,
+                   help="where each rank keeps its checkpoint, rank-R.pt (a folder every node "
+                        "can read: a restarted rank may run on another)")
+    a.add_argument("--checkpoint-every", type=int, default=20, help="steps between checkpoints")
     a.add_argument("--lr", type=float, default=2e-3)
     args = a.parse_args()
     torch.set_num_threads(1)
@@ -81,8 +89,12 @@ def main():
     rank = dist.get_rank()
     model = nn.parallel.DistributedDataParallel(SmallCnn())
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    step_s, samples, batches, loss = 0.0, 0, 0, None
+    path = os.path.join(args.checkpoint_dir, "rank-%d.pt" % rank)
     with SpindleLoader.from_env() as loader:
+        done = checkpoint.load(path, model, opt, loader) or {}  # {} on a first start
+        step_s, samples, batches = (done.get("step_s", 0.0), done.get("samples", 0),
+                                    done.get("batches", 0))
+        loss = None
         for epoch in loader.epochs():
             for batch in loader:
                 t = time.perf_counter()
@@ -97,6 +109,11 @@ def main():
                 step_s += time.perf_counter() - t
                 samples += int(batch.weights.sum())
                 batches += 1
+                if batches % args.checkpoint_every == 0:
+                    checkpoint.save(path, model, opt, loader, step_s=step_s, samples=samples,
+                                    batches=batches)
+            checkpoint.save(path, model, opt, loader, step_s=step_s, samples=samples,
+                            batches=batches)
     report = {"rank": rank, "train_samples": samples, "batches": batches, "step_s": step_s,
               "final_loss": None if loss is None else float(loss)}
     if rank == 0:

@@ -7,6 +7,10 @@
         # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins
     state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
 
+A checkpoint of the model, the optimizer and the loader's state together, one atomic file per rank
+(``spindle_bridge.checkpoint``): ``checkpoint.save(path, model, optimizer, loader, step=s)`` after
+a step, ``checkpoint.load(path, model, optimizer, loader)`` once at the start (None: start fresh).
+
 A whole run in one process (``bin/spindle train`` sets the environment; ``python -m
 spindle_bridge.launch`` starts the script): ``loader = SpindleLoader.from_env()`` then ``for
 epoch in loader.epochs(): for batch in loader: ...``; ``loader.as_dataset()`` for
@@ -22,5 +26,6 @@ that export DLPack); see ``spindle_bridge.cuda``.
 """
 from .client import SpindleLoader, Batch
 from .protocol import ProtocolError, VERSION
+from . import checkpoint
 
-__all__ = ["SpindleLoader", "Batch", "ProtocolError", "VERSION"]
+__all__ = ["SpindleLoader", "Batch", "ProtocolError", "VERSION", "checkpoint"]

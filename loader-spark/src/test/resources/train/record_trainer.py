@@ -1,6 +1,7 @@
 """A training script for the train tests: DDP (gloo, CPU) ranks that record, per step, the batch
-they received (epoch, number, len(loader), indices, weights) to OUT/rank-R.jsonl, after an all_reduce that keeps
-the ranks in lockstep, and their environment to OUT/env-R-PID.json.
+they received (epoch, number, len(loader), indices, weights, the trainer's pid) to
+OUT/rank-R.jsonl, after an all_reduce that keeps the ranks in lockstep, and their environment to
+OUT/env-R-PID.json. It saves no checkpoint: a restart starts it from the run's start.
 
 Faults (each at most once per OUT directory, marked by a file): --kill-rank R --kill-step K: rank R
 kills itself with SIGKILL on receiving its K-th batch of the run (before the step, so the batch is
@@ -59,6 +60,7 @@ def main():
                 dist.all_reduce(t)
                 assert t.item() == dist.get_world_size()
                 rec.write(json.dumps({"epoch": epoch, "batch": batch.number, "len": len(loader),
+                                      "pid": os.getpid(),
                                       "indices": list(batch.indices),
                                       "weights": [float(w) for w in batch.weights]}) + "\n")
                 rec.flush()

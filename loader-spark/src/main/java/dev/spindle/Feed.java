@@ -178,7 +178,9 @@ public final class Feed extends ImageJob<Feed> {
    * {@code LOCAL_RANK}, {@code WORLD_SIZE}, {@code LOCAL_WORLD_SIZE}, {@code MASTER_ADDR}, {@code
    * MASTER_PORT}) and the loader's ({@code SPINDLE_SOCKET}, the run token, device, state), so that
    * {@code SpindleLoader.from_env()} and {@code init_process_group()} work in it. A trainer that
-   * fails restarts every rank from its saved state; see the README's "Training from Spark".
+   * fails restarts every rank from the latest step every rank has a checkpoint of ({@code
+   * spindle_bridge.checkpoint}), else from the run's start; one that fails before it connects is
+   * not restarted; see the README's "Training from Spark".
    *
    * @throws IllegalArgumentException before any Spark work, as {@link #run()}, or if the script is
    *     not a file (on a local master)

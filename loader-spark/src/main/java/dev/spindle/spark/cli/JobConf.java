@@ -45,6 +45,14 @@ final class JobConf {
   }
 
   /**
+   * The value {@code key} has so far (a flag, {@code --conf}, the properties file, else a {@code
+   * spark.*} system property as spark-submit passes it), or null.
+   */
+  String value(String key) {
+    return settings.getOrDefault(key, System.getProperty(key));
+  }
+
+  /**
    * Every setting, after checking each known {@code spark.spindle.*} value (also those spark-submit
    * passed as system properties) and the keys that only make sense together.
    *

@@ -3,6 +3,7 @@ package dev.spindle.spark.cli;
 import dev.spindle.Feed;
 import dev.spindle.FeedReport;
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.feed.PythonClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,8 +34,11 @@ import picocli.CommandLine.Parameters;
           + " environment (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT)"
           + " and the loader's (SPINDLE_SOCKET, SPINDLE_RUN_TOKEN, SPINDLE_DEVICE, SPINDLE_STATE,"
           + " SPINDLE_STATE_OUT, SPINDLE_EPOCHS): SpindleLoader.from_env() and"
-          + " init_process_group() work in it. A trainer that fails restarts every rank from its"
-          + " saved loader state; one that hangs is killed."
+          + " init_process_group() work in it. A trainer that fails restarts every rank from the"
+          + " latest step every rank has a checkpoint of (spindle_bridge.checkpoint), else from the"
+          + " run's start; one that fails before it connects is not restarted; one that hangs is"
+          + " killed. On local masters --python must import torch and spindle_bridge (checked"
+          + " first)."
     })
 public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
   /** The flags only {@code train} takes, and the script with its arguments. */
@@ -81,6 +85,9 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
     List<String> command;
   }
 
+  /** The master of the caller's session ({@link #run(SparkSession, String[])}), else null. */
+  private String sessionMaster;
+
   public TrainCommand() {
     super(new Flags());
   }
@@ -88,6 +95,7 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
   /** Runs {@code argv} (the flags after {@code train}) on {@code session}, which stays open. */
   public static FeedReport run(SparkSession session, String[] argv) throws IOException {
     TrainCommand command = new TrainCommand();
+    command.sessionMaster = session.sparkContext().master();
     return run(command, new CommandLine(command).setStopAtPositional(true), session, argv);
   }
 
@@ -102,6 +110,28 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
     Path script = Path.of(own.command.get(0));
     if (!Files.isRegularFile(script)) {
       throw new ParameterException(cl, "Training script not found: " + script.toAbsolutePath());
+    }
+    requirePython(conf, cl);
+  }
+
+  /**
+   * Where the executors run on this machine, fails unless the trainers' Python imports torch and
+   * the client: before Spark starts, instead of as every rank's failure once it has.
+   */
+  private void requirePython(JobConf conf, CommandLine cl) {
+    String master = sessionMaster != null ? sessionMaster : spark.master;
+    if (master == null) {
+      master = conf.value("spark.master");
+    }
+    if (master != null && !master.startsWith("local")) {
+      return; // the executors' nodes have their own Python
+    }
+    String python = conf.value(SpindleConfig.TRAIN_PYTHON.key());
+    try {
+      PythonClient.requireImports(
+          python == null ? SpindleConfig.TRAIN_PYTHON.defaultValue() : python);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(cl, e.getMessage());
     }
   }
 

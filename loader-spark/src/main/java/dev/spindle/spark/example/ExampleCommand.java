@@ -8,21 +8,20 @@ import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.PythonClient;
 import dev.spindle.spark.metrics.JobReport;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * {@code example fashion-mnist}: imports Fashion-MNIST into tar shards (a Spark job), then trains
  * with {@link dev.spindle.Feed#train}: every rank runs {@code examples/fashion_mnist.py} of the
- * Python client, an ordinary training script (DDP, gloo, CPU), beside its executor; rank 0
- * evaluates on the test set. Reports the trainers' test accuracy, how long they waited for data and
- * the train run's own report. Main thread; the report is JSON.
+ * Python client, an ordinary training script (DDP, gloo, CPU) that checkpoints with {@code
+ * spindle_bridge.checkpoint} into the work directory, beside its executor; rank 0 evaluates on the
+ * test set. Reports the trainers' test accuracy, how long they waited for data and the train run's
+ * own report. Main thread; the report is JSON.
  */
 public final class ExampleCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -109,7 +108,7 @@ public final class ExampleCommand {
                 .conf()
                 .get(SpindleConfig.TRAIN_PYTHON.key(), SpindleConfig.TRAIN_PYTHON.defaultValue());
     if (spark.sparkContext().master().startsWith("local")) {
-      requireTorch(python); // the executors run on this machine: fail before importing
+      PythonClient.requireImports(python); // the executors run here: fail before importing
     }
     Files.createDirectories(o.work());
     String shards = o.work().resolve("shards").toUri().toString();
@@ -136,46 +135,10 @@ public final class ExampleCommand {
                 "--test-limit",
                 Integer.toString(o.testLimit()),
                 "--report-dir",
-                reports.toString());
+                reports.toString(),
+                "--checkpoint-dir",
+                o.work().resolve("checkpoints").toString());
     return report(o, train, imported, reports, (System.nanoTime() - started) / 1e9);
-  }
-
-  /**
-   * Fails unless {@code python} can import torch and numpy, naming the interpreter and what it
-   * said: without this a missing torch shows only after the shards are imported, as every rank's
-   * failure, restarted {@code spark.spindle.train.maxRestarts} times.
-   */
-  static void requireTorch(String python) throws IOException, InterruptedException {
-    Process p;
-    try {
-      p = new ProcessBuilder(python, "-c", "import numpy, torch").redirectErrorStream(true).start();
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "Cannot run the trainers' Python '"
-              + python
-              + "' ("
-              + e.getMessage()
-              + "); pass --python EXE",
-          e);
-    }
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IllegalArgumentException(
-          "'" + python + " -c \"import numpy, torch\"' did not" + " finish in 120 s");
-    }
-    if (p.exitValue() != 0) {
-      String last =
-          out.isEmpty() ? "exit " + p.exitValue() : out.lines().reduce((a, b) -> b).orElse("");
-      throw new IllegalArgumentException(
-          "The trainers' Python '"
-              + python
-              + "' cannot import"
-              + " torch and numpy ("
-              + last
-              + "); pass --python EXE with one that can (Debian's"
-              + " python3-torch: --python /usr/bin/python3)");
-    }
   }
 
   @SuppressWarnings("unchecked")

@@ -85,12 +85,16 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
 
   /**
    * What a rank task checks while it waits for its trainer: {@link #check} throws when the wait is
-   * pointless (the trainer process it started has died). Called on the task thread.
+   * pointless (the trainer process it started has died); {@link #connected} hears that the trainer
+   * said hello. Called on the task thread.
    */
   interface Watch {
     Watch NONE = () -> {};
 
     void check();
+
+    /** The rank's trainer said hello: it got past its start. */
+    default void connected() {}
   }
 
   /** How long one wait lasts before the task looks at its {@link Watch} again. */
@@ -111,6 +115,7 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
         ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(), serve.token());
     String state = plan.stateAtStart().toJson();
     long resume = awaitTrainer(feed, serve, bridge, rank, socket, state, watch);
+    watch.connected();
     int start = startBatch(planned, resume);
     int end = Math.max(start, planned.toBatch());
     GpuFeeder feeder =

@@ -2,7 +2,6 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.job.HadoopConf;
-import dev.spindle.spark.metrics.TaskTimeline;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.progress.JobLabel;
@@ -10,33 +9,26 @@ import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.shard.Manifest;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import scala.reflect.ClassTag;
-import scala.reflect.ClassTag$;
 
 /**
  * {@code train}: one barrier stage of {@code world} tasks, task {@code r} starting rank {@code r}'s
  * training script beside its executor and serving it every epoch of the run ({@link TrainTask}).
- * When a trainer fails (exits with an error, is killed), every rank is restarted in a new stage,
- * each from the loader state its trainer saved last ({@link TrainStateStore}), up to {@code
- * spark.spindle.train.maxRestarts} times; a trainer that hangs, or any other failure, ends the job
- * with the failing ranks' own account and last output lines. Driver thread.
+ * When a trainer fails (exits with an error, is killed), every rank is restarted in a new stage
+ * ({@link TrainAttempts}) from one {@link RestartPoint}: the latest step every rank has a
+ * checkpoint of, else the run's start (said loudly: the trainers start with fresh models), up to
+ * {@code spark.spindle.train.maxRestarts} times; a trainer that fails before it connects, one that
+ * hangs, or any other failure ends the job with the failing ranks' own account, their last output
+ * lines and the state directory. Driver thread.
  */
 public final class TrainJob {
   private static final Logger LOG = LoggerFactory.getLogger(TrainJob.class);
-  private static final ClassTag<TrainRankResult> RESULT =
-      ClassTag$.MODULE$.apply(TrainRankResult.class);
-
-  private static final long EXIT_WAIT_MS = 30_000;
 
   /**
    * The bridge socket of a train run unless {@code spark.spindle.feed.socket} is set: one per
@@ -72,7 +64,7 @@ public final class TrainJob {
             conf.containsKey(SpindleConfig.FEED_SOCKET.key())
                 ? conf
                 : withSocket(conf, TRAIN_SOCKET));
-    String line =
+    say(
         "spindle train: "
             + world
             + " rank(s) of "
@@ -83,10 +75,8 @@ public final class TrainJob {
             + start.epoch()
             + ".."
             + (request.epochs() - 1)
-            + "; loader states in "
-            + store.location();
-    System.out.println(line);
-    LOG.info(line);
+            + "; loader states and checkpoint records in "
+            + store.location());
     Broadcast<TrainInputs> inputs =
         jsc.broadcast(TrainInputs.of(manifest, start.toJson(), request.epochs()));
     TrainTask task =
@@ -98,7 +88,9 @@ public final class TrainJob {
             train,
             store,
             runId,
-            ProgressCounters.register(jsc.sc()));
+            ProgressCounters.register(jsc.sc()),
+            0,
+            RestartPoint.runStart(world, null));
     TrainReport report = new TrainReport(request, train, loaded, store.location());
     jsc.setLocalProperty("spark.job.interruptOnCancel", "true");
     String epochs = "epochs " + start.epoch() + ".." + (request.epochs() - 1);
@@ -109,7 +101,9 @@ public final class TrainJob {
             "train " + epochs,
             "train " + train.script() + " " + epochs + " (" + world + " ranks)",
             rows(start.resume(manifest, world), request.epochs()))) {
-      report.finished(attempts(jsc, world, task, store, train, report, inputs.value(), label));
+      TrainAttempts run =
+          new TrainAttempts(jsc, world, task, store, train, report, inputs.value(), label);
+      report.finished(run.all());
       if (SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
         store.delete(); // its own temporary directory: nothing to resume from a finished run
       }
@@ -132,132 +126,20 @@ public final class TrainJob {
     return batches * first.spec().batchSize();
   }
 
-  /** Runs the stage, restarting it after trainers' failures while restarts are left. */
-  private static List<TrainRankResult> attempts(
-      JavaSparkContext jsc,
-      int world,
-      TrainTask task,
-      TrainStateStore store,
-      TrainSettings train,
-      TrainReport report,
-      TrainInputs in,
-      JobLabel label)
-      throws IOException {
-    for (int attempt = 0; ; attempt++) {
-      store.clearExits(world);
-      try {
-        List<Integer> ranks = new ArrayList<>();
-        for (int r = 0; r < world; r++) {
-          ranks.add(r);
-        }
-        try (TaskTimeline recorder = TaskTimeline.attach(jsc.sc())) {
-          List<TrainRankResult> results =
-              new JavaRDD<>(
-                      jsc.parallelize(ranks, world)
-                          .rdd()
-                          .barrier()
-                          .mapPartitions(task, false, RESULT),
-                      RESULT)
-                  .collect();
-          report.timeline(
-              recorder.tasks(
-                  world,
-                  TaskTimeline.WAIT_MS,
-                  p -> p < results.size() ? results.get(p).timelineCounts() : null));
-          return results;
-        }
-      } catch (Exception e) { // collect() throws SparkException, a checked one, undeclared
-        List<TrainerExit> exits = awaitExits(store, world);
-        List<TrainerExit> causes =
-            exits.stream()
-                .filter(TrainerExit::cause)
-                .sorted(java.util.Comparator.comparingLong(TrainerExit::endedAtMs))
-                .toList();
-        if (causes.isEmpty()) { // no rank failed on its own account: Spark's error says why
-          throw e instanceof RuntimeException r ? r : new IllegalStateException(e.getMessage(), e);
-        }
-        report.failedAttempt(exits);
-        boolean restartable = causes.stream().allMatch(TrainerExit::restartable);
-        if (!restartable || attempt >= train.maxRestarts()) {
-          throw new TrainFailure(message(causes, attempt, restartable, train, store), e);
-        }
-        String line =
-            "spindle train: "
-                + causes.size()
-                + " rank(s) failed ("
-                + causes.get(0).message()
-                + "; rank "
-                + causes.get(0).rank()
-                + "); restarting every"
-                + " rank from its saved loader state (restart "
-                + (attempt + 1)
-                + " of at most "
-                + train.maxRestarts()
-                + ")";
-        System.out.println(line);
-        LOG.warn(line);
-        label.continuing(rowsSaved(store, world, in));
-      }
-    }
+  /** A line for the user: on the console once (the log has it at DEBUG). */
+  static void say(String line) {
+    System.out.println(line);
+    LOG.debug(line);
   }
 
-  /** Rows the ranks' saved states say were consumed since the run began: the restart's start. */
-  private static long rowsSaved(TrainStateStore store, int world, TrainInputs in)
-      throws IOException {
-    long batches = 0;
-    RankStart.Legs legs = new RankStart.Legs(in, world);
-    for (int r = 0; r < world; r++) {
-      batches += RankStart.batchesSinceRunStart(r, legs, store.state(r).orElse(null));
-    }
-    return batches * LoaderState.fromJson(in.startState()).spec().batchSize();
-  }
-
-  private static String message(
-      List<TrainerExit> causes,
-      int attempt,
-      boolean restartable,
-      TrainSettings train,
-      TrainStateStore store) {
-    StringBuilder m = new StringBuilder("spindle train failed");
-    if (restartable) {
-      m.append(" after ")
-          .append(attempt)
-          .append(" restart(s) (spark.spindle.train.maxRestarts=")
-          .append(train.maxRestarts())
-          .append(')');
-    }
-    m.append(":");
-    causes.forEach(c -> m.append('\n').append(c.describe()));
-    m.append("\nEach rank's loader state is kept in ")
-        .append(store.location())
-        .append(": the same command with --state-dir ")
-        .append(store.location())
-        .append(" resumes every rank from it.");
-    return m.toString();
-  }
-
-  /**
-   * How each rank's task of a failed stage ended, once every one has said (a cancelled task first
-   * kills its trainer and saves its last state: a restart must not read the state before that), or
-   * after {@link #EXIT_WAIT_MS} (a task that never started, or whose executor died, says nothing).
-   */
-  private static List<TrainerExit> awaitExits(TrainStateStore store, int world) throws IOException {
-    long deadline = System.currentTimeMillis() + EXIT_WAIT_MS;
-    while (true) {
-      List<TrainerExit> exits = new ArrayList<>();
-      for (int r = 0; r < world; r++) {
-        store.exit(r).map(TrainerExit::fromJson).ifPresent(exits::add);
-      }
-      if (exits.size() == world || System.currentTimeMillis() > deadline) {
-        return exits;
-      }
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return exits;
-      }
-    }
+  /** The sentence every failed run ends with: where its states are, and how to resume. */
+  static String stateNote(TrainStateStore store) {
+    return "The ranks' checkpoint records and loader states are kept in "
+        + store.location()
+        + " (spark.spindle.train.stateDir): the same command with --state-dir "
+        + store.location()
+        + " restarts every rank from the latest step every rank has a checkpoint of, or from the"
+        + " run's start without one.";
   }
 
   /** The run's state store: the configured directory, else a new local one (local masters). */
@@ -272,8 +154,8 @@ public final class TrainJob {
                 + master
                 + " needs --state-dir"
                 + " (spark.spindle.train.stateDir): a directory every node can read and write"
-                + " (hdfs://, s3a://, a shared mount), where each rank's loader state outlives its"
-                + " trainer");
+                + " (hdfs://, s3a://, a shared mount), where each rank's checkpoint record and"
+                + " loader state outlive its trainer");
       }
       dir = Files.createTempDirectory("spindle-train-").toUri().toString();
     }
@@ -286,10 +168,21 @@ public final class TrainJob {
     return m;
   }
 
-  /** The run failed: which ranks, how, and their last output lines. */
+  /**
+   * The run failed: which ranks, how, their last output lines and the state directory. It has no
+   * cause (its message says it all, and Spark's exception, when there is one, is kept as a
+   * suppressed exception and in the log at DEBUG), so the command line prints it whole.
+   */
   public static final class TrainFailure extends IllegalStateException {
-    TrainFailure(String message, Throwable cause) {
-      super(message, cause);
+    TrainFailure(String message) {
+      super(message);
+    }
+
+    TrainFailure(String message, Throwable suppressed) {
+      super(message);
+      if (suppressed != null) {
+        addSuppressed(suppressed);
+      }
     }
   }
 }

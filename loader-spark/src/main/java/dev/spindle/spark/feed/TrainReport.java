@@ -15,10 +15,15 @@ import java.util.Map;
 
 /**
  * The JSON report of a {@code train} run: the run's settings; per rank ({@code trainers}) its exit
- * code, wall time, time waiting for data, node and final loader state; per rank and epoch ({@code
- * ranks}) the leg served in the last attempt (first batch, batches, samples, digest); the failed
- * attempts' accounts ({@code restarts}); the quarantine list. Built from the ranks' runs ({@link
- * BatchRun}), never their indices. Driver thread.
+ * code, wall time, time waiting for data, mean step time, restarts and failures, node and final
+ * loader state; per rank and epoch ({@code ranks}) the leg served in the last attempt (first batch,
+ * batches, samples, digest); the failed attempts' accounts ({@code restarts}) and where each
+ * attempt started ({@code attempt_starts}); the feeders of the last attempt ({@code feeders}, as
+ * {@code feed --serve} reports them); the quarantine list. {@code images} and {@code samples} count
+ * what the final model was trained on (its lineage: the run from its start, the batches before the
+ * last restart point included); {@code images_delivered} and {@code samples_delivered} also count
+ * what failed attempts delivered past their start (trained again after a restart). Built from the
+ * ranks' runs ({@link BatchRun}) and the plans, never their indices. Driver thread.
  */
 final class TrainReport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,9 +34,16 @@ final class TrainReport {
   private final ManifestCache.Loaded loaded;
   private final String stateDir;
   private final List<List<Map<String, Object>>> restarts = new ArrayList<>();
+  private final List<Map<String, Object>> attemptStarts = new ArrayList<>();
+  private final Map<Integer, Integer> failures = new java.util.HashMap<>();
+  private long failedBatches;
+  private long failedSamples;
+  private long lineageBatches;
+  private long lineageSamples;
   private final List<Map<String, Object>> trainers = new ArrayList<>();
   private final List<Map<String, Object>> legs = new ArrayList<>();
   private final QuarantineList quarantined = new QuarantineList();
+  private final FeederReport feeders = new FeederReport();
   private final long startMs = System.currentTimeMillis();
   private List<Timeline.Task> timeline = List.of();
   private long rows;
@@ -45,19 +57,61 @@ final class TrainReport {
     this.stateDir = stateDir;
   }
 
-  void failedAttempt(List<TrainerExit> exits) {
+  /** Attempt {@code attempt} starts every rank at {@code point} (rank 0 at {@code at}). */
+  void attemptStarted(int attempt, RestartPoint point, RankStart.Point at) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("attempt", attempt);
+    m.put("step", point.step());
+    m.put("epoch", at.epoch());
+    m.put("batch", at.batch());
+    m.put("from", point.fromCheckpoints() ? "checkpoint" : "start");
+    m.put(
+        "checkpoints",
+        point.fromCheckpoints()
+            ? point.ranks().stream().map(RestartPoint.Rank::checkpoint).toList()
+            : null);
+    m.put("why", point.why());
+    attemptStarts.add(m);
+  }
+
+  /**
+   * What an attempt's trainers took, over all ranks: from its start point on, and before it (the
+   * final model's batches of earlier attempts, for the attempt that finished).
+   */
+  record Spans(RankStart.Span fromPoint, RankStart.Span beforePoint) {}
+
+  /** An attempt failed: how each rank ended, and what its trainers took past its start. */
+  void failedAttempt(List<TrainerExit> exits, Spans spans) {
     List<Map<String, Object>> attempt = new ArrayList<>();
     for (TrainerExit e : exits) {
       Map<String, Object> m = e.toReport();
       m.put("message", e.message());
       attempt.add(m);
+      if (e.cause()) {
+        failures.merge(e.rank(), 1, Integer::sum);
+      }
     }
     restarts.add(attempt);
+    failedBatches += spans.fromPoint().batches();
+    failedSamples += spans.fromPoint().realSamples();
+  }
+
+  /**
+   * The attempt that finished: the batches before its start point are the final model's from
+   * earlier attempts.
+   */
+  void lineage(Spans spans) {
+    lineageBatches = spans.beforePoint().batches();
+    lineageSamples = spans.beforePoint().realSamples();
   }
 
   void finished(List<TrainRankResult> results) throws IOException {
     for (TrainRankResult r : results) {
       Map<String, Object> t = r.exit().toReport();
+      t.put("steps", r.steps());
+      t.put("step_s", r.stepSeconds());
+      t.put("restarts", restarts.size());
+      t.put("failures", failures.getOrDefault(r.exit().rank(), 0));
       t.put("state", r.finalState() == null ? null : JSON.readValue(r.finalState(), Map.class));
       trainers.add(t);
       for (TrainRankResult.Leg leg : r.legs()) {
@@ -80,6 +134,7 @@ final class TrainReport {
         m.put("digest", digest(o));
         if (o.served() != null) {
           m.putAll(o.served().toReport());
+          feeders.add(o.served());
         }
         legs.add(m);
       }
@@ -104,6 +159,7 @@ final class TrainReport {
   }
 
   JobReport build(LoaderState end, double wall) throws IOException {
+    long images = lineageBatches * end.batchSize() + rows;
     JobReport report =
         new JobReport("train")
             .put("input", request.input())
@@ -121,15 +177,20 @@ final class TrainReport {
             .put("state_dir", stateDir)
             .put("trainers", trainers)
             .put("restarts", restarts)
+            .put("attempt_starts", attemptStarts)
             .put("ranks", legs)
-            .put("images", rows)
-            .put("samples", samples)
+            .put("feeders", feeders.entries())
+            .put("images", images)
+            .put("samples", lineageSamples + samples)
+            .put("images_delivered", failedBatches * end.batchSize() + rows)
+            .put("samples_delivered", failedSamples + samples)
+            .put("images_last_attempt", rows)
             .put("failures", quarantined.total());
     return quarantined
         .putInto(report)
         .put("state", JSON.readValue(end.toJson(), Map.class))
         .put("wall_s", wall)
-        .put("images_per_s", rows / wall)
+        .put("images_per_s", images / wall)
         .put("timeline", Timeline.of(startMs, timeline));
   }
 }

@@ -16,12 +16,14 @@ import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Where {@code train} keeps, per rank, what outlives a trainer and its task: the loader state the
- * trainer last saved ({@code rank-R.state.json}, a loader state document) and how its last attempt
- * ended ({@code rank-R.exit.json}), in one directory of any Hadoop file system, so that a restarted
- * rank resumes from its own progress on whichever node Spark places it. Each file is replaced whole
- * (written beside, then renamed over it), so a reader sees an old or a new version, never a part.
- * Shipped to executors; any thread.
+ * Where {@code train} keeps, per rank, what outlives a trainer and its task: the checkpoints the
+ * trainer saved ({@code rank-R.checkpoint.json}, the record {@code spindle_bridge.checkpoint}
+ * keeps: {@link CheckpointRecord}), the loader state it last saved ({@code rank-R.state.json}, a
+ * loader state document: how far it got), how its last attempt ended ({@code rank-R.exit.json}),
+ * and, per attempt, the failure that stops the other ranks ({@code failed-RUN-A.json}), in one
+ * directory of any Hadoop file system, so that a restarted rank resumes on whichever node Spark
+ * places it. Each file is replaced whole (written beside, then renamed over it), so a reader sees
+ * an old or a new version, never a part. Shipped to executors; any thread.
  */
 final class TrainStateStore implements Serializable {
   private final String dir;
@@ -43,6 +45,34 @@ final class TrainStateStore implements Serializable {
 
   void saveState(int rank, String json) throws IOException {
     write("rank-" + rank + ".state.json", json);
+  }
+
+  /** The record of the checkpoints rank {@code rank}'s trainer saved, if it saved any. */
+  Optional<String> checkpoint(int rank) throws IOException {
+    return read("rank-" + rank + ".checkpoint.json");
+  }
+
+  void saveCheckpoint(int rank, String json) throws IOException {
+    write("rank-" + rank + ".checkpoint.json", json);
+  }
+
+  /**
+   * The failure ({@link TrainerExit} JSON) that ended attempt {@code attempt} of run {@code runId},
+   * if a rank recorded one: every rank's task stops its trainer when it sees it.
+   */
+  Optional<String> failure(String runId, int attempt) throws IOException {
+    return read(failureName(runId, attempt));
+  }
+
+  /** Records the failure that ends the attempt, unless another rank's came first. */
+  void saveFailure(String runId, int attempt, String json) throws IOException {
+    if (failure(runId, attempt).isEmpty()) {
+      write(failureName(runId, attempt), json);
+    }
+  }
+
+  private static String failureName(String runId, int attempt) {
+    return "failed-" + runId + "-" + attempt + ".json";
   }
 
   /** How rank {@code rank}'s last attempt ended ({@link TrainerExit} JSON), if recorded. */

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.broadcast.Broadcast;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
@@ -30,18 +32,25 @@ import scala.runtime.AbstractFunction1;
  *
  * <pre>
  *  allGather: every rank's executor and host ─► MASTER_ADDR/PORT, LOCAL_RANK, LOCAL_WORLD_SIZE
- *  start state: the rank's state in the store (a restart), else the run's ─► SPINDLE_STATE
+ *  start: the attempt's RestartPoint for the rank (a checkpoint's state, else the run's)
+ *    ─► SPINDLE_STATE, SPINDLE_CHECKPOINT
  *  trainer ─► per epoch: plan (from the state) ─► serveLeg ─► state at the epoch's end
- *  trainer exits 0 ─► the rank's outcome; anything else ─► TrainerExit in the store, task fails
+ *  trainer exits 0 ─► the rank's outcome
+ *  the trainer fails, hangs, or another rank's failure is recorded ─► TrainerExit in the store,
+ *    the rank's outcome (a trainer's failure ends its task normally: the driver restarts or
+ *    fails the run, and Spark prints no task failure); a failure of the task itself fails it
  * </pre>
  *
  * <p>The task outlives no trainer: whatever ends it (an error, a cancelled stage, a hang past the
- * trainer timeout) kills the trainer's process group first, and the launcher kills the group itself
- * if this JVM dies. A restarted run (a new stage, see {@link TrainJob}) resumes each rank from the
- * state its trainer last saved. Shipped to executors; {@link #apply} runs on the task thread.
+ * trainer timeout, another rank's failure) kills the trainer's process group first, and the
+ * launcher kills the group itself if this JVM dies. A restarted run (a new stage, see {@link
+ * TrainJob}) resumes each rank from its {@link RestartPoint}. Shipped to executors; {@link #apply}
+ * runs on the task thread.
  */
 final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<TrainRankResult>>
     implements Serializable {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainTask.class);
+
   private final Broadcast<TrainInputs> inputs;
   private final FeedSettings settings;
   private final HadoopConf conf;
@@ -50,6 +59,8 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   private final TrainStateStore store;
   private final String runId;
   private final ProgressCounters progress;
+  private final int attempt;
+  private final RestartPoint start;
 
   TrainTask(
       Broadcast<TrainInputs> inputs,
@@ -59,7 +70,9 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       TrainSettings train,
       TrainStateStore store,
       String runId,
-      ProgressCounters progress) {
+      ProgressCounters progress,
+      int attempt,
+      RestartPoint start) {
     this.progress = progress;
     this.inputs = inputs;
     this.settings = settings;
@@ -68,6 +81,14 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     this.train = train;
     this.store = store;
     this.runId = runId;
+    this.attempt = attempt;
+    this.start = start;
+  }
+
+  /** This task for attempt {@code attempt} of the run, every rank starting at {@code start}. */
+  TrainTask forAttempt(int attempt, RestartPoint start) {
+    return new TrainTask(
+        inputs, settings, conf, serve, train, store, runId, progress, attempt, start);
   }
 
   @Override
@@ -76,7 +97,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     if (ctx.stageAttemptNumber() > 0) {
       throw new IllegalStateException(
           "spindle train restarts failed ranks itself, from their"
-              + " saved states (spark.spindle.train.maxRestarts); Spark's retry of the stage is not"
+              + " checkpoints (spark.spindle.train.maxRestarts); Spark's retry of the stage is not"
               + " run");
     }
     List<TrainRankResult> out = new ArrayList<>();
@@ -98,57 +119,27 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   private TrainRankResult runRank(BarrierTaskContext ctx, int rank, TrainRendezvous places)
       throws IOException, InterruptedException {
     TrainInputs in = inputs.value();
-    RankStart start = RankStart.of(rank, places.world(), in, store.state(rank).orElse(null));
-    LoaderState state = start.plan().stateAtStart();
-    String startJson = start.trainerState();
+    RestartPoint.Rank begin = start.ranks().get(rank);
+    RankStart rankStart = RankStart.of(rank, places.world(), in, begin.state());
+    LoaderState state = rankStart.plan().stateAtStart();
     Path work = Files.createTempDirectory("spindle-train-rank" + rank + "-");
     try {
-      Path stateIn = Files.writeString(work.resolve("state.json"), startJson);
+      Path stateIn = Files.writeString(work.resolve("state.json"), rankStart.trainerState());
       Path stateOut = work.resolve("state-out.json");
+      Path checkpointOut = work.resolve("checkpoint-record.json");
       Map<String, String> env = places.environment(rank, in, serve, train, stateIn, stateOut);
       env.put("SPINDLE_SOCKET", serve.socketFor(rank).toString());
       env.put(RunToken.ENV, serve.token().value());
-      TrainerProcess trainer;
+      env.put("SPINDLE_CHECKPOINT_OUT", checkpointOut.toString());
+      env.put("SPINDLE_CHECKPOINT", begin.checkpoint() == null ? "" : begin.checkpoint());
+      TrainerProcess trainer = startTrainer(rank, env, state);
+      TrainerWatch watch =
+          new TrainerWatch(rank, trainer, ctx, stateOut, checkpointOut, store, runId, attempt);
+      Served served = new Served();
       try {
-        trainer =
-            TrainerProcess.start(
-                rank,
-                train.python(),
-                train.script(),
-                train.args(),
-                env,
-                "driver".equals(RankServeTask.executor()));
-      } catch (IOException e) {
-        store.saveExit(
-            rank,
-            new TrainerExit(
-                    rank,
-                    "error",
-                    -1,
-                    0,
-                    0,
-                    state.epoch(),
-                    RankServeTask.host(),
-                    RankServeTask.executor(),
-                    -1,
-                    e.getMessage(),
-                    "(not started)",
-                    System.currentTimeMillis())
-                .toJson());
-        throw e;
-      }
-      TrainerWatch watch = new TrainerWatch(rank, trainer, ctx, stateOut, store);
-      try {
-        return serveEpochs(rank, start, trainer, watch);
+        return serveEpochs(rank, rankStart, trainer, watch, served);
       } catch (RuntimeException | IOException | InterruptedException e) {
-        if (!ctx.isInterrupted() && isTimeout(e)) {
-          trainer.dumpStacks(); // where it hung, into its last lines
-        }
-        trainer.kill();
-        watch.close(); // its last copy of the state: the trainer can no longer move it on
-        TrainerExit exit = failure(rank, state, trainer, e, ctx);
-        store.saveExit(rank, exit.toJson());
-        throw new IllegalStateException(exit.describe(), e);
+        return failed(ctx, rank, state, trainer, watch, served, e);
       } finally {
         trainer.kill(); // nothing outlives the task
         watch.close();
@@ -158,12 +149,72 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
   }
 
+  private TrainerProcess startTrainer(int rank, Map<String, String> env, LoaderState state)
+      throws IOException {
+    try {
+      return TrainerProcess.start(
+          rank,
+          train.python(),
+          train.script(),
+          train.args(),
+          env,
+          "driver".equals(RankServeTask.executor()));
+    } catch (IOException e) {
+      store.saveExit(
+          rank,
+          new TrainerExit(
+                  rank,
+                  "error",
+                  -1,
+                  0,
+                  0,
+                  state.epoch(),
+                  RankServeTask.host(),
+                  RankServeTask.executor(),
+                  -1,
+                  e.getMessage(),
+                  "(not started)",
+                  System.currentTimeMillis())
+              .toJson());
+      throw e;
+    }
+  }
+
+  /**
+   * Ends the rank after {@code e}: its trainer killed, its account in the store. A trainer's own
+   * failure (or a stop for another rank's) ends the task normally, with the account as its outcome,
+   * after recording the attempt's failure for the other ranks; anything else fails it.
+   */
+  private TrainRankResult failed(
+      BarrierTaskContext ctx,
+      int rank,
+      LoaderState state,
+      TrainerProcess trainer,
+      TrainerWatch watch,
+      Served served,
+      Throwable e)
+      throws IOException {
+    if (!ctx.isInterrupted() && isTimeout(e)) {
+      trainer.dumpStacks(); // where it hung, into its last lines
+    }
+    trainer.kill();
+    watch.close(); // its last copies of the state: the trainer can no longer move it on
+    TrainerExit exit = failure(rank, state, trainer, e, ctx, watch, served.waitNanos);
+    store.saveExit(rank, exit.toJson());
+    LOG.debug("The task of rank {} ends: {}", rank, exit.message(), e);
+    if (exit.kind().equals("error") || ctx.isInterrupted()) {
+      throw new IllegalStateException(exit.describe(), e);
+    }
+    if (exit.cause()) {
+      store.saveFailure(runId, attempt, exit.toJson()); // the other ranks stop
+    }
+    return served.result(exit, store.state(rank).orElse(null));
+  }
+
   private TrainRankResult serveEpochs(
-      int rank, RankStart start, TrainerProcess trainer, TrainerWatch watch)
+      int rank, RankStart start, TrainerProcess trainer, TrainerWatch watch, Served served)
       throws IOException, InterruptedException {
     TrainInputs in = inputs.value();
-    List<TrainRankResult.Leg> legs = new ArrayList<>();
-    long waitNanos = 0;
     EpochPlan plan = start.plan();
     int from = start.position();
     while (true) {
@@ -171,10 +222,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
       FeedSlice planned = new FeedSlice(rank, from, plan.batchesPerRank());
       TaskOutcome o = RankServeTask.serveLeg(feed, serve, planned, scope(), watch);
-      legs.add(new TrainRankResult.Leg(plan.epoch(), o));
-      if (o.served() != null) {
-        waitNanos += o.served().trainerWaitNanos();
-      }
+      served.leg(plan.epoch(), o, watch.connectedNanos());
       if (plan.epoch() + 1 >= in.endEpoch()) {
         break;
       }
@@ -195,7 +243,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     int code = trainer.exitCode();
     if (code != 0) {
       throw new TrainerWatch.TrainerFailed(
-          code, "its trainer exited with status " + code + " after the run's last batch");
+          code, false, "its trainer exited with status " + code + " after the run's last batch");
     }
     String finalState = store.state(rank).orElse(null);
     TrainerExit exit =
@@ -204,7 +252,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
             "ok",
             0,
             trainer.wallSeconds(),
-            waitNanos / 1e9,
+            served.waitNanos / 1e9,
             in.endEpoch(),
             RankServeTask.host(),
             RankServeTask.executor(),
@@ -213,23 +261,50 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
             "",
             System.currentTimeMillis());
     store.saveExit(rank, exit.toJson());
-    return new TrainRankResult(exit, legs, finalState);
+    return served.result(exit, finalState);
   }
 
-  /** How the rank failed: the trainer's own failure, a hang, a cancelled task, or an error. */
-  private static TrainerExit failure(
-      int rank, LoaderState state, TrainerProcess trainer, Throwable e, BarrierTaskContext ctx) {
-    String kind;
-    int code = trainer.isAlive() ? -1 : trainer.exitCode();
-    if (ctx.isInterrupted() || hasCause(e, TrainerWatch.TrainCancelled.class)) {
-      kind = "stopped";
-    } else if (hasCause(e, TrainerWatch.TrainerFailed.class)) {
-      kind = "exit";
-    } else if (isTimeout(e)) {
-      kind = "timeout";
-    } else {
-      kind = "error";
+  /** What the rank's legs served so far, and its trainer's time on them. Task thread. */
+  private static final class Served {
+    private final List<TrainRankResult.Leg> legs = new ArrayList<>();
+    private long waitNanos;
+    private long steps;
+    private long busyNanos;
+
+    /** A leg served to its end, its trainer connected at {@code connectedNanos}. */
+    void leg(int epoch, TaskOutcome o, long connectedNanos) {
+      legs.add(new TrainRankResult.Leg(epoch, o));
+      long wait = o.served() == null ? 0 : o.served().trainerWaitNanos();
+      waitNanos += wait;
+      long batches = 0;
+      for (BatchRun b : o.runs()) {
+        batches += b.batches();
+      }
+      if (batches > 0 && connectedNanos != 0) {
+        steps += batches;
+        busyNanos += Math.max(0, System.nanoTime() - connectedNanos - wait);
+      }
     }
+
+    TrainRankResult result(TrainerExit exit, String finalState) {
+      return new TrainRankResult(exit, legs, finalState, steps, busyNanos);
+    }
+  }
+
+  /**
+   * How the rank failed: the trainer's own failure (before or after it connected), a hang, a stop
+   * (another rank failed, the task was cancelled), or an error.
+   */
+  private static TrainerExit failure(
+      int rank,
+      LoaderState state,
+      TrainerProcess trainer,
+      Throwable e,
+      BarrierTaskContext ctx,
+      TrainerWatch watch,
+      long waitNanos) {
+    String kind = kind(e, ctx, watch);
+    int code = trainer.isAlive() ? -1 : trainer.exitCode();
     String message =
         switch (kind) {
           case "timeout" ->
@@ -239,7 +314,11 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
                       : e.getMessage())
                   + "; it was killed with its process group after its Python stacks"
                   + " were printed (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout)";
-          case "exit", "stopped" -> rootMessage(e);
+          case "stopped" ->
+              watch.stoppedBy() != null
+                  ? "stopped: rank " + watch.stoppedBy().rank() + " failed"
+                  : rootMessage(e);
+          case "exit", "start" -> rootMessage(e);
           default -> e.toString();
         };
     return new TrainerExit(
@@ -247,7 +326,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
         kind,
         code,
         trainer.wallSeconds(),
-        0,
+        waitNanos / 1e9,
         state.epoch(),
         RankServeTask.host(),
         RankServeTask.executor(),
@@ -255,6 +334,20 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
         message,
         trainer.tail(),
         System.currentTimeMillis());
+  }
+
+  private static String kind(Throwable e, BarrierTaskContext ctx, TrainerWatch watch) {
+    if (ctx.isInterrupted()
+        || watch.stoppedBy() != null
+        || hasCause(e, TrainerWatch.TrainCancelled.class)) {
+      return "stopped";
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TrainerWatch.TrainerFailed f) {
+        return f.beforeConnecting ? "start" : "exit";
+      }
+    }
+    return isTimeout(e) ? "timeout" : "error";
   }
 
   private static boolean isTimeout(Throwable e) {

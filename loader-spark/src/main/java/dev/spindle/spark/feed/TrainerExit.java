@@ -12,9 +12,10 @@ import java.util.Map;
  *
  * @param rank the rank
  * @param kind {@code ok}; {@code exit} (the trainer exited with an error or was killed by a signal:
- *     the rank may restart); {@code timeout} (the trainer hung: it was killed); {@code stopped}
- *     (the task was cancelled: another rank failed, or the job was stopped); {@code error} (the
- *     task failed otherwise)
+ *     the rank may restart); {@code start} (the trainer exited by itself before it connected to its
+ *     feeder: an import or syntax error, a missing file, which a restart would repeat); {@code
+ *     timeout} (the trainer hung: it was killed); {@code stopped} (another rank failed, or the job
+ *     was stopped: its trainer was stopped); {@code error} (the task failed otherwise)
  * @param exitCode the trainer's exit status (128 + N for signal N), or -1 if it never ran or was
  *     killed by this task
  * @param wallSeconds how long the trainer ran

@@ -18,14 +18,17 @@ import org.slf4j.LoggerFactory;
  * One rank's training script, a child process of the rank's task: {@code PYTHON -m
  * spindle_bridge.launch SCRIPT ARGS}, which puts itself in a process group of its own (so {@link
  * #kill} reaches whatever the script started) and kills that group if this JVM dies. Its output
- * (stdout and stderr) goes line by line to this JVM's log with a {@code [rank N]} prefix, and to
- * the console when {@code echo} (local mode, where the executor is the driver); the last lines are
- * kept for error messages. Owned by the task that started it; {@link #kill} may be called from any
- * thread.
+ * (stdout and stderr) goes line by line, with a {@code [rank N]} prefix, once: to the console when
+ * {@code echo} (local mode, where the executor is the driver; the log has it at DEBUG), else to
+ * this JVM's log; the last lines are kept for error messages. Owned by the task that started it;
+ * {@link #kill} may be called from any thread.
  */
 final class TrainerProcess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainerProcess.class);
   private static final int TAIL_LINES = 40;
+
+  /** {@link #tail} of a trainer that printed nothing. */
+  static final String NO_OUTPUT = "(no output)";
 
   private final int rank;
   private final Process process;
@@ -102,7 +105,7 @@ final class TrainerProcess implements AutoCloseable {
 
   /** The last lines it printed, newest last. */
   synchronized String tail() {
-    return tail.isEmpty() ? "(no output)" : String.join("\n", tail);
+    return tail.isEmpty() ? NO_OUTPUT : String.join("\n", tail);
   }
 
   /**
@@ -169,9 +172,11 @@ final class TrainerProcess implements AutoCloseable {
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         String prefixed = "[rank " + rank + "] " + line;
-        LOG.info(prefixed);
         if (echo) {
           System.out.println(prefixed);
+          LOG.debug(prefixed);
+        } else {
+          LOG.info(prefixed);
         }
         synchronized (this) {
           tail.addLast(line);

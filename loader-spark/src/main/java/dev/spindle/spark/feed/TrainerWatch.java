@@ -10,40 +10,82 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches one rank's trainer for its task, on a daemon thread: when the trainer exits (with an
- * error at once; cleanly, after a short grace for its last messages to arrive) or the task is
- * cancelled (another rank failed, the job was stopped), it kills the trainer's process group and
- * fails the rank's feeder, so the task thread, blocked in the feed, stops at once instead of
- * waiting out the trainer timeout; and it copies the state file the trainer keeps current into the
- * run's {@link TrainStateStore} whenever it changed (at most every {@link #MIRROR_MS}). The task
- * thread calls {@link #check} in its waits and {@link #close} at the end.
+ * error at once; cleanly, after a short grace for its last messages to arrive), another rank's
+ * failure ended the attempt (the store says so: {@link TrainStateStore#failure}) or the task is
+ * cancelled (the job was stopped), it kills the trainer's process group and fails the rank's
+ * feeder, so the task thread, blocked in the feed, stops at once instead of waiting out the trainer
+ * timeout; and it copies the files the trainer keeps current (its loader state and its checkpoint
+ * record) into the run's {@link TrainStateStore} whenever they changed (at most every {@link
+ * #MIRROR_MS}). The task thread calls {@link #check} in its waits, {@link #connected} when the
+ * trainer said hello, and {@link #close} at the end.
  */
 final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainerWatch.class);
   static final long MIRROR_MS = 1000;
+  private static final long PEER_MS = 500;
   private static final long CLEAN_EXIT_GRACE_MS = 3000;
 
   private final int rank;
   private final TrainerProcess trainer;
   private final TaskContext task;
   private final Path stateOut;
+  private final Path checkpointOut;
   private final TrainStateStore store;
+  private final String runId;
+  private final int attempt;
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean serving = true;
+  private volatile boolean connected;
+  private volatile long connectedNanos;
   private volatile RuntimeException failure;
-  private String mirrored;
+  private volatile TrainerExit stoppedBy;
+  private String mirroredState;
+  private String mirroredCheckpoint;
   private long cleanExitSeenMs = -1;
 
+  /**
+   * @param stateOut the trainer's {@code SPINDLE_STATE_OUT}
+   * @param checkpointOut the trainer's {@code SPINDLE_CHECKPOINT_OUT}
+   * @param runId the run, and {@code attempt} its attempt, whose failure record ends this rank
+   */
   TrainerWatch(
-      int rank, TrainerProcess trainer, TaskContext task, Path stateOut, TrainStateStore store) {
+      int rank,
+      TrainerProcess trainer,
+      TaskContext task,
+      Path stateOut,
+      Path checkpointOut,
+      TrainStateStore store,
+      String runId,
+      int attempt) {
     this.rank = rank;
     this.trainer = trainer;
     this.task = task;
     this.stateOut = stateOut;
+    this.checkpointOut = checkpointOut;
     this.store = store;
+    this.runId = runId;
+    this.attempt = attempt;
     this.thread = new Thread(this::watch, "spindle-trainer-watch-" + rank);
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** The trainer said hello to the rank's feeder (each epoch's connection does). */
+  @Override
+  public void connected() {
+    connected = true;
+    connectedNanos = System.nanoTime();
+  }
+
+  /** When the trainer last said hello ({@link System#nanoTime}); 0 before it did. */
+  long connectedNanos() {
+    return connectedNanos;
+  }
+
+  /** The failure of another rank that stopped this one, or null. */
+  TrainerExit stoppedBy() {
+    return stoppedBy;
   }
 
   /** Throws why the rank cannot go on (the trainer is gone, the task cancelled), if so. */
@@ -65,39 +107,54 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
     serving = false;
   }
 
-  /** Copies the trainer's current state into the store, if it wrote one since the last copy. */
+  /**
+   * Copies the trainer's current loader state and checkpoint record into the store, each if it
+   * changed since the last copy (by content: steps can be faster than the file system's time
+   * stamps, and the state's JSON has the same length from one batch count to the next).
+   */
   synchronized void mirror() {
     try {
-      if (!Files.exists(stateOut)) {
-        return;
+      String state = changed(stateOut, mirroredState);
+      if (state != null) {
+        store.saveState(rank, state);
+        mirroredState = state;
       }
-      // by content: steps can be faster than the file system's time stamps, and the state's
-      // JSON has the same length from one batch count to the next
-      String json = Files.readString(stateOut);
-      if (!json.isBlank() && !json.equals(mirrored)) {
-        store.saveState(rank, json);
-        mirrored = json;
+      String record = changed(checkpointOut, mirroredCheckpoint);
+      if (record != null) {
+        store.saveCheckpoint(rank, record);
+        mirroredCheckpoint = record;
       }
     } catch (IOException e) {
       LOG.warn(
-          "Could not copy rank {}'s loader state {} to {}: {}",
+          "Could not copy rank {}'s loader state {} or checkpoint record {} to {}: {}",
           rank,
           stateOut,
+          checkpointOut,
           store.location(),
           e.toString());
     }
   }
 
+  /** The file's content if it is there and differs from {@code last}, else null. */
+  private static String changed(Path file, String last) throws IOException {
+    if (!Files.exists(file)) {
+      return null;
+    }
+    String json = Files.readString(file);
+    return json.isBlank() || json.equals(last) ? null : json;
+  }
+
   private void watch() {
     long lastMirror = 0;
+    long lastPeerCheck = 0;
     while (!closed) {
       long now = System.currentTimeMillis();
       if (failure == null && serving) {
-        failure = lookForFailure(now);
-        if (failure != null) {
-          trainer.kill();
-          ExecutorServing.existingFeeder(rank).ifPresent(f -> f.fail(failure));
-        }
+        stop(lookForFailure(now));
+      }
+      if (failure == null && now - lastPeerCheck >= PEER_MS) {
+        stop(peerFailure()); // also once serving is done: the trainer may wait for its peers
+        lastPeerCheck = now;
       }
       if (now - lastMirror >= MIRROR_MS) {
         mirror();
@@ -108,6 +165,36 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
+    }
+  }
+
+  private void stop(RuntimeException why) {
+    if (why != null) {
+      failure = why;
+      trainer.kill();
+      ExecutorServing.existingFeeder(rank).ifPresent(f -> f.fail(why));
+    }
+  }
+
+  /** Another rank's failure that ended this attempt, as this rank's failure; else null. */
+  private RuntimeException peerFailure() {
+    try {
+      TrainerExit other = store.failure(runId, attempt).map(TrainerExit::fromJson).orElse(null);
+      if (other == null || other.rank() == rank) {
+        return null;
+      }
+      stoppedBy = other;
+      return new TrainCancelled(
+          "rank "
+              + other.rank()
+              + " failed ("
+              + other.message()
+              + "), so rank "
+              + rank
+              + "'s trainer was stopped");
+    } catch (IOException | IllegalStateException e) {
+      LOG.warn("Could not read the run's failure record in {}: {}", store.location(), e.toString());
+      return null;
     }
   }
 
@@ -134,15 +221,23 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
       }
       return new TrainerFailed(
           code,
+          !connected,
           "its trainer exited (status 0) before it took every"
               + " batch of the run: the script must iterate the loader to the end of every epoch"
               + " (for epoch in loader.epochs(): for batch in loader: ...)");
     }
+    boolean signal = code > 128;
     return new TrainerFailed(
         code,
+        !connected && !signal,
         "its trainer exited with status "
             + code
-            + (code > 128 ? " (killed by signal " + (code - 128) + ")" : ""));
+            + (signal ? " (killed by signal " + (code - 128) + ")" : "")
+            + (connected || signal
+                ? ""
+                : " before it connected to its feeder: a failure in the script's start (an"
+                    + " import, a syntax error, a missing file or argument), which a restart"
+                    + " would repeat, so the run is not restarted"));
   }
 
   @Override
@@ -161,9 +256,13 @@ final class TrainerWatch implements RankServeTask.Watch, AutoCloseable {
   static final class TrainerFailed extends IllegalStateException {
     final int exitCode;
 
-    TrainerFailed(int exitCode, String message) {
+    /** It exited by itself before it ever connected: a restart would fail alike. */
+    final boolean beforeConnecting;
+
+    TrainerFailed(int exitCode, boolean beforeConnecting, String message) {
       super(message);
       this.exitCode = exitCode;
+      this.beforeConnecting = beforeConnecting;
     }
   }
 

@@ -14,9 +14,11 @@ import java.util.regex.Pattern;
 
 /**
  * Renders any job report (preprocess, feed, train, bench…) as one self-contained HTML page: a
- * summary table, throughput over time, stage latency and queue occupancy, the bottleneck, the
- * quarantine table and feeder charts, each shown when the report has the data. Chart.js and the
- * page's script are inlined, so the page needs no network and no other file. Stateless; any thread.
+ * summary table, throughput over time, the trainers of a {@code train} run (per rank: how it ended,
+ * steps, mean step time, wait, restarts and failures), stage latency and queue occupancy, the
+ * bottleneck, the quarantine table and feeder charts, each shown when the report has the data.
+ * Chart.js and the page's script are inlined, so the page needs no network and no other file.
+ * Stateless; any thread.
  */
 public final class ReportPage {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -75,6 +75,9 @@ class FashionMnistExampleSuite extends AnyFunSuite with SparkFixture {
     val o = options(limit = 6000, testLimit = 2000, work = work)
     val r = ExampleCommand.run(spark, o)
     assert(Files.isDirectory(work.resolve("shards")), "a --work directory the user named is kept")
+    for (rank <- 0 until 2) { // the script keeps its model with the loader's state
+      assert(Files.isRegularFile(work.resolve(s"checkpoints/rank-$rank.pt")), s"rank $rank's checkpoint")
+    }
     val accuracy = r.get("test_accuracy").asInstanceOf[Double]
     assert(accuracy > 0.6, s"accuracy $accuracy (chance is 0.1)")
     // 6000 samples, 2 ranks x 64, DROP_LAST: 46 batches per rank, every one trained on.

@@ -1,6 +1,6 @@
 package dev.spindle.spark.feed
 
-import java.nio.file.Files
+import java.nio.file.{Files, Paths}
 
 import scala.jdk.CollectionConverters._
 
@@ -20,25 +20,32 @@ class TrainClusterSuite extends AnyFunSuite with LocalClusterFixture {
 
   override protected def appName: String = "train-cluster"
 
-  test("two ranks on two executors, one SIGKILLed mid-epoch: restarted from saved states, every sample once") {
+  test("two ranks on two executors, one SIGKILLed mid-epoch: resumed from their checkpoints, every sample once") {
     assume(torchAvailable, s"$Python cannot import torch")
     val in = tars(dir.resolve("in"), Seq(11, 17, 9)) // 37 samples
     val out = Files.createDirectories(dir.resolve("out"))
+    val script = Paths.get(getClass.getResource("/train/checkpoint_trainer.py").toURI)
     val r = TrainCommand.run(spark, Array("--input", in.toString, "--size", "8", "--world-size", "2",
       "--batch-size", "3", "--seed", "9", "--remainder", "PAD", "--epochs", "2", "--python", Python,
       "--state-dir",
-      dir.resolve("states").toUri.toString, "--", Script.toString, out.toString,
-      "--kill-rank", "0", "--kill-step", "3"))
-    val real = realRows(out, 2)
+      dir.resolve("states").toUri.toString, "--", script.toString, out.toString,
+      "--checkpoints", out.resolve("ckpt").toString, "--every", "2", "--kill-rank", "0",
+      "--kill-step", "4"))
+    assert(Files.exists(out.resolve("killed")))
+    val json = new com.fasterxml.jackson.databind.ObjectMapper()
+    val real = (0 until 2).flatMap { rank =>
+      json.readTree(out.resolve(s"final-rank-$rank.json").toFile).get("lineage").elements().asScala
+        .flatMap(s => s.get(1).elements().asScala.map(i => (s.get(0).asInt, i.asLong)))
+    }
     val expected = for (e <- 0 until 2; i <- 0L until 37) yield (e, i)
     assert(real.sorted == expected.sorted)
     val trainersReport = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
     assert(trainersReport.map(_.get("executor")).toSet.size == 2, "one rank per executor JVM")
     assert(trainersReport.map(_.get("exit_code")) == Seq(0, 0))
     assert(r.fields().get("restarts").asInstanceOf[java.util.List[_]].size == 1)
-    val steps0 = steps(out, 0).size
-    assert(steps0 == steps(out, 1).size && steps0 == 2 * 7, "equal batch counts: 2 epochs of 7")
-    trainers(out).foreach(t => assert(!alive(t.get("pid").asLong)))
+    val second = r.fields().get("attempt_starts").asInstanceOf[java.util.List[java.util.Map[String, Object]]].get(1)
+    assert(second.get("from") == "checkpoint" && second.get("step") == 2L, second)
+    assert(trainersReport.forall(_.get("steps") == 2L * 7 - 2), "equal batch counts: 2 epochs of 7")
   }
 
   test("example fashion-mnist trains on local-cluster: one rank per executor, far above chance") {

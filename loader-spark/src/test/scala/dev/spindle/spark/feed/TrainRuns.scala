@@ -17,8 +17,9 @@ object TrainRuns {
   /** The test script (a file of the test resources). */
   val Script: Path = Paths.get(getClass.getResource("/train/record_trainer.py").toURI)
 
-  /** One recorded step. */
-  case class Step(rank: Int, epoch: Int, batch: Long, len: Long, indices: Seq[Long], weights: Seq[Double])
+  /** One recorded step, by the trainer process `pid`. */
+  case class Step(rank: Int, epoch: Int, batch: Long, len: Long, indices: Seq[Long], weights: Seq[Double],
+      pid: Long)
 
   def steps(out: Path, rank: Int): Seq[Step] = {
     val f = out.resolve(s"rank-$rank.jsonl")
@@ -27,7 +28,7 @@ object TrainRuns {
       val n = Json.readTree(line)
       Step(rank, n.get("epoch").asInt, n.get("batch").asLong, n.get("len").asLong,
         n.get("indices").elements().asScala.map(_.asLong).toSeq,
-        n.get("weights").elements().asScala.map(_.asDouble).toSeq)
+        n.get("weights").elements().asScala.map(_.asDouble).toSeq, n.get("pid").asLong)
     }
   }
 

@@ -13,8 +13,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * `train` in local mode: two DDP ranks (gloo) of `train/record_trainer.py` launched by the rank
- * tasks, fed every epoch (from tar shards or a preprocess output), restarted from their saved
- * states after a SIGKILL, killed when they hang, and gone when the driver JVM is killed.
+ * tasks, fed every epoch (from tar shards or a preprocess output), killed when they hang, and gone
+ * when the driver JVM is killed (restarts after a failure: TrainRestartSuite).
  */
 class TrainSuite extends AnyFunSuite with SparkFixture {
   import FeedData._
@@ -118,21 +118,20 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("a trainer killed with SIGKILL mid-epoch: every rank restarts from its saved state, each sample still once") {
+  test("the README's checkpointing script (examples/checkpoint_train.py) trains on two ranks as it stands") {
     assume(torchAvailable, s"$Python cannot import torch")
-    TestFiles.withTempDir("train-kill") { dir =>
-      val out = Files.createDirectories(dir.resolve("out"))
-      val in = dataset(dir)
-      val r = train(in, out, Seq("--epochs", "2"), "--kill-rank", "1", "--kill-step", "4")
-      assert(Files.exists(out.resolve("killed")))
-      assertExactlyOnce(out, 2)
-      assertLegDigests(r, in) // the restarted attempt's legs, each from its rank's resume point
-      val restarts = r.fields().get("restarts").asInstanceOf[java.util.List[java.util.List[java.util.Map[String, Object]]]].asScala
-      assert(restarts.size == 1)
-      val killed = restarts.head.asScala.find(_.get("rank") == 1).get
-      assert(killed.get("exit_code") == 137 && killed.get("end") == "exit", killed)
-      assert(trainers(out).size == 4, "each rank's trainer ran twice")
-      trainers(out).foreach(t => assert(!alive(t.get("pid").asLong)))
+    TestFiles.withTempDir("train-readme-checkpoint") { dir =>
+      val script = PythonClient.dir().resolve("examples/checkpoint_train.py")
+      val readme = Files.readString(PythonClient.dir().resolve("../../README.md"))
+      assert(readme.contains(Files.readString(script).trim), "the README shows the script as it is")
+      val ckpt = dir.resolve("ckpt")
+      val r = TrainCommand.run(spark, Array("--input", dataset(dir).toString, "--size", "8",
+        "--world-size", "2", "--batch-size", "4", "--epochs", "2", "--python", Python, "--",
+        script.toString, ckpt.toString))
+      val t = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(t.map(_.get("exit_code")) == Seq(0, 0))
+      assert(Files.isRegularFile(ckpt.resolve("rank-0.pt")) && Files.isRegularFile(ckpt.resolve("rank-1.pt")),
+        "each rank saved its checkpoint")
     }
   }
 

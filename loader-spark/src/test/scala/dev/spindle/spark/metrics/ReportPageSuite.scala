@@ -5,7 +5,8 @@ import java.nio.file.{Files, Path, StandardCopyOption}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.cli.SpindleMain
+import dev.spindle.spark.cli.{SpindleMain, TrainCommand}
+import dev.spindle.spark.feed.{FeedData, TrainRuns}
 import dev.spindle.spark.job.{GenSample, PreprocessJob}
 import dev.spindle.spark.testkit.{BadImages, Chromium, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
@@ -88,6 +89,37 @@ class ReportPageSuite extends AnyFunSuite with SparkFixture {
       assert(code == 0, out)
       val dom = checkInBrowser(page, charts = 3, dir)
       assert(dom.contains("This report has no timeline.") && dom.contains("Feeder slots over time"))
+    }
+  }
+
+  test("a real train run's report shows its trainers: per rank wait, step time, restarts") {
+    requireChromium()
+    assume(TrainRuns.torchAvailable, s"${TrainRuns.Python} cannot import torch")
+    TestFiles.withTempDir("report-train") { dir =>
+      val out = Files.createDirectories(dir.resolve("out"))
+      val in = FeedData.tars(dir.resolve("in"), Seq(13, 7, 25))
+      val r = TrainCommand.run(spark, Array("--input", in.toString, "--size", "8", "--world-size", "2",
+        "--batch-size", "4", "--remainder", "PAD", "--python", TrainRuns.Python, "--",
+        TrainRuns.Script.toString, out.toString))
+      val json = dir.resolve("train.json")
+      r.writeTo(json)
+      val page = dir.resolve("train.html")
+      val (code, printed) = cli("report", json.toString)
+      assert(code == 0, printed)
+      val feeders = r.fields().get("feeders").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      val slotCharts = feeders.count(f => f.get("stats").asInstanceOf[java.util.Map[String, Object]]
+        .get("slots").asInstanceOf[java.util.Map[String, Object]].get("series").asInstanceOf[java.util.List[_]]
+        .size > 0)
+      // timeline, trainers, the feeders' bandwidth and wait, one slot chart per feeder with a series
+      val dom = checkInBrowser(page, charts = 1 + 1 + 2 + slotCharts, dir)
+      assert(dom.contains("<h2>Trainers</h2>"), dom.take(3000))
+      val table = "<table class=\"trainers\">.*?</table>".r.findFirstIn(dom.replace("\n", "")).get
+      for (col <- Seq("rank", "wait s", "step s (mean)", "restarts", "failures")) {
+        assert(table.contains(s"<th>$col</th>"), table)
+      }
+      val trainers = r.fields().get("trainers").asInstanceOf[java.util.List[java.util.Map[String, Object]]].asScala
+      assert(trainers.map(_.get("steps")) == Seq(6L, 6L) && trainers.forall(_.get("restarts") == 0))
+      assert("<tr><td>1</td><td>ok</td><td>0</td><td>6</td>".r.findFirstIn(table).isDefined, table)
     }
   }
 

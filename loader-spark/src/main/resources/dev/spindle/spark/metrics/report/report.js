@@ -110,7 +110,52 @@
       {y: axis('slots')});
   }
 
+  function table(columns, rows) {
+    const t = document.createElement('table');
+    t.className = 'trainers';
+    const head = t.createTHead().insertRow();
+    columns.forEach(c => {
+      const th = document.createElement('th');
+      th.textContent = c.title;
+      head.appendChild(th);
+    });
+    const body = t.createTBody();
+    rows.forEach(r => {
+      const tr = body.insertRow();
+      columns.forEach(c => {
+        const v = r[c.key];
+        tr.insertCell().textContent = v === undefined || v === null ? '' :
+          typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(4) : String(v);
+      });
+    });
+    root.appendChild(t);
+  }
+
+  // train: per rank, how its trainer ended, waited, stepped and restarted (the last attempt's).
+  function trainers() {
+    const t = report.trainers;
+    if (!Array.isArray(t) || !t.length || !t.every(x => x && typeof x === 'object' && 'rank' in x)) {
+      return;
+    }
+    section('Trainers', 'Per rank, in the run\'s last attempt: seconds waiting for batches and on steps ' +
+      '(its time with a batch, between its requests), the mean step; restarts of the run and the ' +
+      'failures that were this rank\'s.' + (Array.isArray(report.restarts) && report.restarts.length ?
+      ' Failed attempts: ' + report.restarts.length + ' (see "restarts" in the full report).' : ''));
+    table([
+      {key: 'rank', title: 'rank'}, {key: 'end', title: 'end'}, {key: 'exit_code', title: 'exit code'},
+      {key: 'steps', title: 'steps'}, {key: 'step_s', title: 'step s (mean)'},
+      {key: 'wait_s', title: 'wait s'}, {key: 'wall_s', title: 'wall s'},
+      {key: 'restarts', title: 'restarts'}, {key: 'failures', title: 'failures'},
+      {key: 'host', title: 'host'}, {key: 'executor', title: 'executor'}
+    ], t);
+    chart('bar', t.map(x => 'rank ' + x.rank), [
+      {label: 'waiting for batches (s)', data: t.map(x => x.wait_s)},
+      {label: 'on steps (s)', data: t.map(x => typeof x.step_s === 'number' ? x.step_s * x.steps : null)}
+    ], {x: {stacked: true}, y: Object.assign(axis('seconds'), {stacked: true})});
+  }
+
   timeline();
+  trainers();
   stages();
   feeders();
   document.body.dataset.rendered = 'ok';
