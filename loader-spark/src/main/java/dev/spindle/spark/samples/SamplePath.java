@@ -85,8 +85,9 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   /**
    * Copies the rows' pixels (decoded, or a preprocess output's stored pixels, which the decode
    * stage only checked), labels, keys and indices into rows {@code 0..} of {@code batch}, row
-   * {@code r} of the list into row {@code r}; rows with a problem are left as they are and
-   * returned. Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
+   * {@code r} of the list into row {@code r}; rows with a problem are left unset and returned (the
+   * caller sets them, in any order, before it seals: {@link ImageBatch#seal} refuses a row left
+   * unset). Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
    */
   public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
     BitSet bad = new BitSet(rows.size());
