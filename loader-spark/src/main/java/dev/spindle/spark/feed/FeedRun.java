@@ -111,6 +111,11 @@ final class FeedRun {
     batch.setRow(row, BatchSchema.IGNORED_LABEL, key, index);
   }
 
+  /** Samples quarantined so far. */
+  long quarantined() {
+    return quarantined.size();
+  }
+
   private void quarantine(QuarantineRecord record) {
     if (quarantined.size() < 3) {
       LOG.warn("Quarantined {}", record.describe());

@@ -75,6 +75,12 @@ public final class FeederConsumer implements BatchConsumer {
     return rows;
   }
 
+  /** Offers block while the trainers are slow: then they are what bounds the job. */
+  @Override
+  public String stageName() {
+    return "trainer";
+  }
+
   @Override
   public void accept(FeedBatch batch) {
     verify.accept(batch);
