@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import SpindleLoader, ProtocolError  # noqa: E402
@@ -33,6 +34,8 @@ def main():
     a.add_argument("--state-in")
     a.add_argument("--state-out")
     a.add_argument("--die-after", type=int, default=0)
+    a.add_argument("--hang-after", type=int, default=0,
+                   help="after this many batches, sleep holding the last one (never release it)")
     a.add_argument("--device", default="cpu")
     a.add_argument("--expect-error", action="store_true")
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
@@ -74,6 +77,8 @@ def main():
                 images[0, 0, 0, 0] = 1
                 images[...] = 255  # in place, on every byte of the batch
                 labels[...] = -7
+            if args.hang_after and loader.batches_yielded == args.hang_after:
+                time.sleep(3600)  # holds the batch: the feeder's trainer timeout ends it
             if args.die_after and loader.batches_yielded == args.die_after:
                 with open(args.state_out, "w") as s:
                     json.dump(loader.state_dict(), s)

@@ -396,6 +396,26 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("a trainer that holds a batch past the trainer timeout fails its rank naming the rank, its pid and the batch") {
+    TestFiles.withTempDir("serve-held") { dir =>
+      val in = tars(dir.resolve("in"), Seq(40))
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 1, 3)
+      val t = new Trainer(socket, 0, 1, dir, Seq("--hang-after", "2")) // holds batch 1, alive
+      try {
+        val e = intercept[Exception](Await.result(job, 3.minutes))
+        val msg = causes(e)
+        assert(msg.contains(s"Trainer of rank 0 (pid ${t.process.pid}, connection "), msg)
+        assert(msg.contains(") held batch 1 of epoch 0 for longer than the trainer timeout of 3 s"
+          + " (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout) without releasing it"), msg)
+        Seq("DeviceBatch", "try-with-resources", "spindle-bridge-conn", "Lease on batch")
+          .foreach(s => assert(!msg.contains(s), s"'$s' in: $msg"))
+        assert(t.process.isAlive, "the trainer was alive, holding the batch")
+      } finally t.process.destroyForcibly().waitFor()
+      assert(t.batches().map(_.batch) == Seq(0L, 1L))
+    }
+  }
+
   test("serving flags and settings are checked before any work") {
     def usage(a: String*): String =
       intercept[picocli.CommandLine.ParameterException](FeedCommand.run(spark, a.toArray)).getMessage
