@@ -231,12 +231,13 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
 
   /**
    * Whether {@code e} is the feed giving up on its trainer: a lease held past its deadline, or no
-   * slot freed (no batch taken) within the trainer timeout.
+   * slot freed within the trainer timeout (the trainer asked for no batch, which would have
+   * released its last). Another failure (a read timing out, say) is not the trainer's.
    */
   private static boolean waitedForTrainer(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof dev.spindle.gpu.ring.LeaseExpiredException
-          || t instanceof TimeoutException) {
+          || t instanceof FeederConsumer.TrainerTookNoBatch) {
         return true;
       }
     }
