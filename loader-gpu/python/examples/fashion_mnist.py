@@ -99,9 +99,9 @@ def main():
             for batch in loader:
                 t = time.perf_counter()
                 x = to_input(batch.images)
-                # weights: 0 for padding and stand-ins of quarantined samples (label may be -1)
-                per_row = F.cross_entropy(model(x), batch.labels, ignore_index=-1,
-                                          reduction="none")
+                # padding and stand-ins of quarantined samples: label -100 (cross_entropy's
+                # ignore_index, a per-row loss of 0) and weight 0
+                per_row = F.cross_entropy(model(x), batch.labels, reduction="none")
                 loss = (per_row * batch.weights).sum() / batch.weights.sum().clamp(min=1.0)
                 opt.zero_grad()
                 loss.backward()

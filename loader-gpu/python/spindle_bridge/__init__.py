@@ -4,7 +4,8 @@
     loader = SpindleLoader("/tmp/spindle/bridge.sock", rank=0, world_size=2)
     for batch in loader:               # torch tensors viewing the feeder's shared memory
         images, labels = batch         # valid until the next batch is requested
-        # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins
+        # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins, whose
+        # label is IGNORED_LABEL (-100, cross_entropy's ignore_index)
     state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
 
 A checkpoint of the model, the optimizer and the loader's state together, one atomic file per rank
@@ -24,8 +25,9 @@ are CUDA tensors in the feeder's device memory, opened once by CUDA IPC. That ne
 driver and torch with CUDA (or cupy, which then also opens the handle and yields cupy arrays
 that export DLPack); see ``spindle_bridge.cuda``.
 """
+from .batch import IGNORED_LABEL
 from .client import SpindleLoader, Batch
 from .protocol import ProtocolError, VERSION
 from . import checkpoint
 
-__all__ = ["SpindleLoader", "Batch", "ProtocolError", "VERSION", "checkpoint"]
+__all__ = ["SpindleLoader", "Batch", "IGNORED_LABEL", "ProtocolError", "VERSION", "checkpoint"]

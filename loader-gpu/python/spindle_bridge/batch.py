@@ -1,5 +1,10 @@
 """Batch: what SpindleLoader yields, and how it survives torch's DataLoader."""
 
+#: The label of a row the loss must ignore (padding, a stand-in of a quarantined sample):
+#: PyTorch's ignore label, ``cross_entropy``'s default ``ignore_index``. Such rows also have weight
+#: 0, so ``F.cross_entropy(logits, labels, reduction="none")`` is 0 on them, never an error.
+IGNORED_LABEL = -100
+
 # Batches a loader has handed out and not yet released, by id() of their images. torch's
 # default_convert (DataLoader(batch_size=None)) rebuilds a namedtuple-like batch as
 # ``type(batch)(images, labels)``; the rebuilt batch finds its extras here.
@@ -10,7 +15,10 @@ class Batch(tuple):
     """One batch: unpacks as ``(images, labels)``; also carries ``weights`` (float32 ``[N]``,
     1.0 for a real sample, 0.0 for padding (``PAD`` remainder) and for a stand-in of a
     quarantined sample: multiply the per-sample loss by it), ``keys`` (sample keys),
-    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``.
+    ``indices`` (plan indices), ``number`` (position in the rank's epoch) and ``rows``. Rows of
+    weight 0 carry the label :data:`IGNORED_LABEL` (-100); a stand-in keeps its sample's key
+    and plan index (as the job's quarantine list names it) and shows the batch's first good
+    image (zeros when none is good), padding repeats the rank's first samples.
     ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
     loader's device.
 

@@ -103,12 +103,37 @@ class SpindleLoader:
         self._ended = False
         self._mm = None
         self._written = ()
-        self._sock = _connect(self.socket_path, self.timeout_s)
+        deadline = time.monotonic() + self.timeout_s
+        pause = 0.05
+        while True:
+            try:
+                self._handshake(state, deadline)
+                break
+            except p.ProtocolError as e:
+                left = deadline - time.monotonic()
+                if e.code != "BUSY":
+                    raise
+                if left <= 0:
+                    raise p.ProtocolError("%s; still refused after retrying for %.1f s (the "
+                                          "loader's timeout_s)" % (e.detail, self.timeout_s),
+                                          "BUSY") from None
+                # the feeder has its maximum of connections open: some leave (peers that never
+                # say hello are dropped after its handshake timeout), so try again, backing off
+                time.sleep(min(pause, left))
+                pause = min(2 * pause, 1.0)
+        base = self.welcome["loader_state"]
+        self._base_state = json.loads(base) if base else None
+        self.epoch = _epoch_of(self._base_state)
+
+    def _handshake(self, state, deadline):
+        """Connects (waiting for a listener until ``deadline``), says HELLO and reads WELCOME;
+        maps the memory it names. ProtocolError when the feeder refuses (``code`` says why)."""
+        self._sock = _connect(self.socket_path, self.timeout_s, deadline)
         try:
             try:
                 self._sock.sendall(p.hello(self._token, self.rank, self.world_size,
                                            _resume_point(state, self.rank), self.device,
-                                           _plan_identity(state)))
+                                           _plan_identity(state), os.getpid()))
             except (BrokenPipeError, ConnectionResetError):
                 pass  # a feeder that refused at once (BUSY) has closed: its ERROR is read below
             msg_type, payload = p.read_frame(self._sock)
@@ -120,9 +145,6 @@ class SpindleLoader:
         except BaseException:
             self._sock.close()
             raise
-        base = self.welcome["loader_state"]
-        self._base_state = json.loads(base) if base else None
-        self.epoch = _epoch_of(self._base_state)
 
     def _map(self):
         w = self.welcome
@@ -429,10 +451,11 @@ def _env_int(name):
         raise ValueError("Invalid %s: %r (must be an integer)" % (name, v)) from None
 
 
-def _connect(path, timeout_s):
+def _connect(path, timeout_s, deadline=None):
     """A socket connected to the feeder at ``path``, retrying with back-off (50 ms doubling to
-    1 s) while nothing listens there yet (the feeder still starting), for at most ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
+    1 s) while nothing listens there yet (the feeder still starting), until ``deadline``
+    (``time.monotonic()``; by default ``timeout_s`` from now)."""
+    deadline = time.monotonic() + timeout_s if deadline is None else deadline
     pause = 0.05
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -1,11 +1,11 @@
-"""Framing and message layouts of the Spindle bridge protocol, version 4 (see PROTOCOL.md).
+"""Framing and message layouts of the Spindle bridge protocol, version 5 (see PROTOCOL.md).
 
 Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
 u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
 """
 import struct
 
-VERSION = 4
+VERSION = 5
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
 MAX_PAYLOAD = 1 << 20
@@ -29,6 +29,7 @@ class ProtocolError(Exception):
     def __init__(self, message, code=None):
         super().__init__(message if code is None else "%s: %s" % (code, message))
         self.code = code
+        self.detail = message  # without the code
 
 
 def frame(msg_type, payload=b"", version=VERSION):
@@ -72,11 +73,12 @@ def string(s):
     return struct.pack("<I", len(b)) + b
 
 
-def hello(token, rank, world_size, resume_from, device, plan=""):
+def hello(token, rank, world_size, resume_from, device, plan="", pid=0):
     """HELLO: the run token, then rank, world size, resume point and device, then the plan
-    identity of the loader state resumed from ("" without a state; client._plan_identity)."""
+    identity of the loader state resumed from ("" without a state; client._plan_identity), then
+    the trainer's process id (for the feeder's messages; 0 = not stated)."""
     return frame(HELLO, string(token) + struct.pack("<iiq", rank, world_size, resume_from)
-                 + string(device) + string(plan))
+                 + string(device) + string(plan) + struct.pack("<i", pid))
 
 
 def next_request(timeout_ms):

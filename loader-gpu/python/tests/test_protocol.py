@@ -28,14 +28,14 @@ class ProtocolTest(unittest.TestCase):
         self.addCleanup(b.close)
         return b
 
-    def test_hello_layout_is_token_rank_world_resume_device_plan(self):
-        f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3")
+    def test_hello_layout_is_token_rank_world_resume_device_plan_pid(self):
+        f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3", 4242)
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 4, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15))
+                         (b"SPDL", 5, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15 + 4))
         r = p.Reader(f[12:])
-        self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()),
-                         ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3"))
+        self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string(),
+                          r.i32()), ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3", 4242))
         self.assertEqual(r.at, n)
 
     def test_a_states_plan_identity_is_every_field_but_the_current_legs_counts(self):
@@ -139,7 +139,7 @@ class ProtocolTest(unittest.TestCase):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 4: use the"):
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 5: use the"):
             p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):
@@ -156,25 +156,6 @@ class ProtocolTest(unittest.TestCase):
         err = p.frame(p.ERROR, struct.pack("<H", 5) + p.string("Rank 0 already has a trainer"))
         with self.assertRaisesRegex(p.ProtocolError, "RANK_TAKEN: Rank 0 already"):
             p.read_frame(self.pair(err))
-
-    def test_a_feeder_that_refuses_at_once_is_reported_with_its_error(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        path = os.path.join(d.name, "bridge.sock")
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        server.listen(1)
-        self.addCleanup(server.close)
-
-        def refuse():  # as the feeder's accept thread does past its connection cap
-            conn, _ = server.accept()
-            conn.sendall(p.frame(p.ERROR, struct.pack("<H", 11) + p.string("maximum of 8")))
-            conn.close()
-        t = threading.Thread(target=refuse, daemon=True)
-        t.start()
-        with self.assertRaisesRegex(p.ProtocolError, "BUSY: maximum of 8"):
-            SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=5)
-        t.join(10)
 
     def set_env(self, env):
         """Sets ``env`` in os.environ until the test ends."""
@@ -199,7 +180,8 @@ class ProtocolTest(unittest.TestCase):
             conn, _ = server.accept()
             t, payload = p.read_frame(conn)
             r = p.Reader(payload)
-            hellos.append((t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string()))
+            hellos.append((t, r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string(),
+                           r.i32()))
             conn.sendall(p.frame(p.ERROR, struct.pack("<H", 10) + p.string("not this run")))
             conn.close()
             server.close()
@@ -216,7 +198,67 @@ class ProtocolTest(unittest.TestCase):
         with self.assertRaisesRegex(p.ProtocolError, "BAD_TOKEN: not this run"):
             SpindleLoader(path, 1, 2, as_numpy=True, token="t" * 16, timeout_s=10)
         t.join(10)
-        self.assertEqual(hellos, [(p.HELLO, "t" * 16, 1, 2, -1, "cpu", "")])
+        self.assertEqual(hellos, [(p.HELLO, "t" * 16, 1, 2, -1, "cpu", "", os.getpid())])
+
+    def busy_feeder(self, path, busy, hellos):
+        """A feeder that answers BUSY to its first ``busy`` connections at once (as the bridge
+        does past its connection cap: an ERROR before reading anything, then close), then
+        records the next one's HELLO and refuses it with BAD_TOKEN (``busy=None``: BUSY always)."""
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        server.listen(8)
+        self.addCleanup(server.close)
+        refused = []
+
+        def run():
+            while busy is None or len(refused) < busy:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return  # closed by the test
+                conn.sendall(p.frame(p.ERROR, struct.pack("<H", 11) + p.string(
+                    "Invalid connection: this bridge has its maximum of 1 connections open")))
+                conn.shutdown(socket.SHUT_WR)
+                conn.settimeout(0.2)  # drop what the peer sent, as the bridge does: a close
+                try:                  # with unread input would reset the connection
+                    while conn.recv(1 << 16):
+                        pass
+                except OSError:
+                    pass
+                conn.close()
+                refused.append(time.monotonic())
+            conn, _ = server.accept()
+            t, payload = p.read_frame(conn)
+            r = p.Reader(payload)
+            hellos.append((r.string(), r.i32(), r.i32()))
+            conn.sendall(p.frame(p.ERROR, struct.pack("<H", 10) + p.string("not this run")))
+            conn.close()
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t, refused
+
+    def test_busy_is_retried_with_back_off_until_the_feeder_takes_the_hello(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        hellos = []
+        t, refused = self.busy_feeder(path, 4, hellos)
+        with self.assertRaisesRegex(p.ProtocolError, "BAD_TOKEN: not this run"):
+            SpindleLoader(path, 1, 2, as_numpy=True, token="t" * 16, timeout_s=30)
+        t.join(10)
+        self.assertEqual(len(refused), 4)
+        self.assertEqual(hellos, [("t" * 16, 1, 2)])  # the HELLO after four BUSY answers
+
+    def test_busy_past_the_timeout_is_raised_naming_the_retries(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bridge.sock")
+        t, refused = self.busy_feeder(path, None, [])
+        with self.assertRaisesRegex(p.ProtocolError, r"^BUSY: Invalid connection: this bridge has "
+                                    r"its maximum of 1 connections open; still refused after "
+                                    r"retrying for 0\.6 s \(the loader's timeout_s\)$"):
+            SpindleLoader(path, 0, 1, as_numpy=True, token="t" * 16, timeout_s=0.6)
+        self.assertGreater(len(refused), 1)
 
     def test_connect_gives_up_after_the_timeout_naming_the_socket(self):
         path = os.path.join(tempfile.gettempdir(), "spindle-none-%d.sock" % os.getpid())

@@ -8,7 +8,10 @@ the trainer saw them through the views: the type it got
 whether the images are a view of the feeder's slab at the batch's offset (``view`` / ``copy``;
 ``-`` on the host); the weights come last. Then ``END, wait seconds, state JSON, opener``; or ``ERROR, code, message``
 when the feeder refused the trainer. ``--device cuda:N`` reads a feeder on a GPU by CUDA IPC;
-``--ipc cupy|driver`` picks how the handle is opened.
+``--ipc cupy|driver`` picks how the handle is opened. ``--recipe`` (torch tensors, even with
+``--numpy``) also runs the README's loss recipe on each batch (a per-row ``cross_entropy`` of a
+linear model, weighted by ``batch.weights``, then ``backward()``) and writes ``L, number, per-row
+losses, loss`` after the batch's line (values as ``repr``).
 """
 import argparse
 import hashlib
@@ -16,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import SpindleLoader, ProtocolError  # noqa: E402
@@ -30,11 +34,15 @@ def main():
     a.add_argument("--state-in")
     a.add_argument("--state-out")
     a.add_argument("--die-after", type=int, default=0)
+    a.add_argument("--hang-after", type=int, default=0,
+                   help="after this many batches, sleep holding the last one (never release it)")
     a.add_argument("--device", default="cpu")
     a.add_argument("--expect-error", action="store_true")
     a.add_argument("--numpy", action="store_true", help="numpy arrays instead of torch tensors")
     a.add_argument("--ipc", choices=["cupy", "driver"], help="CUDA IPC opener (default: auto)")
     a.add_argument("--token", help="the run token (default: SPINDLE_RUN_TOKEN)")
+    a.add_argument("--recipe", action="store_true",
+                   help="run the README's weighted loss recipe on each batch (needs torch)")
     a.add_argument("--scribble", action="store_true",
                    help="after recording a batch, write into its images and labels in place")
     args = a.parse_args()
@@ -42,7 +50,8 @@ def main():
     with open(args.out, "w", encoding="utf-8") as out:
         try:
             loader = SpindleLoader(args.socket, args.rank, args.world, device=args.device,
-                                   state=state, timeout_s=60, as_numpy=args.numpy, ipc=args.ipc,
+                                   state=state, timeout_s=60,
+                                   as_numpy=args.numpy and not args.recipe, ipc=args.ipc,
                                    token=args.token)
         except ProtocolError as e:
             out.write("ERROR\t%s\t%s\n" % (e.code, e))
@@ -61,11 +70,15 @@ def main():
                 "|".join(b.keys), "x".join(map(str, images.shape)), device_of(images),
                 view_of(loader, images, b),
                 ",".join("%g" % w for w in host_list(b.weights))]) + "\n")
+            if args.recipe:
+                out.write(recipe(batch) + "\n")
             out.flush()
             if args.scribble:
                 images[0, 0, 0, 0] = 1
                 images[...] = 255  # in place, on every byte of the batch
                 labels[...] = -7
+            if args.hang_after and loader.batches_yielded == args.hang_after:
+                time.sleep(3600)  # holds the batch: the feeder's trainer timeout ends it
             if args.die_after and loader.batches_yielded == args.die_after:
                 with open(args.state_out, "w") as s:
                     json.dump(loader.state_dict(), s)
@@ -75,6 +88,25 @@ def main():
                                             opener))
         loader.close()
     return 0
+
+
+_MODEL = []
+
+
+def recipe(batch):
+    """The README's loss recipe on ``batch``: ``L``, its number, the per-row losses, the loss."""
+    import torch
+    import torch.nn.functional as F
+    images, labels = batch
+    x = images.float().flatten(1) / 255
+    if not _MODEL:
+        torch.manual_seed(0)
+        _MODEL.append(torch.nn.Linear(x.shape[1], 10).to(x.device))
+    per_row = F.cross_entropy(_MODEL[0](x), labels, reduction="none")
+    loss = (per_row * batch.weights).sum() / batch.weights.sum().clamp(min=1)
+    loss.backward()
+    return "\t".join(["L", str(batch.number), ",".join(map(repr, per_row.tolist())),
+                      repr(loss.item())])
 
 
 def host_bytes(images):

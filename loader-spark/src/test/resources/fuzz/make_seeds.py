@@ -277,12 +277,12 @@ def loader_states():
 
 
 def bridge():
-    hello = p.hello("t0k3n-0123456789abcdef", 0, 2, -1, "cpu")
+    hello = p.hello("t0k3n-0123456789abcdef", 0, 2, -1, "cpu", "", 4242)
     put("bridge", "hello-next-release-bye",
         hello + p.next_request(1000) + p.release(0) + p.frame(p.BYE))
-    put("bridge", "hello-resume-cuda", p.hello("", 1, 2, 5, "cuda:0", "format=x\nseed=3"))
+    put("bridge", "hello-resume-cuda", p.hello("", 1, 2, 5, "cuda:0", "format=x\nseed=3", 4242))
     put("bridge", "hello-only", hello)
-    put("bridge", "bad-version", p.frame(p.HELLO, b"", version=3))
+    put("bridge", "bad-version", p.frame(p.HELLO, b"", version=4))
 
 
 def parquet():

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -215,6 +216,26 @@ public final class BridgeServer implements AutoCloseable {
     RankChannel c = ranks.channel(rank);
     return c == null ? null : c.departed();
   }
+
+  /**
+   * The trainer of {@code rank} that holds batches now, for the failure of a rank whose trainer
+   * kept a batch too long: {@code pid 1234, connection 3} (the pid its HELLO stated) and the
+   * numbers of the batches it holds (positions in the rank's epoch); empty when no trainer of the
+   * rank holds a batch. Any thread.
+   */
+  public Optional<HeldBatches> heldBatches(int rank) {
+    RankChannel c = ranks.channel(rank);
+    RankChannel.Holder h = c == null ? null : c.holder();
+    return h == null
+        ? Optional.empty()
+        : Optional.of(new HeldBatches(rank, h.trainer(), h.batches()));
+  }
+
+  /**
+   * A rank's batches a trainer holds: the rank, the trainer ({@code pid 1234, connection 3}) and
+   * the batches' numbers, in order.
+   */
+  public record HeldBatches(int rank, String trainer, List<Long> batches) {}
 
   /** Stops serving {@code rank} (its producer failed); its trainer's next request fails. */
   public void unserve(int rank) {

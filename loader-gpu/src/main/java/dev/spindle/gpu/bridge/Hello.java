@@ -4,9 +4,9 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 
 /**
- * A trainer's HELLO (protocol versions 2, 3): the run token, rank, world size, resume point,
- * device, and the plan identity of the loader state it resumes from. Immutable; made by the
- * connection's thread.
+ * A trainer's HELLO (protocol version 5): the run token, rank, world size, resume point, device,
+ * the plan identity of the loader state it resumes from, and the trainer's process id. Immutable;
+ * made by the connection's thread.
  *
  * @param token the run token presented ("" for none)
  * @param rank the rank asked for
@@ -14,8 +14,10 @@ import java.nio.ByteBuffer;
  * @param resume batches of the current leg its state says it consumed; -1 for no state
  * @param device {@code cpu} or {@code cuda:N}, unchecked
  * @param plan the {@link PlanIdentity} of its state ("" without one), unchecked
+ * @param pid the trainer's process id as it states it (for messages only: nothing is done to the
+ *     process); 0 or less when not stated
  */
-record Hello(String token, int rank, int world, long resume, String device, String plan) {
+record Hello(String token, int rank, int world, long resume, String device, String plan, int pid) {
 
   /** Reads a HELLO payload, which must be consumed exactly. */
   static Hello parse(ByteBuffer p) {
@@ -28,7 +30,8 @@ record Hello(String token, int rank, int world, long resume, String device, Stri
               p.getInt(),
               p.getLong(),
               Wire.getString(p),
-              Wire.getString(p));
+              Wire.getString(p),
+              p.getInt());
     } catch (BufferUnderflowException e) {
       throw new ProtocolException(
           BridgeError.MALFORMED, "Invalid HELLO: payload of " + p.limit() + " bytes is too short");
@@ -39,5 +42,10 @@ record Hello(String token, int rank, int world, long resume, String device, Stri
           "Invalid HELLO: " + p.remaining() + " unexpected trailing byte(s)");
     }
     return h;
+  }
+
+  /** {@code pid 1234}, or {@code pid unknown} when the trainer stated none. */
+  String describePid() {
+    return pid > 0 ? "pid " + pid : "pid unknown";
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -58,8 +59,18 @@ final class RankChannel {
     this.seqBase = seqBase;
   }
 
-  /** Makes {@code s} the owner; the current owner's description if another holds the rank. */
-  synchronized String claim(TrainerSession s) {
+  /**
+   * Makes {@code s} the owner, waiting up to {@code grace} for the current owner to leave: a
+   * trainer that reconnects right after its BYE (a new leg, a loaded state) may say hello before
+   * its previous connection's thread has read the BYE and given the rank back. The current owner's
+   * description if it still holds the rank after that.
+   */
+  synchronized String claim(TrainerSession s, Duration grace) throws InterruptedException {
+    long deadline = System.nanoTime() + grace.toNanos();
+    long left;
+    while (owner != null && (left = deadline - System.nanoTime()) > 0) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
     if (owner != null) {
       return owner.toString();
     }
@@ -67,6 +78,22 @@ final class RankChannel {
     departed = null;
     return null;
   }
+
+  /**
+   * The rank's trainer now and the batches it holds, {@code pid 1234, connection 3} and {@code
+   * [2]}, or null when no trainer holds a batch of the rank. Any thread.
+   */
+  Holder holder() {
+    TrainerSession now;
+    synchronized (this) {
+      now = owner;
+    }
+    List<Long> held = now == null ? List.of() : now.held(); // outside this lock: see depart
+    return held.isEmpty() ? null : new Holder(now.trainer(), held);
+  }
+
+  /** Who holds a rank's batches: the trainer ({@code pid 1234, connection 3}) and their numbers. */
+  record Holder(String trainer, List<Long> batches) {}
 
   /** The number after the rank's last batch; {@link RankFeed#UNKNOWN_END} when not known. */
   long endBatch() {
@@ -172,6 +199,7 @@ final class RankChannel {
     pending.clear();
     pending.addAll(all);
     owner = null;
+    notifyAll(); // a trainer that said hello meanwhile may claim the rank now
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.spindle.gpu.bridge;
 
 import dev.spindle.gpu.feed.DeviceBatch;
 import dev.spindle.gpu.feed.FeederConfig;
+import dev.spindle.gpu.ring.LeaseExpiredException;
 import dev.spindle.gpu.ring.RingFailedException;
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
@@ -9,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -24,11 +26,24 @@ import org.slf4j.LoggerFactory;
 final class TrainerSession implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TrainerSession.class);
   private static final Duration STEP = Duration.ofMillis(500);
+
+  /**
+   * How long a HELLO waits for its rank's previous trainer to give the rank back (its connection
+   * thread reading the BYE the trainer sent before it reconnected) before RANK_TAKEN.
+   */
+  private static final Duration TAKEOVER = Duration.ofSeconds(2);
+
   private final BridgeServer server;
   private final SocketChannel ch;
   private final int id;
+
+  /** Batches leased to the trainer, by number; written by the session thread, under this. */
   private final Map<Long, DeviceBatch> held = new LinkedHashMap<>();
+
   private RankChannel rank;
+
+  /** The trainer's process id, as its HELLO stated it (0 before, or when it stated none). */
+  private volatile int pid;
 
   /** The handshake's deadline; null until the session has started. */
   private HandshakeTimer.Pending pending;
@@ -61,8 +76,7 @@ final class TrainerSession implements Runnable {
       LOG.warn("Bridge connection {}: refused: {}", id, e.getMessage());
       sendError(e.error, e.getMessage());
     } catch (RingFailedException e) {
-      sendError(
-          BridgeError.FEEDER_FAILED, "Feeder for rank " + rank.rank + " failed: " + e.getMessage());
+      sendError(BridgeError.FEEDER_FAILED, feederFailed(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -104,9 +118,10 @@ final class TrainerSession implements Runnable {
     expect(f, Wire.HELLO);
     Hello h = Hello.parse(f.payload());
     server.checkToken(h.token());
+    pid = h.pid();
     ServedMemory.checkDevice(h.device());
     RankChannel c = server.rankFor(h);
-    String other = c.claim(this);
+    String other = c.claim(this, TAKEOVER);
     if (other != null) {
       throw new ProtocolException(
           BridgeError.RANK_TAKEN,
@@ -117,7 +132,7 @@ final class TrainerSession implements Runnable {
     long resume = h.resume();
     if (resume >= 0 && resume < at) {
       rank = null;
-      c.depart(this, java.util.List.of());
+      c.depart(this, List.of());
       throw new ProtocolException(
           BridgeError.BAD_RESUME,
           "Rank "
@@ -139,11 +154,12 @@ final class TrainerSession implements Runnable {
     sendWelcome(c);
     server.connected.incrementAndGet();
     LOG.info(
-        "Bridge connection {}: trainer for rank {}/{} ({}) starts at batch {}",
+        "Bridge connection {}: trainer for rank {}/{} ({}, {}) starts at batch {}",
         id,
         h.rank(),
         h.world(),
         h.device(),
+        h.describePid(),
         c.position());
   }
 
@@ -175,8 +191,10 @@ final class TrainerSession implements Runnable {
         case Wire.RELEASE -> release(f.payload());
         case Wire.BYE -> {
           checkEnd("BYE", f.payload());
-          held.values().forEach(DeviceBatch::close);
-          held.clear();
+          synchronized (this) {
+            held.values().forEach(DeviceBatch::close);
+            held.clear();
+          }
           return;
         }
         default ->
@@ -200,7 +218,9 @@ final class TrainerSession implements Runnable {
         if (b == null) {
           Wire.write(ch, Wire.END, Wire.buffer(0));
         } else {
-          held.put(rank.number(b), b);
+          synchronized (this) {
+            held.put(rank.number(b), b);
+          }
           sendBatch(b);
         }
         return;
@@ -249,15 +269,14 @@ final class TrainerSession implements Runnable {
 
   private void release(ByteBuffer p) {
     long n = onlyLong("RELEASE", p);
-    DeviceBatch b = held.remove(n);
+    DeviceBatch b;
+    synchronized (this) {
+      b = held.remove(n);
+    }
     if (b == null) {
       throw new ProtocolException(
           BridgeError.UNEXPECTED,
-          "Invalid RELEASE: batch "
-              + n
-              + " is not held by this trainer (held: "
-              + held.keySet()
-              + ")");
+          "Invalid RELEASE: batch " + n + " is not held by this trainer (held: " + held() + ")");
     }
     b.close();
   }
@@ -281,9 +300,13 @@ final class TrainerSession implements Runnable {
     RankChannel left = rank;
     if (left != null) {
       rank = null;
-      int n = held.size();
-      left.depart(this, held.values());
-      held.clear();
+      List<DeviceBatch> revoked;
+      synchronized (this) {
+        revoked = List.copyOf(held.values());
+        held.clear();
+      }
+      int n = revoked.size();
+      left.depart(this, revoked);
       if (n > 0) {
         server.revoked.addAndGet(n);
         LOG.warn(
@@ -349,8 +372,40 @@ final class TrainerSession implements Runnable {
     }
   }
 
+  /** The numbers of the batches the trainer holds now, in order; any thread. */
+  synchronized List<Long> held() {
+    return held.keySet().stream().sorted().toList();
+  }
+
+  /** {@code pid 1234, connection 3}: how messages name this trainer. */
+  String trainer() {
+    return (pid > 0 ? "pid " + pid : "pid unknown") + ", connection " + id;
+  }
+
+  /**
+   * What a trainer whose feeder failed is told: when the failure is a lease this trainer held past
+   * the lease timeout, that it held it (a trainer releases a batch by asking for the next one).
+   */
+  private String feederFailed(RingFailedException e) {
+    List<Long> mine = held();
+    if (e.getCause() instanceof LeaseExpiredException && !mine.isEmpty()) {
+      return "Feeder for rank "
+          + rank.rank
+          + " failed: this trainer ("
+          + trainer()
+          + ") held batch(es) "
+          + mine
+          + " longer than the feeder's lease timeout without releasing them (a trainer releases"
+          + " a batch when it asks for the next one, or closes its loader)";
+    }
+    return "Feeder for rank " + rank.rank + " failed: " + e.getMessage();
+  }
+
   @Override
   public String toString() {
-    return "connection " + id + (rank == null ? "" : ", rank " + rank.rank);
+    return "connection "
+        + id
+        + (pid > 0 ? ", pid " + pid : "")
+        + (rank == null ? "" : ", rank " + rank.rank);
   }
 }

@@ -10,7 +10,7 @@
  *     ▼
  *  BridgeServer ── ConnectionAcceptor (accept thread; BUSY past the cap)
  *                    ──► TrainerSession per connection (own thread)
- *     HELLO(token, rank, world, resume, device, plan identity of the state)
+ *     HELLO(token, rank, world, resume, device, plan identity of the state, trainer pid)
  *       ─► checkToken(RunToken, else BAD_TOKEN) ─► ServedRanks.forHello: RankChannel
  *          (ResumeCheck; LateRanks for ranks served later) ─► claim
  *       ─► WELCOME(memory, spec, state)

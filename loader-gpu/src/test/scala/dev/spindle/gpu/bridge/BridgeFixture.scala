@@ -37,10 +37,12 @@ object BridgeFixture {
    */
   final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
       gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice(),
-      keyOf: (Long, Int) => String = TestBatches.key) {
-    val feeder: GpuFeeder = GpuFeeder.open(device,
-      FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
-        .withCloseGrace(Duration.ofMillis(200)))
+      keyOf: (Long, Int) => String = TestBatches.key, lease: Option[Duration] = None) {
+    val feeder: GpuFeeder = GpuFeeder.open(device, {
+      val c = FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
+        .withCloseGrace(Duration.ofMillis(200))
+      lease.fold(c)(c.withLeaseTimeout)
+    })
     val expected = new ConcurrentHashMap[Long, Expected]()
     @volatile var failure: Throwable = _
     private val alloc = new RootAllocator()
@@ -176,19 +178,20 @@ object BridgeFixture {
     if (Files.exists(f)) Some(Files.readString(f).trim) else None
   }
 
-  /** A HELLO payload (versions 2 to 4): token, rank, world, resume, device, plan identity. */
+  /** A HELLO payload (version 5): token, rank, world, resume, device, plan identity, pid. */
   def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
-      resume: Long = -1, plan: String = ""): ByteBuffer = {
+      resume: Long = -1, plan: String = "", pid: Int = 0): ByteBuffer = {
     val parts = Seq(token, device, plan).map(_.getBytes("UTF-8"))
-    val b = ByteBuffer.allocate(28 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
+    val b = ByteBuffer.allocate(32 + parts.map(_.length).sum).order(ByteOrder.LITTLE_ENDIAN)
     b.putInt(parts(0).length).put(parts(0)).putInt(rank).putInt(world).putLong(resume)
-      .putInt(parts(1).length).put(parts(1)).putInt(parts(2).length).put(parts(2)).flip()
+      .putInt(parts(1).length).put(parts(1)).putInt(parts(2).length).put(parts(2)).putInt(pid)
+      .flip()
   }
 
   /** A HELLO that presents the token of the bridge on `socket`. */
   def helloTo(socket: Path, rank: Int, world: Int, device: String = "cpu", resume: Long = -1,
-      plan: String = ""): ByteBuffer =
-    hello(rank, world, device, runToken(socket).get, resume, plan)
+      plan: String = "", pid: Int = 0): ByteBuffer =
+    hello(rank, world, device, runToken(socket).get, resume, plan, pid)
 
   /**
    * A loader state document (spindle-loader-state/1) as a feed job writes it: the plan's

@@ -171,13 +171,13 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
       assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 1: this feeder speaks version 4; use the spindle_bridge "
-          + "client of this Spindle release (loader-gpu/python), which speaks version 4"))
-      // clients of versions 2 (no loss weights in BATCH) and 3 (no end batch in WELCOME) are
-      // told which version to use
-      for (old <- Seq(2, 3)) {
+        "Unsupported protocol version 1: this feeder speaks version 5; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 5"))
+      // clients of versions 2 (no loss weights in BATCH), 3 (no end batch in WELCOME) and 4 (no
+      // pid in HELLO) are told which version to use
+      for (old <- Seq(2, 3, 4)) {
         assert(refusal(s, frameOf(old, Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
-          s"Unsupported protocol version $old: this feeder speaks version 4"))
+          s"Unsupported protocol version $old: this feeder speaks version 5"))
       }
       assert(refusal(s, header(Wire.VERSION, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
@@ -206,7 +206,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       gate.countDown()
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
-      assert(server.stats().refused == 13)
+      assert(server.stats().refused == 14)
     }
   }
 
@@ -623,6 +623,82 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("a trainer refused with BUSY retries with back-off and is served once a connection leaves") {
+    val feed = new Feed(0, 0L until 4L, 3)
+    val limits = Admission.of(RunToken.random()).withLimits(Duration.ofSeconds(2), 1)
+    withBridge(1, Seq(feed), admission = limits) { (server, dir) =>
+      val idle = SocketChannel.open(StandardProtocolFamily.UNIX) // the one connection, silent
+      idle.connect(UnixDomainSocketAddress.of(server.socketPath()))
+      try {
+        await("the idle connection accepted") { server.stats().connectionsOpen == 1 }
+        val t = new Trainer(server.socketPath(), 0, 1, dir, Np)
+        await("the trainer refused with BUSY") { server.stats().refused >= 1 }
+        // the client tries again, backing off, until the idle peer is dropped (2 s), then is served
+        assert(t.await() == 0, t.output)
+        assertArrived(t.batches(), feed, 0L until 4L)
+        assert(Wire.read(idle) == null, "the idle peer was dropped at the handshake timeout")
+      } finally idle.close()
+    }
+  }
+
+  test("a trainer whose HELLO arrives before its rank's last connection read its BYE gets the rank") {
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val feed = new Feed(0, 0L until 6L, 3)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val (first, batch) = rawTrainer(s)
+      val n = Await.result(batch, 60.seconds)
+      val second = SocketChannel.open(StandardProtocolFamily.UNIX)
+      try {
+        second.connect(UnixDomainSocketAddress.of(s))
+        second.write(ByteBuffer.wrap(frame(Wire.HELLO, helloTo(s, 0, 1))))
+        Thread.sleep(300) // the second HELLO is read while the first trainer still holds the rank
+        first.write(ByteBuffer.wrap(frame(Wire.BYE, Wire.buffer(0))))
+        first.close()
+        val f = Wire.read(second)
+        assert(f.`type` == Wire.WELCOME, s"got ${Wire.name(f.`type`)}: ${
+          if (f.`type` == Wire.ERROR) { f.payload.getShort; Wire.getString(f.payload) } else ""}")
+        assert((f.payload.getInt, f.payload.getInt, f.payload.getLong) == (0, 1, n + 1),
+          "the rank goes on after the batch the first trainer finished with its BYE")
+        second.write(ByteBuffer.wrap(frame(Wire.BYE, Wire.buffer(0))))
+      } finally second.close()
+      val rest = new Trainer(s, 0, 1, dir, Np)
+      assert(rest.await() == 0, rest.output)
+      assertArrived(rest.batches(), feed, (n + 1) until 6L)
+      assert(server.stats().refused == 0)
+    }
+  }
+
+  test("a trainer that keeps a batch past the lease timeout is named by pid and batch, and told so") {
+    val feed = new Feed(0, 0L until 8L, 2, lease = Some(Duration.ofSeconds(1)))
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      val ch = SocketChannel.open(StandardProtocolFamily.UNIX)
+      try {
+        ch.connect(UnixDomainSocketAddress.of(s))
+        ch.write(ByteBuffer.wrap(frame(Wire.HELLO, helloTo(s, 0, 1, pid = 4242))))
+        assert(Wire.read(ch).`type` == Wire.WELCOME)
+        ch.write(ByteBuffer.wrap(frame(Wire.NEXT, Wire.buffer(8).putLong(60000L).flip())))
+        val b = Wire.read(ch)
+        assert(b.`type` == Wire.BATCH && b.payload.getLong == 0L)
+        // the producer fills the other slot, then waits for this one: the lease runs out
+        await("the feeder failed on the late lease") { feed.failure != null }
+        assert(feed.failure.getMessage.contains("was not released within 1000 ms"), feed.failure)
+        assert(server.heldBatches(0).get ==
+          new BridgeServer.HeldBatches(0, "pid 4242, connection 1", java.util.List.of(0L)))
+        ch.write(ByteBuffer.wrap(frame(Wire.NEXT, Wire.buffer(8).putLong(60000L).flip())))
+        val f = Wire.read(ch)
+        assert(f.`type` == Wire.ERROR && f.payload.getShort == 8)
+        assert(Wire.getString(f.payload) == "Feeder for rank 0 failed: this trainer (pid 4242, "
+          + "connection 1) held batch(es) [0] longer than the feeder's lease timeout without "
+          + "releasing them (a trainer releases a batch when it asks for the next one, or closes "
+          + "its loader)")
+        assert(server.heldBatches(0).isEmpty, "the refused trainer left the rank")
+      } finally ch.close()
+      feed.failure = null // the producer's failure was the point
+    }
+  }
+
   test("a feeder on memory another process cannot map is refused at start") {
     val feeder = GpuFeeder.open(new HostDevice(), FeederConfig.of(2, NormalizeSpec.raw(4, 1, 1)))
     try {
@@ -677,7 +753,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val got = run(py, "-c", "import spindle_bridge as s; print(s.__file__); print(s.VERSION); "
         + "print(s.SpindleLoader.from_env.__name__)")
       val lines = got.linesIterator.toSeq
-      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "4"
+      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "5"
         && lines(2) == "from_env", got)
     } finally deleteRecursively(dir)
   }

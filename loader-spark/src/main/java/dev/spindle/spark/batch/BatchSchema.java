@@ -17,6 +17,13 @@ public final class BatchSchema {
   public static final String KEY = "key";
   public static final String INDEX = "index";
 
+  /**
+   * The label of a row a trainer must ignore (padding, a stand-in of a quarantined sample):
+   * PyTorch's ignore label, {@code cross_entropy}'s default {@code ignore_index}, so that a per-row
+   * loss over such rows is 0 instead of an error. Such rows also get loss weight 0.
+   */
+  public static final int IGNORED_LABEL = -100;
+
   private BatchSchema() {}
 
   /** The schema for images of the given size, HWC layout. */

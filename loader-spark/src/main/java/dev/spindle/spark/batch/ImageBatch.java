@@ -1,6 +1,8 @@
 package dev.spindle.spark.batch;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -16,6 +18,12 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  * buffer ({@link #imageData()}, row {@code r} at {@code r * rowBytes()}), by any number of threads
  * at once as long as each writes only its own rows; everything else is single-threaded.
  *
+ * <p>Rows may be set in any order and set again ({@link #setRow}): the fixed-width columns are
+ * written in place, while the keys, a variable-width column whose row {@code r} starts where row
+ * {@code r - 1} ends, are kept per row and written in row order by {@link #seal}. (Writing a key at
+ * an earlier row after later ones moves the later rows' offsets and loses their keys.) Every row up
+ * to the sealed count must have been set since the last {@link #reset}.
+ *
  * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link #reset()}
  * after the rows were consumed (e.g. written to a file).
  */
@@ -28,6 +36,7 @@ public final class ImageBatch implements AutoCloseable {
   private final BigIntVector indices;
   private final int capacity;
   private final long rowBytes;
+  private final byte[][] rowKeys;
   private int rows;
 
   public ImageBatch(BufferAllocator allocator, int height, int width, int channels, int capacity) {
@@ -36,6 +45,7 @@ public final class ImageBatch implements AutoCloseable {
     }
     this.capacity = capacity;
     this.rowBytes = (long) height * width * channels;
+    this.rowKeys = new byte[capacity][];
     this.root = VectorSchemaRoot.create(BatchSchema.of(height, width, channels), allocator);
     try {
       FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
@@ -82,11 +92,23 @@ public final class ImageBatch implements AutoCloseable {
     return pixels.getDataBuffer();
   }
 
-  /** Sets the non-image columns of row {@code row} (single-threaded). */
+  /**
+   * Sets the non-image columns of row {@code row}, in any order of rows; a row set again takes the
+   * new values (single-threaded).
+   */
   public void setRow(int row, int label, String key, long index) {
+    Objects.checkIndex(row, capacity);
     labels.set(row, label);
-    keys.setSafe(row, key.getBytes(StandardCharsets.UTF_8));
+    rowKeys[row] = key.getBytes(StandardCharsets.UTF_8);
     indices.set(row, index);
+  }
+
+  /** Sets the label of row {@code row}, which was set before (single-threaded). */
+  public void setLabel(int row, int label) {
+    if (rowKeys[Objects.checkIndex(row, capacity)] == null) {
+      throw new IllegalStateException("Row " + row + " of the batch was not set");
+    }
+    labels.set(row, label);
   }
 
   /**
@@ -107,6 +129,14 @@ public final class ImageBatch implements AutoCloseable {
       throw new IllegalArgumentException(
           "Invalid row count: " + count + " (capacity " + capacity + ")");
     }
+    keys.reset();
+    for (int r = 0; r < count; r++) {
+      if (rowKeys[r] == null) {
+        throw new IllegalStateException(
+            "Row " + r + " of the batch was not set (sealing " + count + " rows)");
+      }
+      keys.setSafe(r, rowKeys[r]); // in row order: see the class documentation
+    }
     rows = count;
     pixels.setValueCount((int) (count * rowBytes));
     images.setValueCount(count);
@@ -120,6 +150,7 @@ public final class ImageBatch implements AutoCloseable {
   /** Makes the batch empty for the next fill; buffers are kept. */
   public void reset() {
     rows = 0;
+    Arrays.fill(rowKeys, null);
     keys.reset();
     root.setRowCount(0);
   }

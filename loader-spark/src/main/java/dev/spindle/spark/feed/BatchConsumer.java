@@ -9,4 +9,12 @@ package dev.spindle.spark.feed;
 @FunctionalInterface
 public interface BatchConsumer {
   void accept(FeedBatch batch);
+
+  /**
+   * What the progress line calls this consumer when it bounds the job (the pipeline's consumer
+   * stage): {@code sink} by default, {@code trainer} for the feeders trainers lease from.
+   */
+  default String stageName() {
+    return "sink";
+  }
 }

@@ -12,11 +12,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * index} column holds the planned dataset index of every row, so a batch is identified by {@link
  * #key()} and its content by its indices, whatever task or attempt produced it.
  *
- * <p>Two kinds of rows carry no sample of their own and should get zero loss weight: the last
- * {@link #padded()} rows repeat the rank's own first samples (padding), and rows in {@link
- * #substituted()} stand in for a quarantined sample: they carry the image, label and key of the
- * batch's first good row (or zeros, label -1, when the whole batch is bad) and keep the planned
- * {@code index}. Quarantined samples are listed in the job's report.
+ * <p>Two kinds of rows carry no sample of their own and should get zero loss weight; both carry the
+ * ignored label {@link dev.spindle.spark.batch.BatchSchema#IGNORED_LABEL} (-100, PyTorch's {@code
+ * ignore_index}). The last {@link #padded()} rows repeat the rank's own first samples (padding:
+ * their image, key and index). Rows in {@link #substituted()} stand in for a quarantined sample:
+ * they keep its key and planned {@code index}, as the job's quarantine list names it, and carry the
+ * image of the batch's first good row (zeros when the whole batch is bad). Every other row is its
+ * sample's image, label, key and index.
  *
  * <p>Owned by the task that produced it: valid only during {@link BatchConsumer#accept}; a consumer
  * that keeps data must copy it. Read by the task thread only.

@@ -1,5 +1,6 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.EpochPlan;
@@ -16,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One task attempt's batch assembly: copies a planned batch's decoded rows into the reusable Arrow
- * batch, fills the rows of quarantined samples with stand-ins, checks it against the plan and
- * accounts for it ({@link SliceAccount}, one per slice), and hands it to the consumer unless this
- * JVM's consumer already had it. Task thread only.
+ * batch, fills the rows of quarantined samples with stand-ins, gives stand-ins and padding the
+ * ignored label ({@link BatchSchema#IGNORED_LABEL}), checks it against the plan and accounts for it
+ * ({@link SliceAccount}, one per slice), and hands it to the consumer unless this JVM's consumer
+ * already had it. Task thread only.
  */
 final class FeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(FeedRun.class);
@@ -63,14 +65,10 @@ final class FeedRun {
       Row row = rows.get(r).item();
       Sample s = row.sample();
       quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
+      standIn(r, bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1, s.key(), row.index());
     }
-    int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
-    for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
-      standIn(
-          r,
-          firstGood < 0 ? null : rows.get(firstGood).item().sample(),
-          firstGood,
-          rows.get(r).item().index());
+    for (int r = size - rank.paddedIn(k); r < size; r++) {
+      batch.setLabel(r, BatchSchema.IGNORED_LABEL); // padding: a repeat the loss must ignore
     }
     batch.seal(size);
     deliver(new FeedBatch(rank.batchKey(k), batch.root(), rank.paddedIn(k), bad));
@@ -98,19 +96,24 @@ final class FeedRun {
   }
 
   /**
-   * Fills the row of a quarantined sample with the batch's first good row (image, label, key),
-   * keeping the planned index; zeros and label -1 when no row of the batch is good.
+   * Fills the row of a quarantined sample: the pixels of the batch's first good row {@code
+   * sourceRow} (zeros when no row is good, {@code sourceRow} -1), the ignored label, and the
+   * quarantined sample's own key and planned index, as the quarantine list names it.
    */
-  private void standIn(int row, Sample source, int sourceRow, long index) {
+  private void standIn(int row, int sourceRow, String key, long index) {
     ArrowBuf data = batch.imageData();
     long rowBytes = batch.rowBytes();
-    if (source == null) {
+    if (sourceRow < 0) {
       data.setZero(row * rowBytes, rowBytes);
-      batch.setRow(row, -1, "", index);
     } else {
       data.setBytes(row * rowBytes, data, sourceRow * rowBytes, rowBytes);
-      batch.setRow(row, source.label(), source.key(), index);
     }
+    batch.setRow(row, BatchSchema.IGNORED_LABEL, key, index);
+  }
+
+  /** Samples quarantined so far. */
+  long quarantined() {
+    return quarantined.size();
   }
 
   private void quarantine(QuarantineRecord record) {

@@ -30,7 +30,10 @@ import org.apache.spark.broadcast.Broadcast;
  *    ─► task thread: FeedRun fills the Arrow batch, stands in for bad rows, delivers
  * </pre>
  *
- * One instance per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
+ * Progress counts each row as it leaves the decode stage (the path's statistics thread reports it),
+ * not only once its whole batch was delivered.
+ *
+ * <p>One instance per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
  */
 final class FeedTask implements Serializable {
   private final String runId;
@@ -110,9 +113,12 @@ final class FeedTask implements Serializable {
       int configured = settings.sample().threads();
       int threads = configured > 0 ? configured : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
-      TaskProgress tracker = new TaskProgress(progress);
+      TaskProgress tracker = new TaskProgress(progress, consumer.stageName());
+      SamplePath.Progress live =
+          (produced, bad, stats) ->
+              tracker.update(produced, source.bytesIn(), bad, () -> stats, false);
       long samples = 0;
-      try (SamplePath<Row> path = SamplePath.start(spec, source, allocator)) {
+      try (SamplePath<Row> path = SamplePath.start(spec, source, allocator, live)) {
         for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
           try {
             run.produce(in.plan().rank(rows.get(0).item().rank()), rows);
@@ -120,9 +126,9 @@ final class FeedTask implements Serializable {
             rows.forEach(Decoded::close);
           }
           samples += rows.size();
-          tracker.update(samples, source.bytesIn(), 0, path::stats, false);
+          tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, false);
         }
-        tracker.update(samples, source.bytesIn(), 0, path::stats, true);
+        tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, true);
         return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;

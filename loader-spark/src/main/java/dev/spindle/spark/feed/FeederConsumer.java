@@ -75,6 +75,22 @@ public final class FeederConsumer implements BatchConsumer {
     return rows;
   }
 
+  /**
+   * No ring slot came free within the timeout: the rank's trainer asked for no batch (which would
+   * have released its last one) for that long.
+   */
+  static final class TrainerTookNoBatch extends IllegalStateException {
+    TrainerTookNoBatch(String message, TimeoutException cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Offers block while the trainers are slow: then they are what bounds the job. */
+  @Override
+  public String stageName() {
+    return "trainer";
+  }
+
   @Override
   public void accept(FeedBatch batch) {
     verify.accept(batch);
@@ -92,7 +108,7 @@ public final class FeederConsumer implements BatchConsumer {
     try {
       feeder.offer(batch.root(), unweighted(batch), timeout);
     } catch (TimeoutException e) {
-      throw new IllegalStateException(
+      throw new TrainerTookNoBatch(
           "Trainer of rank " + rank + " took no batch for " + timeout + "; batch " + batch.key(),
           e);
     } catch (InterruptedException e) {

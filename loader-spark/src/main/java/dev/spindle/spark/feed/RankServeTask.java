@@ -1,6 +1,9 @@
 package dev.spindle.spark.feed;
 
+import static java.util.stream.Collectors.joining;
+
 import dev.spindle.gpu.bridge.BridgeServer;
+import dev.spindle.gpu.bridge.BridgeServer.HeldBatches;
 import dev.spindle.gpu.bridge.RankFeed;
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.GpuAssignment;
@@ -15,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
@@ -131,15 +135,20 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
                   FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
                   scope);
       if (!awaitFinished(bridge, rank, serve.trainerTimeout(), watch)) {
-        throw new IllegalStateException(
-            "Trainer of rank "
-                + rank
-                + " on "
-                + socket
-                + " did not take the rank's last batches within "
-                + serve.trainerTimeout().toSeconds()
-                + " s (spark.spindle.feed.trainerTimeoutSeconds)",
-            new TimeoutException("the rank's end was not taken"));
+        throw bridge
+            .heldBatches(rank)
+            .map(h -> heldTooLong(serve, h, plan.epoch()))
+            .orElseGet(
+                () ->
+                    new IllegalStateException(
+                        "Trainer of rank "
+                            + rank
+                            + " on "
+                            + socket
+                            + " did not take the rank's last batches within "
+                            + serve.trainerTimeout().toSeconds()
+                            + " s (spark.spindle.feed.trainerTimeoutSeconds)",
+                        new TimeoutException("the rank's end was not taken")));
       }
       return o.withServed(
           new ServedRank(
@@ -154,10 +163,14 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
               feeder.stats().ring().consumerWaitNanos() - waitBefore));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
       String died = bridge.departedTrainer(rank);
+      var held = waitedForTrainer(e) ? bridge.heldBatches(rank) : Optional.<HeldBatches>empty();
       feeder.fail(e);
       bridge.unserve(rank);
       if (died != null) {
         throw trainerDied(serve, died, rank, socket, e);
+      }
+      if (held.isPresent()) {
+        throw heldTooLong(serve, held.get(), plan.epoch());
       }
       throw e;
     } finally {
@@ -188,6 +201,52 @@ final class RankServeTask extends AbstractFunction1<Iterator<FeedSlice>, Iterato
       f.initCause(e); // another failure than the dead trainer's leases: keep it
     }
     return f;
+  }
+
+  /**
+   * The failure of a rank whose trainer kept a batch past the trainer timeout (the feeder's lease
+   * timeout) without releasing it: names the rank, the trainer's pid (as its HELLO stated it) and
+   * the batch, instead of the ring's lease expiry, which speaks of Java's DeviceBatch. The cause is
+   * a {@link TimeoutException}, which is what it is: the trainer timed out.
+   */
+  private static IllegalStateException heldTooLong(ServeSettings serve, HeldBatches h, int epoch) {
+    String batches =
+        h.batches().size() == 1
+            ? "batch " + h.batches().get(0)
+            : "batches " + h.batches().stream().map(String::valueOf).collect(joining(", "));
+    return new IllegalStateException(
+        "Trainer of rank "
+            + h.rank()
+            + " ("
+            + h.trainer()
+            + ") held "
+            + batches
+            + " of epoch "
+            + epoch
+            + " for longer than the trainer timeout of "
+            + serve.trainerTimeout().toSeconds()
+            + " s (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout) without"
+            + " releasing it: a trainer releases a batch when it asks for the next one or closes"
+            + " its loader, so it is stuck in a step, or stopped iterating and kept its loader"
+            + " open; rank "
+            + h.rank()
+            + " failed",
+        new TimeoutException("batch not released within the trainer timeout"));
+  }
+
+  /**
+   * Whether {@code e} is the feed giving up on its trainer: a lease held past its deadline, or no
+   * slot freed within the trainer timeout (the trainer asked for no batch, which would have
+   * released its last). Another failure (a read timing out, say) is not the trainer's.
+   */
+  private static boolean waitedForTrainer(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof dev.spindle.gpu.ring.LeaseExpiredException
+          || t instanceof FeederConsumer.TrainerTookNoBatch) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

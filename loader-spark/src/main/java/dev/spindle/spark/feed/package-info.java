@@ -55,10 +55,10 @@
  * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank are
  * what keeps DDP from hanging. A sample that cannot be read or decoded is quarantined (listed in
  * the report with shard, key, planned index and reason; counted against {@code
- * spark.spindle.maxFailures}) and its row becomes a stand-in: the image, label and key of the
- * batch's first good row (zeros and label -1 when none is good), with the planned index kept and
- * the row flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer can give
- * it zero weight, as it does for padding. The digest covers the planned indices, so it is the same
- * whether or not a sample was bad.
+ * spark.spindle.maxFailures}) and its row becomes a stand-in: the image of the batch's first good
+ * row (zeros when none is good), the sample's own key and planned index, and the ignored label
+ * -100, flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer gives it
+ * zero weight, as it does for padding (which also carries label -100). The digest covers the
+ * planned indices, so it is the same whether or not a sample was bad.
  */
 package dev.spindle.spark.feed;

@@ -87,12 +87,7 @@ final class PreprocessTask implements Serializable {
               settings.batchSize(),
               4 * SamplePath.cpuThreads(),
               settings.sample().budget());
-      Outcome outcome =
-          pump(
-              SamplePath.start(spec, source, allocator),
-              batch,
-              sink,
-              new Progress(progress, source));
+      Outcome outcome = pump(spec, source, allocator, batch, sink, new Progress(progress, source));
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
       return new TaskResult(
@@ -129,17 +124,27 @@ final class PreprocessTask implements Serializable {
     void update(long rows, long quarantined, SamplePath<?> path, boolean last) {
       task.update(rows + quarantined, source.bytesRead(), quarantined, path::stats, last);
     }
+
+    /** What the running path reports: samples as they leave the decode stage. */
+    SamplePath.Progress live() {
+      return (produced, bad, stats) ->
+          task.update(produced, source.bytesRead(), bad, () -> stats, false);
+    }
   }
 
   /** Consumes the path on the task thread: every batch of rows is appended to the file. */
   private static Outcome pump(
-      SamplePath<ShardSamples.Located> path,
+      PathSpec spec,
+      ShardSamples source,
+      BufferAllocator allocator,
       ImageBatch batch,
       BatchFileSink sink,
       Progress progress)
       throws IOException {
     long firstBatch = 0;
     boolean exceeded = false;
+    SamplePath<ShardSamples.Located> path =
+        SamplePath.start(spec, source, allocator, progress.live());
     try (path) {
       for (List<Decoded<ShardSamples.Located>> rows = path.next();
           rows != null;

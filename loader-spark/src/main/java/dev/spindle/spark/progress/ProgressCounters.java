@@ -48,4 +48,22 @@ public final class ProgressCounters implements Serializable {
   public void addStages(Map<String, long[]> times) {
     stages.add(times);
   }
+
+  /**
+   * This copy's samples so far: on the driver, those of the tasks that ended; in a task (or when a
+   * task runs where the counters were made, as tests do), what it added so far.
+   */
+  public long samples() {
+    return samples.sum();
+  }
+
+  /** This copy's quarantined samples so far (see {@link #samples()}). */
+  public long quarantined() {
+    return quarantined.sum();
+  }
+
+  /** This copy's stage times so far: {@code name -> {busyMs, elapsedMs}} (a copy). */
+  public Map<String, long[]> stages() {
+    return stages.value();
+  }
 }

@@ -23,15 +23,27 @@ public final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<Str
 
   private final TreeMap<String, long[]> times = new TreeMap<>();
 
+  /** The pipeline's name for its consumer stage (the task thread that takes its output). */
+  public static final String SINK = "sink";
+
   /**
    * The per-stage {@code {busyMs, elapsedMs}} of one pipeline's statistics so far: busy is the
    * stage's {@link StageStats#busyFraction()} of the pipeline's elapsed time.
    */
   public static Map<String, long[]> of(PipelineStats stats) {
+    return of(stats, SINK);
+  }
+
+  /**
+   * {@link #of(PipelineStats)}, with the consumer stage ({@value #SINK}) called {@code sink}: what
+   * a line should name when the consumer bounds the job (e.g. {@code trainer}).
+   */
+  public static Map<String, long[]> of(PipelineStats stats, String sink) {
     Map<String, long[]> m = new TreeMap<>();
     long elapsed = Math.round(stats.elapsedMs());
     for (StageStats s : stats.stages()) {
-      m.put(s.name(), new long[] {Math.round(s.busyFraction() * elapsed), elapsed});
+      String name = s.name().equals(SINK) ? sink : s.name();
+      m.put(name, new long[] {Math.round(s.busyFraction() * elapsed), elapsed});
     }
     return m;
   }

@@ -2,7 +2,8 @@
  * Live progress of a running job, cluster-wide:
  *
  * <pre>
- *  executor task threads ─► ProgressCounters (named LongAccumulators: samples, bytes, quarantined)
+ *  executor task threads and the sample path's statistics thread (samples as they leave decode)
+ *    ─► TaskProgress ─► ProgressCounters (named LongAccumulators: samples, bytes, quarantined)
  *    ─► heartbeats (running tasks) and task ends ─► driver: ProgressListener (a SparkListener)
  *    ─► ProgressPrinter thread ─► stderr: one live line (terminal) or a plain line every N s
  * </pre>

@@ -62,8 +62,12 @@ public record PathSpec(
     return new PathSpec(owner, images, batchSize, concurrency, BadSamples.KEEP, null);
   }
 
-  /** The decode stage's name: "decode", or "check" when the path passes the bytes through. */
+  /**
+   * The decode stage's name: "decode", or "check" when nothing is decoded there (the path passes
+   * the bytes through, or holds a preprocess output's stored pixels, which it only checks): a
+   * progress line or report must not name decoding as a bottleneck of a job that decodes nothing.
+   */
   String stage() {
-    return images == null ? "check" : "decode";
+    return images == null || !images.decodes() ? "check" : "decode";
   }
 }

@@ -14,6 +14,7 @@ import dev.spindle.spark.pipeline.PipelineIterator;
 import dev.spindle.spark.pipeline.PipelineStats;
 import dev.spindle.spark.pipeline.QuarantineEntry;
 import dev.spindle.spark.shard.Sample;
+import java.time.Duration;
 import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
@@ -38,9 +39,26 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   private final BufferAllocator allocator;
   private final LongAdder decodeNanos = new LongAdder();
   private final LongAdder imagesDecoded = new LongAdder();
+  private final LongAdder produced = new LongAdder();
+  private final LongAdder bad = new LongAdder();
   private final PipelineIterator<List<Decoded<T>>> rows;
 
-  private SamplePath(PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
+  /**
+   * What a running path tells its task while it runs: the samples that left its decode stage so far
+   * ({@code samples}: decoded or checked, bad ones included: rows before they are batched), of them
+   * {@code bad}, and the pipeline's statistics. Called every {@link #PROGRESS_PERIOD} on the
+   * pipeline's statistics thread, and once when the path closes.
+   */
+  @FunctionalInterface
+  public interface Progress {
+    void produced(long samples, long bad, PipelineStats stats);
+  }
+
+  /** How often a running path reports its {@link Progress}. */
+  public static final Duration PROGRESS_PERIOD = Duration.ofMillis(250);
+
+  private SamplePath(
+      PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator, Progress progress) {
     this.spec = spec;
     this.allocator = allocator;
     PipelineBuilder<List<Decoded<T>>> b =
@@ -53,6 +71,10 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
       b.failureBudget(spec.stage(), spec.budget());
     }
+    if (progress != null) {
+      b.statsListener(
+          PROGRESS_PERIOD, stats -> progress.produced(produced.sum(), bad.sum(), stats));
+    }
     this.rows = b.pools(ExecutorPools.shared()).named(spec.owner()).build().start();
   }
 
@@ -63,7 +85,16 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
    */
   public static <T extends IndexedSample> SamplePath<T> start(
       PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
-    return new SamplePath<>(spec, source, allocator);
+    return start(spec, source, allocator, null);
+  }
+
+  /**
+   * {@link #start(PathSpec, Iterator, BufferAllocator)}, telling {@code progress} (null: nobody)
+   * what the path produced as it runs, sample by sample rather than batch by batch.
+   */
+  public static <T extends IndexedSample> SamplePath<T> start(
+      PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator, Progress progress) {
+    return new SamplePath<>(spec, source, allocator, progress);
   }
 
   /** Threads of the executor-wide CPU pool the path decodes on. */
@@ -85,8 +116,9 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   /**
    * Copies the rows' pixels (decoded, or a preprocess output's stored pixels, which the decode
    * stage only checked), labels, keys and indices into rows {@code 0..} of {@code batch}, row
-   * {@code r} of the list into row {@code r}; rows with a problem are left as they are and
-   * returned. Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
+   * {@code r} of the list into row {@code r}; rows with a problem are left unset and returned (the
+   * caller sets them, in any order, before it seals: {@link ImageBatch#seal} refuses a row left
+   * unset). Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
    */
   public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
     BitSet bad = new BitSet(rows.size());
@@ -154,8 +186,23 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     rows.close();
   }
 
-  /** The decode stage's op: one item on a CPU pool thread. */
+  /** The decode stage's op: one item on a CPU pool thread; counts it, and whether it is bad. */
   private Decoded<T> decode(T item) throws ImageException {
+    try {
+      Decoded<T> d = decodeOne(item);
+      if (d.problem() != null) {
+        bad.increment();
+      }
+      return d;
+    } catch (ImageException | RuntimeException e) {
+      bad.increment(); // quarantined by the pipeline
+      throw e;
+    } finally {
+      produced.increment();
+    }
+  }
+
+  private Decoded<T> decodeOne(T item) throws ImageException {
     Sample s = item.sample();
     if (!s.usable()) {
       return reject(item, s.problem(), null);

@@ -79,7 +79,13 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
         new ShardSamples(group.shards(), group.offsets(), conf, settings.sample().limits());
     try {
       this.columns = ScanColumns.create(settings, schema, allocator);
-      this.path = SamplePath.start(spec(owner), source, allocator);
+      this.path =
+          SamplePath.start(
+              spec(owner),
+              source,
+              allocator,
+              (produced, bad, stats) ->
+                  this.progress.update(produced, this.source.bytesRead(), bad, () -> stats, false));
     } catch (RuntimeException | Error e) {
       closeQuietly();
       throw e;

@@ -160,6 +160,57 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("stand-ins and padding are served with their own keys, label -100 and weight 0; the README's loss recipe runs on them") {
+    TestFiles.withTempDir("serve-standins") { dir =>
+      val counts = Seq(13, 7, 21) // 41 samples: world 2, batches of 4, PAD: 6 batches per rank
+      val planned = EpochPlan.create(manifest(tars(dir.resolve("plan"), counts)), spec(3, 0, 2, 4, Remainder.PAD))
+      // rank 0's batch 1 all bad; rank 1's batch 2: its first and third rows
+      val badIndices = planned.rank(0).batch(1).toSet ++ Seq(0, 2).map(planned.rank(1).batch(2)(_))
+      val offsets = manifest(dir.resolve("plan")).offsets()
+      def named(i: Long): (Int, Int) = {
+        val s = offsets.lastIndexWhere(_ <= i)
+        (s, (i - offsets(s)).toInt)
+      }
+      val in = tars(dir.resolve("in"), counts, badIndices.map(named))
+      val plan = EpochPlan.create(manifest(in), spec(3, 0, 2, 4, Remainder.PAD))
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 2, 60, "--remainder", "PAD", "--conf", "spark.spindle.maxFailures=10")
+      val trainers = (0 until 2).map(r => new Trainer(socket, r, 2, dir, Seq("--recipe")))
+      trainers.foreach(t => assert(t.await() == 0, t.output)) // the recipe raised nowhere
+      Await.result(job, 3.minutes)
+      val transform = SpindleConfig.uint8Transform(Map("spark.spindle.image.size" -> Size.toString).asJava)
+      val rowBytes = Size * Size * 3
+      var ignored = 0
+      for ((t, r) <- trainers.zipWithIndex; (l, loss) <- t.batches().zip(t.lines().filter(_.kind == "L"))) {
+        val rows = plan.rank(r).batch(l.batch.toInt).toSeq
+        val padded = plan.rank(r).paddedIn(l.batch.toInt)
+        val what = s"rank $r batch ${l.batch}"
+        val ignore = rows.indices.map(i => i >= rows.size - padded || badIndices(rows(i)))
+        assert(l.indices == rows, what)
+        assert(l.keys == rows.map(named).map { case (s, j) => f"s${s}_$j%04d" }, what)
+        assert(l.labels == rows.indices.map(i => if (ignore(i)) -100L else (named(rows(i))._2 % 10).toLong), what)
+        assert(l.weights == ignore.map(if (_) 0.0 else 1.0), what)
+        val good = rows.filterNot(badIndices)
+        val standIn = good.headOption.map(i => pixels(transform, png(named(i)._1 * 1000 + named(i)._2), i))
+          .getOrElse(new Array[Byte](rowBytes))
+        val bytes = rows.map(i => if (badIndices(i)) standIn else {
+          val (s, j) = named(i)
+          pixels(transform, png(s * 1000 + j), i)
+        }).reduce(_ ++ _)
+        assert(l.sha256 == sha256(bytes), s"image bytes of $what")
+        // the recipe: ignored rows contribute 0; the loss is the mean over the real rows
+        assert(loss.batch == l.batch, what)
+        val perRow = loss.fields(2).split(',').toSeq.map(_.toDouble)
+        val real = perRow.zip(ignore).collect { case (v, false) => v }
+        assert(perRow.zip(ignore).forall { case (v, i) => !i || v == 0.0 }, s"$what: $perRow")
+        assert(math.abs(loss.fields(3).toDouble - real.sum / math.max(1, real.size)) < 1e-5, s"$what: $loss")
+        ignored += ignore.count(identity)
+      }
+      assert(trainers(0).lines().filter(_.kind == "L")(1).fields(3).toDouble == 0.0, "a batch of stand-ins only")
+      assert(trainers.map(_.batches().size) == Seq(6, 6) && ignored >= 6, s"$ignored ignored rows")
+    }
+  }
+
   test("a preprocess output is served like its shards: the planned keys, labels and bytes, nothing decoded") {
     TestFiles.withTempDir("serve-prep") { dir =>
       val prep = Preprocessed.write(spark, tars(dir.resolve("in"), Counts), dir.resolve("prep"), "arrow")
@@ -342,6 +393,26 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
         && msg.contains("holding batch(es) [1]"), msg)
       assert(msg.contains(s"no trainer of rank 0 reconnected to $socket within 3 s"), msg)
       assert(!msg.contains("close the DeviceBatch"), msg)
+    }
+  }
+
+  test("a trainer that holds a batch past the trainer timeout fails its rank naming the rank, its pid and the batch") {
+    TestFiles.withTempDir("serve-held") { dir =>
+      val in = tars(dir.resolve("in"), Seq(40))
+      val socket = socketIn(dir)
+      val job = serve(in, socket, 1, 3)
+      val t = new Trainer(socket, 0, 1, dir, Seq("--hang-after", "2")) // holds batch 1, alive
+      try {
+        val e = intercept[Exception](Await.result(job, 3.minutes))
+        val msg = causes(e)
+        assert(msg.contains(s"Trainer of rank 0 (pid ${t.process.pid}, connection "), msg)
+        assert(msg.contains(") held batch 1 of epoch 0 for longer than the trainer timeout of 3 s"
+          + " (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout) without releasing it"), msg)
+        Seq("DeviceBatch", "try-with-resources", "spindle-bridge-conn", "Lease on batch")
+          .foreach(s => assert(!msg.contains(s), s"'$s' in: $msg"))
+        assert(t.process.isAlive, "the trainer was alive, holding the batch")
+      } finally t.process.destroyForcibly().waitFor()
+      assert(t.batches().map(_.batch) == Seq(0L, 1L))
     }
   }
 

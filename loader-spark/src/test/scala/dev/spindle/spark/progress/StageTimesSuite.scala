@@ -21,6 +21,14 @@ class StageTimesSuite extends AnyFunSuite {
     assert(times(t) == Map("read" -> Seq(100L, 1000L), "decode" -> Seq(950L, 1000L)))
   }
 
+  test("the consumer stage takes the name the task gives it: a trainer, not a sink") {
+    val s = stats(1000, "read" -> 0.1, "check" -> 0.2, "sink" -> 0.95)
+    assert(times(StageTimes.of(s, "trainer")) ==
+      Map("read" -> Seq(100L, 1000L), "check" -> Seq(200L, 1000L), "trainer" -> Seq(950L, 1000L)))
+    assert(StageTimes.busiest(StageTimes.of(s, "trainer")) == "trainer")
+    assert(StageTimes.of(s).containsKey("sink"))
+  }
+
   test("what a task did since its last update; the busiest stage needs 100 ms to be named") {
     val before = StageTimes.of(stats(1000, "read" -> 0.9, "decode" -> 0.5))
     val after = StageTimes.of(stats(2000, "read" -> 0.5, "decode" -> 0.75))
