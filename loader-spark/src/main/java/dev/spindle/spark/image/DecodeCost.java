@@ -104,6 +104,13 @@ final class DecodeCost {
     };
   }
 
+  /** {@link FormatHeader#verify} of the bytes this was made of; nothing for JPEG and PNG. */
+  void verify(byte[] data, int offset, int length) throws ImageException {
+    if (header != null) {
+      header.verify(data, offset, length);
+    }
+  }
+
   /** How the decoder's output becomes Pillow's RGB. */
   RgbConversion conversion() {
     return header == null ? RgbConversion.NONE : header.conversion();

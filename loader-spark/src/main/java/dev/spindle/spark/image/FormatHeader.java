@@ -48,10 +48,18 @@ interface FormatHeader {
 
   /**
    * Refuses the image when the data after its header, {@code data[offset, offset + length)} (the
-   * bytes it was read from), cannot hold what the header declares: a cheap look at lengths and
-   * offsets, before the decoder allocates for the declared size.
+   * bytes it was read from), cannot hold what the header declares, or the decoder would not decode
+   * an image of the declared size as declared: a cheap look at lengths and offsets, after {@code
+   * maxPixels} and before the decoder allocates for the declared size.
    */
   default void checkData(byte[] data, int offset, int length) throws ImageException {}
+
+  /**
+   * Refuses data that OpenCV would decode past its errors where Pillow refuses it (a TIFF's corrupt
+   * strips): reads the encoded data, just before it is decoded. {@code data[offset, offset +
+   * length)}: the bytes this header was read from.
+   */
+  default void verify(byte[] data, int offset, int length) throws ImageException {}
 
   /**
    * Reads the header of {@code data[offset, offset + length)}, whose magic number is {@code

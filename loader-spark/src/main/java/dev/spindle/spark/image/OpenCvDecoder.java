@@ -83,6 +83,7 @@ final class OpenCvDecoder {
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length, headers.firstScan());
     }
+    headers.verify(data, offset, length);
     RgbConversion conversion = headers.conversion();
     BytePointer encoded = scratch.encoded(data, offset, length);
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {

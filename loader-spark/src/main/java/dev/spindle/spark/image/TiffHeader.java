@@ -57,6 +57,7 @@ final class TiffHeader implements FormatHeader {
   private final int samples;
   private final int bits;
   private final long compression;
+  private final long planar;
 
   /** The image's strips or tiles: how many, of how many pixels, where their offsets are. */
   private record Strips(
@@ -67,13 +68,20 @@ final class TiffHeader implements FormatHeader {
   }
 
   private TiffHeader(
-      ImageInfo info, boolean turned, Strips strips, int samples, int bits, long compression) {
+      ImageInfo info,
+      boolean turned,
+      Strips strips,
+      int samples,
+      int bits,
+      long compression,
+      long planar) {
     this.info = info;
     this.turned = turned;
     this.strips = strips;
     this.samples = samples;
     this.bits = bits;
     this.compression = compression;
+    this.planar = planar;
   }
 
   static TiffHeader read(byte[] data, int offset, int length) throws ImageException {
@@ -115,7 +123,7 @@ final class TiffHeader implements FormatHeader {
               + " not the image)");
     }
     ImageInfo info = new ImageInfo(ImageFormat.TIFF, (int) width, (int) height, channels);
-    return new TiffHeader(info, o >= 5 && o <= 8, strips, samples, bits, compression);
+    return new TiffHeader(info, o >= 5 && o <= 8, strips, samples, bits, compression, planar);
   }
 
   /** The tag's one value for every sample ({@code otherwise} when absent); refuses mixed ones. */
@@ -197,7 +205,7 @@ final class TiffHeader implements FormatHeader {
 
   /**
    * The strips or tiles: refuses a layout whose offsets and byte counts are not one per strip or
-   * tile, or that OpenCV would decode line by line.
+   * tile.
    */
   private static Strips strips(
       TiffIfd ifd, long width, long height, int samples, int bits, long planar)
@@ -225,20 +233,23 @@ final class TiffHeader implements FormatHeader {
               "Garbled TIFF header: %d %s offsets and %d byte counts for its %d %ss",
               offsets, strips.unit(), counts, units, strips.unit()));
     }
+    return strips;
+  }
+
+  /**
+   * Refuses strips or tiles OpenCV would decode line by line (1 GiB or more as RGBA), and those
+   * that lie past the end of the data.
+   */
+  @Override
+  public void checkData(byte[] data, int offset, int length) throws ImageException {
     long buffer = DecodeCost.times(strips.pixels(), bits == 16 ? 2L * samples : 4);
     if (buffer >= LINE_BY_LINE_BYTES) {
       throw new ImageException(
           String.format(
               "Unsupported TIFF: %ss of %dx%d pixels (OpenCV decodes a %s of 1 GiB or more line"
                   + " by line, which ignores the orientation)",
-              strips.unit(), across, rows, strips.unit()));
+              strips.unit(), strips.across(), strips.rows(), strips.unit()));
     }
-    return strips;
-  }
-
-  /** Refuses strips or tiles that lie past the end of the data. */
-  @Override
-  public void checkData(byte[] data, int offset, int length) throws ImageException {
     TiffIfd ifd = strips.ifd();
     int offsets = strips.tiled() ? TILE_OFFSETS : STRIP_OFFSETS;
     int counts = strips.tiled() ? TILE_BYTE_COUNTS : STRIP_BYTE_COUNTS;
@@ -250,6 +261,33 @@ final class TiffHeader implements FormatHeader {
             String.format(
                 "Truncated TIFF: %s %d (%d bytes at byte %d) runs past the end of its %d bytes",
                 strips.unit(), i, n, at, length));
+      }
+    }
+  }
+
+  /**
+   * Reads every strip or tile as libtiff would ({@link TiffStripCheck}): OpenCV's 8-bit reader
+   * decodes past libtiff's errors, Pillow refuses the file.
+   */
+  @Override
+  public void verify(byte[] data, int offset, int length) throws ImageException {
+    TiffIfd ifd = strips.ifd();
+    int offsets = strips.tiled() ? TILE_OFFSETS : STRIP_OFFSETS;
+    int counts = strips.tiled() ? TILE_BYTE_COUNTS : STRIP_BYTE_COUNTS;
+    int planes = planar == 2 ? samples : 1;
+    long rowBytes = (strips.across() * (samples / planes) * bits + 7) / 8;
+    long perPlane = strips.units() / planes;
+    TiffStripCheck check = new TiffStripCheck();
+    for (int i = 0; i < strips.units(); i++) {
+      long rows = strips.rows();
+      if (!strips.tiled()) {
+        rows = Math.min(rows, info.height() - (i % perPlane) * strips.rows());
+      }
+      long at = ifd.value(offsets, i, 0);
+      int n = (int) ifd.value(counts, i, 0);
+      String problem = check.problem(data, offset + (int) at, n, compression, rowBytes * rows);
+      if (problem != null) {
+        throw new ImageException("Corrupt TIFF: " + strips.unit() + " " + i + " " + problem);
       }
     }
   }
