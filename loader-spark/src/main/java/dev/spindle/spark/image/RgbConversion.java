@@ -88,11 +88,6 @@ final class RgbConversion {
     return new RgbConversion(Kind.GIF, null, 0, fillRgb, new int[] {left, top, width, height});
   }
 
-  /** Whether the output is a copy in the thread's scratch rather than the decoder's buffer. */
-  boolean copies() {
-    return kind == Kind.DEEP || kind == Kind.GIF;
-  }
-
   /** The {@code imdecode} flags (reduced-scale bits aside) this conversion reads. */
   int flags() {
     return switch (kind) {
@@ -129,7 +124,7 @@ final class RgbConversion {
     }
     byte[] out = scratch.bytes(DecodeScratch.Slot.FORMAT_RGB, bytes);
     if (kind == Kind.DEEP) {
-      scaleDeep(view(image, 2 * bytes).order(ByteOrder.nativeOrder()).asShortBuffer(), out);
+      scaleDeep(view(image, 2 * bytes).order(ByteOrder.nativeOrder()).asShortBuffer(), out, bytes);
     } else if (image.channels() == 4) {
       gifWithAlpha(view(image, 4 * (bytes / 3)), out);
     } else {
@@ -142,9 +137,8 @@ final class RgbConversion {
     return image.data().position(0).capacity(bytes).limit(bytes).asByteBuffer();
   }
 
-  /** BGR 16-bit to RGB 8-bit. */
-  private void scaleDeep(ShortBuffer bgr, byte[] out) {
-    int n = out.length / 3 * 3;
+  /** BGR 16-bit to RGB 8-bit: {@code n} samples ({@code out} may be longer, a reused buffer). */
+  private void scaleDeep(ShortBuffer bgr, byte[] out, int n) {
     for (int i = 0; i < n; i += 3) {
       out[i] = scale(bgr.get(i + 2) & 0xFFFF);
       out[i + 1] = scale(bgr.get(i + 1) & 0xFFFF);

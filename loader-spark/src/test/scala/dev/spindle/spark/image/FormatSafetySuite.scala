@@ -111,6 +111,22 @@ class FormatSafetySuite extends AnyFunSuite {
     assert(needs(t16, format("gif-256.gif"), vector = false) > (8L << 20))
   }
 
+  test("a conversion reads only its image's bytes from a thread's reused, larger buffers") {
+    // found by the decode-opencv fuzz target's seeds: a 16-bit PPM after a larger image read past
+    // its own samples into the rest of the thread's conversion buffer
+    val small = Seq("pnm-p6-16.ppm", "tiff-rgb16.tif", "gif-transparent3.gif", "gif-partial.gif")
+    val t = ImageTransform.parse("center_crop(40)")
+    val fresh = small.map(n => applyWith(t, format(n), vector = false))
+    val large = new Array[Byte](3 * 2 * 300 * 200)
+    new scala.util.Random(5).nextBytes(large)
+    val ppm = "P6\n300 200\n65535\n".getBytes ++ large
+    for (vector <- paths) {
+      applyWith(ImageTransform.resizeCenterCrop(16), ppm, vector) // grows this thread's buffers
+      for ((name, expected) <- small.zip(fresh))
+        assert(java.util.Arrays.equals(applyWith(t, format(name), vector), expected), name)
+    }
+  }
+
   /** Offset of the value of `tag`'s entry in a little-endian TIFF's first IFD. */
   private def tiffValue(tiff: Array[Byte], tag: Int): Int = {
     val b = ByteBuffer.wrap(tiff).order(ByteOrder.LITTLE_ENDIAN)
