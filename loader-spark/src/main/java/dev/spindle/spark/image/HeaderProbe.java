@@ -241,7 +241,7 @@ final class HeaderProbe {
     return le16(data, p) | ((long) le16(data, p + 2) << 16);
   }
 
-  static String hex(byte[] data, int offset, int n) {
+  private static String hex(byte[] data, int offset, int n) {
     StringBuilder s = new StringBuilder();
     for (int i = 0; i < n; i++) {
       s.append(String.format("%02X", data[offset + i]));

@@ -17,7 +17,8 @@ import org.apache.hadoop.fs.Path;
  *       headers (a compressed one is decompressed on the way);
  *   <li>{@code .parquet}: a Parquet file, counted from its footer's row groups alone, after its
  *       schema was checked for the image and label columns;
- *   <li>{@code .jpg}, {@code .jpeg}, {@code .png}: a file of an image folder tree.
+ *   <li>torchvision's {@code ImageFolder} extensions ({@code .jpg}, {@code .png}, {@code .webp},
+ *       ...: {@code WebDatasetKeys.IMAGE_EXTENSIONS}): a file of an image folder tree.
  * </ul>
  */
 public final class ShardFiles {
