@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../../../../../loader-gpu/python"))
 from spindle_bridge import protocol as p  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "../../python"))
+import make_format_variants as fv  # noqa: E402  (its BMP and TIFF encoders)
+
 
 def put(target, name, data):
     os.makedirs(os.path.join(HERE, target), exist_ok=True)
@@ -149,6 +152,72 @@ def images():
     for name, data in out.items():
         for target in ("image-header", "decode-native", "decode-opencv"):
             put(target, name, data)
+    for name, data in other_formats(grad).items():
+        for target in ("image-header", "decode-opencv"):
+            put(target, name, data)
+
+
+def other_formats(grad):
+    """Seeds of the formats beside JPEG and PNG, and a PNG with an eXIf chunk."""
+    w, h = grad.size
+    raw = grad.tobytes()
+
+    def save(img, fmt, **kw):
+        b = io.BytesIO()
+        img.save(b, fmt, **kw)
+        return b.getvalue()
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    bgr = [r << 16 | g << 8 | b for r, g, b in grad.getdata()]
+    p565 = [(r >> 3) << 11 | (g >> 2) << 5 | b >> 3 for r, g, b in grad.getdata()]
+    q = grad.quantize(colors=16)
+    index = list(q.getdata())
+    palette = [tuple(q.getpalette()[i:i + 3]) for i in range(0, 48, 3)]
+    rows = [index[y * w:(y + 1) * w] for y in range(h)]
+    tile = b"".join(raw[y * w * 3:(y + 1) * w * 3] + bytes(3 * (32 - w)) for y in range(h))
+    out = {
+        "bmp-24.bmp": save(grad, "BMP"),
+        "bmp-8.bmp": save(grad.convert("P"), "BMP"),
+        "bmp-1.bmp": save(grad.convert("1"), "BMP"),
+        "bmp-16-565.bmp": fv.bmp(w, h, 16, fv.rows_of(p565, w, h, 16), compression=3,
+                                 masks=(0xF800, 0x7E0, 0x1F)),
+        "bmp-32-v5.bmp": fv.bmp(w, h, 32, fv.rows_of([0xFF000000 | v for v in bgr], w, h, 32),
+                                header=124, compression=3,
+                                masks=(0xFF0000, 0xFF00, 0xFF, 0xFF000000)),
+        "bmp-rle8.bmp": fv.bmp(w, h, 8, fv.rle8(rows), palette, compression=1),
+        "bmp-rle4.bmp": fv.bmp(w, h, 4, fv.rle4(rows), palette, compression=2),
+        "pnm-p6.ppm": save(grad, "PPM"),
+        "pnm-p5.pgm": save(grad.convert("L"), "PPM"),
+        "pnm-p4.pbm": save(grad.convert("1"), "PPM"),
+        "pnm-p3.ppm": b"P3\n%d %d\n255\n" % (w, h) + fv.text(raw),
+        "pnm-p6-16.ppm": b"P6\n%d %d\n65535\n" % (w, h) + struct.pack(">%dH" % len(raw),
+                                                                       *(v * 257 for v in raw)),
+        "pnm-p5-max100.pgm": b"P5\n%d %d\n100\n" % (w, h) + bytes(v * 100 // 255 for v in
+                                                                  grad.convert("L").tobytes()),
+        "tiff-rgb.tif": save(grad, "TIFF"),
+        "tiff-orientation6.tif": save(grad, "TIFF", tiffinfo={274: 6}),
+        "tiff-palette.tif": save(grad.convert("P"), "TIFF"),
+        "tiff-g4.tif": save(grad.convert("1"), "TIFF", compression="group4"),
+        "tiff-rgb16.tif": fv.tiff(w, h, 3, 16, [struct.pack("<%dH" % len(raw),
+                                                            *(v * 257 for v in raw))]),
+        "tiff-planar.tif": fv.tiff(w, h, 3, 8, [raw[0::3], raw[1::3], raw[2::3]], planar=2),
+        "tiff-tiled.tif": fv.tiff(w, h, 3, 8, [tile + bytes(3 * 32 * (32 - h))], tile=(32, 32)),
+        "webp-lossy.webp": save(grad, "WEBP", quality=60),
+        "webp-lossless.webp": save(grad, "WEBP", lossless=True),
+        "webp-alpha.webp": save(grad.convert("RGBA"), "WEBP", quality=60),
+        "webp-animated.webp": save(grad, "WEBP", save_all=True, append_images=[grad.rotate(180)]),
+        "webp-exif6.webp": save(grad, "WEBP", lossless=True, exif=exif.tobytes()),
+        "gif.gif": save(grad.convert("P"), "GIF"),
+        "gif-transparent.gif": save(grad.convert("P"), "GIF", transparency=3),
+        "gif-animated.gif": save(grad, "GIF", save_all=True, append_images=[grad.rotate(180)]),
+        "gif-partial.gif": fv.partial(save(grad.convert("P"), "GIF")),
+        "png-exif6.png": save(grad, "PNG", exif=exif.tobytes()),
+    }
+    for compression in ("tiff_lzw", "tiff_adobe_deflate", "packbits", "jpeg"):
+        out["tiff-%s.tif" % compression.replace("tiff_", "")] = save(grad, "TIFF",
+                                                                     compression=compression)
+    return out
 
 
 def manifests():

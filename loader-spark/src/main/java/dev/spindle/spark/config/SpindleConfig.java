@@ -50,7 +50,7 @@ public final class SpindleConfig {
       register(
           ImageConfig.EXIF_ORIENTATION,
           "true",
-          "Turn JPEGs upright by their EXIF orientation first (as PIL's ImageOps.exif_transpose)",
+          "Turn images upright by their EXIF orientation first (a JPEG's APP1, a PNG's eXIf, a WebP's EXIF chunk), as PIL's ImageOps.exif_transpose; a TIFF's orientation tag is applied either way, as Pillow applies it when loading",
           SpindleConfig::bool);
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
       register(

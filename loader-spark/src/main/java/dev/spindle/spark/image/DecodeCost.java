@@ -12,9 +12,10 @@ import java.util.List;
  * <p>Counted: the native copy of the encoded bytes; the decoder's RGB output at the reduced scale;
  * the decoder's own buffers (libjpeg's whole-image coefficient buffer for progressive and
  * multi-scan JPEGs and its row buffers; libpng's row pointers and rows, and OpenCV's frame buffers
- * for animated PNGs); Spindle's copies of the decoded image (off the direct path, and again when
- * EXIF turns it); and each resample stage's buffers and output. Each term is exact or an upper
- * bound; the output writer's rows, of the transform's fixed output size, are left out.
+ * for animated PNGs; for the other formats what their {@link FormatHeader} says, with the copy a
+ * {@link RgbConversion} makes); Spindle's copies of the decoded image (off the direct path, and
+ * again when EXIF turns it); and each resample stage's buffers and output. Each term is exact or an
+ * upper bound; the output writer's rows, of the transform's fixed output size, are left out.
  */
 final class DecodeCost {
   private final ImageInfo info;
@@ -22,29 +23,42 @@ final class DecodeCost {
   private final long decoderBytes;
   private final JpegFrame frame;
   private final int firstScan;
+  private final FormatHeader header;
 
   private DecodeCost(
-      ImageInfo info, int length, long decoderBytes, JpegFrame frame, int firstScan) {
+      ImageInfo info,
+      int length,
+      long decoderBytes,
+      JpegFrame frame,
+      int firstScan,
+      FormatHeader header) {
     this.info = info;
     this.length = length;
     this.decoderBytes = decoderBytes;
     this.frame = frame;
     this.firstScan = firstScan;
+    this.header = header;
   }
 
   /**
    * Reads the headers of the image {@code info} describes.
    *
    * @throws ImageException when the data after the headers is too short to hold the declared image
-   *     (see {@link JpegScan#minimumBits} and {@link PngHeader#checkData}), or a PNG chunk declares
-   *     more bytes than follow it ({@link PngHeader#checkChunks})
+   *     (see {@link JpegScan#minimumBits}, {@link PngHeader#checkData} and each {@link
+   *     FormatHeader}), or a PNG chunk declares more bytes than follow it ({@link
+   *     PngHeader#checkChunks})
    */
   static DecodeCost of(ImageInfo info, byte[] data, int offset, int length) throws ImageException {
     if (info.format() == ImageFormat.PNG) {
       PngHeader png = PngHeader.parse(data, offset, length);
       PngHeader.checkChunks(data, offset, length);
       png.checkData(PngHeader.dataAfterHeader(length));
-      return new DecodeCost(info, length, png.decoderBytes(), null, -1);
+      return new DecodeCost(info, length, png.decoderBytes(), null, -1, null);
+    }
+    if (info.format() != ImageFormat.JPEG) {
+      FormatHeader header = FormatHeader.read(info.format(), data, offset, length);
+      header.checkData(data, offset, length);
+      return new DecodeCost(info, length, header.decoderBytes(), null, -1, header);
     }
     int frameBody = HeaderProbe.jpegFrameHeader(data, offset, length);
     JpegFrame frame = JpegFrame.read(data, frameBody);
@@ -56,21 +70,60 @@ final class DecodeCost {
     boolean multiScan =
         frame.progressive() || scan != null && scan.components().length < frame.components();
     long coefficients = multiScan ? frame.coefficientBytes() : 0;
-    return new DecodeCost(info, length, coefficients + frame.rowBytes(), frame, sos);
+    return new DecodeCost(info, length, coefficients + frame.rowBytes(), frame, sos, null);
   }
 
   ImageInfo info() {
     return info;
   }
 
-  /** A JPEG's frame header; null for a PNG. */
+  /**
+   * Width of the decoder's output at full scale: the declared width, or the height for a TIFF the
+   * decoder turns ({@link FormatHeader#decodedWidth}).
+   */
+  int decodedWidth() {
+    return header == null ? info.width() : header.decodedWidth();
+  }
+
+  /** Height of the decoder's output at full scale; see {@link #decodedWidth}. */
+  int decodedHeight() {
+    return header == null ? info.height() : header.decodedHeight();
+  }
+
+  /**
+   * The EXIF orientation (1..8) Spindle applies when {@code spark.spindle.image.exifOrientation} is
+   * on, as Pillow's {@code ImageOps.exif_transpose}: a JPEG's first APP1 "Exif" segment, a PNG's
+   * {@code eXIf} chunk, a WebP's {@code EXIF} chunk; 1 otherwise (a TIFF's orientation is applied
+   * by its decoder whatever the setting). {@code data}: the bytes this was made of.
+   */
+  int orientation(byte[] data, int offset, int length) {
+    return switch (info.format()) {
+      case JPEG -> HeaderProbe.jpegOrientation(data, offset, length);
+      case PNG -> PngHeader.orientation(data, offset, length);
+      default -> header.orientation();
+    };
+  }
+
+  /** {@link FormatHeader#verify} of the bytes this was made of; nothing for JPEG and PNG. */
+  void verify(byte[] data, int offset, int length) throws ImageException {
+    if (header != null) {
+      header.verify(data, offset, length);
+    }
+  }
+
+  /** How the decoder's output becomes Pillow's RGB. */
+  RgbConversion conversion() {
+    return header == null ? RgbConversion.NONE : header.conversion();
+  }
+
+  /** A JPEG's frame header; null for the other formats. */
   JpegFrame frame() {
     return frame;
   }
 
   /**
    * Offset in the data of a JPEG's first start-of-scan marker ({@link HeaderProbe#jpegFirstScan});
-   * -1 when the data ends before it, and for a PNG.
+   * -1 when the data ends before it, and for the other formats.
    */
   int firstScan() {
     return firstScan;
@@ -106,8 +159,8 @@ final class DecodeCost {
   /** {@link #bytes} on one path: {@code direct} without the copy, {@code vector} last stage. */
   private long pathBytes(
       int reduce, List<Stage> stages, boolean direct, int orientation, boolean vector) {
-    long w = (info.width() + reduce - 1) / reduce;
-    long h = (info.height() + reduce - 1) / reduce;
+    long w = (decodedWidth() + reduce - 1) / reduce;
+    long h = (decodedHeight() + reduce - 1) / reduce;
     long decoded = times(w * h, 3);
     boolean oriented = orientation != Orientation.NORMAL;
     long copies = direct ? 0 : times(decoded, oriented ? 2 : 1);

@@ -22,6 +22,8 @@ final class DecodeScratch {
   /** What a byte buffer is used for; two uses never share one within an image. */
   enum Slot {
     PIXELS,
+    /** {@link RgbConversion}'s output, when it is not the decoder's buffer. */
+    FORMAT_RGB,
     ORIENTED,
     WINDOW,
     STAGE_A,

@@ -1,8 +1,9 @@
 package dev.spindle.spark.image;
 
 /**
- * Header parsing for JPEG (marker walk up to the frame header) and PNG (signature and IHDR).
- * Stateless; reads only the bytes it needs.
+ * Header parsing for JPEG (marker walk up to the frame header) and PNG (signature and IHDR); the
+ * other formats' headers are read by their {@link FormatHeader}. Stateless; reads only the bytes it
+ * needs.
  */
 final class HeaderProbe {
   private static final int PNG_HEADER_BYTES = 8 + 8 + 13;
@@ -16,6 +17,9 @@ final class HeaderProbe {
     }
     if (format == ImageFormat.PNG) {
       return png(data, offset, length);
+    }
+    if (format != null) {
+      return FormatHeader.read(format, data, offset, length).info();
     }
     if (length == 0) {
       throw new ImageException("Empty image: 0 bytes");
@@ -225,6 +229,16 @@ final class HeaderProbe {
 
   static long u32(byte[] data, int p) {
     return ((long) u16(data, p) << 16) | u16(data, p + 2);
+  }
+
+  // the little-endian readers of the BMP, TIFF, WebP and GIF parsers
+
+  static int le16(byte[] data, int p) {
+    return u8(data, p) | (u8(data, p + 1) << 8);
+  }
+
+  static long le32(byte[] data, int p) {
+    return le16(data, p) | ((long) le16(data, p + 2) << 16);
   }
 
   private static String hex(byte[] data, int offset, int n) {

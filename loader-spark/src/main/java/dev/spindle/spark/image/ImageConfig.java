@@ -55,7 +55,8 @@ public final class ImageConfig {
         EXIF_ORIENTATION,
         "true",
         "--exif-orientation",
-        "Turn JPEGs upright by their EXIF orientation (as ImageOps.exif_transpose) first.");
+        "Turn images upright by their EXIF orientation (JPEG APP1, PNG eXIf, WebP EXIF; as"
+            + " ImageOps.exif_transpose) first; a TIFF's orientation tag is applied either way.");
     add(
         REDUCED_DECODE,
         "false",

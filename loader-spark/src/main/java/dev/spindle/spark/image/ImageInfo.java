@@ -6,7 +6,10 @@ package dev.spindle.spark.image;
  * <p>{@link #probe} reads the header only: it never decodes pixels and allocates nothing
  * proportional to the image, so a hostile 100000×100000 header costs microseconds. Any thread may
  * call it. {@code channels} is the count the file stores (JPEG: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK;
- * PNG: 1 gray, 2 gray+alpha, 3 RGB or palette, 4 RGBA), not what the transform outputs.
+ * PNG: 1 gray, 2 gray+alpha, 3 RGB or palette, 4 RGBA; BMP: 3, 4 with an alpha mask; PNM: 1 for PBM
+ * and PGM, 3 for PPM; TIFF: its samples a pixel, 3 for a palette; WebP: 3, 4 with alpha; GIF: 3),
+ * not what the transform outputs. {@code width} and {@code height} are as stored: a TIFF whose
+ * orientation turns it decodes to the other way round.
  *
  * @param format the encoded format
  * @param width declared width in pixels, at least 1

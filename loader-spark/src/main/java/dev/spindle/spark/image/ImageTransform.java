@@ -142,8 +142,10 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * Whether a JPEG's EXIF orientation turns it upright before the other operations (default true,
-   * as {@code ImageOps.exif_transpose}; plain torchvision on PIL ignores it).
+   * Whether an image's EXIF orientation (a JPEG's APP1 segment, a PNG's {@code eXIf} chunk, a
+   * WebP's {@code EXIF} chunk) turns it upright before the other operations (default true, as
+   * {@code ImageOps.exif_transpose}; plain torchvision on PIL ignores it). A TIFF's orientation tag
+   * is applied by its decoder either way, as Pillow applies it when loading a TIFF.
    */
   public ImageTransform withExifOrientation(boolean honour) {
     return with(
@@ -234,8 +236,9 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * Decodes one encoded image (JPEG or PNG; gray, alpha, palette, CMYK and 16-bit become RGB
-   * uint8), transforms it and writes exactly {@link #outputBytes()} bytes at {@code
+   * Decodes one encoded image ({@link ImageFormat}: JPEG, PNG, BMP, PNM, TIFF, WebP or a GIF's
+   * first frame; gray, alpha, palette, CMYK and 16-bit become RGB uint8, as Pillow's {@code
+   * convert("RGB")}), transforms it and writes exactly {@link #outputBytes()} bytes at {@code
    * dst[dstOffset]}. Thread-safe. Random operations use (seed, epoch, {@code sampleIndex}).
    *
    * @throws ImageException when the sample cannot be decoded or is larger than {@link #maxPixels()}
@@ -379,14 +382,12 @@ public final class ImageTransform implements Serializable {
       long dstOffset)
       throws ImageException {
     int orientation =
-        settings.exifOrientation && info.format() == ImageFormat.JPEG
-            ? HeaderProbe.jpegOrientation(data, offset, length)
-            : Orientation.NORMAL;
+        settings.exifOrientation ? cost.orientation(data, offset, length) : Orientation.NORMAL;
     boolean swap = Orientation.swapsAxes(orientation);
+    int w = cost.decodedWidth(); // a TIFF's decoder turns it by its orientation tag itself
+    int h = cost.decodedHeight();
     SplitMix64 rng = SampleRandom.of(settings.seed, settings.epoch, sampleIndex);
-    List<Stage> stages =
-        StagePlanner.plan(
-            ops, swap ? info.height() : info.width(), swap ? info.width() : info.height(), rng);
+    List<Stage> stages = StagePlanner.plan(ops, swap ? h : w, swap ? w : h, rng);
     int reduce =
         settings.reducedDecode && info.format() == ImageFormat.JPEG
             ? ReducedDecode.scale(stages.get(0))

@@ -1,7 +1,6 @@
 package dev.spindle.spark.image;
 
 import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
-import static org.bytedeco.opencv.global.opencv_core.CV_8UC3;
 
 import java.nio.ByteBuffer;
 import org.bytedeco.javacpp.BytePointer;
@@ -10,18 +9,17 @@ import org.bytedeco.opencv.global.opencv_imgcodecs;
 import org.bytedeco.opencv.opencv_core.Mat;
 
 /**
- * Decodes JPEG and PNG to interleaved RGB uint8 with OpenCV's {@code imdecode} (libjpeg-turbo and
- * libpng inside, so JPEG output is bit-identical to libjpeg-turbo's).
+ * Decodes every format Spindle reads to interleaved RGB uint8 with OpenCV's {@code imdecode}
+ * (libjpeg-turbo, libpng, libtiff, libwebp and OpenCV's own BMP, PNM and GIF readers inside, so
+ * JPEG output is bit-identical to libjpeg-turbo's).
  *
  * <p>Gray, gray+alpha, palette and RGBA inputs become RGB (alpha dropped, as Pillow's {@code
- * convert("RGB")} does); 16-bit samples keep their high byte. OpenCV's own thread pool is switched
- * off: Spindle's threads call this concurrently, each with its own {@link DecodeScratch}.
+ * convert("RGB")} does); a PNG's 16-bit samples keep their high byte; where OpenCV's conversion
+ * differs from Pillow's, the header's {@link RgbConversion} makes Pillow's. OpenCV's own thread
+ * pool is switched off: Spindle's threads call this concurrently, each with its own {@link
+ * DecodeScratch}.
  */
 final class OpenCvDecoder {
-  /** 3-channel RGB, 8-bit, stored orientation (Spindle applies EXIF orientation itself). */
-  private static final int FLAGS =
-      opencv_imgcodecs.IMREAD_COLOR_RGB | opencv_imgcodecs.IMREAD_IGNORE_ORIENTATION;
-
   static {
     opencv_core.setNumThreads(0);
   }
@@ -50,6 +48,9 @@ final class OpenCvDecoder {
         reduce,
         scratch,
         (rgb, width, height) -> {
+          if (rgb.hasArray()) { // a conversion's copy in this thread's scratch already
+            return new DecodedImage(rgb.array(), width, height);
+          }
           byte[] pixels = scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
           rgb.get(0, pixels, 0, rgb.capacity());
           return new DecodedImage(pixels, width, height);
@@ -82,33 +83,22 @@ final class OpenCvDecoder {
     if (info.format() == ImageFormat.JPEG) {
       requireEndOfImage(data, offset, length, headers.firstScan());
     }
+    headers.verify(data, offset, length);
+    RgbConversion conversion = headers.conversion();
     BytePointer encoded = scratch.encoded(data, offset, length);
     try (Mat buffer = new Mat(1, length, CV_8UC1, encoded)) {
       Mat image;
       try {
         image =
-            opencv_imgcodecs.imdecode(buffer, FLAGS | reducedFlag(info, reduce), scratch.decoded());
+            opencv_imgcodecs.imdecode(
+                buffer, conversion.flags() | reducedFlag(info, reduce), scratch.decoded());
       } catch (RuntimeException e) {
         throw new ImageException("Cannot decode " + info.format() + ": " + e.getMessage(), e);
       }
       try (image) {
-        if (image == null || image.isNull() || image.empty()) {
-          throw new ImageException(
-              "Cannot decode " + info.format() + ": corrupt or truncated data");
-        }
-        if (image.type() != CV_8UC3 || !image.isContinuous()) {
-          throw new ImageException(
-              "Cannot decode "
-                  + info.format()
-                  + ": unexpected decoder output type "
-                  + image.type());
-        }
-        int width = image.cols();
+        int width = requireDecoded(image, headers, reduce, conversion);
         int height = image.rows();
-        int bytes = Math.multiplyExact(Math.multiplyExact(width, height), 3);
-        BytePointer pixels = image.data();
-        pixels.position(0).capacity(bytes).limit(bytes);
-        ByteBuffer rgb = pixels.asByteBuffer();
+        ByteBuffer rgb = conversion.apply(image, width, height, scratch);
         if (info.format() == ImageFormat.JPEG
             && GreyTail.suspect(rgb, width, height, reduce, info.channels())) {
           requireCompleteScans(data, offset, length, headers.frame());
@@ -116,6 +106,32 @@ final class OpenCvDecoder {
         return use.use(rgb, width, height);
       }
     }
+  }
+
+  /**
+   * Refuses an empty result, one of another type than {@code conversion} reads, or of another size
+   * than the headers declare at {@code 1 / reduce} scale (libjpeg's, rounded up); returns its
+   * width.
+   */
+  private static int requireDecoded(
+      Mat image, DecodeCost headers, int reduce, RgbConversion conversion) throws ImageException {
+    ImageFormat format = headers.info().format();
+    if (image == null || image.isNull() || image.empty()) {
+      throw new ImageException("Cannot decode " + format + ": corrupt or truncated data");
+    }
+    if (!conversion.accepts(image.type()) || !image.isContinuous()) {
+      throw new ImageException(
+          "Cannot decode " + format + ": unexpected decoder output type " + image.type());
+    }
+    int width = (headers.decodedWidth() + reduce - 1) / reduce;
+    int height = (headers.decodedHeight() + reduce - 1) / reduce;
+    if (image.cols() != width || image.rows() != height) {
+      throw new ImageException(
+          String.format(
+              "Corrupt %s: its headers declare %dx%d but it decodes as %dx%d",
+              format, width, height, image.cols(), image.rows()));
+    }
+    return width;
   }
 
   private static int reducedFlag(ImageInfo info, int reduce) {

@@ -16,6 +16,7 @@ final class PngHeader {
 
   private static final int IHDR_END = 8 + 8 + 13 + 4;
   private static final int ACTL = 0x6163544C;
+  private static final int EXIF = 0x65584966;
   private static final int IDAT = 0x49444154;
   private static final int IEND = 0x49454E44;
 
@@ -123,6 +124,29 @@ final class PngHeader {
       }
       p += 12 + size;
     }
+  }
+
+  /**
+   * The EXIF orientation (1..8) of a PNG whose header {@link HeaderProbe#probe} accepted: from its
+   * {@code eXIf} chunk, before or after the image data, as Pillow reads it for {@code
+   * exif_transpose}; 1 when there is none, or it is unreadable (Pillow then fails, Spindle decodes
+   * the image as stored). Walks the chunk headers only, to IEND or the end of the data.
+   */
+  static int orientation(byte[] data, int offset, int length) {
+    long p = IHDR_END;
+    while (p + 8 <= length) {
+      long size = u32(data, offset + (int) p);
+      int type = (int) u32(data, offset + (int) p + 4);
+      if (type == EXIF) {
+        int body = offset + (int) p + 8;
+        return Orientation.fromTiff(data, body, (int) Math.min(offset + length, body + size));
+      }
+      if (type == IEND) {
+        break;
+      }
+      p += 12 + size;
+    }
+    return Orientation.NORMAL;
   }
 
   private static String chunkName(int type) {

@@ -1,16 +1,20 @@
 /**
- * Image decode and preprocessing: encoded JPEG/PNG bytes in, fixed-size RGB tensors out (uint8
- * HWC/CHW, or normalised float32/float16 CHW), written straight into a batch's Arrow buffer.
+ * Image decode and preprocessing: encoded JPEG, PNG, WebP, BMP, PNM, TIFF or GIF bytes in ({@link
+ * dev.spindle.spark.image.ImageFormat}), fixed-size RGB tensors out (uint8 HWC/CHW, or normalised
+ * float32/float16 CHW), written straight into a batch's Arrow buffer.
  *
  * <pre>
  *  encoded bytes ─► ImageInfo.probe ─► maxPixels ─► DecodeCost.of ─► StagePlanner
  *                   (header only;      (refused     (can the data   (ops → stages;
- *                    EXIF orientation)  before any    hold what the   random ops:
- *                                       pixel memory) header says?)   SampleRandom)
+ *                    FormatHeader for   before any    hold what the   random ops:
+ *                    BMP, PNM, TIFF,    pixel memory) header says?    SampleRandom)
+ *                    WebP, GIF)                       orientation)
  *        ─► ReducedDecode ─► maxDecodeBytes ─► OpenCvDecoder ─► GreyTail ─► JpegScanCheck
- *           (1/2,1/4,1/8     (DecodeCost.bytes  (imdecode RGB;   (last block  (only then: read
- *            for JPEGs a      of the plan)       per-thread       mid-grey?)   the scans, refuse
- *            resize shrinks)                     DecodeScratch)                missing data)
+ *           (1/2,1/4,1/8     (DecodeCost.bytes  (TiffStripCheck; (last block  (only then: read
+ *            for JPEGs a      of the plan)       imdecode, then   mid-grey?)   the scans, refuse
+ *            resize shrinks)                     RgbConversion;                missing data)
+ *                                                per-thread
+ *                                                DecodeScratch)
  *        ─► Orientation ─► StageRunner × stages (PillowResample: horizontal, then vertical pass,
  *                                                 crop window only; zero padding; flip)
  *        ─► OutputWriter (layout, ToTensor + Normalize tables) ─► ArrowBuf at dstOffset
@@ -46,24 +50,34 @@
  * below).
  *
  * <p><b>Failures.</b> A sample that cannot be decoded (unknown format, truncated or garbled data,
- * too many pixels) raises {@link dev.spindle.spark.image.ImageException} with a user-facing reason;
- * the caller quarantines it with its shard and key. Bugs stay unchecked exceptions. Before any
- * allocation, headers are checked against the data (a JPEG's first scan must have at least 2 bits a
- * block, 1 if progressive; a PNG's data at least 1/1032 of its filtered image) and the decode's
- * bytes against {@code maxDecodeBytes}. libjpeg-turbo decodes missing data as grey with a warning
- * OpenCV drops: an image whose last block is mid-grey has its scans read ({@code JpegScanCheck}),
- * and missing data is refused. Still decoded without complaint: data missing from a progressive
- * JPEG's AC scans, from the final blocks only (the last block is not all grey) or before a restart
- * marker libjpeg resynchronises on; data cut or garbled so that every block still decodes;
- * arithmetic-coded JPEGs. Telling those apart needs libjpeg's warnings, from a decoder of Spindle's
- * own.
+ * too many pixels, a variant decoded otherwise than Pillow decodes it) raises {@link
+ * dev.spindle.spark.image.ImageException} with a user-facing reason; the caller quarantines it with
+ * its shard and key. Bugs stay unchecked exceptions. Before any allocation, headers are checked
+ * against the data (a JPEG's first scan must have at least 2 bits a block, 1 if progressive; a
+ * PNG's data at least 1/1032 of its filtered image; a BMP's, PNM's and TIFF's uncompressed data
+ * whole, a GIF's LZW data 3 bits per 4096 pixels, a WebP's RIFF length) and the decode's bytes
+ * against {@code maxDecodeBytes}. OpenCV's 8-bit TIFF reader decodes past libtiff's errors: {@code
+ * TiffStripCheck} first reads LZW, Deflate, PackBits and uncompressed strips as libtiff does and
+ * refuses a corrupt one. libjpeg-turbo decodes missing data as grey with a warning OpenCV drops: an
+ * image whose last block is mid-grey has its scans read ({@code JpegScanCheck}), and missing data
+ * is refused. Still decoded without complaint: data missing from a progressive JPEG's AC scans,
+ * from the final blocks only (the last block is not all grey) or before a restart marker libjpeg
+ * resynchronises on; data cut or garbled so that every block still decodes; arithmetic-coded JPEGs.
+ * Telling those apart needs libjpeg's warnings, from a decoder of Spindle's own.
  *
- * <p><b>Exactness.</b> Decode is libjpeg-turbo's (bit-identical); resampling is Pillow's
+ * <p><b>Exactness.</b> Decode is libjpeg-turbo's (bit-identical); the other formats decode to the
+ * bytes of torchvision's loader, {@code PIL.Image.open(f).convert("RGB")} with Pillow 9.4: through
+ * OpenCV, with Pillow's conversions where OpenCV's differ ({@code RgbConversion}), and the variants
+ * OpenCV cannot decode as Pillow does refused by name by their {@code FormatHeader}
+ * (ImageFormatsSuite compares every variant of src/test/resources/formats). EXIF orientation (JPEG
+ * APP1, PNG eXIf, WebP EXIF) is applied as {@code ImageOps.exif_transpose}; a TIFF's Orientation
+ * tag by its decoder, always, as Pillow applies it when loading a TIFF. Resampling is Pillow's
  * fixed-point {@code ImagingResample} (bilinear, bicubic, box); sizes, crop offsets, padding and
  * RandomResizedCrop's sampling are torchvision 0.14's formulas; float outputs use torch's float32
  * operations. GoldenImageSuite and TorchvisionComparisonSuite check it against Pillow and
- * torchvision. Known differences: CMYK JPEGs (OpenCV's integer CMYK→RGB, within 2 steps), 16-bit
- * gray PNGs (high byte kept; Pillow clips), reduced-size decode (off by default; when switched on,
+ * torchvision. Known differences: CMYK JPEGs (OpenCV's integer CMYK→RGB, within 2 steps) and CMYK
+ * TIFFs (within 1), 16-bit gray PNGs (high byte kept; Pillow clips), malformed BMPs and Pillow
+ * 9.4's BMP bugs (see {@code BmpHeader}), reduced-size decode (off by default; when switched on,
  * only for JPEGs a resize shrinks at least 2×), and random streams (same algorithm, not torch's
  * generator: "Random operations" below).
  *

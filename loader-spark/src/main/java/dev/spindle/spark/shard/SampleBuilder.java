@@ -13,6 +13,9 @@ import java.util.Map;
 final class SampleBuilder {
   private static final int LISTED_ENTRIES = 5;
 
+  /** ".jpg, .jpeg, ... or .gif": the extensions of a tar sample's image entry. */
+  private static final String IMAGE_ENTRIES = imageEntries();
+
   private final String shard;
   private final String key;
   private final long position;
@@ -127,12 +130,19 @@ final class SampleBuilder {
 
   Sample build() {
     if (problem == null && image == null) {
-      problem = "no image entry (.jpg, .jpeg or .png) for key '" + key + "'" + entriesNote();
+      problem = "no image entry (" + IMAGE_ENTRIES + ") for key '" + key + "'" + entriesNote();
     }
     if (problem == null && label == null) {
       problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
     return new Sample(shard, key, position, image, imageName, imageFile, label, problem, stored);
+  }
+
+  private static String imageEntries() {
+    List<String> names = WebDatasetKeys.TAR_IMAGES.stream().map(e -> "." + e).toList();
+    return String.join(", ", names.subList(0, names.size() - 1))
+        + " or "
+        + names.get(names.size() - 1);
   }
 
   /** The sample's entries and the rule that grouped them, for a sample that lacks a part. */

@@ -10,8 +10,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Reads a WebDataset tar shard, sample by sample, through {@link TarSampleCursor} (the grouping
- * rules and damage handling are there, shared with {@link #countSamples}): {@code .jpg}, {@code
- * .jpeg} or {@code .png} is a sample's image, {@code .cls} or {@code .label} its label ({@link
+ * rules and damage handling are there, shared with {@link #countSamples}): an entry with one of
+ * {@link WebDatasetKeys#TAR_IMAGES}' extensions ({@code .jpg}, {@code .png}, {@code .webp}, {@code
+ * .tif}, {@code .gif}, ...) is a sample's image, {@code .cls} or {@code .label} its label ({@link
  * LabelRule}; a sample holding both is quarantined unless they are the same number); other entries
  * are ignored. An entry over its limit is the sample's problem and is never read. A compressed
  * shard ({@link TarCompression}: gzip, xz, bzip2, Zstandard) is decompressed on the way ({@link
@@ -123,7 +124,7 @@ final class TarShardReader implements ShardReader {
     String name = cursor.entryName();
     String ext = cursor.entryExtension();
     sample.entry(name, ext);
-    if (WebDatasetKeys.IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
+    if (WebDatasetKeys.TAR_IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
       byte[] bytes =
           content(
               sample,

@@ -1,6 +1,7 @@
 package dev.spindle.spark.shard;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -12,7 +13,15 @@ import java.util.regex.Pattern;
  * UTF-8 never uses inside a multi-byte character, so the split is the same for any encoding.
  */
 final class WebDatasetKeys {
-  static final Set<String> IMAGE_EXTENSIONS = Set.of("jpg", "jpeg", "png");
+  /**
+   * A tar sample's image entries, in the order messages list them: an image folder's, WebDataset's
+   * other Netpbm names ({@code pbm}, {@code pnm}) and {@code gif} (its first frame is decoded).
+   */
+  static final List<String> TAR_IMAGES =
+      List.of(
+          "jpg", "jpeg", "png", "webp", "bmp", "ppm", "pgm", "pbm", "pnm", "tif", "tiff", "gif");
+
+  static final Set<String> TAR_IMAGE_EXTENSIONS = Set.copyOf(TAR_IMAGES);
   static final Set<String> LABEL_EXTENSIONS = Set.of("cls", "label");
 
   /** WebDataset's {@code skip_meta} default, matched from the start of the name. */

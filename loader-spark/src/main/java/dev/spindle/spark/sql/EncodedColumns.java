@@ -93,9 +93,10 @@ final class EncodedColumns extends ScanColumns {
 
   /**
    * A sample's {@code format}. An image that was a file (a tar entry, an image folder's file): its
-   * extension, lower case ({@code jpg}, {@code jpeg}, {@code png}), as WebDataset names a sample's
-   * parts. An image that was a value (a Parquet row's): what its bytes' magic number says, as the
-   * decoder takes it ({@code jpeg}, {@code png}), or "" when they are neither (no column is null;
+   * extension, lower case ({@code jpg}, {@code png}, {@code webp}, ...), as WebDataset names a
+   * sample's parts. An image that was a value (a Parquet row's): what its bytes' magic number says,
+   * as the decoder takes it ({@code jpeg}, {@code png}, {@code webp}, {@code bmp}, {@code pnm},
+   * {@code tiff}, {@code gif}: {@code ImageFormat}), or "" when they are none (no column is null;
    * such bytes would be quarantined when decoding). A preprocess output's stored pixels: {@code
    * raw} (uint8 H×W×C, the output's {@code image_shape}).
    */

@@ -104,7 +104,8 @@ public record FuzzTarget(
               256,
               10,
               16384,
-              "image header probe (JPEG/PNG dimensions, EXIF orientation, decode-cost headers)",
+              "image header probe (JPEG, PNG, BMP, PNM, TIFF, WebP, GIF; EXIF orientation;"
+                  + " decode-cost headers)",
               NONE),
           new FuzzTarget(
               "decode-native",

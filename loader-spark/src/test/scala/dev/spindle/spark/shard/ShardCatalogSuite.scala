@@ -53,6 +53,20 @@ class ShardCatalogSuite extends AnyFunSuite {
     }
   }
 
+  test("an image folder takes torchvision's ImageFolder extensions, not only .jpg and .png") {
+    TestFiles.withTempDir("folder-formats") { dir =>
+      val files = Seq("bird/a.webp", "bird/b.BMP", "cat/c.tif", "cat/d.tiff", "dog/e.ppm",
+        "dog/f.pgm", "dog/g.jpg")
+      files.foreach(image(dir, _))
+      image(dir, "dog/h.gif") // not one of ImageFolder's: left out, as torchvision leaves it
+      val m = catalog().list(dir.toString, localCounter)
+      assert(m.classNames.asScala == Seq("bird", "cat", "dog"))
+      val entries = m.shards.asScala.flatMap(_.entries.asScala)
+      assert(entries.map(_.path) == files)
+      assert(entries.map(_.label) == Seq(0, 0, 1, 1, 2, 2, 2))
+    }
+  }
+
   test("images below a class folder's subfolders are its samples; files in the root are listed, not read") {
     TestFiles.withTempDir("layout") { dir =>
       image(dir, "a/b/deep.jpg")

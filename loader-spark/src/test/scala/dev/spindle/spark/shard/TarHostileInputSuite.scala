@@ -46,8 +46,10 @@ class TarHostileInputSuite extends AnyFunSuite {
     val (samples, _) = read(bytes)
     assert(samples.map(_.key) == Seq("k0", "k1", "k2", "k3"))
     assert(samples.map(_.usable) == Seq(true, false, false, true))
-    assert(samples(1).problem.startsWith("no image entry (.jpg, .jpeg or .png) for key 'k1'; its entries: k1.cls"))
-    assert(samples(2).problem.startsWith("no image entry (.jpg, .jpeg or .png) for key 'k2'; its entries: k2.cls"))
+    assert(samples(1).problem.startsWith("no image entry (.jpg, .jpeg, .png, .webp, .bmp,"
+      + " .ppm, .pgm, .pbm, .pnm, .tif, .tiff or .gif) for key 'k1'; its entries: k1.cls"))
+    assert(samples(2).problem.startsWith("no image entry (.jpg, .jpeg, .png, .webp, .bmp,"
+      + " .ppm, .pgm, .pbm, .pnm, .tif, .tiff or .gif) for key 'k2'; its entries: k2.cls"))
     assert(count(bytes) == 4)
   }
 

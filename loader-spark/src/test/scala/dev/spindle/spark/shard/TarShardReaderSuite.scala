@@ -37,6 +37,20 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(TarShardReader.countSamples(new ByteArrayInputStream(bytes), "mem.tar") == 2)
   }
 
+  test("an image entry may be any format Spindle decodes, as torchvision's and WebDataset's") {
+    val exts = Seq("webp", "bmp", "ppm", "pgm", "pbm", "pnm", "tif", "tiff", "gif", "JPEG", "PNG")
+    val bytes = TestFiles.tarBytes(exts.zipWithIndex.flatMap { case (ext, i) =>
+      Seq(s"k$i.$ext" -> image(i), s"k$i.cls" -> ascii(i.toString)) })
+    val (samples, _) = read(bytes)
+    assert(samples.map(_.imageName) == exts.zipWithIndex.map { case (e, i) => s"k$i.$e" })
+    assert(samples.forall(_.usable), samples.map(_.problem))
+    assert(samples.zipWithIndex.forall { case (s, i) => s.image.toSeq == image(i).toSeq })
+    // other extensions stay no image: the sample lacks one, naming its entries
+    val (other, _) = read(TestFiles.tarBytes(Seq("x.svg" -> image(0), "x.cls" -> ascii("1"))))
+    assert(other.head.problem.startsWith("no image entry (") && other.head.problem.contains(
+      "x.svg, x.cls"))
+  }
+
   test("a sample without a label or image is marked with a reason, not dropped") {
     val bytes = TestFiles.tarBytes(Seq(
       "k1.jpg" -> Array[Byte](1), "k2.cls" -> ascii("1"), "k3.jpg" -> Array[Byte](1), "k3.cls" -> ascii("x")))
@@ -44,7 +58,8 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(samples.map(_.key) == Seq("k1", "k2", "k3"))
     assert(samples(0).problem == "no label entry (.cls or .label) for key 'k1'; its entries: k1.jpg"
       + " (the key is the file name up to its first dot)")
-    assert(samples(1).problem.startsWith("no image entry (.jpg, .jpeg or .png) for key 'k2'"))
+    assert(samples(1).problem.startsWith("no image entry (.jpg, .jpeg, .png, .webp, .bmp, .ppm,"
+      + " .pgm, .pbm, .pnm, .tif, .tiff or .gif) for key 'k2'"))
     assert(samples(2).problem.contains("label 'x' in k3.cls is not a plain decimal number"))
   }
 
@@ -209,7 +224,8 @@ class TarShardReaderSuite extends AnyFunSuite {
     val bytes = TestFiles.tarBytes(Seq("a.b.jpg" -> image(0), "a.cls" -> ascii("1")))
     val (samples, _) = read(bytes)
     assert(samples.map(_.key) == Seq("a"))
-    assert(samples.head.problem == "no image entry (.jpg, .jpeg or .png) for key 'a'; its entries:"
+    assert(samples.head.problem == "no image entry (.jpg, .jpeg, .png, .webp, .bmp, .ppm, .pgm,"
+      + " .pbm, .pnm, .tif, .tiff or .gif) for key 'a'; its entries:"
       + " a.b.jpg, a.cls (the key is the file name up to its first dot: a.b.jpg is key 'a' with"
       + " extension 'b.jpg')")
   }
