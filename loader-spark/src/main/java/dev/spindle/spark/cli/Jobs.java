@@ -2,6 +2,7 @@ package dev.spindle.spark.cli;
 
 import dev.spindle.spark.progress.ProgressPrinter;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -13,6 +14,9 @@ import picocli.CommandLine.ParameterException;
  * of its own (cancelled by Ctrl-C: {@link Interruption}), and the line it prints at its end.
  */
 final class Jobs {
+  /** How long a failed job's tasks may take to end before its session stops anyway. */
+  private static final Duration SETTLE = Duration.ofSeconds(30);
+
   private Jobs() {}
 
   /** What a command does on the session it runs on; returns its report. */
@@ -86,13 +90,31 @@ final class Jobs {
     check.run(Preflight.of(settings));
     Interruption.throwIfHappened();
     SparkSession session = session(cl, command, master, settings);
+    RunningTasks tasks = RunningTasks.attach(session.sparkContext());
     try {
       Interruption.attach(session.sparkContext());
       Interruption.throwIfHappened();
       return job.run(session);
+    } catch (Exception | Error e) {
+      settle(session, tasks, e);
+      throw e;
     } finally {
       Interruption.detach();
       session.stop();
+    }
+  }
+
+  /**
+   * After {@code failure}: the session's jobs are cancelled and their tasks end before it stops.
+   */
+  private static void settle(SparkSession session, RunningTasks tasks, Throwable failure) {
+    try {
+      tasks.cancelAndAwait(session.sparkContext(), SETTLE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure.addSuppressed(e);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e); // a context that stopped already: nothing runs on it
     }
   }
 
