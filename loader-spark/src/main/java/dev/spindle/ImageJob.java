@@ -14,11 +14,12 @@ import org.apache.spark.sql.SparkSession;
  */
 public abstract class ImageJob<B extends ImageJob<B>> {
   final SparkSession spark;
-  final JobSettings settings = new JobSettings();
+  final JobSettings settings;
   String input;
 
   ImageJob(SparkSession spark) {
     this.spark = spark;
+    this.settings = new JobSettings(spark);
   }
 
   /**
@@ -58,7 +59,10 @@ public abstract class ImageJob<B extends ImageJob<B>> {
     return with(SpindleConfig.THREADS, threads);
   }
 
-  /** Any {@code spark.spindle.*} setting for this job only (see the README's key table). */
+  /**
+   * Any {@code spark.spindle.*} setting for this job only (see the README's key table); an unknown
+   * key is refused naming the closest one, unless {@code spark.spindle.allowUnknownKeys} is true.
+   */
   public B set(String key, String value) {
     settings.set(key, value);
     return self();
@@ -73,10 +77,11 @@ public abstract class ImageJob<B extends ImageJob<B>> {
   /**
    * What the job runs with: the session's settings, then this job's, checked together.
    *
-   * @throws IllegalArgumentException before any Spark work, for a setting that is not allowed
+   * @throws IllegalArgumentException before any Spark work, for a setting that is not allowed or an
+   *     unknown {@code spark.spindle.*} key (also one of the session's)
    */
   Map<String, String> checkedConf() {
-    Map<String, String> conf = settings.merged(spark);
+    Map<String, String> conf = settings.merged();
     SpindleConfig.validate(conf);
     return conf;
   }

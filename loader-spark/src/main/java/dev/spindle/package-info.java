@@ -29,8 +29,12 @@
  *
  * <p><b>Errors.</b> A bad setting fails in the builder call or at the start of {@code run()},
  * before any Spark work, with an {@link java.lang.IllegalArgumentException} naming the key or
- * method, the value and what is allowed. A failed job throws from {@code run()} with a message that
- * names the shard, file or key at fault; a preprocess job that fails commits nothing.
+ * method, the value and what is allowed. An unknown {@code spark.spindle.*} key, given to a builder
+ * or set on the session, fails the same way, naming the closest valid key ({@code Unknown key
+ * spark.spindle.batchsize (did you mean spark.spindle.batchSize?)}), unless {@code
+ * spark.spindle.allowUnknownKeys} is true (then it is logged and ignored). A failed job throws from
+ * {@code run()} with a message that names the shard, file or key at fault; a preprocess job that
+ * fails commits nothing.
  *
  * <p>The packages under {@code dev.spindle.spark} and {@code dev.spindle.gpu} are Spindle's
  * implementation: public only where the packages need each other, and free to change.

@@ -101,6 +101,32 @@ class SpindleApiSuite extends AnyFunSuite with SparkFixture with BeforeAndAfterA
     assert(!Files.exists(dir.resolve("x")))
   }
 
+  test("an unknown spark.spindle key, given to a builder or set on the session, is refused naming the closest") {
+    def refused(body: => Any): String = intercept[IllegalArgumentException](body).getMessage
+    assert(refused(Spindle.preprocess(spark).set("spark.spindle.batchsize", "64")).startsWith(
+      "Unknown key spark.spindle.batchsize (did you mean spark.spindle.batchSize?)"))
+    assert(refused(Spindle.feed(spark).set("spark.spindle.maxFailure", "10")).startsWith(
+      "Unknown key spark.spindle.maxFailure (did you mean spark.spindle.maxFailures?)"))
+    val jobs = spark.sparkContext.statusTracker.getJobIdsForGroup(null).length
+    spark.conf.set("spark.spindle.image.sise", "64") // as the session builder or spark-defaults would
+    try {
+      val out = dir.resolve("unknown-key")
+      assert(refused(Spindle.preprocess(spark).input(in.toString).output(out.toString).run())
+        .startsWith("Unknown key spark.spindle.image.sise (did you mean spark.spindle.image.size?)"))
+      assert(refused(Spindle.feed(spark).input(in.toString).worldSize(2).run())
+        .startsWith("Unknown key spark.spindle.image.sise"))
+      assert(!Files.exists(out))
+    } finally spark.conf.unset("spark.spindle.image.sise")
+    assert(spark.sparkContext.statusTracker.getJobIdsForGroup(null).length == jobs, "a Spark job ran")
+    // the escape hatch, on the builder or the session: the key is kept, logged and ignored
+    Spindle.feed(spark).set("spark.spindle.allowUnknownKeys", "true").set("spark.spindle.newKey", "1")
+    spark.conf.set("spark.spindle.allowUnknownKeys", "true")
+    try {
+      val r = Spindle.feed(spark).input(in.toString).worldSize(2).set("spark.spindle.newKey", "1").run()
+      assert(r.images() == 36) // 41 samples, batches of 3 per rank of 2: 6 rounds
+    } finally spark.conf.unset("spark.spindle.allowUnknownKeys")
+  }
+
   test("read loads shards as a DataFrame through the spindle data source") {
     val df = Spindle.read(spark).option("size", "16").load(in.toString)
     assert(df.columns.toSeq.take(4) == Seq("image", "height", "width", "channels"))

@@ -61,6 +61,7 @@ final class DemoCommand implements Callable<Integer> {
     JobConf conf = JobConf.of(spark, cl);
     image.putInto(conf);
     Map<String, String> settings = conf.checked(cl);
+    Preflight.of(settings).localFile("--report", report.file);
     Path work = Path.of(System.getProperty("java.io.tmpdir"), "spindle-demo");
     String in = input != null ? input : sample(cl, work.resolve("sample"));
     String out = output != null ? output : work.resolve("arrow").toUri().toString();
@@ -70,6 +71,7 @@ final class DemoCommand implements Callable<Integer> {
             "demo",
             spark.master,
             settings,
+            check -> check.input(in).output(out, overwrite || output == null),
             session ->
                 Spindle.preprocess(session)
                     .input(in)

@@ -1,8 +1,12 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.config.Nearest;
 import dev.spindle.spark.job.PreprocessJob;
 import dev.spindle.spark.sink.OutputWriteException;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
@@ -17,13 +21,22 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Errors {
   private Errors() {}
 
-  /** {@code spindle: <what was wrong>}, suggestions for a mistyped flag, and where help is. */
+  /**
+   * {@code spindle: <what was wrong>}, suggestions for a mistyped command, and where help is. A
+   * mistyped flag comes first, named with the closest flag of its command: picocli would rather
+   * report the required flag it stood for as missing.
+   */
   static int usage(ParameterException e, String[] argv) {
     CommandLine cl = e.getCommandLine();
     PrintWriter err = cl.getErr();
-    err.println("spindle: " + message(e));
-    if (elsewhere(e) == null) { // a command of another module is no typo of one of these
-      UnmatchedArgumentException.printSuggestions(e, err);
+    String typos = unknownFlags(cl);
+    if (typos != null) {
+      err.println("spindle: " + typos);
+    } else {
+      err.println("spindle: " + message(e));
+      if (elsewhere(e) == null) { // a command of another module is no typo of one of these
+        UnmatchedArgumentException.printSuggestions(e, err);
+      }
     }
     boolean commands = !cl.getSubcommands().isEmpty();
     err.println(
@@ -34,10 +47,30 @@ public final class Errors {
     return SpindleMain.USAGE;
   }
 
-  /** {@code spindle <command> failed: <the cause that says what and where>}. */
+  /**
+   * {@code spindle <command> failed: <the cause that says what and where>} (exit 1), or after
+   * Ctrl-C {@code spindle <command>: interrupted by the user} (exit 130); either way the command's
+   * {@code --report}, when given, is written saying so.
+   */
   static int failure(Exception e, CommandLine cl, ParseResult parsed) {
-    cl.getErr().println(cl.getCommandSpec().qualifiedName() + " failed: " + rootMessage(e));
-    return SpindleMain.FAILED;
+    String command = cl.getCommandSpec().qualifiedName();
+    boolean interrupted = Interruption.happened();
+    String why = interrupted ? Interruption.MESSAGE : rootMessage(e);
+    cl.getErr().println(interrupted ? command + ": " + why : command + " failed: " + why);
+    int code = interrupted ? Interruption.EXIT : SpindleMain.FAILED;
+    ReportOption report = ReportOption.of(cl);
+    if (report != null) {
+      try {
+        report.writeFailure(
+            command.substring(cl.getCommandSpec().root().name().length()).trim(),
+            interrupted ? "interrupted" : "failed",
+            why,
+            code);
+      } catch (IOException | RuntimeException w) {
+        cl.getErr().println("spindle: cannot write the report " + report.file + ": " + w);
+      }
+    }
+    return code;
   }
 
   /**
@@ -65,6 +98,44 @@ public final class Errors {
           + (elsewhere == null ? "" : "; " + elsewhere);
     }
     return e.getMessage();
+  }
+
+  /**
+   * {@code Unknown option: '--ouptut' (did you mean --output?)} for every flag the command line
+   * {@code cl} parsed does not know, each with the closest flag of that command ({@link Nearest});
+   * null when there is none.
+   */
+  static String unknownFlags(CommandLine cl) {
+    List<String> unmatched = cl.getUnmatchedArguments();
+    if (unmatched.isEmpty()
+        || (!cl.getSubcommands().isEmpty() && !unmatched.get(0).startsWith("-"))) {
+      return null; // an unknown command: the flags after it are that command's
+    }
+    List<String> flags = new ArrayList<>();
+    for (String arg : unmatched) {
+      if (arg.startsWith("-") && arg.length() > 1 && !arg.matches("-[0-9.]+")) {
+        String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+        flags.add("'" + flag + "' (did you mean " + closestFlag(cl, flag) + "?)");
+      }
+    }
+    if (flags.isEmpty()) {
+      return null;
+    }
+    return (flags.size() == 1 ? "Unknown option: " : "Unknown options: ")
+        + String.join(", ", flags);
+  }
+
+  /** The flag of {@code cl}'s command closest to {@code flag}: a long one for a long one. */
+  private static String closestFlag(CommandLine cl, String flag) {
+    List<String> names = new ArrayList<>();
+    for (OptionSpec o : cl.getCommandSpec().options()) {
+      for (String name : o.names()) {
+        if (!flag.startsWith("--") || name.startsWith("--")) {
+          names.add(name);
+        }
+      }
+    }
+    return Nearest.among(flag, names);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,6 +82,12 @@ public final class FeedCommand extends FeedRunCommand<FeedCommand.Flags> {
       throw new ParameterException(
           cl, "--stop-after-batches needs --save-state FILE to continue from");
     }
+  }
+
+  @Override
+  void check(Preflight preflight, Map<String, String> settings) throws IOException {
+    super.check(preflight, settings);
+    preflight.localFile("--save-state", own.saveState);
   }
 
   @Override

@@ -98,7 +98,9 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
   @Mixin ReportOption report;
   @Mixin SparkOptions spark;
 
-  /** The state {@code --resume} read, for the summary. */
+  /** The state {@code --resume} names, read once ({@link #readResume}), and as parsed. */
+  private String resumeJson;
+
   private LoaderState resumed;
 
   FeedRunCommand(F own) {
@@ -130,6 +132,7 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
             spark,
             progress,
             settings,
+            check -> check(check, settings),
             session -> runOn(session, settings, false)); // the session holds the settings
     Jobs.summary(
         cl,
@@ -143,6 +146,20 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
             r.fields(),
             LoaderState.fromJson(r.loaderState())));
     return 0;
+  }
+
+  /**
+   * The checks of the command's paths before its session starts: the input exists, {@code --resume}
+   * reads and parses, {@code --report} and {@code --manifest} can be written. The cached manifest
+   * itself is read by the job, which reads its binary form when that is current (reading the JSON
+   * here would cost what the binary form saves). A subclass adds its own flags' checks.
+   */
+  void check(Preflight preflight, Map<String, String> settings) throws IOException {
+    preflight.input(input).localFile("--report", report.file);
+    if (manifest != null) {
+      preflight.file("--manifest", manifest);
+    }
+    readResume();
   }
 
   /**
@@ -192,20 +209,34 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
       feed.manifest(manifest);
     }
     if (resume != null) {
-      String state = readState(resume);
-      resumed = LoaderState.fromJson(state);
-      feed.resume(state);
+      readResume();
+      feed.resume(resumeJson);
     }
     FeedReport r = execute(feed);
     report.write(r);
     return r;
   }
 
-  private static String readState(Path file) throws IOException {
-    try {
-      return Files.readString(file);
-    } catch (NoSuchFileException e) {
-      throw new IOException("Resume state not found: " + file, e);
+  /**
+   * Reads and parses {@code --resume}'s state, once.
+   *
+   * @throws IOException naming the file when there is none or it holds no loader state
+   */
+  private void readResume() throws IOException {
+    if (resume == null || resumeJson != null) {
+      return;
     }
+    String json;
+    try {
+      json = Files.readString(resume);
+    } catch (NoSuchFileException e) {
+      throw new IOException("Resume state not found: " + resume); // its cause says only the path
+    }
+    try {
+      resumed = LoaderState.fromJson(json);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("Cannot resume from " + resume + ": " + e.getMessage());
+    }
+    resumeJson = json;
   }
 }

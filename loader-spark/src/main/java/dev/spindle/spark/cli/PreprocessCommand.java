@@ -77,6 +77,8 @@ final class PreprocessCommand implements Callable<Integer> {
             spark,
             progress,
             settings,
+            check ->
+                check.input(input).output(output, overwrite).localFile("--report", report.file),
             session ->
                 Spindle.preprocess(session).input(input).output(output).overwrite(overwrite).run());
     report.write(r);

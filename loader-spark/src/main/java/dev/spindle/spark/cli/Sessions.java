@@ -1,15 +1,9 @@
 package dev.spindle.spark.cli;
 
-import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.SpindlePlugin;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import scala.Tuple2;
 
 /**
  * Starts the SparkSession a command runs on, and owns it (the command stops it): the embedded
@@ -17,8 +11,6 @@ import scala.Tuple2;
  * spark-submit configured. Main thread.
  */
 final class Sessions {
-  private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
-
   private Sessions() {}
 
   /**
@@ -28,15 +20,9 @@ final class Sessions {
    * @throws IllegalArgumentException when the master cannot run here (see {@link LocalCluster})
    */
   static SparkSession start(String command, String master, Map<String, String> settings) {
-    SparkConf conf = new SparkConf(true);
-    if (master != null) {
-      conf.setMaster(master);
-    } else if (!conf.contains("spark.master")) {
-      conf.setMaster("local[*]");
-    }
+    SparkConf conf = conf(master, settings);
     conf.setIfMissing("spark.app.name", "spindle " + command);
     conf.setIfMissing("spark.ui.showConsoleProgress", "false");
-    settings.forEach(conf::set);
     SpindlePlugin.enable(conf);
     // the series' prefix; Spark's default, the application id, is not known yet when the plugin
     // registers its source in local mode (Spark then warns and uses a bare name)
@@ -57,15 +43,30 @@ final class Sessions {
     if (effective.startsWith("local-cluster")) {
       LocalCluster.prepare(conf, System.getenv());
     }
-    List<String> keys = new ArrayList<>();
-    for (Tuple2<String, String> kv : conf.getAll()) {
-      keys.add(kv._1());
-    }
-    SpindleConfig.unknownKeyWarnings(keys).forEach(LOG::warn);
     SparkSession session = SparkSession.builder().config(conf).getOrCreate();
     if (Boolean.getBoolean("spindle.ui") && session.sparkContext().uiWebUrl().isDefined()) {
       System.err.println("spindle: Spark UI at " + session.sparkContext().uiWebUrl().get());
     }
     return session;
+  }
+
+  /**
+   * The master a session started with {@code master} ({@code --master}, or null) and {@code
+   * settings} runs on, known before it starts.
+   */
+  static String master(String master, Map<String, String> settings) {
+    return conf(master, settings).get("spark.master");
+  }
+
+  /** The {@code spark.*} system properties, the master, then {@code settings}. */
+  private static SparkConf conf(String master, Map<String, String> settings) {
+    SparkConf conf = new SparkConf(true);
+    if (master != null) {
+      conf.setMaster(master);
+    } else if (!conf.contains("spark.master")) {
+      conf.setMaster("local[*]");
+    }
+    settings.forEach(conf::set);
+    return conf;
   }
 }

@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
           + " file. Without --master, jobs run on embedded Spark (local[*], bound to"
           + " 127.0.0.1). bin/spindle starts the Spark UI and prints its address; --no-ui turns"
           + " it off.",
-      "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing"
-          + " flag).",
+      "Exit codes: 0 done, 1 the job failed, 2 a usage error (unknown flag or"
+          + " spark.spindle.* key, bad value, missing flag), 130 interrupted by the user"
+          + " (Ctrl-C: the job is cancelled and its temporary files removed).",
       "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."
     })
 final class SpindleCommand implements Callable<Integer> {

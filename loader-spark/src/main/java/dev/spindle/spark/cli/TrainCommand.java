@@ -4,10 +4,12 @@ import dev.spindle.Feed;
 import dev.spindle.FeedReport;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.PythonClient;
+import dev.spindle.spark.feed.TrainJob;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -133,6 +135,23 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(cl, e.getMessage());
     }
+  }
+
+  /**
+   * Adds to the shared checks: {@code --state-dir}, which a master other than a local one needs, is
+   * a folder or can be made one.
+   *
+   * @throws ParameterException when the master needs {@code --state-dir} and it is not given
+   */
+  @Override
+  void check(Preflight preflight, Map<String, String> settings) throws IOException {
+    super.check(preflight, settings);
+    String stateDir = SpindleConfig.get(settings, SpindleConfig.TRAIN_STATE_DIR);
+    String master = Sessions.master(spark.master, settings);
+    if (stateDir.isEmpty() && TrainJob.needsStateDir(master)) {
+      throw new ParameterException(spec.commandLine(), TrainJob.stateDirRequired(master));
+    }
+    preflight.folder("--state-dir", stateDir);
   }
 
   @Override

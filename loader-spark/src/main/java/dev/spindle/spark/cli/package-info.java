@@ -5,13 +5,18 @@
  * calls the job, prints its one-line summary and writes its report; it holds no job logic.
  *
  * <pre>
- *  argv ─► SpindleMain (picocli: parse, typed options, usage) ─► a command's call():
- *            JobConf: --properties-file &lt; --conf &lt; flags, every spark.spindle.* value checked
- *            ─► Jobs.run: Sessions.start (embedded local[*] on 127.0.0.1, --master, or
- *               spark-submit's) ─► ProgressFlags: ProgressPrinter (live line / plain lines on
- *               stderr, erased first) ─► Spindle.preprocess / feed ... run() ─► session stopped
- *            ─► Summary line, --report FILE
- *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag, bad value, missing flag)
+ *  argv ─► SpindleMain (picocli: parse, typed options, usage; a mistyped flag is named with the
+ *          closest one) ─► a command's call():
+ *            JobConf: --properties-file &lt; --conf &lt; flags, every spark.spindle.* key known and
+ *            every value checked
+ *            ─► Jobs.run: Preflight (input, output, --report ... on the driver, no session yet)
+ *               ─► Sessions.start (embedded local[*] on 127.0.0.1, --master, or spark-submit's)
+ *               ─► ProgressFlags: ProgressPrinter (live line / plain lines on stderr, erased
+ *               first) ─► Spindle.preprocess / feed ... run() ─► session stopped
+ *            ─► Summary line, --report FILE (Errors: also for a failed or interrupted job)
+ *  exit code: 0 done, 1 the job failed, 2 a usage error (unknown flag or key, bad value, missing
+ *             flag), 130 interrupted by the user (Interruption: Ctrl-C cancels the job, which
+ *             cleans up as a failed one does)
  * </pre>
  *
  * <p>{@code feed} and {@code train} are one {@link dev.spindle.spark.cli.FeedRunCommand} each (the

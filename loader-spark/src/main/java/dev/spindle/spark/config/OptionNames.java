@@ -54,7 +54,7 @@ public final class OptionNames {
     int bestDistance = Integer.MAX_VALUE;
     for (ConfigKey<?> k : SpindleConfig.keys()) {
       for (String name : List.of(k.key(), k.key().substring(PREFIX.length()), shortest(k))) {
-        int d = SpindleConfig.editDistance(o, name.toLowerCase(Locale.ROOT));
+        int d = Nearest.distance(o, name);
         if (d < bestDistance) {
           best = shortest(k);
           bestDistance = d;
@@ -62,7 +62,7 @@ public final class OptionNames {
       }
     }
     for (String name : others) {
-      int d = SpindleConfig.editDistance(o, name.toLowerCase(Locale.ROOT));
+      int d = Nearest.distance(o, name);
       if (d < bestDistance) {
         best = name;
         bestDistance = d;

@@ -10,8 +10,12 @@ import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every {@code spark.spindle.*} key with its default and documentation: the one source of truth for
@@ -20,6 +24,8 @@ import java.util.Map;
  * builder) or from CLI flags, which set the same keys.
  */
 public final class SpindleConfig {
+  private static final String PREFIX = "spark.spindle.";
+  private static final Logger LOG = LoggerFactory.getLogger(SpindleConfig.class);
   private static final Map<String, ConfigKey<?>> KEYS = new LinkedHashMap<>();
 
   public static final ConfigKey<Integer> IMAGE_SIZE =
@@ -257,6 +263,12 @@ public final class SpindleConfig {
           "0",
           "train: the most ranks one executor may run; the job fails before any trainer starts if Spark placed more; 0 = no limit (--nproc-per-executor)",
           SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<Boolean> ALLOW_UNKNOWN_KEYS =
+      register(
+          "spark.spindle.allowUnknownKeys",
+          "false",
+          "An unknown spark.spindle.* key (a typo such as spark.spindle.batchsize) or spindle data source option is an error naming the closest valid one, before any work starts; true logs it as a warning and ignores it instead (a configuration written for a newer Spindle)",
+          SpindleConfig::bool);
   public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
       register(
           "spark.spindle.feed.testDelayMs",
@@ -285,12 +297,15 @@ public final class SpindleConfig {
   }
 
   /**
-   * Checks every known {@code spark.spindle.*} value in {@code settings}, and the settings that
-   * only make sense together (the image transform, the failure budget).
+   * Checks that every {@code spark.spindle.*} key in {@code settings} is known ({@link
+   * #requireKnownKeys}), every value, and the settings that only make sense together (the image
+   * transform, the failure budget).
    *
-   * @throws IllegalArgumentException naming the first key whose value is not allowed
+   * @throws IllegalArgumentException naming the unknown keys, or the first key whose value is not
+   *     allowed
    */
   public static void validate(Map<String, String> settings) {
+    requireKnownKeys(settings);
     settings.forEach(
         (k, v) -> {
           ConfigKey<?> key = KEYS.get(k);
@@ -374,48 +389,63 @@ public final class SpindleConfig {
         get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
   }
 
-  /** The known key closest to {@code key} by edit distance, for typo warnings. */
+  /**
+   * Whether {@code key} is a Spindle key: one of this registry's or of {@link ImageConfig}'s (a
+   * second registry of the {@code spark.spindle.image.*} keys, until it is folded into this one).
+   */
+  public static boolean isKnown(String key) {
+    return KEYS.containsKey(key) || ImageConfig.keys().containsKey(key);
+  }
+
+  /** The known key closest to {@code key}, ignoring case ({@link Nearest}). */
   public static String closest(String key) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String known : KEYS.keySet()) {
-      int d = editDistance(key, known);
-      if (d < bestDistance) {
-        best = known;
-        bestDistance = d;
-      }
-    }
-    return best;
+    Set<String> known = new LinkedHashSet<>(KEYS.keySet());
+    known.addAll(ImageConfig.keys().keySet());
+    return Nearest.among(key, known);
   }
 
-  /** Warnings for unknown {@code spark.spindle.*} keys, each naming the closest valid key. */
-  public static List<String> unknownKeyWarnings(Iterable<String> keys) {
-    List<String> warnings = new ArrayList<>();
+  /**
+   * The unknown {@code spark.spindle.*} keys among {@code keys}, each as {@code Unknown key K (did
+   * you mean N?)}; keys of other Spark components are never looked at.
+   */
+  public static List<String> unknownKeys(Iterable<String> keys) {
+    List<String> unknown = new ArrayList<>();
     for (String key : keys) {
-      if (key.startsWith("spark.spindle.") && !KEYS.containsKey(key)) {
-        warnings.add("Unknown configuration key " + key + "; did you mean " + closest(key) + "?");
+      if (key.startsWith(PREFIX) && !isKnown(key)) {
+        unknown.add("Unknown key " + key + " (did you mean " + closest(key) + "?)");
       }
     }
-    return warnings;
+    return unknown;
   }
 
-  static int editDistance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
+  /**
+   * Refuses unknown {@code spark.spindle.*} keys in {@code settings}, naming each with the closest
+   * valid key: a misspelled setting would otherwise leave the job on a default. With {@code
+   * spark.spindle.allowUnknownKeys=true} in the settings (for a configuration written for a newer
+   * Spindle), each is logged as a warning instead.
+   *
+   * @throws IllegalArgumentException naming every unknown key and how to let them through
+   */
+  public static void requireKnownKeys(Map<String, String> settings) {
+    List<String> unknown = unknownKeys(settings.keySet());
+    if (unknown.isEmpty()) {
+      return;
     }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
+    if (get(settings, ALLOW_UNKNOWN_KEYS)) {
+      unknown.forEach(u -> LOG.warn("{}; ignored ({}=true)", u, ALLOW_UNKNOWN_KEYS.key()));
+      return;
     }
-    return prev[b.length()];
+    throw new IllegalArgumentException(unknownKeysMessage(unknown));
+  }
+
+  /**
+   * One message for {@code unknown} (from {@link #unknownKeys}), saying how to let them through.
+   */
+  public static String unknownKeysMessage(List<String> unknown) {
+    return String.join("; ", unknown)
+        + ". A key of a newer Spindle? "
+        + ALLOW_UNKNOWN_KEYS.key()
+        + "=true turns this error into a warning";
   }
 
   private static String transformSpec(String s) {

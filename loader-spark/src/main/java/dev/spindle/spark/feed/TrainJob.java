@@ -148,18 +148,27 @@ public final class TrainJob {
     String dir = SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR);
     if (dir.isEmpty()) {
       String master = jsc.master();
-      if (!master.startsWith("local")) {
-        throw new IllegalArgumentException(
-            "train on master "
-                + master
-                + " needs --state-dir"
-                + " (spark.spindle.train.stateDir): a directory every node can read and write"
-                + " (hdfs://, s3a://, a shared mount), where each rank's checkpoint record and"
-                + " loader state outlive its trainer");
+      if (needsStateDir(master)) {
+        throw new IllegalArgumentException(stateDirRequired(master));
       }
       dir = Files.createTempDirectory("spindle-train-").toUri().toString();
     }
     return new TrainStateStore(dir, new HadoopConf(jsc.hadoopConfiguration()));
+  }
+
+  /** Whether a run on {@code master} needs a state directory set: any master but a local one. */
+  public static boolean needsStateDir(String master) {
+    return !master.startsWith("local");
+  }
+
+  /** Why a run on {@code master} without a state directory is refused. */
+  public static String stateDirRequired(String master) {
+    return "train on master "
+        + master
+        + " needs --state-dir"
+        + " (spark.spindle.train.stateDir): a directory every node can read and write"
+        + " (hdfs://, s3a://, a shared mount), where each rank's checkpoint record and loader"
+        + " state outlive its trainer";
   }
 
   private static Map<String, String> withSocket(Map<String, String> conf, String socket) {

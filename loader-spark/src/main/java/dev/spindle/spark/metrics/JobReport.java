@@ -53,9 +53,12 @@ public final class JobReport {
   /**
    * Writes the report; parent folders are created. When samples were quarantined, every one of them
    * is listed in {@code REPORT.quarantine.jsonl} beside it (named in {@code quarantine_file}); the
-   * report itself lists the first {@link QuarantineList#REPORTED}.
+   * report itself lists the first {@link QuarantineList#REPORTED}. A report written without a
+   * {@code status} is a finished job's: {@code "status": "ok"} (a command that fails writes {@code
+   * failed} or {@code interrupted} with the {@code error}).
    */
   public void write(Path file) throws IOException {
+    fields.putIfAbsent("status", "ok");
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);

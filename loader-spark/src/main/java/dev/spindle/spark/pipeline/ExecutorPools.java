@@ -20,10 +20,9 @@ import org.apache.spark.SparkEnv;
  *
  * <p>{@link #shared()} is the JVM-wide instance every pipeline uses by default, so Spark tasks
  * running at once in one executor share one CPU pool; its size is, in order: {@code
- * spark.spindle.pipeline.cpuThreads}, {@code spark.executor.cores}, N of a {@code local[N]} master,
- * else the JVM's available processors. It lives as long as the JVM ({@code close()} on it does
- * nothing). {@link #create} makes a private instance (benchmarks, tests) that its creator closes.
- * Any thread.
+ * spark.spindle.threads}, {@code spark.executor.cores}, N of a {@code local[N]} master, else the
+ * JVM's available processors. It lives as long as the JVM ({@code close()} on it does nothing).
+ * {@link #create} makes a private instance (benchmarks, tests) that its creator closes. Any thread.
  */
 public final class ExecutorPools implements AutoCloseable {
   /** Spark configuration key that overrides the CPU pool size (0 = the executor's cores). */

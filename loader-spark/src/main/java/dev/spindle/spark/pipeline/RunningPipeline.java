@@ -116,6 +116,7 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     long waitStart = System.nanoTime();
     while (true) {
       throwIfFailed();
+      throwIfKilled(); // also while items are ready: a slow consumer never waits for one
       Entry e = last.poll();
       if (e != null) {
         sink.blockedGet.set(false);
@@ -167,13 +168,18 @@ final class RunningPipeline<T> implements PipelineIterator<T> {
     }
   }
 
-  private void await() {
-    LockSupport.parkNanos(this, WAIT_NANOS);
+  /** Ends the pipeline and throws Spark's {@code TaskKilledException} when its task was killed. */
+  private void throwIfKilled() {
     if (task != null && task.killed()) {
       sink.blockedGet.set(false);
       close();
       task.throwIfKilled();
     }
+  }
+
+  private void await() {
+    LockSupport.parkNanos(this, WAIT_NANOS);
+    throwIfKilled();
     if (Thread.currentThread().isInterrupted()) {
       sink.blockedGet.set(false);
       close();

@@ -5,6 +5,8 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,6 +18,7 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +37,16 @@ import org.slf4j.LoggerFactory;
  *            (new names: the old output's files stay untouched) → replace _manifest.json in
  *            one atomic step → delete the old output's files → delete _temporary/&lt;job&gt;/
  *  abort()   delete _temporary/&lt;job&gt;/ (on every failure path)
- *  close()   release the lock
+ *  close()   release the lock; remove the folders setup() created if they are empty (a failed
+ *            job leaves no empty output folder behind)
  * </pre>
  *
- * At every instant the manifest lists a complete output, the old one until the switch and the new
- * one after it, whether the driver dies or not; what an interrupted job leaves behind is unlisted
- * and removed by the next job on that output. Runs on the driver, one thread.
+ * {@link #precheck} refuses, before a job starts, what {@code setup()} would refuse without the
+ * lock.
+ *
+ * <p>At every instant the manifest lists a complete output, the old one until the switch and the
+ * new one after it, whether the driver dies or not; what an interrupted job leaves behind is
+ * unlisted and removed by the next job on that output. Runs on the driver, one thread.
  */
 public final class OutputCommitter implements AutoCloseable {
   public static final String MANIFEST = "_manifest.json";
@@ -89,6 +96,10 @@ public final class OutputCommitter implements AutoCloseable {
   private final String description;
   private final Settings settings;
   private OutputLock lock;
+
+  /** The output folder and its parents that {@link #setup} created, deepest first. */
+  private List<Path> created = List.of();
+
   private java.util.function.Consumer<String> stepHook = step -> {};
 
   public OutputCommitter(String output, Configuration conf, String description, Settings settings)
@@ -119,8 +130,7 @@ public final class OutputCommitter implements AutoCloseable {
     try {
       List<String> removed = removeLeftovers();
       if (!settings.overwrite() && holdsOutput()) {
-        throw new IOException(
-            "Output " + output + " already holds committed output; pass --overwrite to replace it");
+        throw new IOException(committedOutput(output));
       }
       if (!fs.mkdirs(jobTemporary())) {
         throw new IOException("Could not create " + jobTemporary());
@@ -129,6 +139,41 @@ public final class OutputCommitter implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;
+    }
+  }
+
+  /**
+   * Before a job starts (before its Spark session, on the driver): refuses what {@link #setup}
+   * would refuse without taking the lock, with the same messages: an output that is a file, or that
+   * holds committed output (its manifest) without {@code overwrite}; or a new output whose nearest
+   * existing parent is a file or, on the local file system, not writable. Creates nothing; {@link
+   * #setup} checks again under the lock.
+   */
+  public static void precheck(String output, Configuration conf, boolean overwrite)
+      throws IOException {
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(conf);
+    Path existing = out;
+    while (existing != null && !fs.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return; // nothing exists, not even the root: the job's own attempt says why
+    }
+    if (fs.getFileStatus(existing).isFile()) {
+      throw new IOException(
+          existing.equals(out)
+              ? notAFolder(out)
+              : "Output " + out + " cannot be created: " + existing + " is a file");
+    }
+    if (existing.equals(out) && !overwrite && fs.exists(new Path(out, MANIFEST))) {
+      throw new IOException(committedOutput(out));
+    }
+    if (fs instanceof LocalFileSystem local
+        && !Files.isWritable(local.pathToFile(existing).toPath())) {
+      throw new OutputWriteException(
+          "Output " + out + " is not writable",
+          new AccessDeniedException(existing + " (Permission denied)"));
     }
   }
 
@@ -240,25 +285,52 @@ public final class OutputCommitter implements AutoCloseable {
     }
   }
 
-  /** Releases the output's lock. Idempotent. */
+  /**
+   * Releases the output's lock, then removes the folders {@link #setup} created while they are
+   * empty: a job that failed leaves no empty output folder behind. Idempotent.
+   */
   @Override
   public void close() {
     if (lock != null) {
       lock.close();
     }
+    for (Path folder : created) {
+      try {
+        if (!fs.exists(folder) || fs.listStatus(folder).length > 0 || !fs.delete(folder, false)) {
+          break; // committed output, or another job's: kept, and so are its parents
+        }
+      } catch (IOException e) {
+        LOG.warn("Could not remove the empty output folder {}: {}", folder, e.toString());
+        break;
+      }
+    }
+    created = List.of();
   }
 
   private void ensureFolder() throws IOException {
     try {
       if (fs.exists(output) && fs.getFileStatus(output).isFile()) {
-        throw new IOException("Output " + output + " is a file, not a folder");
+        throw new IOException(notAFolder(output));
+      }
+      List<Path> missing = new ArrayList<>();
+      for (Path p = output; p != null && !fs.exists(p); p = p.getParent()) {
+        missing.add(p);
       }
       if (!fs.mkdirs(output)) {
         throw new IOException("mkdirs failed");
       }
+      created = missing;
     } catch (org.apache.hadoop.security.AccessControlException e) {
       throw new OutputWriteException("Output " + output + " is not writable", e);
     }
+  }
+
+  private static String notAFolder(Path output) {
+    return "Output " + output + " is a file, not a folder";
+  }
+
+  private static String committedOutput(Path output) {
+    return "Output " + output + " already holds committed output; pass --overwrite to replace it";
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.spindle.spark.sql;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * The {@code spindle} data source's options, resolved into {@link ScanSettings} on the driver: its
  * own options ({@code decode}, {@code quarantine}, {@code manifest}, the input path) and every
  * {@code spark.spindle.*} key under any of its {@link OptionNames}, falling back to the session's
- * configuration. An unknown option is logged with the closest name and ignored; an invalid value
- * fails at once, naming option, key and value. Stateless; any thread.
+ * configuration. An unknown option, or an unknown {@code spark.spindle.*} key of the session, fails
+ * at once naming the closest valid name (with {@code spark.spindle.allowUnknownKeys=true}, as an
+ * option or in the session, it is logged and ignored); an invalid value fails at once, naming
+ * option, key and value. Stateless; any thread.
  */
 final class ScanOptions {
   static final String PATH = "path";
@@ -37,13 +41,97 @@ final class ScanOptions {
   private ScanOptions() {}
 
   /**
-   * @param options the options as given (names in any case)
+   * @param options the options as given (names in any case), or a catalog table's properties
    * @param session the session's configuration; its {@code spark.spindle.*} keys are defaults
    * @param hadoop to look at the input: a preprocess output's stored images set the scan's
    */
   static ScanSettings resolve(
       Map<String, String> options, Map<String, String> session, Configuration hadoop) {
-    unknown(options).forEach(LOG::warn);
+    Map<String, String> given = given(options);
+    Map<String, String> conf = settings(given, session, !catalogTable(options));
+    Map<String, String> own = new HashMap<>();
+    given.forEach((name, value) -> own.put(lower(name), value));
+    String input = input(own);
+    StoredImages stored;
+    try {
+      stored = PreprocessedInput.storedImages(hadoop, input);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
+    return ScanSettings.of(
+        input, decode(own.get(DECODE)), uri(own, QUARANTINE), uri(own, MANIFEST), conf, stored);
+  }
+
+  /**
+   * Checks the options' names and their keys' values, and the session's {@code spark.spindle.*}
+   * keys, as {@link #resolve} does: for the first call Spark makes, {@code inferSchema}.
+   *
+   * @throws IllegalArgumentException for an unknown option or key, or an invalid value
+   */
+  static void check(Map<String, String> options, Map<String, String> session) {
+    settings(given(options), session, !catalogTable(options));
+  }
+
+  /**
+   * Whether {@code options} are the properties of a table of the session catalog ({@code CREATE
+   * TABLE t USING spindle OPTIONS (...)}), which Spark passes whenever it loads the table, also to
+   * describe or drop it: an unknown option of such a table is refused when a query reads it ({@link
+   * #refusal}), so that the table can still be dropped.
+   */
+  static boolean catalogTable(Map<String, String> options) {
+    String provider = options.get(TableCatalog.PROP_PROVIDER);
+    return provider != null && provider.equalsIgnoreCase(SpindleDataSource.NAME);
+  }
+
+  /**
+   * Why a scan with {@code options} is refused: its unknown options and the session's unknown
+   * {@code spark.spindle.*} keys, each with the closest valid name; null when there are none or
+   * {@code spark.spindle.allowUnknownKeys} lets them through (then they are logged).
+   */
+  static String refusal(Map<String, String> options, Map<String, String> session) {
+    Map<String, String> given = given(options);
+    Map<String, String> conf = settings(given, session, false);
+    List<String> unknown = unknown(given);
+    unknown.addAll(SpindleConfig.unknownKeys(conf.keySet()));
+    if (unknown.isEmpty()) {
+      return null;
+    }
+    if (SpindleConfig.get(conf, SpindleConfig.ALLOW_UNKNOWN_KEYS)) {
+      unknown.forEach(
+          u -> LOG.warn("{}; ignored ({}=true)", u, SpindleConfig.ALLOW_UNKNOWN_KEYS.key()));
+      return null;
+    }
+    return SpindleConfig.unknownKeysMessage(unknown);
+  }
+
+  /**
+   * The options as the user gave them. A table of the session catalog ({@code CREATE TABLE t USING
+   * spindle OPTIONS (...)}) reaches the source with all its properties: the catalog's own ({@code
+   * provider}, {@code location}, {@code owner}, ...), its {@code TBLPROPERTIES}, and its options,
+   * also under the prefix {@code option.}; the prefixed ones are its options.
+   */
+  static Map<String, String> given(Map<String, String> options) {
+    if (!catalogTable(options)) {
+      return options;
+    }
+    Map<String, String> given = new HashMap<>();
+    options.forEach(
+        (name, value) -> {
+          if (name.startsWith(TableCatalog.OPTION_PREFIX)) {
+            given.put(name.substring(TableCatalog.OPTION_PREFIX.length()), value);
+          } else if (name.equals(PATH)) {
+            given.put(name, value); // the table's location
+          }
+        });
+    return given;
+  }
+
+  /**
+   * The {@code spark.spindle.*} settings of a scan: the session's, then the options'; every value
+   * checked and, when {@code strict}, every option and key known.
+   */
+  private static Map<String, String> settings(
+      Map<String, String> options, Map<String, String> session, boolean strict) {
     Map<String, String> conf = new HashMap<>();
     session.forEach(
         (k, v) -> {
@@ -59,38 +147,33 @@ final class ScanOptions {
             conf.put(key.key(), value);
           }
         });
-    Map<String, String> own = new HashMap<>();
-    options.forEach((name, value) -> own.put(lower(name), value));
-    String input = input(own);
-    StoredImages stored;
-    try {
-      stored = PreprocessedInput.storedImages(hadoop, input);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e.getMessage(), e);
+    if (strict) {
+      String refused = refusal(options, session);
+      if (refused != null) {
+        throw new IllegalArgumentException(refused);
+      }
     }
-    return ScanSettings.of(
-        input, decode(own.get(DECODE)), uri(own, QUARANTINE), uri(own, MANIFEST), conf, stored);
+    return conf;
   }
 
-  /** A warning for every option that names nothing, with the closest name. */
+  /** What is wrong with every option that names nothing, with the closest name. */
   static List<String> unknown(Map<String, String> options) {
-    List<String> warnings = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
     for (String name : options.keySet()) {
       if (!OWN.contains(lower(name)) && OptionNames.key(name) == null) {
         String closest = OptionNames.closest(name, List.of(DECODE, QUARANTINE, MANIFEST));
         ConfigKey<?> key = OptionNames.key(closest);
-        warnings.add(
+        unknown.add(
             "Unknown option '"
                 + name
-                + "' of the spindle data source (ignored); did"
-                + " you mean '"
+                + "' of the spindle data source (did you mean '"
                 + closest
                 + "'"
-                + (key == null ? "" : " (" + key.key() + ")")
-                + "?");
+                + (key == null ? "" : ", " + key.key())
+                + "?)");
       }
     }
-    return warnings;
+    return unknown;
   }
 
   private static void check(String option, ConfigKey<?> key, String value) {

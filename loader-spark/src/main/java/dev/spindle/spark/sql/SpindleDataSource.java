@@ -29,25 +29,35 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
     return NAME;
   }
 
+  /**
+   * The columns; the first call Spark makes, so an unknown option or an invalid value fails here
+   * (for {@code CREATE TABLE ... USING spindle}, when the table is created).
+   */
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    return ScanSchema.of(ScanOptions.decode(options.get(ScanOptions.DECODE)));
+    ScanOptions.check(
+        options.asCaseSensitiveMap(),
+        scala.jdk.javaapi.CollectionConverters.asJava(SparkSession.active().conf().getAll()));
+    CaseInsensitiveStringMap given =
+        new CaseInsensitiveStringMap(ScanOptions.given(options.asCaseSensitiveMap()));
+    return ScanSchema.of(ScanOptions.decode(given.get(ScanOptions.DECODE)));
   }
 
   /**
-   * Resolves the options against the session's configuration; an invalid value, a missing input or
-   * a malformed brace pattern fails here, before any task runs.
+   * Resolves the options against the session's configuration; an unknown option, an invalid value,
+   * a missing input or a malformed brace pattern fails here, before any task runs. A catalog
+   * table's unknown option fails when a query reads the table ({@link ScanOptions#catalogTable}).
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
     SparkSession spark = SparkSession.active();
+    Map<String, String> session =
+        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll());
     ScanSettings settings =
-        ScanOptions.resolve(
-            options,
-            scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()),
-            spark.sparkContext().hadoopConfiguration());
+        ScanOptions.resolve(options, session, spark.sparkContext().hadoopConfiguration());
     requireInput(spark, settings.input());
-    return new SpindleTable(settings);
+    return new SpindleTable(
+        settings, ScanOptions.catalogTable(options) ? ScanOptions.refusal(options, session) : null);
   }
 
   /**

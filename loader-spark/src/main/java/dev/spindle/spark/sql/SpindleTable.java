@@ -14,9 +14,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 final class SpindleTable implements SupportsRead {
   private final ScanSettings settings;
+  private final String refused;
 
-  SpindleTable(ScanSettings settings) {
+  /**
+   * @param refused why a scan of the table is refused (a catalog table's unknown option), or null
+   */
+  SpindleTable(ScanSettings settings, String refused) {
     this.settings = settings;
+    this.refused = refused;
   }
 
   @Override
@@ -36,9 +41,16 @@ final class SpindleTable implements SupportsRead {
     return Set.of(TableCapability.BATCH_READ);
   }
 
-  /** The options were resolved with the table; a scan's own options add nothing. */
+  /**
+   * The options were resolved with the table; a scan's own options add nothing.
+   *
+   * @throws IllegalArgumentException when the table's options hold an unknown one
+   */
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    if (refused != null) {
+      throw new IllegalArgumentException(refused);
+    }
     return new SpindleScanBuilder(settings);
   }
 }

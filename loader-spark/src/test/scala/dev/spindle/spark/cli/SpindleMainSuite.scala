@@ -101,6 +101,63 @@ class SpindleMainSuite extends AnyFunSuite {
     assert(!Files.exists(java.nio.file.Paths.get("/nonexistent")))
   }
 
+  test("an unknown spark.spindle key from --conf, a properties file or a system property is refused before Spark starts") {
+    TestFiles.withTempDir("unknown-key") { dir =>
+      // --master would fail to start Spark: each case must be refused before that, with exit 2
+      val job = Seq("preprocess", "--input", "/nonexistent", "--output", dir.resolve("out").toString,
+        "--master", "no-such-master://x")
+      val (code, out, err) = run(job ++ Seq("--conf", "spark.spindle.batchsize=64"): _*)
+      assert(code == 2 && out.isEmpty, err)
+      assert(err.startsWith("spindle: Unknown key spark.spindle.batchsize (did you mean" +
+        " spark.spindle.batchSize?)"), err)
+      val file = Files.writeString(dir.resolve("job.conf"), "spark.spindle.maxFailure 10\n")
+      val (fromFile, _, fileErr) = run(job ++ Seq("--properties-file", file.toString): _*)
+      assert(fromFile == 2 && fileErr.startsWith("spindle: Unknown key spark.spindle.maxFailure" +
+        " (did you mean spark.spindle.maxFailures?)"), fileErr)
+      System.setProperty("spark.spindle.image.sise", "64") // as spark-submit passes spark-defaults
+      try {
+        val (fromProperty, _, propertyErr) = run(job: _*)
+        assert(fromProperty == 2 && propertyErr.startsWith("spindle: Unknown key" +
+          " spark.spindle.image.sise (did you mean spark.spindle.image.size?)"), propertyErr)
+      } finally System.clearProperty("spark.spindle.image.sise")
+      val (feed, _, feedErr) = run("feed", "--input", "/nonexistent", "--world-size", "2",
+        "--conf", "spark.spindle.feed.remainer=PAD", "--master", "no-such-master://x")
+      assert(feed == 2 && feedErr.startsWith("spindle: Unknown key spark.spindle.feed.remainer" +
+        " (did you mean spark.spindle.feed.remainder?)"), feedErr)
+      // allowed: the job goes on (to the input check), other Spark keys are never looked at
+      val (allowed, _, allowedErr) = run(job ++ Seq("--conf", "spark.spindle.batchsize=64",
+        "--conf", "spark.spindle.allowUnknownKeys=true", "--conf", "spark.unknown.key=1"): _*)
+      assert(allowed == 1 && allowedErr.contains("Input does not exist: /nonexistent"), allowedErr)
+      assert(!Files.exists(dir.resolve("out")))
+    }
+  }
+
+  test("a mistyped flag is named with the closest flag of its command, before a missing one") {
+    val cases: Seq[(Seq[String], String)] = Seq(
+      Seq("preprocess", "--input", "/nonexistent", "--ouptut", "/nonexistent-out") ->
+        "Unknown option: '--ouptut' (did you mean --output?)",
+      Seq("preprocess", "--input", "/nonexistent", "--ouptut=/nonexistent-out") ->
+        "Unknown option: '--ouptut' (did you mean --output?)",
+      Seq("preprocess", "--inptu", "/nonexistent", "--output", "/nonexistent-out", "--batch-szie",
+        "8") -> ("Unknown options: '--inptu' (did you mean --input?), '--batch-szie' (did you" +
+        " mean --batch-size?)"),
+      Seq("feed", "--input", "/nonexistent", "--world-szie", "2") ->
+        "Unknown option: '--world-szie' (did you mean --world-size?)",
+      Seq("train", "--input", "/nonexistent", "--world-size", "2", "--max-restart", "1", "--",
+        "train.py") -> "Unknown option: '--max-restart' (did you mean --max-restarts?)",
+      Seq("demo", "--outptu", "/nonexistent-out") -> "Unknown option: '--outptu' (did you mean --output?)",
+      Seq("gen-sample", "--output", "/nonexistent-out", "--shard", "2") ->
+        "Unknown option: '--shard' (did you mean --shards?)",
+      Seq("config", "--markdwon") -> "Unknown option: '--markdwon' (did you mean --markdown?)")
+    for ((args, message) <- cases) {
+      val (code, out, err) = run(args: _*)
+      assert(code == 2 && out.isEmpty, s"$args: $err")
+      assert(err.startsWith("spindle: " + message + "\n"), s"$args: $err")
+      assert(!err.contains("Missing required option"), s"$args: $err")
+    }
+    assert(!Files.exists(java.nio.file.Paths.get("/nonexistent-out")))
+  }
+
   test("--image-column and --label-column set the Parquet column keys, for preprocess and feed") {
     for (command <- Seq(Seq("preprocess", "--output", "y"), Seq("feed", "--world-size", "2"))) {
       val cl = SpindleMain.commandLine()

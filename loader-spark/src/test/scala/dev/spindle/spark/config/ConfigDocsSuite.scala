@@ -37,8 +37,8 @@ class ConfigDocsSuite extends AnyFunSuite {
   }
 
   test("an unknown key is reported with the closest valid key") {
-    val warnings = SpindleConfig.unknownKeyWarnings(Seq("spark.spindle.batchSzie", "spark.other", "spark.spindle.batchSize").asJava)
-    assert(warnings.asScala == Seq("Unknown configuration key spark.spindle.batchSzie; did you mean spark.spindle.batchSize?"))
+    val unknown = SpindleConfig.unknownKeys(Seq("spark.spindle.batchSzie", "spark.other", "spark.spindle.batchSize").asJava)
+    assert(unknown.asScala == Seq("Unknown key spark.spindle.batchSzie (did you mean spark.spindle.batchSize?)"))
   }
 
   test("invalid values fail with the key, the value and what is allowed") {

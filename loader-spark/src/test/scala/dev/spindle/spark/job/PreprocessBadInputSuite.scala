@@ -94,11 +94,12 @@ class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("an input without shards fails before any task runs, naming the path") {
+  test("an input without shards fails before any task runs, naming the path, and leaves no output folder") {
     TestFiles.withTempDir("noshards") { dir =>
       Files.write(dir.resolve("notes.txt"), ascii("x"))
-      val e = intercept[java.io.IOException](run(dir, dir.resolve("out"), budget = "0"))
+      val e = intercept[java.io.IOException](run(dir, dir.resolve("new/out"), budget = "0"))
       assert(e.getMessage.contains("No shards under " + dir))
+      assert(!Files.exists(dir.resolve("new")), "the failed job left the folders it created")
     }
   }
 

@@ -31,6 +31,18 @@ object SparkProbe {
     n
   }
 
+  /** The same, but consuming slower than the pipeline produces: an item is always ready. */
+  def slowConsumerTask(partition: Int): Long = {
+    val it = Pipeline.source("read", endless())
+      .pipe("fast", op[Integer, Integer](i => i), 2, Order.INPUT)
+      .named(s"slow-consumer-$partition")
+      .build().start()
+    started.incrementAndGet()
+    var n = 0L
+    while (it.hasNext) { it.next(); n += 1; Thread.sleep(20) }
+    n
+  }
+
   /** A task that records the pools it ran on, once both tasks run at the same time. */
   def poolTask(partition: Int): Int = {
     bothRunning.countDown()
@@ -71,6 +83,21 @@ class PipelineSparkSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(eventually(5000)(pools.cpuActive() == 0 && pools.ioActive() == 0),
       s"pool threads still busy: cpu ${pools.cpuActive()}, io ${pools.ioActive()}")
     println(f"[PipelineSparkSuite] both pipelines closed $stopMs%.0f ms after cancelJobGroup")
+  }
+
+  test("a killed Spark task stops its pipeline also when its consumer never waits for an item") {
+    // as feed's consumer, slower than decoding, or a job cancelled by Ctrl-C: no thread interrupt
+    SparkProbe.started.set(0)
+    val job = Future {
+      sc.setJobGroup("kill-slow", "pipeline kill test, slow consumer", interruptOnCancel = false)
+      sc.parallelize(0 until 2, 2).map(SparkProbe.slowConsumerTask).collect()
+    }
+    assert(eventually(60000)(SparkProbe.started.get == 2 && RunningPipeline.live() == 2))
+    Thread.sleep(300) // let the queues fill
+    sc.cancelJobGroup("kill-slow")
+    assert(eventually(10000)(RunningPipeline.live() == 0), "a killed task's pipeline ran on")
+    val e = intercept[Exception](Await.result(job, 60.seconds))
+    assert(e.getMessage.contains("cancel"), e.getMessage)
   }
 
   test("two Spark tasks running at once share one executor-wide CPU pool") {

@@ -12,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * The `spindle` data source's options: every name of a key, the session's configuration as
- * fallback, errors before any task runs, unknown names; and its reader's life cycle.
+ * fallback, errors before any task runs, unknown names refused; and its reader's life cycle.
  */
 class DataSourceOptionsSuite extends AnyFunSuite with SparkFixture {
   private def reader: DataFrameReader = spark.read.format("spindle")
@@ -62,14 +62,57 @@ class DataSourceOptionsSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("an unknown option is named with the closest one, and ignored") {
+  test("an unknown option is named with the closest one, and refused at load unless allowed") {
     assert(ScanOptions.unknown(Map("sise" -> "16", "decod" -> "false", "size" -> "3").asJava)
       .asScala.sorted == Seq(
-        "Unknown option 'decod' of the spindle data source (ignored); did you mean 'decode'?",
-        "Unknown option 'sise' of the spindle data source (ignored); did you mean 'size'"
-          + " (spark.spindle.image.size)?"))
+        "Unknown option 'decod' of the spindle data source (did you mean 'decode'?)",
+        "Unknown option 'sise' of the spindle data source (did you mean 'size',"
+          + " spark.spindle.image.size?)"))
     withInput { in =>
-      assert(height(reader.option("sise", "16"), in) == 224)
+      val jobs = spark.sparkContext.statusTracker.getJobIdsForGroup(null).length
+      def loadError(r: => Any): String = intercept[IllegalArgumentException](r).getMessage
+      // the DataFrame reader, at load(), as an invalid value is
+      val typo = loadError(reader.option("sise", "64").load(in.toString))
+      assert(typo.startsWith("Unknown option 'sise' of the spindle data source (did you mean"
+        + " 'size', spark.spindle.image.size?)"), typo)
+      assert(typo.contains("spark.spindle.allowUnknownKeys=true"), typo)
+      assert(loadError(reader.option("spark.spindle.batchSise", "8").load(in.toString))
+        .startsWith("Unknown option 'spark.spindle.batchSise' of the spindle data source (did you"
+          + " mean 'batchSize', spark.spindle.batchSize?)"))
+      // SQL, when the query is analysed
+      val sql = loadError(spark.sql(s"SELECT height FROM spindle.`$in` WITH ('sizes' = '64')"))
+      assert(sql.startsWith("Unknown option 'sizes' of the spindle data source (did you mean"
+        + " 'size', spark.spindle.image.size?)"), sql)
+      // a catalog table: when a query reads it (Spark stores it without asking the source); it
+      // can still be dropped
+      spark.sql(s"CREATE TABLE typo USING spindle OPTIONS (path '$in', sise '64')")
+      try {
+        val table = loadError(spark.sql("SELECT height FROM typo").collect())
+        assert(table.startsWith("Unknown option 'sise' of the spindle data source (did you mean"
+          + " 'size', spark.spindle.image.size?)"), table)
+      } finally spark.sql("DROP TABLE typo")
+      assert(!spark.catalog.tableExists("typo"))
+      // the session's own unknown spark.spindle.* key, when the scan falls back on it
+      spark.conf.set("spark.spindle.image.sise", "64")
+      try {
+        assert(loadError(reader.load(in.toString)).startsWith("Unknown key"
+          + " spark.spindle.image.sise (did you mean spark.spindle.image.size?)"))
+      } finally spark.conf.unset("spark.spindle.image.sise")
+      assert(spark.sparkContext.statusTracker.getJobIdsForGroup(null).length == jobs,
+        "a Spark job ran")
+
+      // option names are case-insensitive, as Spark's are: spark.spindle.batchsize is batchSize
+      assert(height(reader.option("spark.spindle.batchsize", "2"), in) == 224)
+      // a catalog table's own properties (provider, location, owner, TBLPROPERTIES) are no options
+      spark.sql(s"CREATE TABLE sized USING spindle OPTIONS (path '$in', size '16')"
+        + " TBLPROPERTIES ('team' = 'vision') COMMENT 'small'")
+      try assert(spark.sql("SELECT height FROM sized").head().getInt(0) == 16)
+      finally spark.sql("DROP TABLE sized")
+      // the escape hatch: logged and ignored
+      assert(height(reader.option("sise", "16").option("allowUnknownKeys", "true"), in) == 224)
+      spark.conf.set("spark.spindle.allowUnknownKeys", "true")
+      try assert(height(reader.option("sise", "16"), in) == 224)
+      finally spark.conf.unset("spark.spindle.allowUnknownKeys")
     }
   }
 
