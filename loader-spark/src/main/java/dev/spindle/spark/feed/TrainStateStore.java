@@ -10,6 +10,7 @@ import java.util.EnumSet;
 import java.util.Optional;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
@@ -64,10 +65,18 @@ final class TrainStateStore implements Serializable {
     return read(failureName(runId, attempt));
   }
 
-  /** Records the failure that ends the attempt, unless another rank's came first. */
+  /**
+   * Records the failure that ends the attempt, unless another rank's came first: ranks that fail
+   * together (in one executor, or a shared state directory) race here, and the first rename wins.
+   */
   void saveFailure(String runId, int attempt, String json) throws IOException {
-    if (failure(runId, attempt).isEmpty()) {
+    if (failure(runId, attempt).isPresent()) {
+      return;
+    }
+    try {
       write(failureName(runId, attempt), json);
+    } catch (FileAlreadyExistsException e) {
+      // another rank's failure landed between the check and the rename: it is the one recorded
     }
   }
 
@@ -117,7 +126,12 @@ final class TrainStateStore implements Serializable {
             Options.CreateOpts.createParent())) {
       out.write(text.getBytes(StandardCharsets.UTF_8));
     }
-    fc.rename(fresh, target, Options.Rename.OVERWRITE);
+    try {
+      fc.rename(fresh, target, Options.Rename.OVERWRITE);
+    } catch (IOException e) {
+      fc.delete(fresh, false);
+      throw e;
+    }
   }
 
   private FileSystem fs() throws IOException {
