@@ -224,15 +224,15 @@ def manifests():
     tar_shards = [{"path": "s-%03d.tar" % i, "format": "TAR", "bytes": 10240, "modificationTime":
                    1700000000000 + i, "samples": 8, "entries": []} for i in range(2)]
     docs = {
-        "tar.json": {"format": "spindle-manifest/3", "input": "file:/data/shards",
+        "tar.json": {"format": "spindle-manifest/4", "input": "file:/data/shards",
                      "classNames": [], "parquetColumns": None, "shards": tar_shards},
-        "folder.json": {"format": "spindle-manifest/3", "input": "file:/data/folder",
+        "folder.json": {"format": "spindle-manifest/4", "input": "file:/data/folder",
                         "classNames": ["cat", "dog"], "parquetColumns": None, "shards": [
                             {"path": "", "format": "IMAGE_FOLDER", "bytes": 300,
                              "modificationTime": 5, "samples": 2,
                              "entries": [{"path": "cat/a.jpg", "label": 0},
                                          {"path": "dog/b.png", "label": 1}]}]},
-        "parquet.json": {"format": "spindle-manifest/3", "input": "file:/data/pq/part-{0..1}.parquet",
+        "parquet.json": {"format": "spindle-manifest/4", "input": "file:/data/pq/part-{0..1}.parquet",
                          "classNames": [], "parquetColumns": {"image": "image", "label": "label"},
                          "shards": [{"path": "part-0.parquet", "format": "PARQUET", "bytes": 9,
                                      "modificationTime": 1, "samples": 3, "entries": []}]},
@@ -246,7 +246,7 @@ def manifests():
     put("manifest-bin", "tar.columns", manifest_columns(docs["tar.json"]))
 
 
-# The binary manifest (spindle-manifest-bin/1), written from the layout in
+# The binary manifest (spindle-manifest-bin/2), written from the layout in
 # loader-spark/src/main/java/dev/spindle/spark/plan/package-info.java, independently of the Java
 # codec: ManifestBinarySuite reads these seeds as the same manifests as their JSON twins.
 FORMAT_CODES = {"TAR": 1, "IMAGE_FOLDER": 2, "PARQUET": 3}
@@ -328,7 +328,7 @@ def crc32c(data):
 def manifest_bin(doc, body, json_bytes=-1, json_modified=-1):
     deflated = zlib.compress(body)
     samples = sum(s["samples"] for s in doc["shards"])
-    out = b"spindle-manifest-bin/1\n" + struct.pack(">qq", json_bytes, json_modified)
+    out = b"spindle-manifest-bin/2\n" + struct.pack(">qq", json_bytes, json_modified)
     out += fingerprint(doc) + struct.pack(">iq", len(doc["shards"]), samples)
     out += struct.pack(">ii", len(body), len(deflated)) + deflated
     return out + struct.pack(">I", crc32c(out))

@@ -16,7 +16,7 @@ import java.util.zip.DeflaterOutputStream;
 import java.util.zip.Inflater;
 
 /**
- * The manifest's compact form ({@code spindle-manifest-bin/1}, layout in the package
+ * The manifest's compact form ({@code spindle-manifest-bin/2}, layout in the package
  * documentation): the same content as {@link ManifestCodec}'s JSON in about a tenth of the bytes,
  * read in a fraction of the time. It records the {@link ManifestFingerprint} of what it holds,
  * checked on every read, a CRC-32C of every byte, and the size and modification time of the JSON
@@ -25,7 +25,7 @@ import java.util.zip.Inflater;
  * passed in stay owned by the caller and are not closed.
  */
 public final class ManifestBinary {
-  static final String FORMAT = "spindle-manifest-bin/1";
+  static final String FORMAT = "spindle-manifest-bin/2";
   private static final byte[] TAG = (FORMAT + "\n").getBytes(StandardCharsets.US_ASCII);
 
   /** Tag, binding (2 × 8), fingerprint (32 + 4 + 8), body and deflated lengths (2 × 4). */

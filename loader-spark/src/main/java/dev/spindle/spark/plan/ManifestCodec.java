@@ -27,7 +27,7 @@ import java.util.Map;
  * the JSON. Stateless; any thread. Streams passed in stay owned by the caller and are not closed.
  */
 public final class ManifestCodec {
-  static final String FORMAT = "spindle-manifest/3";
+  static final String FORMAT = "spindle-manifest/4";
 
   /** Earlier formats and why a manifest of theirs is counted again rather than trusted. */
   private static final Map<String, String> OUTDATED =
@@ -36,7 +36,11 @@ public final class ManifestCodec {
           "counted tar shards with an earlier parser",
           "spindle-manifest/2",
           "recorded absolute shard URIs, trusted under another input,"
-              + " and knew no Parquet or .tgz shards");
+              + " and knew no Parquet or .tgz shards",
+          "spindle-manifest/3",
+          "counted tar shards before macOS and WebDataset metadata members were passed over and"
+              + " concatenated tars read whole, listed image folders before torchvision's"
+              + " ImageFolder rules, and carried no fingerprint of its own content");
 
   private static final ObjectMapper MAPPER =
       new ObjectMapper()

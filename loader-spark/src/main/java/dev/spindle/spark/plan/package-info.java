@@ -112,10 +112,10 @@
  * count, per entry its path and int32 label; int32 class-name count and each name. A string is its
  * int32 UTF-8 length followed by the bytes.
  *
- * <h3>Manifest JSON ({@code spindle-manifest/3})</h3>
+ * <h3>Manifest JSON ({@code spindle-manifest/4})</h3>
  *
  * <pre>
- * { "format": "spindle-manifest/3", "input": "file:/data/imagenet",
+ * { "format": "spindle-manifest/4", "input": "file:/data/imagenet",
  *   "fingerprint": "…64 hex…", "classNames": [], "parquetColumns": null,
  *   "shards": [ { "path": "train-000.tar", "format": "TAR", "bytes": 1048576,
  *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
@@ -138,13 +138,13 @@
  * that are not UTF-8; format 2 recorded absolute shard {@code uri}s, and its cache was trusted
  * under another input.
  *
- * <h3>Manifest binary ({@code spindle-manifest-bin/1})</h3>
+ * <h3>Manifest binary ({@code spindle-manifest-bin/2})</h3>
  *
  * The same content as the JSON in a compact form, written beside it ({@code
  * _spindle_manifest.bin}); the JSON stays the authoritative, readable form. Big-endian:
  *
  * <pre>
- * file    = the 23 ASCII bytes "spindle-manifest-bin/1\n"
+ * file    = the 23 ASCII bytes "spindle-manifest-bin/2\n"
  *           int64 jsonBytes, int64 jsonModificationTime  (the JSON file it was derived from, as its
  *                                                        file system reported it; -1, -1 for none)
  *           32 bytes SHA-256, int32 shards, int64 samples (the manifest fingerprint, above)

@@ -4,7 +4,6 @@ import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
 
@@ -23,15 +22,7 @@ public final class BridgeFrameFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "bridge",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("bridge", BridgeFrameFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

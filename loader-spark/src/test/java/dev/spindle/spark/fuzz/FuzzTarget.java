@@ -202,15 +202,22 @@ public record FuzzTarget(
    * Runs every seed of {@code target} once: a target's {@code fuzzerInitialize} calls it, so that
    * class loading and instrumentation happen before libFuzzer times the first input.
    */
-  public static void warmUp(String target, java.util.function.Consumer<byte[]> run) {
+  public static void warmUp(String target, Input run) {
     Path dir = named(target).orElseThrow().corpus();
     try (Stream<Path> seeds = java.nio.file.Files.list(dir)) {
       for (Path seed : seeds.sorted().toList()) {
-        run.accept(java.nio.file.Files.readAllBytes(seed));
+        run.test(java.nio.file.Files.readAllBytes(seed));
       }
     } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("Cannot read the seeds in " + dir, e);
+      throw new java.io.UncheckedIOException(
+          "Cannot warm " + target + " up on the seeds in " + dir, e);
     }
+  }
+
+  /** A target's {@code fuzzerTestOneInput}, which may throw what its input makes it throw. */
+  @FunctionalInterface
+  public interface Input {
+    void test(byte[] data) throws java.io.IOException;
   }
 
   /** Runs one input in this JVM, as Jazzer would; rethrows what the target threw. */

@@ -2,7 +2,6 @@ package dev.spindle.spark.shard;
 
 import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -36,15 +35,7 @@ public final class ParquetFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "parquet",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("parquet", ParquetFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

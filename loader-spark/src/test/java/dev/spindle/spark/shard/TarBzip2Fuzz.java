@@ -3,7 +3,6 @@ package dev.spindle.spark.shard;
 import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Fuzz target of a bzip2-compressed tar shard ({@code .tar.bz2}): Commons Compress's bzip2 decoder
@@ -17,15 +16,7 @@ public final class TarBzip2Fuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "tar-bz2",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("tar-bz2", TarBzip2Fuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

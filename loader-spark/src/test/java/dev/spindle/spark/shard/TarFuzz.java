@@ -4,7 +4,6 @@ import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 /**
  * Fuzz target (Jazzer; see {@code dev.spindle.spark.fuzz}) of the tar entry reader: the input is a
@@ -24,15 +23,7 @@ public final class TarFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "tar",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("tar", TarFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

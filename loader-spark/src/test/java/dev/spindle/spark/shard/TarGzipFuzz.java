@@ -3,7 +3,6 @@ package dev.spindle.spark.shard;
 import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Fuzz target of a gzip-compressed tar shard ({@code .tar.gz}): {@link DecompressedStream} under
@@ -16,15 +15,7 @@ public final class TarGzipFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "tar-gz",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("tar-gz", TarGzipFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

@@ -3,7 +3,6 @@ package dev.spindle.spark.shard;
 import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Fuzz target of an xz-compressed tar shard ({@code .tar.xz}): Commons Compress's xz decoder
@@ -17,15 +16,7 @@ public final class TarXzFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "tar-xz",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("tar-xz", TarXzFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

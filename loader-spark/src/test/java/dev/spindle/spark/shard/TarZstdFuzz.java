@@ -3,7 +3,6 @@ package dev.spindle.spark.shard;
 import dev.spindle.spark.fuzz.FuzzTarget;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Fuzz target of a Zstandard-compressed tar shard ({@code .tar.zst}): Commons Compress over
@@ -17,15 +16,7 @@ public final class TarZstdFuzz {
 
   /** Jazzer calls this first: the seeds load and instrument the classes before timing starts. */
   public static void fuzzerInitialize() {
-    FuzzTarget.warmUp(
-        "tar-zst",
-        seed -> {
-          try {
-            fuzzerTestOneInput(seed);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    FuzzTarget.warmUp("tar-zst", TarZstdFuzz::fuzzerTestOneInput);
   }
 
   public static void fuzzerTestOneInput(byte[] data) throws IOException {

@@ -4,6 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
+import dev.spindle.spark.feed.TrainRuns
 import dev.spindle.spark.job.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.testkit.TestFiles
@@ -36,8 +37,9 @@ class FailFastSuite extends AnyFunSuite {
       val out = dir.resolve("out").toString
       def preprocess(args: String*) = Seq("preprocess", "--input", in.toString, "--output", out) ++ args
       def feed(args: String*) = Seq("feed", "--input", in.toString, "--world-size", "2") ++ args
-      def train(args: String*) =
-        Seq("train", "--input", in.toString, "--world-size", "2") ++ args ++ Seq("--", script.toString)
+      // the trainers' Python passes train's own check (it imports torch), so the paths are what fail
+      def train(args: String*) = Seq("train", "--input", in.toString, "--world-size", "2",
+        "--python", TrainRuns.Python) ++ args ++ Seq("--", script.toString)
       val cases: Seq[(Seq[String], String)] = Seq(
         Seq("preprocess", "--input", s"$dir/typo", "--output", out) ->
           s"spindle preprocess failed: Input does not exist: $dir/typo",

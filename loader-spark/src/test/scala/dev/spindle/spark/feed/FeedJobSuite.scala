@@ -88,11 +88,11 @@ class FeedJobSuite extends AnyFunSuite with SparkFixture with FeedProperties {
       assert(status(r) == "created" && Files.exists(elsewhere))
 
       // a cache written by an earlier version (format 1, its own tar counter) is counted again
-      Files.writeString(cache, Files.readString(cache).replace("spindle-manifest/3", "spindle-manifest/1"))
+      Files.writeString(cache, Files.readString(cache).replace("spindle-manifest/4", "spindle-manifest/1"))
       Files.deleteIfExists(in.resolve("._spindle_manifest.json.crc")) // Hadoop's checksum of it
       val outdated = status(feed(in, args: _*)).toString
       assert(outdated.startsWith("recounted: Outdated manifest"), outdated)
-      assert(Files.readString(cache).contains("spindle-manifest/3"))
+      assert(Files.readString(cache).contains("spindle-manifest/4"))
       assert(status(feed(in, args: _*)) == "reused")
     }
   }

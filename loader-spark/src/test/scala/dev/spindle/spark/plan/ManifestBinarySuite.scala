@@ -104,7 +104,7 @@ class ManifestBinarySuite extends AnyFunSuite {
       val msg = refused(bad)
       assert(msg.startsWith("Invalid binary manifest: "), s"byte $i ^ $flip: $msg")
     }
-    assert(refused(good.take(10)) == "Invalid binary manifest: it does not start with \"spindle-manifest-bin/1\"")
+    assert(refused(good.take(10)) == "Invalid binary manifest: it does not start with \"spindle-manifest-bin/2\"")
     assert(refused(good.dropRight(1)).contains("CRC-32C does not match its bytes (damaged or truncated)"))
     assert(refused(ManifestCodec.toJson(m).getBytes("UTF-8")).contains("does not start with"))
   }
@@ -112,7 +112,7 @@ class ManifestBinarySuite extends AnyFunSuite {
   test("damage behind a valid CRC is still refused: lengths, compressed columns, fingerprint") {
     val m = Plans.manifest(Seq(10, 0, 7))
     val good = bin(m)
-    val tag = "spindle-manifest-bin/1\n".length
+    val tag = "spindle-manifest-bin/2\n".length
     val fingerprintAt = tag + 16
     val lengthsAt = fingerprintAt + 44
     def changed(at: Int, f: Byte => Byte): Array[Byte] = {
@@ -160,7 +160,7 @@ class ManifestBinarySuite extends AnyFunSuite {
     val n = deflater.deflate(buf)
     deflater.end()
     val good = bin(Plans.manifest(Seq(1, 2)))
-    val header = good.take("spindle-manifest-bin/1\n".length + 16 + 44)
+    val header = good.take("spindle-manifest-bin/2\n".length + 16 + 44)
     def int(v: Int) = Array((v >>> 24).toByte, (v >>> 16).toByte, (v >>> 8).toByte, v.toByte)
     val forged = resealed(header ++ int(body.length) ++ int(n) ++ buf.take(n) ++ new Array[Byte](4))
     assert(refused(forged).contains(s"inflate to more than ${body.length + 1} bytes"))

@@ -71,7 +71,7 @@ class ManifestCodecSuite extends AnyFunSuite {
 
   test("the JSON document carries its format tag and the documented field names") {
     val json = ManifestCodec.toJson(folder)
-    for (field <- Seq("\"format\":\"spindle-manifest/3\"", "\"input\"", "\"classNames\"", "\"shards\"",
+    for (field <- Seq("\"format\":\"spindle-manifest/4\"", "\"input\"", "\"classNames\"", "\"shards\"",
       "\"parquetColumns\"", "\"bytes\"", "\"modificationTime\"", "\"samples\"", "\"entries\"", "\"path\"", "\"label\"",
       "\"IMAGE_FOLDER\"")) {
       assert(json.contains(field), field)
@@ -102,12 +102,12 @@ class ManifestCodecSuite extends AnyFunSuite {
     def refused(json: String) = intercept[IllegalArgumentException](ManifestCodec.fromJson(json)).getMessage
     assert(refused("""{"format":"spindle-manifest/0","input":"x","classNames":[],"shards":[]}""")
       .contains("format \"spindle-manifest/0\""))
-    assert(refused("""{"format":"spindle-manifest/3","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
-    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/4","classNames":[],"shards":[]}""").startsWith("Invalid manifest"))
+    assert(refused("""{"format":"spindle-manifest/4","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"ZIP","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}""")
       .contains("ZIP"))
-    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/4","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":-4,"entries":[]}]}""")
       .contains("a.tar"))
-    assert(refused("""{"format":"spindle-manifest/3","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.parquet","format":"PARQUET","bytes":1,"modificationTime":1,"samples":4,"entries":[]}]}""")
+    assert(refused("""{"format":"spindle-manifest/4","input":"x","classNames":[],"parquetColumns":null,"shards":[{"path":"a.parquet","format":"PARQUET","bytes":1,"modificationTime":1,"samples":4,"entries":[]}]}""")
       .contains("Parquet shard a.parquet but no \"parquetColumns\""))
     assert(refused("{").startsWith("Invalid manifest"))
   }
@@ -116,7 +116,7 @@ class ManifestCodecSuite extends AnyFunSuite {
     // found by fuzzing (manifest): a missing format reached Map.of's containsKey(null)
     for (doc <- Seq("", "[]", "{}", """{"format":null}""", """{"format":3}""")) {
       val e = intercept[IllegalArgumentException](ManifestCodec.fromJson(doc))
-      assert(e.getMessage == "Invalid manifest: format \"null\" (expected \"spindle-manifest/3\")",
+      assert(e.getMessage == "Invalid manifest: format \"null\" (expected \"spindle-manifest/4\")",
         doc)
       intercept[IllegalArgumentException](ManifestCodec.read(new ByteArrayInputStream(doc.getBytes)))
     }
@@ -131,13 +131,20 @@ class ManifestCodecSuite extends AnyFunSuite {
   }
 
   test("manifests of formats 1 and 2 are refused as outdated, so a cache of them is counted again") {
-    val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/3", "spindle-manifest/1")
+    val v1 = ManifestCodec.toJson(folder).replace("spindle-manifest/4", "spindle-manifest/1")
     val e = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v1))
     assert(e.getMessage.contains("\"spindle-manifest/1\" counted tar shards with an earlier parser"))
-    val v2 = ManifestCodec.toJson(folder).replace("spindle-manifest/3", "spindle-manifest/2")
+    val v2 = ManifestCodec.toJson(folder).replace("spindle-manifest/4", "spindle-manifest/2")
     val e2 = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v2))
     assert(e2.getMessage.contains("\"spindle-manifest/2\" recorded absolute shard URIs"))
     val written2 = """{"format":"spindle-manifest/2","input":"file:/d","classNames":[],"shards":[{"uri":"file:/d/a.tar","format":"TAR","bytes":1,"modificationTime":1,"samples":1,"entries":[]}]}"""
     intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(written2))
+  }
+
+  test("a manifest of format 3 is refused as outdated: its tar counts and folder listings predate today's rules") {
+    val v3 = ManifestCodec.toJson(folder).replace("spindle-manifest/4", "spindle-manifest/3")
+    val e = intercept[ManifestCodec.OutdatedException](ManifestCodec.fromJson(v3))
+    assert(e.getMessage.contains("\"spindle-manifest/3\" counted tar shards before macOS and" +
+      " WebDataset metadata members were passed over and concatenated tars read whole"), e.getMessage)
   }
 }
