@@ -16,9 +16,9 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * After `package` (failsafe, `mvn verify`): the README's Java program, compiled against the
- * shaded jar and Spark's jars alone, run by SparkSubmit (the README's bin/spark-submit-local) on
- * local[2] and on local-cluster; that it carries no benchmark (loader-bench stays out); and
+ * After `package` (failsafe, `mvn verify`): the Java program of docs/guide/java-api.md, compiled
+ * against the shaded jar and Spark's jars alone, run by SparkSubmit (the page's
+ * bin/spark-submit-local) on local[2] and on local-cluster; that it carries no benchmark (loader-bench stays out); and
  * bin/spindle as a user runs it.
  */
 class SparkSubmitIT extends AnyFunSuite {
@@ -49,15 +49,15 @@ class SparkSubmitIT extends AnyFunSuite {
     (p.exitValue(), Files.readString(out), Files.readString(err))
   }
 
-  /** The README's example program, compiled against the shaded jar and Spark's jars, as a jar. */
+  /** The guide's example program, compiled against the shaded jar and Spark's jars, as a jar. */
   private def exampleJar(dir: Path): Path = {
     val source = Files.createDirectories(dir.resolve("src")).resolve("SpindleJob.java")
-    Files.writeString(source, readmeBlock("SpindleJob.java", "java"))
+    Files.writeString(source, guideBlock("SpindleJob.java", "java"))
     val classes = Files.createDirectories(dir.resolve("classes"))
     val javac = ToolProvider.getSystemJavaCompiler
     val code = javac.run(null, null, null, "-d", classes.toString, "-cp",
       shadedJar.toString + File.pathSeparator + sparkClasspath, source.toString)
-    assert(code == 0, "the README's example does not compile against the shaded jar")
+    assert(code == 0, "the guide's example (docs/guide/java-api.md) does not compile against the shaded jar")
     val jar = dir.resolve("spindle-job.jar")
     val out = new JarOutputStream(Files.newOutputStream(jar))
     try Files.list(classes).iterator().asScala.foreach { c =>
@@ -87,7 +87,7 @@ class SparkSubmitIT extends AnyFunSuite {
     assert(!err.contains("Using incubator modules"), err)
   }
 
-  test("the README's program, built against the shaded jar, preprocesses and feeds under SparkSubmit on local[2]") {
+  test("the guide's program, built against the shaded jar, preprocesses and feeds under SparkSubmit on local[2]") {
     submitExample("local[2]", "submit-local")
   }
 
@@ -95,13 +95,13 @@ class SparkSubmitIT extends AnyFunSuite {
     submitExample("local-cluster[2,1,1024]", "submit-cluster")
   }
 
-  /** The README's block that follows `<!-- example:NAME -->`, fenced as `lang`. */
-  private def readmeBlock(name: String, lang: String): String = {
-    val readme = Files.readString(root.resolve("README.md"))
+  /** The block of docs/guide/java-api.md that follows `<!-- example:NAME -->`, fenced as `lang`. */
+  private def guideBlock(name: String, lang: String): String = {
+    val page = Files.readString(root.resolve("docs/guide/java-api.md"))
     val begin = s"<!-- example:$name -->\n```$lang\n"
-    assert(readme.contains(begin), s"the README's $name")
-    val from = readme.indexOf(begin) + begin.length
-    readme.substring(from, readme.indexOf("```", from))
+    assert(page.contains(begin), s"docs/guide/java-api.md's $name")
+    val from = page.indexOf(begin) + begin.length
+    page.substring(from, page.indexOf("```", from))
   }
 
   /**
@@ -142,15 +142,15 @@ class SparkSubmitIT extends AnyFunSuite {
       s"-Dversion=$version", "-Dpackaging=jar", "-Dclassifier=all", "-DgeneratePom=false")
   }
 
-  test("the README's pom builds the program offline against Spindle's installed artifacts; it runs with the installed shaded jar") {
+  test("the guide's pom builds the program offline against Spindle's installed artifacts; it runs with the installed shaded jar") {
     TestFiles.withTempDir("maven-user") { dir =>
       val repo = repositoryWithoutSpindle(dir)
       installSpindle(repo, dir)
       val project = dir.resolve("project")
       Files.createDirectories(project.resolve("src/main/java"))
-      Files.writeString(project.resolve("pom.xml"), readmeBlock("pom.xml", "xml"))
+      Files.writeString(project.resolve("pom.xml"), guideBlock("pom.xml", "xml"))
       Files.writeString(project.resolve("src/main/java/SpindleJob.java"),
-        readmeBlock("SpindleJob.java", "java"))
+        guideBlock("SpindleJob.java", "java"))
       val (built, buildOut, buildErr) = run(Seq("mvn", "-B", "-o", s"-Dmaven.repo.local=$repo",
         "-f", project.resolve("pom.xml").toString, "package"), dir)
       assert(built == 0, s"the user project did not build offline:\n$buildOut\n$buildErr")

@@ -25,7 +25,7 @@ final class ConfigCommand implements Callable<Integer> {
     @Option(names = "--example", description = "As spark-defaults.conf (the default)")
     boolean example;
 
-    @Option(names = "--markdown", description = "As the README's Markdown table")
+    @Option(names = "--markdown", description = "As the Markdown table of docs/reference/config.md")
     boolean markdown;
   }
 

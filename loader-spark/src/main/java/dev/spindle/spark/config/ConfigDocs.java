@@ -2,8 +2,9 @@ package dev.spindle.spark.config;
 
 /**
  * Renders the documentation of every key from {@link SpindleConfig}: the {@code
- * conf/spark-defaults.conf.example} file and the README's key table. A test fails when either file
- * drifts from what this renders; {@code bin/spindle config --example|--markdown} prints them.
+ * conf/spark-defaults.conf.example} file and the key table of {@code docs/reference/config.md}. A
+ * test fails when either file drifts from what this renders; {@code bin/spindle config
+ * --example|--markdown} prints them and {@code bin/gen-docs} writes them.
  */
 public final class ConfigDocs {
   private ConfigDocs() {}
@@ -24,7 +25,7 @@ public final class ConfigDocs {
     return s.toString();
   }
 
-  /** The README's key table (Markdown). */
+  /** The key table of {@code docs/reference/config.md} (Markdown). */
   public static String markdownTable() {
     StringBuilder s = new StringBuilder();
     s.append("| key | default | what it does |\n|---|---|---|\n");

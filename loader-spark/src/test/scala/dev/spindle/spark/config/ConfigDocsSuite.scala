@@ -8,24 +8,27 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The keys, defaults and docs live in SpindleConfig; the example file and the README follow them. */
+/**
+ * The keys, defaults and docs live in SpindleConfig; the example file and the key table of
+ * docs/reference/config.md follow them (bin/gen-docs regenerates both).
+ */
 class ConfigDocsSuite extends AnyFunSuite {
   private val repo = Path.of("..").toAbsolutePath.normalize
 
   test("conf/spark-defaults.conf.example lists every key with its default, as generated") {
     val file = repo.resolve("conf/spark-defaults.conf.example")
     assert(Files.readString(file) == ConfigDocs.sparkDefaultsExample(),
-      "conf/spark-defaults.conf.example drifted: regenerate with bin/spindle config --example")
+      "conf/spark-defaults.conf.example drifted: regenerate with bin/gen-docs (bin/spindle config --example)")
   }
 
-  test("the README's key table is the generated one") {
-    val readme = Files.readString(repo.resolve("README.md"))
-    val begin = readme.indexOf("<!-- keys:begin")
-    val end = readme.indexOf("<!-- keys:end -->")
-    assert(begin >= 0 && end > begin, "README lacks the keys:begin/keys:end markers")
-    val table = readme.substring(readme.indexOf('\n', begin) + 1, end)
+  test("docs/reference/config.md's key table is the generated one") {
+    val page = Files.readString(repo.resolve("docs/reference/config.md"))
+    val begin = page.indexOf("<!-- keys:begin")
+    val end = page.indexOf("<!-- keys:end -->")
+    assert(begin >= 0 && end > begin, "docs/reference/config.md lacks the keys:begin/keys:end markers")
+    val table = page.substring(page.indexOf('\n', begin) + 1, end)
     assert(table == ConfigDocs.markdownTable(),
-      "README key table drifted: regenerate with bin/spindle config --markdown")
+      "docs/reference/config.md's key table drifted: regenerate with bin/gen-docs (bin/spindle config --markdown)")
   }
 
   test("every key's default parses and every key is documented") {

@@ -103,12 +103,12 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("the README's five-line script (examples/minimal_train.py) trains on two ranks as it stands") {
+  test("the train guide's five-line script (examples/minimal_train.py) trains on two ranks as it stands") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-minimal") { dir =>
       val script = PythonClient.dir().resolve("examples/minimal_train.py")
-      val readme = Files.readString(PythonClient.dir().resolve("../../README.md"))
-      assert(readme.contains(Files.readString(script).trim), "the README shows the script as it is")
+      val guide = Files.readString(PythonClient.dir().resolve("../../docs/guide/train.md"))
+      assert(guide.contains(Files.readString(script).trim), "docs/guide/train.md shows the script as it is")
       val r = TrainCommand.run(spark, Array("--input", dataset(dir).toString, "--size", "8",
         "--world-size", "2", "--batch-size", "4", "--epochs", "2", "--python", Python, "--",
         script.toString))
@@ -118,12 +118,12 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
-  test("the README's checkpointing script (examples/checkpoint_train.py) trains on two ranks as it stands") {
+  test("the train guide's checkpointing script (examples/checkpoint_train.py) trains on two ranks as it stands") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-readme-checkpoint") { dir =>
       val script = PythonClient.dir().resolve("examples/checkpoint_train.py")
-      val readme = Files.readString(PythonClient.dir().resolve("../../README.md"))
-      assert(readme.contains(Files.readString(script).trim), "the README shows the script as it is")
+      val guide = Files.readString(PythonClient.dir().resolve("../../docs/guide/train.md"))
+      assert(guide.contains(Files.readString(script).trim), "docs/guide/train.md shows the script as it is")
       val ckpt = dir.resolve("ckpt")
       val r = TrainCommand.run(spark, Array("--input", dataset(dir).toString, "--size", "8",
         "--world-size", "2", "--batch-size", "4", "--epochs", "2", "--python", Python, "--",
