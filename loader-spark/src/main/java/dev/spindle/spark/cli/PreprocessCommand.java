@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
     resourceBundle = KeyDefaults.NAME,
     sortOptions = false,
     description = {
-      "Reads every shard under --input, decodes (JPEG, PNG), resizes the short side"
+      "Reads every shard under --input, decodes (JPEG, PNG, WebP, BMP, TIFF, PNM, GIF),"
+          + " resizes the short side"
           + " and centre-crops to --size, writes Arrow IPC (or with --format parquet, Parquet)"
           + " files plus _manifest.json to --output,"
           + " committed only if the job succeeds within its failure budget."
