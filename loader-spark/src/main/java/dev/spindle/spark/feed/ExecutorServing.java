@@ -8,6 +8,7 @@ import dev.spindle.gpu.device.SharedMemoryDevice;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.gpu.feed.GpuFeeders;
+import dev.spindle.spark.metrics.ActiveFeeders;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +44,10 @@ final class ExecutorServing {
   private static final Map<Integer, Integer> GPU_HOLDERS = new HashMap<>();
   private static final Set<SparkContext> WATCHED = Collections.newSetFromMap(new WeakHashMap<>());
   private static boolean hooked;
+
+  static {
+    ActiveFeeders.register(ExecutorServing::serving); // before the first feeder is opened
+  }
 
   private ExecutorServing() {}
 

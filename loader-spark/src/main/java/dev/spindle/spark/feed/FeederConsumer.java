@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.spark.metrics.ActiveFeeders;
 import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
 import java.util.BitSet;
@@ -23,6 +24,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class FeederConsumer implements BatchConsumer {
   private static final AtomicReference<Map<Integer, GpuFeeder>> INSTALLED = new AtomicReference<>();
+
+  static {
+    ActiveFeeders.register(FeederConsumer::active);
+  }
+
   private final BatchConsumer verify;
   private final Map<Integer, GpuFeeder> feeders;
   private final Duration timeout;

@@ -42,4 +42,19 @@ class FeederMetricsSuite extends AnyFunSuite {
     }
     assert(value(reg, "feeder.h2dBytes") == 0, "uninstalled and closed: no longer counted")
   }
+
+  test("a feeder that two registered sources hold is counted once") {
+    val feeder = GpuFeeder.open(new SharedMemoryDevice(), FeederConfig.of(2, NormalizeSpec.raw(8, 8, 3)))
+    val held = new java.util.concurrent.CopyOnWriteArrayList[GpuFeeder]()
+    ActiveFeeders.register(() => held)
+    ActiveFeeders.register(() => held)
+    try {
+      assert(!ActiveFeeders.all().contains(feeder))
+      held.add(feeder)
+      assert(ActiveFeeders.all().asScala.count(_ eq feeder) == 1)
+    } finally {
+      held.clear()
+      feeder.close()
+    }
+  }
 }
