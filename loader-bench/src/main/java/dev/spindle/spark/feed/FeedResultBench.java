@@ -1,9 +1,9 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
-import dev.spindle.spark.shard.Manifest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;

@@ -1,7 +1,7 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.plan.EpochPlan;
-import dev.spindle.spark.shard.Manifest;
 import java.io.Serializable;
 
 /**

@@ -1,6 +1,6 @@
 package dev.spindle.spark.feed;
 
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.manifest.Manifest;
 import java.io.Serializable;
 
 /**

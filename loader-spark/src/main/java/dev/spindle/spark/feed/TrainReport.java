@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.metrics.Timeline;

@@ -1,9 +1,9 @@
 package dev.spindle.spark.job;
 
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.SampleSettings;
-import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.sink.OutputFormat;
 import java.io.Serializable;
 import java.util.Map;

@@ -16,6 +16,7 @@ import org.apache.arrow.vector.{IntVector, VarCharVector}
 import org.apache.spark.api.java.JavaSparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskStart}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.ManifestCache
 
 /**
  * Feeding a `preprocess` output, Arrow IPC and Parquet: the same determinism, resume and

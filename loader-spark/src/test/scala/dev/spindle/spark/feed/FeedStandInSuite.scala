@@ -11,7 +11,7 @@ import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
 import dev.spindle.spark.job.{HadoopConf, PreprocessJob}
 import dev.spindle.spark.metrics.QuarantineRecord
 import dev.spindle.spark.plan.{EpochPlan, Remainder}
-import dev.spindle.spark.shard.Manifest
+import dev.spindle.spark.manifest.Manifest
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.arrow.vector.{IntVector, VarCharVector}
 import org.apache.spark.api.java.JavaSparkContext

@@ -10,6 +10,7 @@ import dev.spindle.spark.cli.TrainCommand
 import dev.spindle.spark.plan.{Digest, EpochPlan, Remainder}
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.ManifestCache
 
 /**
  * `train` in local mode: two DDP ranks (gloo) of `train/record_trainer.py` launched by the rank

@@ -12,6 +12,8 @@ import dev.spindle.spark.job.PreprocessJob
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * An image folder tree gives torchvision's `ImageFolder` classes, labels and samples: the same

@@ -14,6 +14,8 @@ import org.apache.commons.compress.compressors.xz.XZCompressorOutputStream
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorOutputStream
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * A folder is one layout or a clear error naming the files that do not fit; every file of it that

@@ -16,6 +16,8 @@ import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * What a `preprocess` output's manifest records of each part file (its CRC-32C, an Arrow file's

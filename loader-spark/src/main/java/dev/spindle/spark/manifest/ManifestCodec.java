@@ -1,4 +1,4 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.spindle.spark.shard.FolderEntry;
-import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFormat;

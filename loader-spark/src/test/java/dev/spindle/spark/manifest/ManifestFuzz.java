@@ -1,7 +1,6 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 import dev.spindle.spark.fuzz.FuzzTarget;
-import dev.spindle.spark.shard.Manifest;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,8 +1,5 @@
-package dev.spindle.spark.feed;
+package dev.spindle.spark.manifest;
 
-import dev.spindle.spark.plan.ManifestBinary;
-import dev.spindle.spark.plan.ManifestCodec;
-import dev.spindle.spark.shard.Manifest;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

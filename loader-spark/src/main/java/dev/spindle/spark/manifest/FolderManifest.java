@@ -1,5 +1,9 @@
-package dev.spindle.spark.shard;
+package dev.spindle.spark.manifest;
 
+import dev.spindle.spark.shard.FolderEntry;
+import dev.spindle.spark.shard.FolderTree;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFormat;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.fs.FileStatus;

@@ -1,6 +1,5 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
-import dev.spindle.spark.shard.Manifest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,4 @@
-package dev.spindle.spark.shard
-
+package dev.spindle.spark.manifest
 import java.io.IOException
 import java.nio.file.{Files, Path}
 
@@ -17,6 +16,12 @@ import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.shard.Sample
+import dev.spindle.spark.shard.SampleLimits
+import dev.spindle.spark.shard.Shard
+import dev.spindle.spark.shard.ShardFormat
+import dev.spindle.spark.shard.ShardReader
+import dev.spindle.spark.shard.StoredImages
 
 /**
  * A `preprocess` output as an input: its `_manifest.json` alone makes the manifest, its part

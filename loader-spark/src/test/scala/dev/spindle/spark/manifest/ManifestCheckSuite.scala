@@ -1,13 +1,12 @@
-package dev.spindle.spark.plan
-
+package dev.spindle.spark.manifest
 import java.util.{List => JList}
 
 import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, Shard, ShardFormat}
-
+import dev.spindle.spark.shard.{FolderEntry, Shard, ShardFormat}
+import dev.spindle.spark.plan.Plans
 class ManifestCheckSuite extends AnyFunSuite {
   private val tars = Plans.manifest(Seq(10, 20, 30))
   private def listing(m: Manifest) =

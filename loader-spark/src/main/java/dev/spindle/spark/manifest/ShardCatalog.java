@@ -1,5 +1,19 @@
-package dev.spindle.spark.shard;
+package dev.spindle.spark.manifest;
 
+import dev.spindle.spark.shard.BracePattern;
+import dev.spindle.spark.shard.FileCount;
+import dev.spindle.spark.shard.FileCounting;
+import dev.spindle.spark.shard.FolderImages;
+import dev.spindle.spark.shard.InputListing;
+import dev.spindle.spark.shard.InputTree;
+import dev.spindle.spark.shard.ParquetColumns;
+import dev.spindle.spark.shard.PatternInput;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFiles;
+import dev.spindle.spark.shard.ShardFormat;
+import dev.spindle.spark.shard.ShardRefusedException;
+import dev.spindle.spark.shard.SkippedInputs;
+import dev.spindle.spark.shard.TarCompression;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;

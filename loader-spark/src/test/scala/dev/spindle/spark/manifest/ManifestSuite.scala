@@ -1,8 +1,9 @@
-package dev.spindle.spark.shard
-
+package dev.spindle.spark.manifest
 import java.util.{List => JList}
 
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.shard.Shard
+import dev.spindle.spark.shard.ShardFormat
 
 class ManifestSuite extends AnyFunSuite {
   private def tar(name: String, samples: Long) =

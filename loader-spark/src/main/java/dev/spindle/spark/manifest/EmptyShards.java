@@ -1,6 +1,5 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.manifest;
 
-import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFiles;
 import dev.spindle.spark.shard.ShardFormat;
@@ -18,14 +17,14 @@ import org.apache.hadoop.fs.Path;
  * damage, and damage is a sample: a shard that counted none holds no data. A compressed shard is
  * described by its decompressed archive. Driver; runs only on that failure.
  */
-final class EmptyShards {
+public final class EmptyShards {
   private static final long SCAN_LIMIT = 64L << 20;
   private static final int LISTED = 10;
 
   private EmptyShards() {}
 
   /** The job's error: the input, then one line per shard (the first ten) saying what it holds. */
-  static String message(String input, Manifest manifest, Configuration conf) {
+  public static String message(String input, Manifest manifest, Configuration conf) {
     StringBuilder s =
         new StringBuilder(
             "No samples in "

@@ -1,4 +1,4 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 /**
  * One file as a fresh listing sees it (from Hadoop's {@code FileStatus}): the input to {@link

@@ -1,19 +1,13 @@
-package dev.spindle.spark.feed;
+package dev.spindle.spark.manifest;
 
-import dev.spindle.spark.plan.FileFacts;
-import dev.spindle.spark.plan.ManifestCheck;
-import dev.spindle.spark.plan.ManifestCodec;
 import dev.spindle.spark.shard.BracePattern;
 import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.InputTree;
-import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.PatternFiles;
 import dev.spindle.spark.shard.PatternInput;
-import dev.spindle.spark.shard.PreprocessedInput;
 import dev.spindle.spark.shard.Shard;
-import dev.spindle.spark.shard.ShardCatalog;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;

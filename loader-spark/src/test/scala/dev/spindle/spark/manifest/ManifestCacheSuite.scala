@@ -1,5 +1,4 @@
-package dev.spindle.spark.feed
-
+package dev.spindle.spark.manifest
 import java.nio.file.{Files, Path, StandardCopyOption}
 import java.nio.file.attribute.FileTime
 
@@ -7,9 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
-
-import dev.spindle.spark.plan.{ManifestBinary, ManifestCodec}
-import dev.spindle.spark.shard.{Manifest, ParquetColumns, ShardCatalog}
+import dev.spindle.spark.feed.FeedData
+import dev.spindle.spark.shard.ParquetColumns
 import dev.spindle.spark.testkit.{CountingFileSystem, TestFiles}
 
 /**

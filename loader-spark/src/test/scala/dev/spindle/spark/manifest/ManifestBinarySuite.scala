@@ -1,5 +1,4 @@
-package dev.spindle.spark.plan
-
+package dev.spindle.spark.manifest
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.util.{List => JList}
 import java.util.zip.{CRC32C, Deflater}
@@ -8,8 +7,9 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, ParquetColumns, Shard, ShardFormat}
-
+import dev.spindle.spark.shard.{FolderEntry, ParquetColumns, Shard, ShardFormat}
+import dev.spindle.spark.plan.Plans
+import dev.spindle.spark.plan.RandomManifests
 /** The manifest's binary form: the JSON's content, compact, and refused whole when damaged. */
 class ManifestBinarySuite extends AnyFunSuite {
   private val binding = new ManifestBinary.Binding(123456L, 1700000000999L)

@@ -1,4 +1,4 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 import java.util.Arrays;
 

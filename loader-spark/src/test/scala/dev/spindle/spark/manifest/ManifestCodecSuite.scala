@@ -1,12 +1,11 @@
-package dev.spindle.spark.plan
-
+package dev.spindle.spark.manifest
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.util.{List => JList}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, ParquetColumns, Shard, ShardFormat}
-
+import dev.spindle.spark.shard.{FolderEntry, ParquetColumns, Shard, ShardFormat}
+import dev.spindle.spark.plan.Plans
 class ManifestCodecSuite extends AnyFunSuite {
   private val folder = new Manifest("file:/data/imgs",
     JList.of(

@@ -1,4 +1,4 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 /**
  * Reads {@link BinaryOut}'s primitives from a byte array, checking every length against what is

@@ -1,7 +1,6 @@
-package dev.spindle.spark.plan;
+package dev.spindle.spark.manifest;
 
 import dev.spindle.spark.shard.FolderEntry;
-import dev.spindle.spark.shard.Manifest;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFormat;
 import java.util.ArrayList;

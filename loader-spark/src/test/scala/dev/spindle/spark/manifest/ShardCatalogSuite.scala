@@ -1,5 +1,4 @@
-package dev.spindle.spark.shard
-
+package dev.spindle.spark.manifest
 import java.io.IOException
 import java.nio.file.{Files, Path}
 
@@ -9,6 +8,10 @@ import dev.spindle.spark.testkit.TestFiles
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.shard.FolderImages
+import dev.spindle.spark.shard.SampleLimits
+import dev.spindle.spark.shard.ShardFormat
+import dev.spindle.spark.shard.ShardReader
 
 class ShardCatalogSuite extends AnyFunSuite {
   private val conf = new Configuration()

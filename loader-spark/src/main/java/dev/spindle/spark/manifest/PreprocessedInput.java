@@ -1,8 +1,13 @@
-package dev.spindle.spark.shard;
+package dev.spindle.spark.manifest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.shard.BracePattern;
+import dev.spindle.spark.shard.PartChecks;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFormat;
+import dev.spindle.spark.shard.StoredImages;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * names. A manifest that is not one {@code preprocess} writes fails naming the file and the field;
  * so does one whose files are not listed in ascending order of their stored indices (a reordered
  * list). Each file's checksums and stored index range ({@link PartChecks}) travel with its shard to
- * the readers, which check them ({@link StoredFiles}, {@link StoredIndexCheck}); a manifest of an
- * earlier Spindle records none, and its files are read unchecked (said once in the log). Stateless;
- * driver.
+ * the readers, which check them ({@code shard.StoredFiles}, {@code shard.StoredIndexCheck}); a
+ * manifest of an earlier Spindle records none, and its files are read unchecked (said once in the
+ * log). Stateless; driver.
  */
 public final class PreprocessedInput {
   /**

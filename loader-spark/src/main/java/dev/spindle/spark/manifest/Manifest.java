@@ -1,5 +1,8 @@
-package dev.spindle.spark.shard;
+package dev.spindle.spark.manifest;
 
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFormat;
+import dev.spindle.spark.shard.StoredImages;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
