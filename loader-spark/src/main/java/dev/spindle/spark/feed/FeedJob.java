@@ -2,7 +2,6 @@ package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.manifest.ClusterShardCounter;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
@@ -17,6 +16,7 @@ import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;

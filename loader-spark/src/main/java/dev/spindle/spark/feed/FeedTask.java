@@ -2,7 +2,6 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.progress.TaskProgress;
@@ -10,6 +9,7 @@ import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
+import dev.spindle.spark.shard.HadoopConf;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;

@@ -1,13 +1,13 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.shard.HadoopConf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Map;

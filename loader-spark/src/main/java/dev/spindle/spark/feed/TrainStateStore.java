@@ -1,6 +1,6 @@
 package dev.spindle.spark.feed;
 
-import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.shard.HadoopConf;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;

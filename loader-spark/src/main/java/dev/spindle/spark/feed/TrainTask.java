@@ -1,10 +1,10 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.gpu.bridge.RunToken;
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.shard.HadoopConf;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;

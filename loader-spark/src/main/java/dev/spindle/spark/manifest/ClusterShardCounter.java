@@ -1,9 +1,9 @@
 package dev.spindle.spark.manifest;
 
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.shard.FileCount;
 import dev.spindle.spark.shard.FileCounting;
+import dev.spindle.spark.shard.HadoopConf;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.api.java.JavaSparkContext;

@@ -6,7 +6,7 @@
  *  source "read" (I/O pool)   ─► pipe "decode" (executor-wide CPU pool,  ─► aggregate "batch"
  *  an Iterator of               ≤ concurrency in flight, input order):      batchSize rows
  *  IndexedSamples               decode + transform into uint8 pixels         │
- *  (job.ShardSamples: whole     (a preprocess output's stored pixels: size   ▼ task thread
+ *  (ShardSamples: whole         (a preprocess output's stored pixels: size   ▼ task thread
  *  shards; ...)                 checked only; "check": bytes pass through)
  *  feed.RowSource:              bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
  *  planned rows)                budget) or KEEP (a row with a problem)     SamplePath.fill ─► ImageBatch

@@ -12,7 +12,8 @@
  *                               | ImageFolderReader   ──► Sample (encoded bytes)
  *                               | DecodedArrowReader, DecodedParquetReader (a preprocess
  *                                 output's part files) ──► Sample (stored pixels, StoredRows)
- *                                 (one thread per reader, through the FileSystem API)
+ *                                 (one thread per reader, through the FileSystem API;
+ *                                 HadoopConf ships the Hadoop configuration to executors)
  * </pre>
  *
  * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …), or a

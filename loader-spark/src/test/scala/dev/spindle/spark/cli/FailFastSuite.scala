@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.feed.TrainRuns
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.plan.Remainder
 import dev.spindle.spark.shard.ParquetColumns
 import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, Row, SparkFixture, TestFiles}

@@ -9,7 +9,7 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.shard.HadoopConf
 import dev.spindle.spark.plan.EpochPlan
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.arrow.vector.{IntVector, VarCharVector}

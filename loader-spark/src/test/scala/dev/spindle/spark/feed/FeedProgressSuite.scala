@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.shard.HadoopConf
 import dev.spindle.spark.plan.EpochPlan
 import dev.spindle.spark.progress.ProgressCounters
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}

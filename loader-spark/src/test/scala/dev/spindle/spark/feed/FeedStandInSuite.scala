@@ -8,7 +8,8 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
-import dev.spindle.spark.job.{HadoopConf, PreprocessJob}
+import dev.spindle.spark.shard.HadoopConf
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.metrics.QuarantineRecord
 import dev.spindle.spark.plan.{EpochPlan, Remainder}
 import dev.spindle.spark.manifest.Manifest

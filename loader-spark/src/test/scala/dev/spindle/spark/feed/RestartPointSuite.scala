@@ -1,7 +1,7 @@
 package dev.spindle.spark.feed
 
 import dev.spindle.spark.feed.FeedData._
-import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.shard.HadoopConf
 import dev.spindle.spark.plan.{EpochPlan, LoaderState}
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration

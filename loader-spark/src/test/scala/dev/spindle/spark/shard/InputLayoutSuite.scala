@@ -6,7 +6,7 @@ import java.util.zip.GZIPOutputStream
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.{PreprocessJob, TestSamples}
+import dev.spindle.spark.preprocess.{PreprocessJob, TestSamples}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
 import dev.spindle.spark.cli.{Errors, FeedCommand}
 import dev.spindle.spark.feed.{FeedData, Preprocessed}
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.ipc.ArrowFileReader

@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._

@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
@@ -10,6 +9,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.GenSample
 
 /**
  * `preprocess` with `spark.spindle.output.format=parquet`: the same rows as the Arrow output, read

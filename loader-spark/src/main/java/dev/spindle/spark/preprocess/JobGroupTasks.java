@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.preprocess;
 
 import java.time.Duration;
 import org.apache.spark.JobExecutionStatus;

@@ -1,7 +1,5 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.samples;
 
-import dev.spindle.spark.samples.IndexedSample;
-import dev.spindle.spark.samples.SampleId;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.preprocess;
 
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.Manifest;

@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 import java.util.concurrent.{Callable, Executors, TimeUnit}
@@ -14,6 +13,7 @@ import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, FaultySparkFixtu
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.GenSample
 
 /**
  * The output side of preprocess on embedded Spark: every failure path cleans up, the output is

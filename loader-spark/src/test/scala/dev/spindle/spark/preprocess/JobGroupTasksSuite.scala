@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
 

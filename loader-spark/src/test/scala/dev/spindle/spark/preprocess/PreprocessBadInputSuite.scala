@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
@@ -9,6 +8,8 @@ import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TarBlocks
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.SampleImages
+import dev.spindle.spark.samples.ShardSamples
 
 class PreprocessBadInputSuite extends AnyFunSuite with SparkFixture {
   private def good(i: Int) = SampleImages.jpeg(5L, i, 64, 48)

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.example;
 
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.shard.TarWriter;

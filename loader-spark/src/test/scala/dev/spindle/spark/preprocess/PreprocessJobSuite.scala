@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
@@ -12,6 +11,8 @@ import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.GenSample
+import dev.spindle.spark.example.SampleImages
 
 class PreprocessJobSuite extends AnyFunSuite with SparkFixture {
   private val size = 32

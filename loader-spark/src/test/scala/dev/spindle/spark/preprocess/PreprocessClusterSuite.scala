@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
@@ -10,6 +9,7 @@ import dev.spindle.spark.testkit.{ArrowFiles, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.GenSample
 
 /**
  * The preprocess job on two executor JVMs (local-cluster) writes exactly what local mode writes,

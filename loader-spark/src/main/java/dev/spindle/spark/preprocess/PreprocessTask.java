@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.preprocess;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.batch.ImageBatch;
@@ -12,6 +12,8 @@ import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
+import dev.spindle.spark.samples.ShardSamples;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.sink.BatchFileSink;
 import dev.spindle.spark.sink.CommittedFile;
 import dev.spindle.spark.sink.OutputCommitter;

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.example;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -21,16 +21,16 @@ import javax.imageio.stream.MemoryCacheImageOutputStream;
  * whose shape and hue depend on the class, edges, shading and sensor noise, encoded as JPEG. The
  * same (seed, index) always gives the same image. Thread-safe (no shared state).
  */
-final class SampleImages {
+public final class SampleImages {
   static final int CLASSES = 10;
 
   private SampleImages() {}
 
-  static int label(long seed, long index) {
+  public static int label(long seed, long index) {
     return (int) Math.floorMod(new SplittableRandom(seed * 1_000_003L + index).nextLong(), CLASSES);
   }
 
-  static byte[] jpeg(long seed, long index, int width, int height) throws IOException {
+  public static byte[] jpeg(long seed, long index, int width, int height) throws IOException {
     SplittableRandom rnd = new SplittableRandom(seed * 7_919L + index * 104_729L + 17);
     BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
     Graphics2D g = image.createGraphics();

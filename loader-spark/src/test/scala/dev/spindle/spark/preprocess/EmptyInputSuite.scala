@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.io.IOException
 import java.nio.file.{Files, Path}
 

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.shard;
 
 import java.io.IOException;
 import java.io.ObjectInputStream;

@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.lang.management.ManagementFactory
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
@@ -12,6 +11,7 @@ import dev.spindle.spark.sink.{OutputCommitter, OutputLock}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.GenSample
 
 /**
  * A real driver JVM killed (SIGKILL) in the middle of an `--overwrite` commit: the output stays

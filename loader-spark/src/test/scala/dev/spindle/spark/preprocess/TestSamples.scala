@@ -1,10 +1,11 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.nio.file.{Files, Path}
 
 import dev.spindle.spark.testkit.{BadImages, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.hadoop.conf.Configuration
+import dev.spindle.spark.example.GenSample
+import dev.spindle.spark.example.SampleImages
 
 /** `gen-sample`'s deterministic data for suites outside this package. */
 object TestSamples {

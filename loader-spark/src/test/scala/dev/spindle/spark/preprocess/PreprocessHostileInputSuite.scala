@@ -1,5 +1,4 @@
-package dev.spindle.spark.job
-
+package dev.spindle.spark.preprocess
 import java.io.RandomAccessFile
 import java.nio.file.{Files, Path}
 
@@ -9,6 +8,7 @@ import dev.spindle.spark.image.ImageTestSupport
 import dev.spindle.spark.testkit.{ArrowFiles, BadImages, SparkFixture, TarBlocks, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.example.SampleImages
 
 /**
  * `preprocess` end to end on the catalogue's edge inputs (docs/reliability.md): empty and 0x0

@@ -1,4 +1,4 @@
-package dev.spindle.spark.job;
+package dev.spindle.spark.preprocess;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -18,6 +18,7 @@ import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.shard.PartChecks;
 import dev.spindle.spark.shard.SkippedInputs;
 import dev.spindle.spark.sink.CommittedFile;
