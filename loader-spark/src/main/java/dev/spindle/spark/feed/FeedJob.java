@@ -16,6 +16,17 @@ import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.serve.BatchRun;
+import dev.spindle.spark.serve.FeedInputs;
+import dev.spindle.spark.serve.FeedSettings;
+import dev.spindle.spark.serve.FeedSlice;
+import dev.spindle.spark.serve.FeedTask;
+import dev.spindle.spark.serve.FeederReport;
+import dev.spindle.spark.serve.RankServeTask;
+import dev.spindle.spark.serve.ServeSettings;
+import dev.spindle.spark.serve.ServeStage;
+import dev.spindle.spark.serve.ServedRank;
+import dev.spindle.spark.serve.TaskOutcome;
 import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
@@ -86,7 +97,7 @@ public final class FeedJob {
   }
 
   /** The request's manifest: the cached one if it still describes the input, else counted. */
-  static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
+  public static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
       throws IOException {
     Map<String, String> conf = request.conf();
     return new ManifestCache(
@@ -101,7 +112,7 @@ public final class FeedJob {
   }
 
   /** The state to start from, with the plan settings checked against a resumed state. */
-  static LoaderState startState(Manifest manifest, FeedRequest request) {
+  public static LoaderState startState(Manifest manifest, FeedRequest request) {
     Map<String, String> conf = request.conf();
     LoaderState resume = request.resume();
     long seed = SpindleConfig.get(conf, SpindleConfig.SEED);

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.feed.TrainRuns
+import dev.spindle.spark.train.TrainRuns
 import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.testkit.TestFiles

@@ -12,6 +12,7 @@ import dev.spindle.spark.testkit.ParquetInputs.Sample
 import org.apache.spark.sql.{Row => SparkRow}
 import org.apache.spark.sql.types.{BinaryType, IntegerType, StringType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.Row
 
 /**
  * Feeding Parquet shards written by Spark and by DuckDB, plain BINARY images and Hugging Face's

@@ -17,6 +17,10 @@ import org.apache.spark.api.java.JavaSparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskStart}
 import org.scalatest.funsuite.AnyFunSuite
 import dev.spindle.spark.manifest.ManifestCache
+import dev.spindle.spark.serve.BatchConsumer
+import dev.spindle.spark.serve.FeedInputs
+import dev.spindle.spark.serve.FeedSettings
+import dev.spindle.spark.serve.FeedTask
 
 /**
  * Feeding a `preprocess` output, Arrow IPC and Parquet: the same determinism, resume and

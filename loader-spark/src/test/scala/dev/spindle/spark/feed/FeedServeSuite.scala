@@ -18,6 +18,7 @@ import dev.spindle.spark.manifest.Manifest
 import dev.spindle.spark.testkit.{ParquetInputs, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.ExecutorServing
 
 /**
  * `feed --serve` end to end on local Spark: rank tasks feed host shared-memory feeders, Python

@@ -6,7 +6,7 @@ import com.codahale.metrics.MetricRegistry
 import dev.spindle.gpu.device.{NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import dev.spindle.spark.batch.ImageBatch
-import dev.spindle.spark.feed.FeederConsumer
+import dev.spindle.spark.serve.FeederConsumer
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
 import scala.jdk.CollectionConverters._
