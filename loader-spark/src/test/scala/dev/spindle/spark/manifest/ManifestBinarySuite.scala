@@ -46,7 +46,7 @@ class ManifestBinarySuite extends AnyFunSuite {
 
   test("the layout as documented: make_seeds.py's own encoder writes what this codec reads") {
     // the fuzz seeds manifest-bin/*.bin come from an independent Python encoder of the layout in
-    // plan/package-info.java; each must read as its JSON twin (manifest/*.json)
+    // manifest/package-info.java; each must read as its JSON twin (manifest/*.json)
     for (name <- Seq("tar", "folder", "parquet")) {
       def seed(path: String) = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(
         getClass.getResource("/fuzz/" + path).toURI))
