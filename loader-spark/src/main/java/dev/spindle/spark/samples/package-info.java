@@ -8,10 +8,10 @@
  *  IndexedSamples               decode + transform into uint8 pixels         │
  *  (ShardSamples: whole         (a preprocess output's stored pixels: size   ▼ task thread
  *  shards; ...)                 checked only; "check": bytes pass through)
- *  feed.RowSource:              bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
+ *  serve.RowSource:             bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
  *  planned rows)                budget) or KEEP (a row with a problem)     SamplePath.fill ─► ImageBatch
  *                                                                            │
- *  sinks:  preprocess: ArrowFileSink (committed files)  feed: FeedRun (stand-ins, a feeder or the
+ *  sinks:  preprocess: ArrowFileSink (committed files)  serve: FeedRun (stand-ins, a feeder or the
  *          bridge)  DataSource: Spark ColumnarBatches of ArrowColumnVectors (sql.ScanColumns)
  * </pre>
  *
