@@ -247,7 +247,7 @@ def manifests():
 
 
 # The binary manifest (spindle-manifest-bin/2), written from the layout in
-# loader-spark/src/main/java/dev/spindle/spark/plan/package-info.java, independently of the Java
+# loader-spark/src/main/java/dev/spindle/spark/manifest/package-info.java, independently of the Java
 # codec: ManifestBinarySuite reads these seeds as the same manifests as their JSON twins.
 FORMAT_CODES = {"TAR": 1, "IMAGE_FOLDER": 2, "PARQUET": 3}
 U64 = (1 << 64) - 1

@@ -1,7 +1,7 @@
 package dev.spindle;
 
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.job.PreprocessJob;
+import dev.spindle.spark.preprocess.PreprocessJob;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.feed.FeedData
 import dev.spindle.spark.feed.FeedServeSuite.{Python, Trainer}
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.plan.{Digest, EpochPlan}
 import dev.spindle.spark.testkit.{ArrowFiles, StandaloneCluster, TestFiles}

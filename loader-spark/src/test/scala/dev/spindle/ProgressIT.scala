@@ -3,7 +3,7 @@ package dev.spindle
 import java.nio.file.{Files, Path, Paths}
 import java.util.concurrent.TimeUnit
 
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

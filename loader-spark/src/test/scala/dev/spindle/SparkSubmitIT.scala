@@ -10,7 +10,7 @@ import javax.tools.ToolProvider
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.feed.FeedData
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.testkit.{ArrowFiles, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

@@ -1,9 +1,13 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.serve.BatchRun;
+import dev.spindle.spark.serve.FeedSlice;
+import dev.spindle.spark.serve.PlannedBatches;
+import dev.spindle.spark.serve.TaskOutcome;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;

@@ -2,7 +2,10 @@ package dev.spindle.spark.plan;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.manifest.ManifestBinary;
+import dev.spindle.spark.manifest.ManifestCodec;
+import dev.spindle.spark.manifest.ManifestFingerprint;
 import dev.spindle.spark.shard.Shard;
 import dev.spindle.spark.shard.ShardFormat;
 import java.io.ByteArrayInputStream;

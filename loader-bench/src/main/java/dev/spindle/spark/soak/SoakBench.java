@@ -2,7 +2,7 @@ package dev.spindle.spark.soak;
 
 import dev.spindle.FeedReport;
 import dev.spindle.Spindle;
-import dev.spindle.spark.job.GenSample;
+import dev.spindle.spark.example.GenSample;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

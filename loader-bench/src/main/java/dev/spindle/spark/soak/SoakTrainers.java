@@ -1,6 +1,6 @@
 package dev.spindle.spark.soak;
 
-import dev.spindle.spark.feed.PythonClient;
+import dev.spindle.spark.train.PythonClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

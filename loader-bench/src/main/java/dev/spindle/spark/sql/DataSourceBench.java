@@ -2,8 +2,8 @@ package dev.spindle.spark.sql;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.spindle.spark.job.PreprocessJob;
 import dev.spindle.spark.metrics.JobReport;
+import dev.spindle.spark.preprocess.PreprocessJob;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressPrinter;
 import java.io.IOException;

@@ -4,8 +4,13 @@ import java.util.{List => JList}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, Shard, ShardFormat}
+import dev.spindle.spark.shard.{FolderEntry, Shard, ShardFormat}
 
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.FileFacts
+import dev.spindle.spark.manifest.ManifestCheck
+import dev.spindle.spark.manifest.ManifestCodec
+import dev.spindle.spark.manifest.ManifestFingerprint
 /**
  * Benchmark, not a test (it asserts nothing and is not run by Surefire): the cost of planning an
  * ImageNet-sized epoch (1,281,167 samples). Reports the median of 7 runs after 3 warm-up runs.

@@ -2,7 +2,7 @@ package dev.spindle.spark.soak
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.feed.TrainRuns
+import dev.spindle.spark.train.TrainRuns
 import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -2,7 +2,7 @@ package dev.spindle.spark.cli;
 
 import dev.spindle.PreprocessReport;
 import dev.spindle.Spindle;
-import dev.spindle.spark.job.GenSample;
+import dev.spindle.spark.example.GenSample;
 import dev.spindle.spark.metrics.JobReport;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.spindle.spark.cli;
 
 import dev.spindle.spark.config.Nearest;
-import dev.spindle.spark.job.PreprocessJob;
+import dev.spindle.spark.preprocess.PreprocessJob;
 import dev.spindle.spark.sink.OutputWriteException;
 import java.io.IOException;
 import java.io.PrintWriter;

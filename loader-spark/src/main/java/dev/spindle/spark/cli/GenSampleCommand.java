@@ -1,6 +1,6 @@
 package dev.spindle.spark.cli;
 
-import dev.spindle.spark.job.GenSample;
+import dev.spindle.spark.example.GenSample;
 import dev.spindle.spark.metrics.JobReport;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;

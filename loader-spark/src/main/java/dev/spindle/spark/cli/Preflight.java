@@ -1,8 +1,8 @@
 package dev.spindle.spark.cli;
 
-import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.manifest.ShardCatalog;
 import dev.spindle.spark.shard.BracePattern;
-import dev.spindle.spark.shard.ShardCatalog;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.sink.OutputCommitter;
 import java.io.IOException;
 import java.nio.file.Files;

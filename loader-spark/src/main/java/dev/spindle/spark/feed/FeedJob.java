@@ -2,8 +2,9 @@ package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.job.ClusterShardCounter;
-import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.manifest.ClusterShardCounter;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.metrics.QuarantineList;
 import dev.spindle.spark.metrics.TaskTimeline;
@@ -15,7 +16,18 @@ import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.serve.BatchRun;
+import dev.spindle.spark.serve.FeedInputs;
+import dev.spindle.spark.serve.FeedSettings;
+import dev.spindle.spark.serve.FeedSlice;
+import dev.spindle.spark.serve.FeedTask;
+import dev.spindle.spark.serve.FeederReport;
+import dev.spindle.spark.serve.RankServeTask;
+import dev.spindle.spark.serve.ServeSettings;
+import dev.spindle.spark.serve.ServeStage;
+import dev.spindle.spark.serve.ServedRank;
+import dev.spindle.spark.serve.TaskOutcome;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -85,7 +97,7 @@ public final class FeedJob {
   }
 
   /** The request's manifest: the cached one if it still describes the input, else counted. */
-  static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
+  public static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
       throws IOException {
     Map<String, String> conf = request.conf();
     return new ManifestCache(
@@ -100,7 +112,7 @@ public final class FeedJob {
   }
 
   /** The state to start from, with the plan settings checked against a resumed state. */
-  static LoaderState startState(Manifest manifest, FeedRequest request) {
+  public static LoaderState startState(Manifest manifest, FeedRequest request) {
     Map<String, String> conf = request.conf();
     LoaderState resume = request.resume();
     long seed = SpindleConfig.get(conf, SpindleConfig.SEED);

@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.serve.FeedSlice;
 import java.util.ArrayList;
 import java.util.List;
 

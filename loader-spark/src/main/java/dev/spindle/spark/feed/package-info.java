@@ -1,39 +1,29 @@
 /**
- * The {@code feed} job: runs epoch plans ({@link dev.spindle.spark.plan}) on Spark and delivers
- * every trainer rank's batches, in plan order, to a consumer.
+ * The {@code feed} job, driver side: runs epoch plans ({@link dev.spindle.spark.plan}) on Spark and
+ * checks that every trainer rank got its batches, in plan order; the executors' side, which makes
+ * and delivers the batches, is {@link dev.spindle.spark.serve}.
  *
  * <pre>
- *  driver                                          executors (Spark task threads)
- *  ManifestCache ─► Manifest (JSON + .bin, checked  FeedTask, per slice (rank, batches [a, b)):
- *                   against a fresh listing)          per group of readBatches batches:
- *  LoaderState ─► EpochPlan (refused before work;       RankPlan.indices (the slice, derived
- *    O(shards + ranks), no sample indices)                from its windows) ─► ReadPlan ─►
- *  FeedPartitions: (rank, batch) runs ─► partitions       ShardReader.open(positions): planned
- *                                                         samples only
- *  broadcast(plan, manifest) ───────────────────────►  SamplePath: read (RowSource, I/O pool) ─►
- *                                                        decode (shared CPU pool, ≤ threads of
- *                                                        this task, input order) ─► batch rows
- *                                                      FeedRun (task thread): ImageBatch ─►
- *                                                        FeedBatch(BatchKey) ─► SliceAccount
- *                                                        (checked against the plan, hashed) ─►
- *                                                        DeliveryRegistry.claim ─► consumer
+ *  driver (main thread)                              executors ({@code serve})
+ *  ManifestCache ─► Manifest (manifest: JSON + .bin, checked against a fresh listing)
+ *  LoaderState ─► EpochPlan (refused before work; O(shards + ranks), no sample indices)
+ *  FeedPartitions: (rank, batch) runs ─► partitions
+ *  broadcast(plan, manifest) ─────────────────────► FeedTask per partition (or, with --serve,
+ *                                                     ServeStage: one RankServeTask per rank)
  *  FeedLedger ◄──── TaskOutcome (a BatchRun per slice: keys, counts, digest; quarantine) ──┘
  *    each BatchKey once; per rank: every planned batch, the digest from its last run
  *  ─► FeedResult: JobReport (per rank and epoch) + LoaderState (for --resume)
  * </pre>
  *
- * <p><b>What enters:</b> an input URI, a world size, plan settings from {@code spark.spindle.*}
- * keys, optionally a loader state. <b>What leaves:</b> {@link dev.spindle.spark.feed.FeedBatch}es
- * to a {@link dev.spindle.spark.feed.BatchConsumer} on the executors ({@code VerifyingConsumer},
- * which checks each batch against the plan and counts, then, with {@code --serve}, the rank's
- * feeder: see {@code RankServeTask}, one barrier task per rank, and {@code ExecutorServing}, the
- * executor's bridges and feeders), and a report plus the loader state on the driver.
- * <b>Threads:</b> the driver's main thread runs {@link dev.spindle.spark.feed.FeedJob}; each Spark
- * task thread runs one task and hands batches to the consumer; reading runs on the pipeline
- * engine's I/O pool and decoding on the executor JVM's shared CPU pool ({@code
- * dev.spindle.spark.pipeline.ExecutorPools}), on the sample path that {@code preprocess} and the
- * {@code spindle} DataSource share ({@code dev.spindle.spark.samples}, keeping bad samples in
- * place).
+ * <p><b>What enters:</b> a {@link dev.spindle.spark.feed.FeedRequest}: an input URI, a world size,
+ * plan settings from {@code spark.spindle.*} keys, optionally a loader state. <b>What leaves:</b> a
+ * {@link dev.spindle.spark.feed.FeedResult}: the report and the loader state to resume from; the
+ * batches themselves leave on the executors, to the consumer of each task ({@code serve}).
+ * <b>Threads:</b> the driver's main thread runs {@link dev.spindle.spark.feed.FeedJob}, one run at
+ * a time per SparkSession; the ledger is filled on that thread from the collected task outcomes.
+ * {@code train} ({@link dev.spindle.spark.train}) runs its epochs through this job's manifest and
+ * plan steps; users reach both through the public API ({@code Spindle.feed}) and {@code bin/spindle
+ * feed} ({@code cli}), which this package does not import.
  *
  * <h2>Exactly once</h2>
  *
@@ -49,16 +39,5 @@
  * every key once (a run reported twice must carry the same digest) and fails the job if a rank
  * lacks a planned batch. When an executor dies, its consumer dies with it; the retried tasks
  * deliver those batches on another executor.
- *
- * <h2>Bad samples</h2>
- *
- * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank are
- * what keeps DDP from hanging. A sample that cannot be read or decoded is quarantined (listed in
- * the report with shard, key, planned index and reason; counted against {@code
- * spark.spindle.maxFailures}) and its row becomes a stand-in: the image of the batch's first good
- * row (zeros when none is good), the sample's own key and planned index, and the ignored label
- * -100, flagged in {@link dev.spindle.spark.feed.FeedBatch#substituted()} so the trainer gives it
- * zero weight, as it does for padding (which also carries label -100). The digest covers the
- * planned indices, so it is the same whether or not a sample was bad.
  */
 package dev.spindle.spark.feed;

@@ -5,7 +5,6 @@ import com.codahale.metrics.MetricRegistry;
 import dev.spindle.gpu.feed.FeederStats;
 import dev.spindle.gpu.feed.GpuFeeder;
 import dev.spindle.gpu.ring.SlotState;
-import dev.spindle.spark.feed.FeederConsumer;
 import dev.spindle.spark.pipeline.ExecutorStats;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
@@ -24,7 +23,7 @@ import java.util.function.ToLongFunction;
  *   <li>{@code quarantined}: samples dropped and quarantined by every stage;
  *   <li>{@code feeder.h2dBytes}, {@code feeder.h2dGbps}, {@code feeder.slotsBusy} (slots not FREE
  *       now), {@code feeder.slotsReady}, {@code feeder.trainerWaitMs}: summed over this JVM's open
- *       feeders ({@link FeederConsumer#active}: installed or serving ranks); 0 when none is.
+ *       feeders ({@link ActiveFeeders}: installed or serving ranks); 0 when none is.
  * </ul>
  *
  * <p>Gauges read the values when a sink reports (every {@code *.sink.*.period}), never on the hot
@@ -72,11 +71,11 @@ final class ExecutorMetrics implements AutoCloseable {
   }
 
   private void feederLong(String name, ToLongFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.active().stream().map(GpuFeeder::stats).mapToLong(f).sum());
+    gauge(name, () -> ActiveFeeders.all().stream().map(GpuFeeder::stats).mapToLong(f).sum());
   }
 
   private void feederDouble(String name, ToDoubleFunction<FeederStats> f) {
-    gauge(name, () -> FeederConsumer.active().stream().map(GpuFeeder::stats).mapToDouble(f).sum());
+    gauge(name, () -> ActiveFeeders.all().stream().map(GpuFeeder::stats).mapToDouble(f).sum());
   }
 
   @Override

@@ -25,8 +25,13 @@ import org.apache.spark.SparkEnv;
  * {@link #create} makes a private instance (benchmarks, tests) that its creator closes. Any thread.
  */
 public final class ExecutorPools implements AutoCloseable {
-  /** Spark configuration key that overrides the CPU pool size (0 = the executor's cores). */
-  public static final String CPU_THREADS_KEY = dev.spindle.spark.config.SpindleConfig.THREADS.key();
+  /**
+   * Spark configuration key that overrides the CPU pool size (0 = the executor's cores): the key
+   * registry's {@code SpindleConfig.THREADS}, spelled here because the engine sits below the
+   * registry (which parses the engine's own types) and the JVM-wide pool is created lazily, in
+   * executors, where no parsed settings reach it. PipelineLifecycleSuite checks the two agree.
+   */
+  public static final String CPU_THREADS_KEY = "spark.spindle.threads";
 
   private static volatile ExecutorPools shared;
 

@@ -1,6 +1,6 @@
 package dev.spindle.spark.plan;
 
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.manifest.Manifest;
 import java.io.Serializable;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,6 +1,7 @@
 package dev.spindle.spark.plan;
 
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.manifest.ManifestFingerprint;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

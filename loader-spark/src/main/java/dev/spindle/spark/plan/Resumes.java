@@ -1,6 +1,7 @@
 package dev.spindle.spark.plan;
 
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.manifest.ManifestFingerprint;
 import java.util.List;
 
 /** Rebuilds an interrupted epoch from a loader state and plans its rest. Pure; caller's thread. */

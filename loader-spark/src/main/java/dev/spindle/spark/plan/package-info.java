@@ -9,17 +9,15 @@
  *            shuffle window)        ─┘                         padding, digest)      positions → slots)
  *  LoaderState (JSON) ──► LoaderState.resume(manifest, world size) ─► EpochPlan (rest of the epoch)
  *  EpochPlan.stateAfter(batches consumed per rank) ─► LoaderState
- *  cached manifest JSON ─► ManifestCodec ─┐
- *  its binary form ──────► ManifestBinary ─┴► ManifestCheck against a fresh (uri, size, mtime) listing
  * </pre>
  *
- * <p>What enters: a {@code Manifest} (dataset index of a sample = {@code offsets[shard] + position
- * in shard}), a {@link dev.spindle.spark.plan.PlanSpec}, optionally a {@link
- * dev.spindle.spark.plan.LoaderState}. What leaves: immutable, serializable plans that the driver
- * computes once and ships to executors, and small JSON documents. Every class may be called from
- * any thread; the driver's main thread computes plans, executor task threads only read them. A plan
- * holds O(shards + ranks) numbers, never the samples' indices: each task derives its own batches
- * from the windows they overlap (see "Cost" at the end).
+ * <p>What enters: a {@link dev.spindle.spark.manifest.Manifest} (dataset index of a sample = {@code
+ * offsets[shard] + position in shard}), a {@link dev.spindle.spark.plan.PlanSpec}, optionally a
+ * {@link dev.spindle.spark.plan.LoaderState}. What leaves: immutable, serializable plans that the
+ * driver computes once and ships to executors, and small JSON documents. Every class may be called
+ * from any thread; the driver's main thread computes plans, executor task threads only read them. A
+ * plan holds O(shards + ranks) numbers, never the samples' indices: each task derives its own
+ * batches from the windows they overlap (see "Cost" at the end).
  *
  * <h2>The algorithm (normative: a reimplementation must give the same indices)</h2>
  *
@@ -103,74 +101,8 @@
  *   "earlierLegs": [ { "worldSize": 8, "batchesConsumed": [3, 3, 3, 3, 3, 3, 3, 3] } ] }
  * </pre>
  *
- * <h3>Manifest fingerprint</h3>
- *
- * SHA-256 over, big-endian: string {@code "spindle-manifest-fingerprint/1"}; int32 shard count; per
- * shard: its URI with the manifest's {@code Manifest.base()} prefix (the input; for a brace
- * pattern, its folder before the first brace) and one following '/' removed, its format name
- * ({@code TAR}, {@code IMAGE_FOLDER}, {@code PARQUET}), int64 bytes, int64 samples, int32 entry
- * count, per entry its path and int32 label; int32 class-name count and each name. A string is its
- * int32 UTF-8 length followed by the bytes.
- *
- * <h3>Manifest JSON ({@code spindle-manifest/4})</h3>
- *
- * <pre>
- * { "format": "spindle-manifest/4", "input": "file:/data/imagenet",
- *   "fingerprint": "…64 hex…", "classNames": [], "parquetColumns": null,
- *   "shards": [ { "path": "train-000.tar", "format": "TAR", "bytes": 1048576,
- *                 "modificationTime": 1763880000000, "samples": 1000, "entries": [] } ] }
- * </pre>
- *
- * {@code fingerprint} is the manifest fingerprint (above) of what the document holds, checked on
- * every read: a document whose shards do not hash to it was edited after it was written (a lowered
- * sample count would otherwise leave the shard's last samples out of every plan, unseen) and is
- * refused ({@code ManifestCodec.EditedException}); a document without it (written before it was
- * recorded) is read unchecked. A shard's {@code path} is relative to {@code Manifest.base()}
- * ({@code ""} for the input itself: a single-file input, or an image folder's root), so the
- * document describes its data wherever the data set is copied; a manifest whose shards are not
- * below its input cannot be written. Folder shards list {@code "entries": [{"path":
- * "n01440764/a.JPEG", "label": 0}, …]}. Parquet manifests name their columns once, {@code
- * "parquetColumns": {"image": "image", "label": "label"}} (null otherwise). A tar shard's {@code
- * samples} is what its reader yields, counted by the same parser: good and quarantined samples, and
- * a damaged shard's final {@code (rest of shard)} sample; a Parquet shard's is its footer's row
- * count. Earlier formats are counted again when met as a cache: format 1 (identical fields to 2)
- * was counted by a parser of its own that could disagree with the reader on damaged shards or names
- * that are not UTF-8; format 2 recorded absolute shard {@code uri}s, and its cache was trusted
- * under another input.
- *
- * <h3>Manifest binary ({@code spindle-manifest-bin/2})</h3>
- *
- * The same content as the JSON in a compact form, written beside it ({@code
- * _spindle_manifest.bin}); the JSON stays the authoritative, readable form. Big-endian:
- *
- * <pre>
- * file    = the 23 ASCII bytes "spindle-manifest-bin/2\n"
- *           int64 jsonBytes, int64 jsonModificationTime  (the JSON file it was derived from, as its
- *                                                        file system reported it; -1, -1 for none)
- *           32 bytes SHA-256, int32 shards, int64 samples (the manifest fingerprint, above)
- *           int32 columns' length L, int32 compressed length C
- *           C bytes: the columns, zlib-compressed (RFC 1950), inflating to exactly L bytes
- *           int32 CRC-32C of every byte before it
- * columns = string input, varint c, c × string class name,
- *           byte 0 (no Parquet columns) | byte 1, string image column, string label column,
- *           varint S (shards), then S values of each column in turn:
- *           path (front-coded), byte format (1 TAR, 2 IMAGE_FOLDER, 3 PARQUET), zigzag bytes,
- *           zigzag (modificationTime − the previous shard's; the first shard's minus 0),
- *           varint samples, varint entry count;
- *           then every folder entry, shard by shard: path (front-coded), zigzag label
- * front-coded path = varint k, varint n, n bytes: the path's encoded bytes are the first k of
- *           the previous path's (the previous shard's, or entry's; none for the first) followed
- *           by these n
- * string  = varint n, n bytes: the string encoded
- * encoded = UTF-8, except that a lone surrogate is its own 3 bytes (WTF-8)
- * varint  = unsigned LEB128 (7 bits a byte, low first, at most 10 bytes);
- *           zigzag v = varint of (v &lt;&lt; 1) ^ (v &gt;&gt; 63)
- * </pre>
- *
- * Paths are relative as in the JSON. A reader checks the CRC, the lengths, that nothing follows the
- * last column, and that the manifest it decoded has the recorded fingerprint; anything else is
- * refused ({@code IllegalArgumentException}, "Invalid binary manifest: …"). The form stands for its
- * JSON only while the JSON has the recorded size and modification time.
+ * {@code manifest.sha256} is the manifest fingerprint ({@link dev.spindle.spark.manifest}'s package
+ * documentation specifies it, with the manifest's JSON and binary forms).
  *
  * <h3>Digest</h3>
  *

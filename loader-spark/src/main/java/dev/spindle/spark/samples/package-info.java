@@ -6,12 +6,12 @@
  *  source "read" (I/O pool)   ─► pipe "decode" (executor-wide CPU pool,  ─► aggregate "batch"
  *  an Iterator of               ≤ concurrency in flight, input order):      batchSize rows
  *  IndexedSamples               decode + transform into uint8 pixels         │
- *  (job.ShardSamples: whole     (a preprocess output's stored pixels: size   ▼ task thread
+ *  (ShardSamples: whole         (a preprocess output's stored pixels: size   ▼ task thread
  *  shards; ...)                 checked only; "check": bytes pass through)
- *  feed.RowSource:              bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
+ *  serve.RowSource:             bad sample: QUARANTINE (dropped, listed,   SamplePath.next()
  *  planned rows)                budget) or KEEP (a row with a problem)     SamplePath.fill ─► ImageBatch
  *                                                                            │
- *  sinks:  preprocess: ArrowFileSink (committed files)  feed: FeedRun (stand-ins, a feeder or the
+ *  sinks:  preprocess: ArrowFileSink (committed files)  serve: FeedRun (stand-ins, a feeder or the
  *          bridge)  DataSource: Spark ColumnarBatches of ArrowColumnVectors (sql.ScanColumns)
  * </pre>
  *

@@ -10,13 +10,13 @@ import java.util.Locale;
  * has_file_allowed_extension}); whether Spindle can decode it is the decoder's business (one it
  * cannot is quarantined with the decoder's reason, never dropped). Stateless.
  */
-final class FolderImages {
+public final class FolderImages {
   /** torchvision 0.14's {@code IMG_EXTENSIONS}, in its order. */
-  static final List<String> EXTENSIONS =
+  public static final List<String> EXTENSIONS =
       List.of(".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp");
 
   /** Why a file of another extension in a class folder is no sample. */
-  static final String NOT_AN_IMAGE =
+  public static final String NOT_AN_IMAGE =
       "not an image file of ImageFolder's extensions (" + String.join(", ", EXTENSIONS) + ")";
 
   private FolderImages() {}

@@ -33,7 +33,7 @@ import org.apache.hadoop.fs.Path;
  * file directly in the root) is listed as skipped with its reason; hidden files in the root ({@code
  * _spindle_manifest.json}) pass silently. Driver; immutable.
  */
-final class FolderTree {
+public final class FolderTree {
   static final String MACOSX = "__MACOSX";
   private static final String IN_ROOT =
       "a file directly in the root folder, outside any class folder (ImageFolder reads only files"
@@ -219,22 +219,22 @@ final class FolderTree {
   }
 
   /** The classes, by label. */
-  List<String> classNames() {
+  public List<String> classNames() {
     return classNames;
   }
 
   /** The samples, in torchvision's order. */
-  List<FileStatus> images() {
+  public List<FileStatus> images() {
     return images;
   }
 
   /** Each sample's label. */
-  List<Integer> labels() {
+  public List<Integer> labels() {
     return labels;
   }
 
   /** Each sample's path below the root ({@code <class>/…/<file>}). */
-  List<String> paths() {
+  public List<String> paths() {
     return paths;
   }
 

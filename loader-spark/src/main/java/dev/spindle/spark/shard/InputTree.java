@@ -114,7 +114,7 @@ public final class InputTree {
   }
 
   /** An image folder's classes and samples; null for tar and Parquet trees. */
-  FolderTree folder() {
+  public FolderTree folder() {
     return folder;
   }
 

@@ -38,7 +38,7 @@ public record PartChecks(long crc32c, long batchesCrc32c, long firstIndex, long 
   }
 
   /** A checksum written by {@link #hex}, or -1 when {@code text} is not one. */
-  static long parseHex(String text) {
+  public static long parseHex(String text) {
     if (text == null || text.length() != 8 || !text.chars().allMatch(PartChecks::isHexDigit)) {
       return -1;
     }

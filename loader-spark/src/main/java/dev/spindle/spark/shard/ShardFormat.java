@@ -20,13 +20,13 @@ public enum ShardFormat {
    * A part file of a {@code preprocess} output in Arrow IPC file format ({@code arrow-ipc-file}):
    * each row an already decoded sample, {@code image} a fixed-size list of H·W·C uint8 pixels
    * ({@code arrow.fixed_shape_tensor}), {@code label}, {@code key}, {@code index}. Listed by the
-   * output's {@code _manifest.json} ({@link PreprocessedInput}).
+   * output's {@code _manifest.json} ({@link dev.spindle.spark.manifest.PreprocessedInput}).
    */
   DECODED_ARROW,
   /**
    * A part file of a {@code preprocess} output in Parquet: each row an already decoded sample,
    * {@code image} BINARY of H·W·C uint8 pixels, {@code label}, {@code key}, {@code index}. Listed
-   * by the output's {@code _manifest.json} ({@link PreprocessedInput}).
+   * by the output's {@code _manifest.json} ({@link dev.spindle.spark.manifest.PreprocessedInput}).
    */
   DECODED_PARQUET;
 

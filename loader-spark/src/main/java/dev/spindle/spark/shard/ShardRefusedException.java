@@ -11,7 +11,7 @@ import java.io.IOException;
 public final class ShardRefusedException extends IOException {
   private static final long serialVersionUID = 1L;
 
-  ShardRefusedException(String message) {
+  public ShardRefusedException(String message) {
     super(message);
   }
 

@@ -126,8 +126,7 @@ final class StoredFiles {
 
   private static String message(String uri, String what, String question) {
     return uri
-        + " no longer matches the "
-        + PreprocessedInput.MANIFEST
+        + " no longer matches the _manifest.json" // PreprocessedInput.MANIFEST, in a package above
         + " that lists it: "
         + what
         + " ("

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * What the rows of a {@code preprocess} output hold: images already decoded and transformed, all of
  * one shape, as its {@code _manifest.json} records them ({@code image_shape}, {@code transforms}).
- * Immutable; shipped to executors inside a {@link Manifest}.
+ * Immutable; shipped to executors inside a {@link dev.spindle.spark.manifest.Manifest}.
  *
  * @param height rows of pixels
  * @param width pixels per row

@@ -19,7 +19,7 @@ import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStre
  * {@link TarSampleCursor} through {@link DecompressedStream}, which makes a damaged stream the
  * shard's damage. Stateless; any thread.
  */
-enum TarCompression {
+public enum TarCompression {
   NONE("tar", List.of(".tar")),
   GZIP("gzip", List.of(".tar.gz", ".tgz")),
   XZ("xz", List.of(".tar.xz", ".txz")),
@@ -78,7 +78,7 @@ enum TarCompression {
   }
 
   /** Every name suffix of a readable tar shard, for messages. */
-  static String suffixList() {
+  public static String suffixList() {
     StringBuilder s = new StringBuilder();
     for (TarCompression c : values()) {
       for (String suffix : c.suffixes) {

@@ -2,27 +2,23 @@
  * Shards: where samples come from.
  *
  * <pre>
- *  input URI ──► ShardCatalog (driver: InputListing, then InputTree: one layout per folder, or
- *   or pattern       │  an error naming the files of each kind; an image folder is FolderTree,
- *                    │  torchvision's ImageFolder; what is no data is SkippedInputs; or a
- *                    │  BracePattern's names;
- *                    │  tar headers / Parquet footers counted once, by a Counter: driver or
- *                    │  a Spark job, ShardFiles says how per file kind; a preprocess output:
- *                    │  PreprocessedInput reads its _manifest.json, nothing is counted)
- *                    │  Manifest = shards in path order + sample counts (+ class names,
- *                    │  + StoredImages for a preprocess output)
- *                    ▼
+ *  input URI ──► InputListing, InputTree (one layout per folder), FolderTree (torchvision's
+ *   or pattern   ImageFolder), BracePattern/PatternInput, SkippedInputs; ShardFiles counts a file
+ *                (tar headers, Parquet footers) ──► what dev.spindle.spark.manifest's ShardCatalog
+ *                makes a Manifest of
  *  Shard ──► ShardReader.open ──► TarShardReader (.tar; gzip, xz, bzip2, zstd: TarCompression,
  *                                 DecompressedStream)
  *            (task thread)      | ParquetShardReader (ParquetLayout → ParquetRows)
  *                               | ImageFolderReader   ──► Sample (encoded bytes)
  *                               | DecodedArrowReader, DecodedParquetReader (a preprocess
  *                                 output's part files) ──► Sample (stored pixels, StoredRows)
- *                                 (one thread per reader, through the FileSystem API)
+ *                                 (one thread per reader, through the FileSystem API;
+ *                                 HadoopConf ships the Hadoop configuration to executors)
  * </pre>
  *
  * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …), or a
- * brace pattern of them. Leaves: {@link dev.spindle.spark.shard.Manifest} on the driver; {@link
+ * brace pattern of them. Leaves: listings and per-file counts on the driver (the {@link
+ * dev.spindle.spark.manifest} package makes a Manifest of them); {@link
  * dev.spindle.spark.shard.Sample}s, in stored order, on the thread that reads a shard. A sample's
  * dataset index is {@code manifest.offsets()[shard] + sample.position()}. Nothing is decoded here
  * (a preprocess output's rows hold pixels that were decoded when they were stored); a sample that

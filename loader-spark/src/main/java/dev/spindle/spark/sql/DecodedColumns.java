@@ -2,10 +2,10 @@ package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.batch.ImageBatch;
-import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.SamplePath;
+import dev.spindle.spark.samples.ShardSamples;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

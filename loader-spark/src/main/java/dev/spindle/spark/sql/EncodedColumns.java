@@ -1,8 +1,8 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.image.ImageFormat;
-import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.ShardSamples;
 import dev.spindle.spark.shard.Sample;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

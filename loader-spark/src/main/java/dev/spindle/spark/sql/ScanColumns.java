@@ -1,7 +1,7 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.ShardSamples;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
 import dev.spindle.spark.config.SpindleConfig;
-import dev.spindle.spark.shard.PreprocessedInput;
+import dev.spindle.spark.manifest.PreprocessedInput;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
 import java.io.UncheckedIOException;

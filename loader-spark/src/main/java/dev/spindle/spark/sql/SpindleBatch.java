@@ -1,13 +1,13 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.feed.ManifestCache;
-import dev.spindle.spark.job.ClusterShardCounter;
-import dev.spindle.spark.job.HadoopConf;
+import dev.spindle.spark.manifest.ClusterShardCounter;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.samples.BatchImages;
-import dev.spindle.spark.shard.Manifest;
+import dev.spindle.spark.shard.HadoopConf;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.shard.ShardCatalog;
+import dev.spindle.spark.manifest.ShardCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;

@@ -1,7 +1,6 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
-import dev.spindle.spark.job.ShardSamples;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.plan.ShardGroup;
@@ -10,6 +9,7 @@ import dev.spindle.spark.progress.TaskProgress;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.PathSpec;
 import dev.spindle.spark.samples.SamplePath;
+import dev.spindle.spark.samples.ShardSamples;
 import java.io.IOException;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;

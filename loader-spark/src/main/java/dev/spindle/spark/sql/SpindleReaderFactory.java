@@ -1,7 +1,7 @@
 package dev.spindle.spark.sql;
 
-import dev.spindle.spark.job.HadoopConf;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.shard.HadoopConf;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;

@@ -125,7 +125,7 @@ public record FuzzTarget(
               IMAGE),
           new FuzzTarget(
               "manifest",
-              "dev.spindle.spark.plan.ManifestFuzz",
+              "dev.spindle.spark.manifest.ManifestFuzz",
               256,
               10,
               8192,
@@ -133,7 +133,7 @@ public record FuzzTarget(
               NONE),
           new FuzzTarget(
               "manifest-bin",
-              "dev.spindle.spark.plan.ManifestBinaryFuzz",
+              "dev.spindle.spark.manifest.ManifestBinaryFuzz",
               256,
               10,
               8192,

@@ -4,8 +4,8 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.feed.TrainRuns
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.train.TrainRuns
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.metrics.JobReport
 import dev.spindle.spark.sink.{OutputCommitter, OutputLock}
 import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, TestFiles}

@@ -2,7 +2,7 @@ package dev.spindle.spark.cli
 
 import java.nio.file.Files
 
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Paths}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
@@ -60,7 +60,7 @@ class SummarySuite extends AnyFunSuite {
       val in = dir.resolve("in")
       for ((f, i) <- Seq("a/x.jpg", "b/y.jpg").zipWithIndex) {
         Files.createDirectories(in.resolve(f).getParent)
-        Files.write(in.resolve(f), dev.spindle.spark.job.TestSamples.jpeg(1L, i, 32, 24))
+        Files.write(in.resolve(f), dev.spindle.spark.preprocess.TestSamples.jpeg(1L, i, 32, 24))
       }
       Files.write(in.resolve("a/notes.txt"), "notes".getBytes("UTF-8"))
       val (code, out, err) = run("preprocess", "--input", in.toString, "--output", dir.resolve("out").toString,

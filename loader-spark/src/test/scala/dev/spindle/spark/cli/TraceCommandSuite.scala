@@ -3,7 +3,7 @@ package dev.spindle.spark.cli
 import java.io.{ByteArrayOutputStream, PrintStream}
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.preprocess.TestSamples
 import dev.spindle.spark.testkit.TestFiles
 import org.scalatest.funsuite.AnyFunSuite
 import scala.jdk.CollectionConverters._

@@ -9,7 +9,8 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.Report
 import dev.spindle.spark.plan.{Digest, EpochPlan, PlanSpec, Remainder}
-import dev.spindle.spark.shard.{Manifest, ParquetColumns, ShardCatalog}
+import dev.spindle.spark.manifest.{Manifest, ShardCatalog}
+import dev.spindle.spark.shard.ParquetColumns
 import dev.spindle.spark.testkit.{BadImages, ParquetInputs, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import javax.imageio.ImageIO

@@ -10,6 +10,12 @@ import dev.spindle.spark.batch.ImageBatch
 import dev.spindle.spark.plan.{Digest, EpochPlan, Plans, Remainder}
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.BatchRun
+import dev.spindle.spark.serve.FeedBatch
+import dev.spindle.spark.serve.FeedSlice
+import dev.spindle.spark.serve.PlannedBatches
+import dev.spindle.spark.serve.SliceAccount
+import dev.spindle.spark.serve.TaskOutcome
 
 /**
  * The driver's exactly-once ledger over what tasks report ([[BatchRun]]s, no indices), and the

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.plan.Remainder
 import dev.spindle.spark.shard.ParquetColumns
 import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, Row, SparkFixture, TestFiles}
@@ -12,6 +12,7 @@ import dev.spindle.spark.testkit.ParquetInputs.Sample
 import org.apache.spark.sql.{Row => SparkRow}
 import org.apache.spark.sql.types.{BinaryType, IntegerType, StringType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.Row
 
 /**
  * Feeding Parquet shards written by Spark and by DuckDB, plain BINARY images and Hugging Face's

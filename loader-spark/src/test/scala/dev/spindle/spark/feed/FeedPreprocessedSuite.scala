@@ -9,13 +9,18 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.shard.HadoopConf
 import dev.spindle.spark.plan.EpochPlan
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.arrow.vector.{IntVector, VarCharVector}
 import org.apache.spark.api.java.JavaSparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskStart}
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.ManifestCache
+import dev.spindle.spark.serve.BatchConsumer
+import dev.spindle.spark.serve.FeedInputs
+import dev.spindle.spark.serve.FeedSettings
+import dev.spindle.spark.serve.FeedTask
 
 /**
  * Feeding a `preprocess` output, Arrow IPC and Parquet: the same determinism, resume and

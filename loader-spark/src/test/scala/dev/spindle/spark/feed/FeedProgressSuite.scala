@@ -7,12 +7,17 @@ import java.util.concurrent.TimeUnit
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.HadoopConf
+import dev.spindle.spark.shard.HadoopConf
 import dev.spindle.spark.plan.EpochPlan
 import dev.spindle.spark.progress.ProgressCounters
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.spark.api.java.JavaSparkContext
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.BatchConsumer
+import dev.spindle.spark.serve.FeedBatch
+import dev.spindle.spark.serve.FeedInputs
+import dev.spindle.spark.serve.FeedSettings
+import dev.spindle.spark.serve.FeedTask
 
 /**
  * What a feed task tells the progress line (its `ProgressCounters`, as the driver's listener sums

@@ -14,10 +14,11 @@ import dev.spindle.spark.config.SpindleConfig
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.plan.{Digest, EpochPlan, Remainder}
-import dev.spindle.spark.shard.Manifest
+import dev.spindle.spark.manifest.Manifest
 import dev.spindle.spark.testkit.{ParquetInputs, SparkFixture, TestFiles}
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.serve.ExecutorServing
 
 /**
  * `feed --serve` end to end on local Spark: rank tasks feed host shared-memory feeders, Python

@@ -1,5 +1,4 @@
 package dev.spindle.spark.feed
-
 import java.nio.file.Path
 import java.util.UUID
 
@@ -8,10 +7,12 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import dev.spindle.spark.batch.{BatchSchema, FixedShapeTensorVector}
-import dev.spindle.spark.job.{HadoopConf, PreprocessJob}
+import dev.spindle.spark.shard.HadoopConf
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.metrics.QuarantineRecord
 import dev.spindle.spark.plan.{EpochPlan, Remainder}
-import dev.spindle.spark.shard.Manifest
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.serve.{BatchConsumer,FeedBatch,FeedInputs,FeedSettings,FeedTask,FeederConsumer}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.arrow.vector.{IntVector, VarCharVector}
 import org.apache.spark.api.java.JavaSparkContext

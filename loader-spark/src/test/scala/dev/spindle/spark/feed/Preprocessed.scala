@@ -4,7 +4,7 @@ import java.nio.file.Path
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import org.apache.spark.sql.SparkSession
 
 /** `preprocess` outputs of test inputs, in either format, for the suites that read them. */

@@ -6,7 +6,7 @@ import com.codahale.metrics.MetricRegistry
 import dev.spindle.gpu.device.{NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
 import dev.spindle.spark.batch.ImageBatch
-import dev.spindle.spark.feed.FeederConsumer
+import dev.spindle.spark.serve.FeederConsumer
 import org.apache.arrow.memory.RootAllocator
 import org.scalatest.funsuite.AnyFunSuite
 import scala.jdk.CollectionConverters._
@@ -41,5 +41,20 @@ class FeederMetricsSuite extends AnyFunSuite {
       metrics.close()
     }
     assert(value(reg, "feeder.h2dBytes") == 0, "uninstalled and closed: no longer counted")
+  }
+
+  test("a feeder that two registered sources hold is counted once") {
+    val feeder = GpuFeeder.open(new SharedMemoryDevice(), FeederConfig.of(2, NormalizeSpec.raw(8, 8, 3)))
+    val held = new java.util.concurrent.CopyOnWriteArrayList[GpuFeeder]()
+    ActiveFeeders.register(() => held)
+    ActiveFeeders.register(() => held)
+    try {
+      assert(!ActiveFeeders.all().contains(feeder))
+      held.add(feeder)
+      assert(ActiveFeeders.all().asScala.count(_ eq feeder) == 1)
+    } finally {
+      held.clear()
+      feeder.close()
+    }
   }
 }

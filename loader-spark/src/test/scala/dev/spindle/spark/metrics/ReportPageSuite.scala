@@ -6,8 +6,10 @@ import java.nio.file.{Files, Path, StandardCopyOption}
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.{SpindleMain, TrainCommand}
-import dev.spindle.spark.feed.{FeedData, TrainRuns}
-import dev.spindle.spark.job.{GenSample, PreprocessJob}
+import dev.spindle.spark.feed.FeedData
+import dev.spindle.spark.train.TrainRuns
+import dev.spindle.spark.example.GenSample
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.{BadImages, Chromium, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

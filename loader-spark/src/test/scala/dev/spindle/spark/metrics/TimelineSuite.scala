@@ -2,7 +2,9 @@ package dev.spindle.spark.metrics
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.{GenSample, PreprocessJob}
+import dev.spindle.spark.example.GenSample
+
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

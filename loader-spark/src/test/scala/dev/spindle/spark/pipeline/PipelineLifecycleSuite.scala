@@ -180,6 +180,10 @@ class PipelineLifecycleSuite extends AnyFunSuite {
       "Invalid CPU thread count: 0 (must be > 0)")
   }
 
+  test("the CPU pool reads the key registry's threads key") {
+    assert(ExecutorPools.CPU_THREADS_KEY == dev.spindle.spark.config.SpindleConfig.THREADS.key())
+  }
+
   test("warmUp runs its pipelines to the end on threads of its own, once per JVM") {
     val first = Pipeline.warmUp()
     assert(first == 10 * 4001, "the first call in this JVM delivers every item of its 10 runs")

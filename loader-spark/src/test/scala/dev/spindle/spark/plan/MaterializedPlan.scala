@@ -2,7 +2,7 @@ package dev.spindle.spark.plan
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.shard.Manifest
+import dev.spindle.spark.manifest.Manifest
 
 /**
  * The plan implementation Spindle had before plans were derived per slice, kept as the reference:

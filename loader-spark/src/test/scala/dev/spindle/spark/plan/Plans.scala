@@ -5,8 +5,9 @@ import java.util.{List => JList}
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import dev.spindle.spark.shard.{Manifest, Shard, ShardFormat}
+import dev.spindle.spark.manifest.Manifest
 
+import dev.spindle.spark.shard.{Shard, ShardFormat}
 /** Test helpers: manifests of tar shards with given sizes, random plan inputs, plan walkers. */
 object Plans {
   def manifest(sizes: Seq[Long], input: String = "file:/data"): Manifest = {

@@ -5,8 +5,9 @@ import java.util.{List => JList}
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import dev.spindle.spark.shard.{FolderEntry, Manifest, ParquetColumns, Shard, ShardFormat}
+import dev.spindle.spark.shard.{FolderEntry, ParquetColumns, Shard, ShardFormat}
 
+import dev.spindle.spark.manifest.Manifest
 /**
  * Random manifests of every kind the cache holds (tar folders, brace patterns of Parquet files,
  * image folders, single files), with names that test encodings: non-ASCII letters, combining

@@ -5,6 +5,7 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import Plans._
+import dev.spindle.spark.manifest.ManifestFingerprint
 
 class ResumeSuite extends AnyFunSuite {
 

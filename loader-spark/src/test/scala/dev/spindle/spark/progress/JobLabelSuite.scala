@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.job.{PreprocessJob, TestSamples}
+import dev.spindle.spark.preprocess.{PreprocessJob, TestSamples}
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.scalatest.concurrent.Eventually

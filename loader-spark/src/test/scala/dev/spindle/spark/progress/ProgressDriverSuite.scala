@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.GenSample
+import dev.spindle.spark.example.GenSample
 import dev.spindle.spark.testkit.TestFiles
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite

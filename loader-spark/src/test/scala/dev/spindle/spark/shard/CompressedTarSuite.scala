@@ -15,6 +15,7 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.concurrent.TimeLimits
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.SpanSugar._
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * xz, bzip2 and Zstandard tar shards read like `.tar` (as GzipTarSuite shows for gzip); a damaged

@@ -12,6 +12,7 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.concurrent.TimeLimits
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.SpanSugar._
+import dev.spindle.spark.manifest.ShardCatalog
 
 /** `.tar.gz` / `.tgz` shards read like `.tar`; a damaged gzip stream is the shard's damage. */
 class GzipTarSuite extends AnyFunSuite with TimeLimits {

@@ -8,10 +8,12 @@ import java.util.concurrent.TimeUnit
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * An image folder tree gives torchvision's `ImageFolder` classes, labels and samples: the same

@@ -6,7 +6,7 @@ import java.util.zip.GZIPOutputStream
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.{PreprocessJob, TestSamples}
+import dev.spindle.spark.preprocess.{PreprocessJob, TestSamples}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream
@@ -14,6 +14,8 @@ import org.apache.commons.compress.compressors.xz.XZCompressorOutputStream
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorOutputStream
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /**
  * A folder is one layout or a clear error naming the files that do not fit; every file of it that

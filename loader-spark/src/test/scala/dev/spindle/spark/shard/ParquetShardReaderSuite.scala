@@ -23,6 +23,8 @@ import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, ParquetD
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
+import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.ShardCatalog
 
 /** Parquet shards written by Spark and by DuckDB: counting, reading, skipping, bad input. */
 class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {

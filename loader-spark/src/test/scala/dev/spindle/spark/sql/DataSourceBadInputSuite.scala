@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.preprocess.TestSamples
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.spark.SparkException
 import org.apache.spark.sql.DataFrame

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.{PreprocessJob, TestSamples}
+import dev.spindle.spark.preprocess.{PreprocessJob, TestSamples}
 import dev.spindle.spark.testkit.{ArrowFiles, BadImages, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.spark.sql.SparkSession

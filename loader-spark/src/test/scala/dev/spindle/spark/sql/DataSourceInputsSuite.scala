@@ -9,7 +9,7 @@ import scala.util.Random
 
 import dev.spindle.spark.cli.FeedCommand
 import dev.spindle.spark.feed.FeedData
-import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.preprocess.TestSamples
 import dev.spindle.spark.testkit.{BadImages, CountingFileSystem, ParquetInputs, SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.ParquetInputs.Sample
 import org.apache.hadoop.conf.Configuration

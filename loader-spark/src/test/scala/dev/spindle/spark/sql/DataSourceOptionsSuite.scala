@@ -5,7 +5,7 @@ import java.nio.file.Path
 import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.batch.ExecutorAllocator
-import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.preprocess.TestSamples
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import org.apache.spark.sql.DataFrameReader
 import org.scalatest.funsuite.AnyFunSuite

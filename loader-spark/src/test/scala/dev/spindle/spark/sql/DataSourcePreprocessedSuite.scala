@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.spark.batch.ExecutorAllocator
 import dev.spindle.spark.feed.{FeedData, Preprocessed}
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.{ArrowFiles, ParquetInputs, Row, SparkFixture, TestFiles}
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite

@@ -3,7 +3,7 @@ package dev.spindle.spark.sql
 import java.nio.file.{Files, Path}
 
 import dev.spindle.spark.batch.ExecutorAllocator
-import dev.spindle.spark.job.TestSamples
+import dev.spindle.spark.preprocess.TestSamples
 import dev.spindle.spark.testkit.{SparkFixture, TestFiles}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.spark.sql.DataFrame

@@ -4,7 +4,7 @@ import java.nio.file.Path
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.job.PreprocessJob
+import dev.spindle.spark.preprocess.PreprocessJob
 import dev.spindle.spark.testkit.ArrowFiles
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.scalatest.Assertions

@@ -1,0 +1,31 @@
+package dev.spindle.spark.serve;
+
+import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.manifest.Manifest;
+import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.samples.SampleSettings;
+import java.io.Serializable;
+import java.util.Map;
+
+/**
+ * What every feed task needs to know, read once on the driver from the configuration and the
+ * input's manifest (which says whether the images are decoded or stored: {@link BatchImages}).
+ *
+ * @param sample the settings every job's sample path shares
+ * @param readBatches {@code spark.spindle.feed.readBatches}
+ * @param testDelayMs {@code spark.spindle.feed.testDelayMs} (tests only)
+ */
+public record FeedSettings(SampleSettings sample, int readBatches, long testDelayMs)
+    implements Serializable {
+
+  /**
+   * @throws IllegalArgumentException when image settings disagree with a preprocessed input's
+   *     stored images (before any task)
+   */
+  public static FeedSettings from(Map<String, String> conf, Manifest manifest) {
+    return new FeedSettings(
+        SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
+        SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
+        SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
+  }
+}

@@ -1,0 +1,140 @@
+package dev.spindle.spark.serve;
+
+import dev.spindle.spark.batch.ExecutorAllocator;
+import dev.spindle.spark.batch.ImageBatch;
+import dev.spindle.spark.pipeline.PipelineFailure;
+import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.progress.TaskProgress;
+import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.samples.PathSpec;
+import dev.spindle.spark.samples.SamplePath;
+import dev.spindle.spark.shard.HadoopConf;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.TaskContext;
+import org.apache.spark.broadcast.Broadcast;
+
+/**
+ * The executor side of {@code feed}: the shared sample path ({@link SamplePath}) over the task's
+ * planned rows, with a consumer (the verifier, a feeder or the trainer bridge) as its sink:
+ *
+ * <pre>
+ *  source "read" (I/O pool: RowSource, planned samples only)
+ *    ─► pipe "decode" (the executor-wide CPU pool, at most spark.spindle.threads of this task's
+ *       rows at once, input order; a bad sample stays in place as a row with a problem; a
+ *       preprocess output's stored pixels are only checked, never decoded)
+ *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
+ *    ─► task thread: FeedRun fills the Arrow batch, stands in for bad rows, delivers
+ * </pre>
+ *
+ * Progress counts each row as it leaves the decode stage (the path's statistics thread reports it),
+ * not only once its whole batch was delivered.
+ *
+ * <p>One instance per epoch, shipped to executors; {@link #run} is called on a Spark task thread.
+ */
+public final class FeedTask implements Serializable {
+  private final String runId;
+  final Inputs inputs;
+  private final FeedSettings settings;
+  private final HadoopConf conf;
+  private final ProgressCounters progress;
+
+  /** Where a task finds its epoch's plan and manifest: a broadcast, or one it computed. */
+  public interface Inputs extends Serializable {
+    FeedInputs value();
+  }
+
+  public FeedTask(
+      String runId, Broadcast<FeedInputs> inputs, FeedSettings settings, HadoopConf conf) {
+    this(runId, inputs, settings, conf, null);
+  }
+
+  public FeedTask(
+      String runId,
+      Broadcast<FeedInputs> inputs,
+      FeedSettings settings,
+      HadoopConf conf,
+      ProgressCounters progress) {
+    this(runId, (Inputs) inputs::value, settings, conf, progress);
+  }
+
+  public FeedTask(String runId, Inputs inputs, FeedSettings settings, HadoopConf conf) {
+    this(runId, inputs, settings, conf, null);
+  }
+
+  /** {@code progress}: the job's counters, or null when no one watches. */
+  public FeedTask(
+      String runId,
+      Inputs inputs,
+      FeedSettings settings,
+      HadoopConf conf,
+      ProgressCounters progress) {
+    this.runId = runId;
+    this.inputs = inputs;
+    this.settings = settings;
+    this.conf = conf;
+    this.progress = progress;
+  }
+
+  FeedSettings settings() {
+    return settings;
+  }
+
+  public TaskOutcome run(List<FeedSlice> slices) throws IOException, InterruptedException {
+    return run(slices, FeederConsumer.forTask(new VerifyingConsumer(inputs.value().plan())), runId);
+  }
+
+  /**
+   * Produces {@code slices} into {@code consumer}.
+   *
+   * @param scope batches handed over under the same scope in this JVM are not handed over again
+   *     ({@link DeliveryRegistry}): the run id, or a narrower one when a retry must deliver again
+   */
+  public TaskOutcome run(List<FeedSlice> slices, BatchConsumer consumer, String scope)
+      throws IOException, InterruptedException {
+    FeedInputs in = inputs.value();
+    TaskContext ctx = TaskContext.get();
+    String owner =
+        "feed-p"
+            + (ctx == null ? 0 : ctx.partitionId())
+            + "-a"
+            + (ctx == null ? 0 : ctx.taskAttemptId());
+    BatchImages images = settings.sample().images();
+    int batchSize = in.plan().spec().batchSize();
+    RowSource source = new RowSource(in, slices, settings, conf.get());
+    try (BufferAllocator allocator =
+            ExecutorAllocator.child(owner, settings.sample().arrowLimit());
+        ImageBatch batch =
+            new ImageBatch(
+                allocator, images.height(), images.width(), images.channels(), batchSize)) {
+      FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
+      int configured = settings.sample().threads();
+      int threads = configured > 0 ? configured : SamplePath.cpuThreads();
+      PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
+      TaskProgress tracker = new TaskProgress(progress, consumer.stageName());
+      SamplePath.Progress live =
+          (produced, bad, stats) ->
+              tracker.update(produced, source.bytesIn(), bad, () -> stats, false);
+      long samples = 0;
+      try (SamplePath<Row> path = SamplePath.start(spec, source, allocator, live)) {
+        for (List<Decoded<Row>> rows = path.next(); rows != null; rows = path.next()) {
+          try {
+            run.produce(in.plan().rank(rows.get(0).item().rank()), rows);
+          } finally {
+            rows.forEach(Decoded::close);
+          }
+          samples += rows.size();
+          tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, false);
+        }
+        tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, true);
+        return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());
+      } catch (PipelineFailure f) {
+        Throwable cause = f.getCause() != null ? f.getCause() : f;
+        throw new IOException(cause.getMessage(), cause);
+      }
+    }
+  }
+}

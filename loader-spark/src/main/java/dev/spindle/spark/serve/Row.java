@@ -1,0 +1,25 @@
+package dev.spindle.spark.serve;
+
+import dev.spindle.spark.samples.IndexedSample;
+import dev.spindle.spark.shard.Sample;
+
+/**
+ * One planned row on its way through a feed task's pipeline: which rank's batch and row it fills,
+ * its planned dataset index, and the encoded sample read for it (a sample with a problem when it
+ * could not be read). Immutable; passed from the reading thread to a decode thread.
+ */
+record Row(int rank, int batch, int row, long index, Sample sample) implements IndexedSample {
+  String describe() {
+    return sample.shard() + " [" + sample.key() + "]";
+  }
+
+  @Override
+  public String id() {
+    return describe();
+  }
+
+  @Override
+  public long bytes() {
+    return sample.image() == null ? 0 : sample.image().length;
+  }
+}

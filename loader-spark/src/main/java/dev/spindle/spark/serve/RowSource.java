@@ -1,0 +1,149 @@
+package dev.spindle.spark.serve;
+
+import dev.spindle.spark.plan.RankPlan;
+import dev.spindle.spark.plan.ReadPlan;
+import dev.spindle.spark.shard.Sample;
+import dev.spindle.spark.shard.SampleLimits;
+import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per group
+ * of {@code readBatches} batches it reads only the planned samples, passing over the others at the
+ * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a planned
+ * sample the shard does not yield becomes a row with a problem ({@link Sample#unread}), quarantined
+ * downstream (a damaged tar's damage is a sample with a problem too). A storage error fails the
+ * task, naming the shard, so Spark retries it. Pulled by one thread at a time (the pipeline's
+ * source thread); the counters may be read by any thread.
+ */
+final class RowSource implements Iterator<Row> {
+  private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
+
+  private final FeedInputs in;
+  private final List<FeedSlice> slices;
+  private final int readBatches;
+  private final SampleLimits limits;
+  private final Configuration conf;
+  private int slice = -1;
+  private RankPlan rank;
+  private long[] sliceIndices;
+  private int sliceStart;
+  private int groupStart;
+  private int groupEnd;
+  private Sample[] slots;
+  private int next;
+  private volatile long samplesRead;
+  private volatile long bytesIn;
+
+  RowSource(FeedInputs in, List<FeedSlice> slices, FeedSettings settings, Configuration conf) {
+    this.in = in;
+    this.slices = slices;
+    this.readBatches = settings.readBatches();
+    this.limits = settings.sample().limits();
+    this.conf = conf;
+  }
+
+  @Override
+  public boolean hasNext() {
+    while (slots == null || next == slots.length) {
+      if (!nextGroup()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public Row next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("No more rows");
+    }
+    int size = rank.batchSize();
+    int batch = groupStart + next / size;
+    int row = next % size;
+    long index = sliceIndices[(batch - sliceStart) * size + row];
+    return new Row(rank.rank(), batch, row, index, slots[next++]);
+  }
+
+  long samplesRead() {
+    return samplesRead;
+  }
+
+  long bytesIn() {
+    return bytesIn;
+  }
+
+  private boolean nextGroup() {
+    if (rank == null || groupEnd == slices.get(slice).toBatch()) {
+      if (++slice == slices.size()) {
+        return false;
+      }
+      FeedSlice s = slices.get(slice);
+      rank = in.plan().rank(s.rank());
+      // The task derives its slice here, from the windows it overlaps; the plan holds no indices.
+      sliceIndices = rank.indices(s.fromBatch(), s.toBatch());
+      sliceStart = s.fromBatch();
+      groupEnd = s.fromBatch();
+    }
+    groupStart = groupEnd;
+    groupEnd = Math.min(slices.get(slice).toBatch(), groupStart + readBatches);
+    int size = rank.batchSize();
+    slots =
+        read(
+            ReadPlan.of(
+                in.offsets(),
+                sliceIndices,
+                (groupStart - sliceStart) * size,
+                (groupEnd - groupStart) * size));
+    next = 0;
+    return true;
+  }
+
+  /** The encoded samples of one read plan, by output slot; repeats share one sample. */
+  private Sample[] read(ReadPlan plan) {
+    Sample[] out = new Sample[plan.outputSize()];
+    for (ReadPlan.ShardRead r : plan.shards()) {
+      readShard(in.manifest().shards().get(r.shard()), r, out);
+    }
+    int[] repeats = plan.repeatSlots();
+    int[] sources = plan.repeatSources();
+    for (int i = 0; i < repeats.length; i++) {
+      out[repeats[i]] = out[sources[i]];
+    }
+    return out;
+  }
+
+  private void readShard(Shard shard, ReadPlan.ShardRead r, Sample[] out) {
+    int[] positions = r.positions();
+    int i = 0;
+    try (ShardReader reader = ShardReader.open(shard, conf, limits, positions)) {
+      while (reader.hasNext()) {
+        Sample s = reader.next();
+        for (; i < positions.length && positions[i] < s.position(); i++) {
+          out[r.slots()[i]] = Sample.unread(shard, positions[i], null);
+        }
+        if (i < positions.length && positions[i] == s.position()) {
+          out[r.slots()[i++]] = s;
+          samplesRead++;
+          bytesIn += s.image() == null ? 0 : s.image().length;
+        }
+      }
+      for (; i < positions.length; i++) {
+        out[r.slots()[i]] = Sample.unread(shard, positions[i], reader.damage());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
+      throw new UncheckedIOException(
+          new IOException(
+              "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.spindle.spark.serve;
+
+import dev.spindle.spark.metrics.QuarantineRecord;
+import dev.spindle.spark.metrics.Timeline;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * What one feed task attempt reports back to the driver: one {@link BatchRun} per slice, so its
+ * size grows with the slices (and the quarantined samples), never with the batches' rows.
+ *
+ * @param runs the runs of batches it produced, one per slice, in production order
+ * @param quarantined samples it could not use (planned index, shard, key, reason)
+ * @param samplesRead encoded samples read from shards (repeats read once)
+ * @param bytesIn encoded bytes read (a preprocess output's: stored pixel bytes)
+ * @param imagesDecoded images it decoded and transformed (0 for a preprocess output's stored rows)
+ * @param firstBatchEpochMs wall-clock time its first batch reached the consumer, or 0
+ * @param served how its rank was served ({@code feed --serve}), or null
+ */
+public record TaskOutcome(
+    List<BatchRun> runs,
+    List<QuarantineRecord> quarantined,
+    long samplesRead,
+    long bytesIn,
+    long imagesDecoded,
+    long firstBatchEpochMs,
+    ServedRank served)
+    implements Serializable {
+
+  /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
+  static TaskOutcome empty() {
+    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null);
+  }
+
+  /** What it did, for the report's timeline: images are the delivered batches' samples. */
+  public Timeline.Counts timelineCounts() {
+    long images = runs.stream().mapToLong(BatchRun::deliveredRows).sum();
+    return new Timeline.Counts(samplesRead, images, bytesIn, quarantined.size());
+  }
+
+  TaskOutcome withServed(ServedRank s) {
+    return new TaskOutcome(
+        runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, s);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.spindle.spark.train;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where the Python client ({@code loader-gpu/python}, package {@code spindle_bridge}) is, and
+ * whether a trainers' Python can run it. Stateless; any thread.
+ */
+public final class PythonClient {
+  private static final String IMPORTS = "import numpy, torch, spindle_bridge";
+
+  private PythonClient() {}
+
+  /**
+   * Fails unless {@code python} imports torch, numpy and the client ({@link #dir} on its {@code
+   * PYTHONPATH}, as trainers get it), naming the interpreter and the last line it printed: without
+   * this a missing torch shows only once Spark has started, as every rank's failure. For masters
+   * whose executors run on this machine ({@code local}, {@code local-cluster}).
+   *
+   * @throws IllegalArgumentException if it cannot, saying to pass {@code --python}
+   */
+  public static void requireImports(String python) {
+    ProcessBuilder pb = new ProcessBuilder(python, "-c", IMPORTS).redirectErrorStream(true);
+    String path = System.getenv("PYTHONPATH");
+    pb.environment().put("PYTHONPATH", dir() + (path == null || path.isEmpty() ? "" : ":" + path));
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "Cannot run the trainers' Python '"
+              + python
+              + "' ("
+              + e.getMessage()
+              + "); pass --python EXE",
+          e);
+    }
+    try {
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        throw new IllegalArgumentException(
+            "'" + python + " -c \"" + IMPORTS + "\"' did not finish in 120 s");
+      }
+      if (p.exitValue() != 0) {
+        String last =
+            out.isEmpty() ? "exit " + p.exitValue() : out.lines().reduce((a, b) -> b).orElse("");
+        throw new IllegalArgumentException(
+            "The trainers' Python '"
+                + python
+                + "' cannot import torch, numpy and the Spindle client spindle_bridge ("
+                + last
+                + "); pass --python EXE with one that can (Debian's python3-torch: --python"
+                + " /usr/bin/python3)");
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "Cannot read what '" + python + "' printed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while checking '" + python + "'", e);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  /**
+   * {@code loader-gpu/python} under the working directory or one of its parents, or under the
+   * Spindle jar's ({@code spindle.app.jar}).
+   *
+   * @throws IllegalStateException if there is none
+   */
+  public static Path dir() {
+    List<Path> starts = new ArrayList<>();
+    starts.add(Path.of("").toAbsolutePath());
+    String jar = System.getProperty("spindle.app.jar");
+    if (jar != null) {
+      starts.add(Path.of(jar).toAbsolutePath());
+    }
+    for (Path s : starts) {
+      for (Path d = s; d != null; d = d.getParent()) {
+        Path candidate = d.resolve("loader-gpu/python");
+        if (Files.isDirectory(candidate.resolve("spindle_bridge"))) {
+          return candidate;
+        }
+      }
+    }
+    throw new IllegalStateException(
+        "Cannot find loader-gpu/python (the Python client) above "
+            + starts
+            + "; run from the Spindle checkout");
+  }
+}

@@ -1,0 +1,389 @@
+package dev.spindle.spark.train;
+
+import dev.spindle.gpu.bridge.RunToken;
+import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.serve.BatchRun;
+import dev.spindle.spark.serve.FeedInputs;
+import dev.spindle.spark.serve.FeedSettings;
+import dev.spindle.spark.serve.FeedSlice;
+import dev.spindle.spark.serve.FeedTask;
+import dev.spindle.spark.serve.RankServeTask;
+import dev.spindle.spark.serve.ServeSettings;
+import dev.spindle.spark.serve.TaskOutcome;
+import dev.spindle.spark.shard.HadoopConf;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.collection.Iterator;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * One rank of a {@code train} run: task {@code r} of a barrier stage with one task per rank starts
+ * rank {@code r}'s training script beside the executor ({@link TrainerProcess}) with the
+ * environment PyTorch's launchers set, then serves it every remaining epoch of the run, one leg per
+ * epoch, exactly as {@code feed --serve} serves a rank ({@link RankServeTask#serveLeg}), and waits
+ * for the script to exit.
+ *
+ * <pre>
+ *  allGather: every rank's executor and host ─► MASTER_ADDR/PORT, LOCAL_RANK, LOCAL_WORLD_SIZE
+ *  start: the attempt's RestartPoint for the rank (a checkpoint's state, else the run's)
+ *    ─► SPINDLE_STATE, SPINDLE_CHECKPOINT
+ *  trainer ─► per epoch: plan (from the state) ─► serveLeg ─► state at the epoch's end
+ *  trainer exits 0 ─► the rank's outcome
+ *  the trainer fails, hangs, or another rank's failure is recorded ─► TrainerExit in the store,
+ *    the rank's outcome (a trainer's failure ends its task normally: the driver restarts or
+ *    fails the run, and Spark prints no task failure); a failure of the task itself fails it
+ * </pre>
+ *
+ * <p>The task outlives no trainer: whatever ends it (an error, a cancelled stage, a hang past the
+ * trainer timeout, another rank's failure) kills the trainer's process group first, and the
+ * launcher kills the group itself if this JVM dies. A restarted run (a new stage, see {@link
+ * TrainJob}) resumes each rank from its {@link RestartPoint}. Shipped to executors; {@link #apply}
+ * runs on the task thread.
+ */
+final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<TrainRankResult>>
+    implements Serializable {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainTask.class);
+
+  private final Broadcast<TrainInputs> inputs;
+  private final FeedSettings settings;
+  private final HadoopConf conf;
+  private final ServeSettings serve;
+  private final TrainSettings train;
+  private final TrainStateStore store;
+  private final String runId;
+  private final ProgressCounters progress;
+  private final int attempt;
+  private final RestartPoint start;
+
+  TrainTask(
+      Broadcast<TrainInputs> inputs,
+      FeedSettings settings,
+      HadoopConf conf,
+      ServeSettings serve,
+      TrainSettings train,
+      TrainStateStore store,
+      String runId,
+      ProgressCounters progress,
+      int attempt,
+      RestartPoint start) {
+    this.progress = progress;
+    this.inputs = inputs;
+    this.settings = settings;
+    this.conf = conf;
+    this.serve = serve;
+    this.train = train;
+    this.store = store;
+    this.runId = runId;
+    this.attempt = attempt;
+    this.start = start;
+  }
+
+  /** This task for attempt {@code attempt} of the run, every rank starting at {@code start}. */
+  TrainTask forAttempt(int attempt, RestartPoint start) {
+    return new TrainTask(
+        inputs, settings, conf, serve, train, store, runId, progress, attempt, start);
+  }
+
+  @Override
+  public Iterator<TrainRankResult> apply(Iterator<Integer> ranks) {
+    BarrierTaskContext ctx = BarrierTaskContext.get();
+    if (ctx.stageAttemptNumber() > 0) {
+      throw new IllegalStateException(
+          "spindle train restarts failed ranks itself, from their"
+              + " checkpoints (spark.spindle.train.maxRestarts); Spark's retry of the stage is not"
+              + " run");
+    }
+    List<TrainRankResult> out = new ArrayList<>();
+    while (ranks.hasNext()) {
+      int rank = ranks.next();
+      TrainRendezvous places = TrainRendezvous.meet(ctx, rank, train.nprocPerExecutor());
+      try {
+        out.add(runRank(ctx, rank, places));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while training rank " + rank, e);
+      }
+    }
+    return CollectionConverters.asScala(out.iterator());
+  }
+
+  private TrainRankResult runRank(BarrierTaskContext ctx, int rank, TrainRendezvous places)
+      throws IOException, InterruptedException {
+    TrainInputs in = inputs.value();
+    RestartPoint.Rank begin = start.ranks().get(rank);
+    RankStart rankStart = RankStart.of(rank, places.world(), in, begin.state());
+    LoaderState state = rankStart.plan().stateAtStart();
+    Path work = Files.createTempDirectory("spindle-train-rank" + rank + "-");
+    try {
+      Path stateIn = Files.writeString(work.resolve("state.json"), rankStart.trainerState());
+      Path stateOut = work.resolve("state-out.json");
+      Path checkpointOut = work.resolve("checkpoint-record.json");
+      Map<String, String> env = places.environment(rank, in, serve, train, stateIn, stateOut);
+      env.put("SPINDLE_SOCKET", serve.socketFor(rank).toString());
+      env.put(RunToken.ENV, serve.token().value());
+      env.put("SPINDLE_CHECKPOINT_OUT", checkpointOut.toString());
+      env.put("SPINDLE_CHECKPOINT", begin.checkpoint() == null ? "" : begin.checkpoint());
+      TrainerProcess trainer = startTrainer(rank, env, state);
+      TrainerWatch watch =
+          new TrainerWatch(rank, trainer, ctx, stateOut, checkpointOut, store, runId, attempt);
+      Served served = new Served();
+      try {
+        return serveEpochs(rank, rankStart, trainer, watch, served);
+      } catch (RuntimeException | IOException | InterruptedException e) {
+        return failed(ctx, rank, state, trainer, watch, served, e);
+      } finally {
+        trainer.kill(); // nothing outlives the task
+        watch.close();
+      }
+    } finally {
+      FileUtil.fullyDelete(work.toFile()); // a temporary folder: what stays, the OS cleans
+    }
+  }
+
+  private TrainerProcess startTrainer(int rank, Map<String, String> env, LoaderState state)
+      throws IOException {
+    try {
+      return TrainerProcess.start(
+          rank,
+          train.python(),
+          train.script(),
+          train.args(),
+          env,
+          "driver".equals(RankServeTask.executor()));
+    } catch (IOException e) {
+      store.saveExit(
+          rank,
+          new TrainerExit(
+                  rank,
+                  "error",
+                  -1,
+                  0,
+                  0,
+                  state.epoch(),
+                  RankServeTask.host(),
+                  RankServeTask.executor(),
+                  -1,
+                  e.getMessage(),
+                  "(not started)",
+                  System.currentTimeMillis())
+              .toJson());
+      throw e;
+    }
+  }
+
+  /**
+   * Ends the rank after {@code e}: its trainer killed, its account in the store. A trainer's own
+   * failure (or a stop for another rank's) ends the task normally, with the account as its outcome,
+   * after recording the attempt's failure for the other ranks; anything else fails it.
+   */
+  private TrainRankResult failed(
+      BarrierTaskContext ctx,
+      int rank,
+      LoaderState state,
+      TrainerProcess trainer,
+      TrainerWatch watch,
+      Served served,
+      Throwable e)
+      throws IOException {
+    if (!ctx.isInterrupted() && isTimeout(e)) {
+      trainer.dumpStacks(); // where it hung, into its last lines
+    }
+    trainer.kill();
+    watch.close(); // its last copies of the state: the trainer can no longer move it on
+    TrainerExit exit = failure(rank, state, trainer, e, ctx, watch, served.waitNanos);
+    store.saveExit(rank, exit.toJson());
+    LOG.debug("The task of rank {} ends: {}", rank, exit.message(), e);
+    if (exit.kind().equals("error") || ctx.isInterrupted()) {
+      throw new IllegalStateException(exit.describe(), e);
+    }
+    if (exit.cause()) {
+      store.saveFailure(runId, attempt, exit.toJson()); // the other ranks stop
+    }
+    return served.result(exit, store.state(rank).orElse(null));
+  }
+
+  private TrainRankResult serveEpochs(
+      int rank, RankStart start, TrainerProcess trainer, TrainerWatch watch, Served served)
+      throws IOException, InterruptedException {
+    TrainInputs in = inputs.value();
+    EpochPlan plan = start.plan();
+    int from = start.position();
+    while (true) {
+      FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
+      FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
+      FeedSlice planned = new FeedSlice(rank, from, plan.batchesPerRank());
+      TaskOutcome o = RankServeTask.serveLeg(feed, serve, planned, scope(), watch);
+      served.leg(plan.epoch(), o, watch.connectedNanos());
+      if (plan.epoch() + 1 >= in.endEpoch()) {
+        break;
+      }
+      plan = plan.stateAtEnd().resume(in.manifest(), plan.worldSize());
+      from = plan.rank(rank).firstBatch();
+    }
+    watch.servingDone();
+    if (!trainer.awaitExit(serve.trainerTimeout())) {
+      throw new IllegalStateException(
+          "its trainer took every batch of the run but did not exit"
+              + " within "
+              + serve.trainerTimeout().toSeconds()
+              + " s"
+              + " (spark.spindle.feed.trainerTimeoutSeconds)",
+          new TimeoutException("exit"));
+    }
+    watch.close();
+    int code = trainer.exitCode();
+    if (code != 0) {
+      throw new TrainerWatch.TrainerFailed(
+          code, false, "its trainer exited with status " + code + " after the run's last batch");
+    }
+    String finalState = store.state(rank).orElse(null);
+    TrainerExit exit =
+        new TrainerExit(
+            rank,
+            "ok",
+            0,
+            trainer.wallSeconds(),
+            served.waitNanos / 1e9,
+            in.endEpoch(),
+            RankServeTask.host(),
+            RankServeTask.executor(),
+            trainer.pid(),
+            "finished",
+            "",
+            System.currentTimeMillis());
+    store.saveExit(rank, exit.toJson());
+    return served.result(exit, finalState);
+  }
+
+  /** What the rank's legs served so far, and its trainer's time on them. Task thread. */
+  private static final class Served {
+    private final List<TrainRankResult.Leg> legs = new ArrayList<>();
+    private long waitNanos;
+    private long steps;
+    private long busyNanos;
+
+    /** A leg served to its end, its trainer connected at {@code connectedNanos}. */
+    void leg(int epoch, TaskOutcome o, long connectedNanos) {
+      legs.add(new TrainRankResult.Leg(epoch, o));
+      long wait = o.served() == null ? 0 : o.served().trainerWaitNanos();
+      waitNanos += wait;
+      long batches = 0;
+      for (BatchRun b : o.runs()) {
+        batches += b.batches();
+      }
+      if (batches > 0 && connectedNanos != 0) {
+        steps += batches;
+        busyNanos += Math.max(0, System.nanoTime() - connectedNanos - wait);
+      }
+    }
+
+    TrainRankResult result(TrainerExit exit, String finalState) {
+      return new TrainRankResult(exit, legs, finalState, steps, busyNanos);
+    }
+  }
+
+  /**
+   * How the rank failed: the trainer's own failure (before or after it connected), a hang, a stop
+   * (another rank failed, the task was cancelled), or an error.
+   */
+  private static TrainerExit failure(
+      int rank,
+      LoaderState state,
+      TrainerProcess trainer,
+      Throwable e,
+      BarrierTaskContext ctx,
+      TrainerWatch watch,
+      long waitNanos) {
+    String kind = kind(e, ctx, watch);
+    int code = trainer.isAlive() ? -1 : trainer.exitCode();
+    String message =
+        switch (kind) {
+          case "timeout" ->
+              "its trainer hung: "
+                  + (hasCause(e, dev.spindle.gpu.ring.LeaseExpiredException.class)
+                      ? "it held a batch for longer than the trainer timeout without asking for the next"
+                      : e.getMessage())
+                  + "; it was killed with its process group after its Python stacks"
+                  + " were printed (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout)";
+          case "stopped" ->
+              watch.stoppedBy() != null
+                  ? "stopped: rank " + watch.stoppedBy().rank() + " failed"
+                  : rootMessage(e);
+          case "exit", "start" -> rootMessage(e);
+          default -> e.toString();
+        };
+    return new TrainerExit(
+        rank,
+        kind,
+        code,
+        trainer.wallSeconds(),
+        waitNanos / 1e9,
+        state.epoch(),
+        RankServeTask.host(),
+        RankServeTask.executor(),
+        trainer.pid(),
+        message,
+        trainer.tail(),
+        System.currentTimeMillis());
+  }
+
+  private static String kind(Throwable e, BarrierTaskContext ctx, TrainerWatch watch) {
+    if (ctx.isInterrupted()
+        || watch.stoppedBy() != null
+        || hasCause(e, TrainerWatch.TrainCancelled.class)) {
+      return "stopped";
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TrainerWatch.TrainerFailed f) {
+        return f.beforeConnecting ? "start" : "exit";
+      }
+    }
+    return isTimeout(e) ? "timeout" : "error";
+  }
+
+  private static boolean isTimeout(Throwable e) {
+    return hasCause(e, TimeoutException.class)
+        || hasCause(e, dev.spindle.gpu.ring.LeaseExpiredException.class);
+  }
+
+  /** The message of the watch's own failure in {@code e}'s causes, else {@code e}'s. */
+  private static String rootMessage(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TrainerWatch.TrainerFailed || t instanceof TrainerWatch.TrainCancelled) {
+        return t.getMessage();
+      }
+    }
+    return e.getMessage();
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String scope() {
+    BarrierTaskContext ctx = BarrierTaskContext.get();
+    return runId + "/attempt-" + (ctx == null ? 0 : ctx.taskAttemptId());
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The {@code train} job: the ranks' PyTorch training scripts started beside the executors that
+ * serve them, supervised, and restarted from their checkpoints and loader states when they fail.
+ *
+ * <pre>
+ *  driver: TrainJob ─► ManifestCache, plan (as feed) ─► TrainAttempts: per attempt one barrier
+ *    stage of world tasks (ServeStage.requireSlots), each from a RestartPoint (the latest step every
+ *    rank has a CheckpointRecord of, else the run's start: RankStart per rank)
+ *  task r (TrainTask, task thread): TrainRendezvous (allGather: MASTER_ADDR/PORT, LOCAL_RANK…)
+ *    ─► TrainerProcess: the script with torch.distributed's environment, SPINDLE_STATE,
+ *       SPINDLE_CHECKPOINT, the Python client on PYTHONPATH (PythonClient)
+ *    ─► per epoch: RankServeTask.serveLeg (serve) into the rank's feeder ─► the trainer leases
+ *    TrainerWatch (daemon thread): the trainer's exit, another rank's failure, cancellation; mirrors
+ *      its loader state and checkpoint record into the TrainStateStore (any Hadoop file system)
+ *  ─► TrainRankResult per rank (TrainerExit) ─► restart (TrainAttempts) or TrainReport
+ * </pre>
+ *
+ * <p><b>What enters:</b> an input URI, a world size, a training script and its arguments, {@link
+ * dev.spindle.spark.train.TrainSettings} ({@code spark.spindle.train.*}: Python, state directory,
+ * restarts, ranks per executor) and the feed settings every epoch uses. <b>What leaves:</b> the
+ * trainers' own output (models, checkpoints: theirs), the state directory's per-rank files, and
+ * {@code train}'s JSON report ({@link dev.spindle.spark.train.TrainReport}) on the driver.
+ * <b>Threads:</b> the driver's main thread runs {@link dev.spindle.spark.train.TrainJob} and its
+ * attempts; each rank's Spark task thread runs {@link dev.spindle.spark.train.TrainTask}, serves
+ * the rank's batches and waits for its trainer; one {@code TrainerWatch} daemon thread per rank
+ * watches the trainer process. Above {@link dev.spindle.spark.feed} and {@link
+ * dev.spindle.spark.serve}, whose plan and serving it reuses; reached through the public API
+ * ({@code Spindle.feed(...).train}) and {@code bin/spindle train}.
+ */
+package dev.spindle.spark.train;
