@@ -11,9 +11,13 @@ import numpy as np
 
 from . import protocol as p
 from .batch import Batch, drop, hold
+from .convert import Normalizer, Prefetcher, check_output
 from .cuda import CudaSlab, parse_device, require_support
+from .pages import PrivatePages
 from .pinned import warn_unpinned
 from .state_file import StateFile
+
+_POSITION = "\x00spindle-position\x00"  # stands for the rank's count in a state template
 
 
 def _torch():
@@ -64,6 +68,17 @@ class SpindleLoader:
     consumed before a resume), as the feeder states it; TypeError where the feeder does not know
     (a feed whose length is unknown).
 
+    ``output="float32-nchw"`` (host feeders serving uint8): the batches are float32 ``[N, C, H,
+    W]``, ``(x / 255 - mean[c]) / std[c]``, bit for bit what torchvision's ``ToTensor()`` then
+    ``Normalize(mean, std)`` give (``mean``/``std``: one value per channel, ImageNet's by
+    default), made by the loader on a thread of its own from the next batch while the trainer's
+    step runs (``spindle_bridge.convert``). The loader then takes each batch from the feeder one
+    step ahead of the trainer (two batches held, as on CUDA); ``state_dict()`` still counts the
+    batches yielded, and ``close()`` in the middle of a leg hands the batch taken ahead back to
+    the feeder (it goes to the rank's next trainer). The images are the loader's own memory (two
+    buffers in turn), valid until the next batch is requested like any view; labels stay views of
+    the feeder's memory. Not on CUDA feeders yet (ValueError).
+
     ``pin_memory=True`` (host feeders): asks to page-lock this process's mapping of the feeder's
     memory with CUDA; refused for now with a warning that says why (``spindle_bridge.pinned``:
     CUDA cannot pin the copy-on-write mapping), and batches are copied unpinned. ``pinned`` is
@@ -74,13 +89,18 @@ class SpindleLoader:
 
     def __init__(self, socket_path, rank, world_size, device="cpu", state=None, timeout_s=300.0,
                  as_numpy=False, ipc=None, token=None, epochs=None, state_out=None,
-                 pin_memory=False):
+                 pin_memory=False, output=None, mean=None, std=None):
         self.rank, self.world_size = rank, world_size
         self.timeout_s = timeout_s
         self.end_epoch = _end_epoch(epochs)
         self.torch = None if as_numpy else _torch()
         self.ordinal = parse_device(device, self.torch)
         self.device = device if self.ordinal is None else "cuda:%d" % self.ordinal
+        self.output, mean, std = check_output(output, mean, std)
+        if self.output is not None and self.ordinal is not None:
+            raise ValueError("output=%r is made on the host; a feeder on %s serves uint8 batches "
+                             "in device memory: convert them on the GPU (images.permute(0, 3, 1, "
+                             "2).float() ...)" % (self.output, self.device))
         if self.ordinal is not None:
             require_support(self.ordinal, self.torch)
         self.socket_path = str(socket_path)
@@ -88,6 +108,9 @@ class SpindleLoader:
         self._ipc_opener = ipc
         self._state_file = None if state_out is None else StateFile(state_out)
         self.pin_memory = bool(pin_memory) and self.ordinal is None  # CUDA batches: on device
+        self._normalizer = None if self.output is None else Normalizer(mean, std, self.torch)
+        self._prefetcher = None
+        self._outputs = None
         self._sock = None
         self.wait_s = 0.0
         self._connect_leg(state)
@@ -102,7 +125,11 @@ class SpindleLoader:
         self._held = None
         self._ended = False
         self._mm = None
+        self._pages = None
         self._written = ()
+        self._state_parts = None
+        self._pending = None  # the batch being taken ahead (output=): a Future
+        self._holding = []  # (batch, written ranges) of batches taken and not released (output=)
         deadline = time.monotonic() + self.timeout_s
         pause = 0.05
         while True:
@@ -124,6 +151,8 @@ class SpindleLoader:
         base = self.welcome["loader_state"]
         self._base_state = json.loads(base) if base else None
         self.epoch = _epoch_of(self._base_state)
+        if self._normalizer is not None:
+            self._check_convertible()
 
     def _handshake(self, state, deadline):
         """Connects (waiting for a listener until ``deadline``), says HELLO and reads WELCOME;
@@ -150,6 +179,7 @@ class SpindleLoader:
         w = self.welcome
         if w["memory"] == p.MEMORY_SHM:
             self._mm = _map_shared(w["path"], w["size"])
+            self._pages = PrivatePages(self._mm)
             if self.pin_memory:
                 warn_unpinned(self.torch)
                 self.pin_memory = False  # warned once: not again each leg
@@ -209,6 +239,9 @@ class SpindleLoader:
             if self._next_epoch() is None:
                 return
             self._reconnect()
+        if self._normalizer is not None:
+            yield from self._iter_converted()
+            return
         while not self._ended:
             self._save_state()
             self._release_held()
@@ -299,22 +332,125 @@ class SpindleLoader:
                                   "%d (expected %d)" % (expected - 1, self.socket_path, got,
                                                         self.rank, expected))
 
+    def _iter_converted(self):
+        """__iter__ with output=: each batch is taken from the feeder and converted on the
+        prefetcher's thread while the trainer's step runs on the one before."""
+        if self._prefetcher is None:
+            self._prefetcher = Prefetcher("spindle-prefetch-rank%d" % self.rank)
+        while not self._ended:
+            self._save_state()  # the step of the batch before finished
+            if self._pending is None:  # the leg's first request
+                self._pending = self._prefetcher.submit(self._take_converted, 0)
+            started = time.perf_counter()
+            try:
+                got = self._pending.result()
+            finally:
+                self._pending = None
+                self.wait_s += time.perf_counter() - started
+            if got is None:
+                self._prefetcher.submit(self._release_taken, 0).result()
+                self._ended = True
+                self._save_state()
+                return
+            desc, images, labels = got
+            self._held = desc["batch"]
+            self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
+            hold(self.last)
+            self.batches_yielded += 1
+            # the batch before is consumed: released; the next one converted during this step
+            self._pending = self._prefetcher.submit(self._release_then_take,
+                                                    self.batches_yielded % 2)
+            yield self.last
+
+    def _take_converted(self, buffer):
+        """On the prefetcher's thread: asks for the next batch and converts its images into
+        output buffer ``buffer``; (desc, images, labels), or None at END. The batch stays held
+        (the trainer has not consumed it)."""
+        self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
+        msg_type, payload = p.read_frame(self._sock)
+        if msg_type == p.END:
+            return None
+        if msg_type == p.TIMEOUT:
+            raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
+                                                                      self.timeout_s))
+        if msg_type != p.BATCH:
+            raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
+        desc = p.parse_batch(payload)
+        if desc["event"] or desc["dtype"] != "uint8":
+            raise p.ProtocolError("batch %d is not a uint8 batch in host memory (dtype %s, "
+                                  "event kind %d): it cannot be converted"
+                                  % (desc["batch"], desc["dtype"], desc["event"]))
+        src, labels = self._host_views(desc)
+        images = self._normalizer.convert(src, self._outputs[buffer][0])
+        self._holding.append((desc["batch"], self._written))
+        if self.torch is None:
+            return desc, images, labels
+        return (desc, self._outputs[buffer][1][:desc["rows"]],
+                self.torch.from_numpy(labels))
+
+    def _release_then_take(self, buffer):
+        self._release_taken(1)
+        return self._take_converted(buffer)
+
+    def _release_taken(self, keep):
+        """On the prefetcher's thread: releases the batches taken but the last ``keep``."""
+        while len(self._holding) > keep:
+            n, written = self._holding.pop(0)
+            self._pages.discard(written)
+            self._sock.sendall(p.release(n))
+
+    def _check_convertible(self):
+        """output=: the feeder must serve uint8 [N, H, W, C] with one mean/std per channel;
+        allocates the two output buffers (kept while the shape stays)."""
+        w = self.welcome
+        if w["dtype"] != "uint8":
+            self.close()
+            raise ValueError("output=%r converts uint8 batches; the feeder on %s serves %s "
+                             "batches already: drop output=" % (self.output, self.socket_path,
+                                                                w["dtype"]))
+        c = self._normalizer.channels
+        if w["channels"] != c:
+            self.close()
+            raise ValueError("output=%r: the feeder on %s serves %d channel(s), mean/std give "
+                             "%d: pass mean= and std= with one value per channel"
+                             % (self.output, self.socket_path, w["channels"], c))
+        shape = (w["max_rows"], c, w["height"], w["width"])
+        if self._outputs is None or self._outputs[0][0].shape != shape:
+            arrays = [np.empty(shape, dtype=np.float32) for _ in range(2)]
+            self._outputs = [(a, None if self.torch is None else self.torch.from_numpy(a))
+                             for a in arrays]
+
     def _save_state(self):
         if self._state_file is not None:
-            self._state_file.write(json.dumps(self.state_dict()))
+            self._state_file.write(self._state_text())
+
+    def _state_text(self):
+        """``json.dumps(self.state_dict())``, from a template made once per leg: before every
+        request, and a state of 8,192 ranks takes a millisecond to copy and dump."""
+        if self._state_parts is None:
+            state = self.state_dict()
+            state["batchesConsumed"][self.rank] = _POSITION
+            head, tail = json.dumps(state).split(json.dumps(_POSITION))
+            self._state_parts = (head, tail)
+        return "%s%d%s" % (self._state_parts[0], self.position(), self._state_parts[1])
 
     def _views(self, d):
         if self._cuda is not None:
             return self._cuda.views(d)
+        images, labels = self._host_views(d)
+        if self.torch is None:
+            return images, labels
+        return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+
+    def _host_views(self, d):
+        """numpy views of a batch's images and labels in the feeder's shared memory."""
         n = int(np.prod(d["shape"]))
         images = np.frombuffer(self._mm, dtype=d["dtype"], count=n,
                                offset=d["image_offset"]).reshape(d["shape"])
         labels = np.frombuffer(self._mm, dtype=np.int64, count=d["rows"],
                                offset=d["labels_offset"])
         self._written = ((d["image_offset"], d["image_bytes"]), (d["labels_offset"], 8 * d["rows"]))
-        if self.torch is None:
-            return images, labels
-        return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+        return images, labels
 
     def _weights(self, weights):
         w = np.array(weights, dtype=np.float32)
@@ -329,7 +465,7 @@ class SpindleLoader:
         held, self._held = self._held, None
         drop(self.last)
         if self._cuda is None:
-            _discard_private_pages(self._mm, self._written)
+            self._pages.discard(self._written)
             self._sock.sendall(p.release(held))
             return
         # The GPU may still run work queued on the batch: release it once that work is done,
@@ -380,6 +516,9 @@ class SpindleLoader:
     def close(self):
         """Releases every batch (BYE) and disconnects. Views handed out become invalid."""
         self._disconnect()
+        if self._prefetcher is not None:
+            self._prefetcher.close()
+            self._prefetcher = None
 
     def _disconnect(self):
         if self._sock is None or self._sock.fileno() < 0:
@@ -388,18 +527,37 @@ class SpindleLoader:
         try:
             if self._cuda is not None:
                 self._cuda.synchronize()  # BYE releases every batch: nothing may still read them
-            self._sock.sendall(p.frame(p.BYE))
-        except OSError:
+            if not self._hand_back_taken():
+                self._sock.sendall(p.frame(p.BYE))
+        except (OSError, p.ProtocolError):
             pass
         finally:
             self._sock.close()
             if self._cuda is not None:
                 self._cuda.close()
+            if self._pages is not None:
+                self._pages.close()
         if self._mm is not None:
             try:
                 self._mm.close()
             except BufferError:
                 pass  # views still alive: the mapping goes when they do
+
+    def _hand_back_taken(self):
+        """output=: waits for the batch being taken ahead; if one was, releases the batches the
+        trainer consumed and returns True: the connection then closes without BYE, so the
+        feeder keeps that batch for the rank's next trainer (BYE would release it)."""
+        if self._pending is None:
+            return False
+        pending, self._pending = self._pending, None
+        try:
+            taken = pending.result(self.timeout_s + 30.0) is not None
+        except Exception:  # noqa: BLE001 (the connection is closed below either way)
+            taken = False
+        if not taken:
+            return False
+        self._prefetcher.submit(self._release_taken, 1).result(self.timeout_s)
+        return True
 
     def __enter__(self):
         return self
@@ -420,7 +578,7 @@ def _map_shared(path, size):
     """Maps the feeder's slab ``/proc/<feeder pid>/fd/<n>`` (an unlinked file that exists only
     while the feeder holds it) copy-on-write: the trainer reads the feeder's bytes, and a write
     into a batch (``images[0] = 1``, an in-place op) copies the page it touches into this
-    process; the feeder's memory never changes. _discard_private_pages drops those copies when
+    process; the feeder's memory never changes. PrivatePages.discard drops those copies when
     the batch is released, so the slot shows the feeder's next batch again."""
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -475,15 +633,6 @@ def _connect(path, timeout_s, deadline=None):
         except BaseException:
             sock.close()
             raise
-
-
-def _discard_private_pages(mm, ranges):
-    """Drops this process's copies of the pages of ``ranges`` (offset, length) of the
-    copy-on-write mapping ``mm``: they read the feeder's memory again. Whole pages around each
-    range, which only the released batch's views share."""
-    for offset, length in ranges:
-        start = offset - offset % mmap.PAGESIZE
-        mm.madvise(mmap.MADV_DONTNEED, start, offset + length - start)
 
 
 def _run_token(token, socket_path):

@@ -8,6 +8,7 @@ import struct
 VERSION = 5
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
+_U32 = struct.Struct("<I")
 MAX_PAYLOAD = 1 << 20
 
 HELLO, WELCOME, NEXT, BATCH, RELEASE, END, TIMEOUT, ERROR, BYE = range(1, 10)
@@ -116,9 +117,16 @@ class Reader:
         return self.take("<q")
 
     def f32s(self, n):
+        return self._many("f", n)
+
+    def i64s(self, n):
+        return self._many("q", n)
+
+    def _many(self, code, n):
+        """``n`` values of one struct ``code`` as a list, unpacked at once (a batch's rows)."""
         if n < 0:
             raise ProtocolError("negative count %d" % n)
-        v = self.take("<%df" % n) if n else ()
+        v = self.take("<%d%s" % (n, code)) if n else ()
         return list(v) if n != 1 else [v]
 
     def string(self):
@@ -131,6 +139,24 @@ class Reader:
             raise ProtocolError("string at byte %d is not UTF-8: %s" % (self.at, e)) from None
         self.at += n
         return s
+
+    def strings(self, n):
+        """``n`` strings (a batch's keys): :meth:`string` ``n`` times, in one tight loop."""
+        out, b, at, size, length = [], self.b, self.at, len(self.b), _U32.unpack_from
+        for _ in range(n):
+            if at + 4 > size:
+                raise ProtocolError("message too short: %d bytes" % size)
+            k = length(b, at)[0]
+            at += 4
+            if at + k > size:
+                raise ProtocolError("string of %d bytes past the end of the message" % k)
+            try:
+                out.append(b[at:at + k].decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise ProtocolError("string at byte %d is not UTF-8: %s" % (at, e)) from None
+            at += k
+        self.at = at
+        return out
 
     def dtype(self):
         code = self.u8()
@@ -169,7 +195,7 @@ def parse_batch(payload):
     b["event"] = r.u8()
     if b["event"]:
         b["ipc_event"] = r.take("<64s")
-    b["indices"] = [r.i64() for _ in range(b["rows"])]
+    b["indices"] = r.i64s(b["rows"])
     b["weights"] = r.f32s(b["rows"])
-    b["keys"] = [r.string() for _ in range(b["rows"])]
+    b["keys"] = r.strings(b["rows"])
     return b

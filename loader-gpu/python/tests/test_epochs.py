@@ -127,6 +127,18 @@ class EpochsTest(unittest.TestCase):
                          [[0], [1], [2], [0], [1]])
         self.assertEqual(sorted(os.listdir(self.dir)), ["bridge.sock", "slab", "state.json"])
 
+    def test_the_state_file_is_the_state_dict_as_json(self):
+        f = self.feeder([(0, 3)], self.state_out)
+        loader = self.loader(f, state_out=self.state_out)
+        for b in loader:
+            with open(self.state_out) as s:
+                text = s.read()
+            self.assertEqual(json.loads(text)["batchesConsumed"], [b.number])
+            loader.batches_yielded -= 1  # the state as it was before this batch
+            self.assertEqual(text, json.dumps(loader.state_dict()))
+            loader.batches_yielded += 1
+        self.finish(f, loader)
+
     def test_the_state_file_resumes_a_restarted_trainer(self):
         f = self.feeder([(0, 4)], self.state_out)
         loader = self.loader(f, state_out=self.state_out)
@@ -180,6 +192,37 @@ class StateFileTest(unittest.TestCase):
         self.assertEqual(os.stat(path).st_ino, first)
         f.write('{"a": 2}')
         self.assertNotEqual(os.stat(path).st_ino, first)  # a new file renamed over the old
+        with open(path) as s:
+            self.assertEqual(s.read(), '{"a": 2}')
+        self.assertEqual(os.listdir(d.name), ["s.json"])
+
+    def test_a_reader_of_the_previous_document_keeps_it_whole_on_either_path(self):
+        for swap in (True, False):  # renameat2's swap, and the rename where it is missing
+            d = tempfile.TemporaryDirectory()
+            self.addCleanup(d.cleanup)
+            path = os.path.join(d.name, "s.json")
+            f = StateFile(path)
+            if not swap:
+                f._exchange = None
+            f.write('{"a": 1}')
+            with open(path) as reader:  # a launcher reading while the trainer writes
+                for n in range(2, 50):
+                    f.write('{"a": %d, "pad": "%s"}' % (n, "x" * n))
+                self.assertEqual(reader.read(), '{"a": 1}')
+            with open(path) as s:
+                self.assertEqual(json.load(s), {"a": 49, "pad": "x" * 49})
+            self.assertEqual(os.listdir(d.name), ["s.json"], "swap" if swap else "rename")
+
+    def test_a_temporary_file_left_by_a_killed_write_is_not_reused(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "s.json")
+        f = StateFile(path)
+        with open(f._tmp, "w") as left:
+            left.write('{"torn')
+        with open(f._tmp) as reader:  # it may be a document some reader still has open
+            f.write('{"a": 2}')
+            self.assertEqual(reader.read(), '{"torn')
         with open(path) as s:
             self.assertEqual(s.read(), '{"a": 2}')
         self.assertEqual(os.listdir(d.name), ["s.json"])

@@ -82,8 +82,7 @@ final class DecodedArrowReader implements ShardReader {
     HadoopReadChannel channel = null;
     try {
       channel =
-          new HadoopReadChannel(
-              status.getPath().getFileSystem(conf).open(status.getPath()), status.getLen());
+          new HadoopReadChannel(StoredFiles.openSelfChecked(shard, status, conf), status.getLen());
       return new DecodedArrowReader(shard, limits, allocator, channel, positions);
     } catch (IOException | RuntimeException e) {
       if (channel != null) {

@@ -6,7 +6,10 @@ import java.io.InputStream;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -55,7 +58,7 @@ final class StoredFiles {
     }
     CRC32C crc = new CRC32C();
     byte[] buffer = new byte[1 << 20];
-    try (InputStream in = status.getPath().getFileSystem(conf).open(status.getPath())) {
+    try (InputStream in = openSelfChecked(shard, status, conf)) {
       for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
         crc.update(buffer, 0, n);
       }
@@ -68,6 +71,24 @@ final class StoredFiles {
               + ", the manifest lists "
               + PartChecks.hex(shard.checks().crc32c()));
     }
+  }
+
+  /**
+   * Opens a part file for a reader that checks what it reads against the manifest's checksums (the
+   * manifest records them: {@code shard.checks()} is set): on a {@link ChecksumFileSystem}
+   * (Hadoop's local file system, {@code file:}) through the raw file system beneath it, as its
+   * {@code .crc} side file would check the same bytes a second time, 512 bytes at a time ({@code
+   * FSInputChecker.verifySums}, most of the CPU of feeding a preprocess output); on any other file
+   * system, and for a manifest without checksums, as the file system opens it. Never changes the
+   * shared {@link FileSystem} instance (no {@code setVerifyChecksum}).
+   */
+  static FSDataInputStream openSelfChecked(Shard shard, FileStatus status, Configuration conf)
+      throws IOException {
+    FileSystem fs = status.getPath().getFileSystem(conf);
+    if (shard.checks() != null && fs instanceof ChecksumFileSystem checked) {
+      fs = checked.getRawFileSystem();
+    }
+    return fs.open(status.getPath());
   }
 
   /**

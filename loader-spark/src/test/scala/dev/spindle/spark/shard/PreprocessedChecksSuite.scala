@@ -234,6 +234,26 @@ class PreprocessedChecksSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("an Arrow part whose manifest holds checksums is read past Hadoop's .crc side file; without them Hadoop's still checks") {
+    TestFiles.withTempDir("chk-side") { dir =>
+      val out = prep(dir, "arrow")
+      val part = ArrowFiles.partFiles(out)(2)
+      val side = part.resolveSibling("." + part.getFileName + ".crc")
+      val sums = Files.readAllBytes(side)
+      sums(sums.length - 1) = (sums(sums.length - 1) ^ 1).toByte // the footer's chunk: stale
+      Files.write(side, sums)
+      // Spindle's own CRC-32C checks every record batch read and the footer's list of them, so
+      // the side file is not read (it would check those bytes a second time)
+      assert(feed(out).get("images") == 40L) // 41 samples, batches of 4 per 2 ranks: drop 1
+      editManifest(out) { m => // an earlier Spindle's manifest: nothing of Spindle's checks
+        m.get("files").asScala.foreach { case f: ObjectNode =>
+          f.remove(java.util.List.of("crc32c", "batches_crc32c", "first_index", "last_index")) }
+      }
+      val e = feedFails(out)
+      assert(e.contains("Checksum error") && e.contains(part.getFileName.toString), e)
+    }
+  }
+
   test("malformed checks in a manifest are refused, naming the file and the field") {
     TestFiles.withTempDir("chk-bad") { dir =>
       val out = prep(dir, "arrow")
