@@ -5,7 +5,7 @@ package dev.spindle.gpu.bridge;
  * BridgeServer#stats()}); immutable, any thread. {@code refused} counts ERRORs sent to peers and
  * peers dropped in their handshake.
  */
-public record BridgeStats(
+record BridgeStats(
     long trainersConnected,
     long refused,
     long batchesDelivered,

@@ -25,7 +25,7 @@ import jcuda.driver.JCudaDriver;
  * the caller; buffers and streams must be closed before {@link #close()}, which releases the
  * primary context once (idempotent).
  */
-public final class CudaDevice implements Device {
+final class CudaDevice implements Device {
   private final int ordinal;
   private final CUdevice device = new CUdevice();
   private final CUcontext context = new CUcontext();

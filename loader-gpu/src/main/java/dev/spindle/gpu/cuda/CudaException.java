@@ -1,7 +1,7 @@
 package dev.spindle.gpu.cuda;
 
 /** A CUDA driver call failed; the message names the call and the driver's error. */
-public final class CudaException extends RuntimeException {
+final class CudaException extends RuntimeException {
   CudaException(String message) {
     super(message);
   }

@@ -16,7 +16,7 @@ package dev.spindle.spark.image;
  * @param height declared height in pixels, at least 1
  * @param channels stored channels, 1 to 4
  */
-public record ImageInfo(ImageFormat format, int width, int height, int channels) {
+record ImageInfo(ImageFormat format, int width, int height, int channels) {
 
   public ImageInfo {
     if (format == null) {

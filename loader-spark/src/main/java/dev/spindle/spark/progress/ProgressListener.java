@@ -21,7 +21,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * JobLabel}) starts the count afresh, at the samples done before it when it continues earlier jobs'
  * work. Called on Spark's listener-bus thread; {@link #snapshot} on any thread.
  */
-public final class ProgressListener extends SparkListener {
+final class ProgressListener extends SparkListener {
   private final Counts done = new Counts();
   private final Map<Long, Counts> running = new HashMap<>();
   private final Set<Long> ended = new HashSet<>();

@@ -17,7 +17,7 @@ import org.apache.spark.util.AccumulatorV2;
  *
  * <p>The value maps a stage's name to {@code {busyMs, elapsedMs}}.
  */
-public final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<String, long[]>> {
+final class StageTimes extends AccumulatorV2<Map<String, long[]>, Map<String, long[]>> {
   /** The accumulator's name, as {@link ProgressListener} looks it up. */
   static final String NAME = "spindle.stages";
 

@@ -7,7 +7,7 @@ import dev.spindle.spark.metrics.QuarantineRecord;
  * logs and quarantine lists, and parsed back (from the right) into shard, key and index for reports
  * and quarantine files. Stateless; any thread.
  */
-public final class SampleId {
+final class SampleId {
   private SampleId() {}
 
   public static String of(String shard, String key, long index) {

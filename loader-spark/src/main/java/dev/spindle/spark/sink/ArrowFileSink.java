@@ -19,7 +19,7 @@ import org.apache.hadoop.fs.Path;
  * it checksums the file and each record batch's block; the batches' checksums go into the footer's
  * custom metadata ({@link PartChecks#BATCH_CRCS}) so that a reader of a few batches verifies those.
  */
-public final class ArrowFileSink implements BatchFileSink {
+final class ArrowFileSink implements BatchFileSink {
   private final Path path;
   private final CrcOutputStream out;
   private final Map<String, String> footer = new HashMap<>(); // the writer reads it at end()
