@@ -269,12 +269,6 @@ public final class SpindleConfig {
           "false",
           "An unknown spark.spindle.* key (a typo such as spark.spindle.batchsize) or spindle data source option is an error naming the closest valid one, before any work starts; true logs it as a warning and ignores it instead (a configuration written for a newer Spindle)",
           SpindleConfig::bool);
-  public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
-      register(
-          "spark.spindle.feed.testDelayMs",
-          "0",
-          "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job",
-          SpindleConfig::nonNegativeLong);
 
   private SpindleConfig() {}
 
@@ -484,10 +478,6 @@ public final class SpindleConfig {
 
   private static long positiveLong(String s) {
     return integer(s, 1, Long.MAX_VALUE, "an integer > 0");
-  }
-
-  private static long nonNegativeLong(String s) {
-    return integer(s, 0, Long.MAX_VALUE, "an integer >= 0");
   }
 
   private static long anyLong(String s) {

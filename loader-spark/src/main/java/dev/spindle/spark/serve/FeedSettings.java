@@ -13,10 +13,8 @@ import java.util.Map;
  *
  * @param sample the settings every job's sample path shares
  * @param readBatches {@code spark.spindle.feed.readBatches}
- * @param testDelayMs {@code spark.spindle.feed.testDelayMs} (tests only)
  */
-public record FeedSettings(SampleSettings sample, int readBatches, long testDelayMs)
-    implements Serializable {
+public record FeedSettings(SampleSettings sample, int readBatches) implements Serializable {
 
   /**
    * @throws IllegalArgumentException when image settings disagree with a preprocessed input's
@@ -25,7 +23,6 @@ public record FeedSettings(SampleSettings sample, int readBatches, long testDela
   public static FeedSettings from(Map<String, String> conf, Manifest manifest) {
     return new FeedSettings(
         SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
-        SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
-        SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
+        SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES));
   }
 }

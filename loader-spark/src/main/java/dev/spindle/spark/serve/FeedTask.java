@@ -110,7 +110,7 @@ public final class FeedTask implements Serializable {
         ImageBatch batch =
             new ImageBatch(
                 allocator, images.height(), images.width(), images.channels(), batchSize)) {
-      FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
+      FeedRun run = new FeedRun(scope, batch, ConsumerHook.wrap(consumer), in.plan(), slices);
       int configured = settings.sample().threads();
       int threads = configured > 0 ? configured : SamplePath.cpuThreads();
       PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);

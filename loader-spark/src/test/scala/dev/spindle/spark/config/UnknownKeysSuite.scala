@@ -44,7 +44,7 @@ class UnknownKeysSuite extends AnyFunSuite {
         "spark.hadoop.fs.s3a.endpoint" -> "x", "spindle.ui" -> "true")
     SpindleConfig.validate(all.asJava)
     assert(SpindleConfig.unknownKeys(all.keys.asJava).isEmpty)
-    assert(SpindleConfig.isKnown("spark.spindle.feed.testDelayMs"))
+    assert(SpindleConfig.isKnown("spark.spindle.feed.readBatches"))
     ImageConfig.keys().keySet().asScala.foreach(k => assert(SpindleConfig.isKnown(k), k))
   }
 
