@@ -1,6 +1,5 @@
 package dev.spindle.spark.config;
 
-import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.pipeline.FailureBudget;
@@ -10,10 +9,8 @@ import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,43 +33,43 @@ public final class SpindleConfig {
           SpindleConfig::positiveInt);
   public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
       register(
-          ImageConfig.MAX_PIXELS,
+          "spark.spindle.image.maxPixels",
           Long.toString(ImageTransform.DEFAULT_MAX_PIXELS),
           "Images declaring more pixels are quarantined from their header, before decoding",
           SpindleConfig::positiveLong);
   public static final ConfigKey<Long> IMAGE_MAX_DECODE_BYTES =
       register(
-          ImageConfig.MAX_DECODE_BYTES,
+          "spark.spindle.image.maxDecodeBytes",
           Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
           "Images whose decode would allocate more bytes are quarantined from their headers, before any allocation: bounds memory per decode thread. Counts the decoded pixels at the decode scale, decoder buffers (a progressive JPEG's coefficients), Spindle's copies and resample buffers: about 6.5 bytes a pixel for an upright baseline JPEG, 9.5 progressive, 12.7 when EXIF turns it",
           SpindleConfig::positiveLong);
   public static final ConfigKey<String> IMAGE_TRANSFORMS =
       register(
-          ImageConfig.TRANSFORMS,
+          "spark.spindle.image.transforms",
           "resize(SIZE),center_crop(SIZE)",
           "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images. A preprocess output read as input is never transformed again: another chain than its own is refused",
           SpindleConfig::transformSpec);
   public static final ConfigKey<Boolean> IMAGE_EXIF_ORIENTATION =
       register(
-          ImageConfig.EXIF_ORIENTATION,
+          "spark.spindle.image.exifOrientation",
           "true",
           "Turn images upright by their EXIF orientation first (a JPEG's APP1, a PNG's eXIf, a WebP's EXIF chunk), as PIL's ImageOps.exif_transpose; a TIFF's orientation tag is applied either way, as Pillow applies it when loading",
           SpindleConfig::bool);
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
       register(
-          ImageConfig.REDUCED_DECODE,
+          "spark.spindle.image.reducedDecode",
           "false",
           "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)",
           SpindleConfig::bool);
   public static final ConfigKey<Long> IMAGE_SEED =
       register(
-          ImageConfig.SEED,
+          "spark.spindle.image.seed",
           "0",
           "Seed of random image operations; with the epoch and sample index it fixes every choice",
           SpindleConfig::anyLong);
   public static final ConfigKey<String> IMAGE_OUTPUT =
       register(
-          ImageConfig.OUTPUT,
+          "spark.spindle.image.output",
           "auto",
           "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc",
           SpindleConfig::outputMode);
@@ -319,36 +316,57 @@ public final class SpindleConfig {
   }
 
   /**
-   * The image transform the settings describe, for jobs that write uint8 H×W×C Arrow batches
-   * (preprocess, feed): {@code spark.spindle.image.transforms} with SIZE replaced by {@code
-   * spark.spindle.image.size}, plus the other {@code spark.spindle.image.*} keys.
+   * The image transform the settings describe, for epoch 0 ({@link ImageTransform#forEpoch} per
+   * epoch): {@code spark.spindle.image.transforms} with SIZE replaced by {@code
+   * spark.spindle.image.size}, its output ({@code spark.spindle.image.output}) and the other {@code
+   * spark.spindle.image.*} keys; a key left out takes its default.
+   *
+   * @throws IllegalArgumentException naming the key when a value is invalid
+   */
+  public static ImageTransform imageTransform(Map<String, String> settings) {
+    ImageTransform t = ImageTransform.parse(transformChain(settings));
+    String output = get(settings, IMAGE_OUTPUT);
+    if (!output.equals("auto")) {
+      t = t.withOutput(OutputMode.parse(output));
+    }
+    return t.withMaxPixels(get(settings, IMAGE_MAX_PIXELS))
+        .withMaxDecodeBytes(get(settings, IMAGE_MAX_DECODE_BYTES))
+        .withExifOrientation(get(settings, IMAGE_EXIF_ORIENTATION))
+        .withReducedDecode(get(settings, IMAGE_REDUCED_DECODE))
+        .withSeed(get(settings, IMAGE_SEED));
+  }
+
+  /**
+   * The image transform the settings describe ({@link #imageTransform}), for jobs that write uint8
+   * H×W×C Arrow batches (preprocess, feed, the data source).
    *
    * @throws IllegalArgumentException naming the key when a value is invalid or the chain's output
    *     is not uint8 HWC
    */
   public static ImageTransform uint8Transform(Map<String, String> settings) {
-    int size = get(settings, IMAGE_SIZE);
-    String chain = get(settings, IMAGE_TRANSFORMS).replace("SIZE", Integer.toString(size));
-    Map<String, String> resolved = new java.util.HashMap<>(settings);
-    resolved.put(ImageConfig.TRANSFORMS, chain);
-    resolved.put(ImageConfig.MAX_PIXELS, Long.toString(get(settings, IMAGE_MAX_PIXELS)));
-    resolved.put(
-        ImageConfig.MAX_DECODE_BYTES, Long.toString(get(settings, IMAGE_MAX_DECODE_BYTES)));
-    ImageTransform t = ImageConfig.transform(resolved::get);
+    ImageTransform t = imageTransform(settings);
     if (t.outputMode() != OutputMode.UINT8_HWC) {
       throw new IllegalArgumentException(
           "Invalid value for "
-              + ImageConfig.TRANSFORMS
+              + IMAGE_TRANSFORMS.key()
               + "/"
-              + ImageConfig.OUTPUT
+              + IMAGE_OUTPUT.key()
               + ": '"
-              + chain
+              + transformChain(settings)
               + "' gives "
               + t.outputMode()
               + " (Arrow image batches hold uint8 HWC; normalize"
               + " belongs on the device or in bench images)");
     }
     return t;
+  }
+
+  /**
+   * {@code spark.spindle.image.transforms} with SIZE replaced by {@code spark.spindle.image.size}.
+   */
+  private static String transformChain(Map<String, String> settings) {
+    return get(settings, IMAGE_TRANSFORMS)
+        .replace("SIZE", Integer.toString(get(settings, IMAGE_SIZE)));
   }
 
   /**
@@ -383,19 +401,14 @@ public final class SpindleConfig {
         get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
   }
 
-  /**
-   * Whether {@code key} is a Spindle key: one of this registry's or of {@link ImageConfig}'s (a
-   * second registry of the {@code spark.spindle.image.*} keys, until it is folded into this one).
-   */
+  /** Whether {@code key} is a Spindle key: one of this registry's. */
   public static boolean isKnown(String key) {
-    return KEYS.containsKey(key) || ImageConfig.keys().containsKey(key);
+    return KEYS.containsKey(key);
   }
 
   /** The known key closest to {@code key}, ignoring case ({@link Nearest}). */
   public static String closest(String key) {
-    Set<String> known = new LinkedHashSet<>(KEYS.keySet());
-    known.addAll(ImageConfig.keys().keySet());
-    return Nearest.among(key, known);
+    return Nearest.among(key, KEYS.keySet());
   }
 
   /**
