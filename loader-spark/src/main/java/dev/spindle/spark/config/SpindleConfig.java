@@ -3,8 +3,6 @@ package dev.spindle.spark.config;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.pipeline.FailureBudget;
-import dev.spindle.spark.shard.ParquetColumns;
-import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -131,7 +129,7 @@ public final class SpindleConfig {
       register(
           "spark.spindle.threads",
           "0",
-          "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)",
+          "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads). One rule for every job (preprocess, feed, train, the spindle data source): a task decodes on at most this many of the pool's threads (all of them when 0, never more than the pool has), keeping 4 samples in flight per thread",
           SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> OUTPUT_STALE_LOCK_SECONDS =
       register(
@@ -296,20 +294,13 @@ public final class SpindleConfig {
    *     allowed
    */
   public static void validate(Map<String, String> settings) {
-    requireKnownKeys(settings);
-    settings.forEach(
-        (k, v) -> {
-          ConfigKey<?> key = KEYS.get(k);
-          if (key != null) {
-            key.parse(v);
-          }
-        });
-    uint8Transform(settings);
-    sampleLimits(settings);
-    failureBudget(settings);
+    Settings.of(settings);
   }
 
-  /** Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default. */
+  /**
+   * Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default: for the
+   * few checks made before a job's {@link Settings} exist (the command line's preflight).
+   */
   public static <T> T get(Map<String, String> settings, ConfigKey<T> key) {
     String value = settings.get(key.key());
     return value == null ? key.defaultParsed() : key.parse(value);
@@ -323,17 +314,22 @@ public final class SpindleConfig {
    *
    * @throws IllegalArgumentException naming the key when a value is invalid
    */
-  public static ImageTransform imageTransform(Map<String, String> settings) {
+  public static ImageTransform imageTransform(Settings settings) {
     ImageTransform t = ImageTransform.parse(transformChain(settings));
-    String output = get(settings, IMAGE_OUTPUT);
+    String output = settings.get(IMAGE_OUTPUT);
     if (!output.equals("auto")) {
       t = t.withOutput(OutputMode.parse(output));
     }
-    return t.withMaxPixels(get(settings, IMAGE_MAX_PIXELS))
-        .withMaxDecodeBytes(get(settings, IMAGE_MAX_DECODE_BYTES))
-        .withExifOrientation(get(settings, IMAGE_EXIF_ORIENTATION))
-        .withReducedDecode(get(settings, IMAGE_REDUCED_DECODE))
-        .withSeed(get(settings, IMAGE_SEED));
+    return t.withMaxPixels(settings.get(IMAGE_MAX_PIXELS))
+        .withMaxDecodeBytes(settings.get(IMAGE_MAX_DECODE_BYTES))
+        .withExifOrientation(settings.get(IMAGE_EXIF_ORIENTATION))
+        .withReducedDecode(settings.get(IMAGE_REDUCED_DECODE))
+        .withSeed(settings.get(IMAGE_SEED));
+  }
+
+  /** {@link #imageTransform(Settings)} of what {@code settings} gives ({@link Settings#read}). */
+  public static ImageTransform imageTransform(Map<String, String> settings) {
+    return imageTransform(Settings.read(settings));
   }
 
   /**
@@ -343,7 +339,7 @@ public final class SpindleConfig {
    * @throws IllegalArgumentException naming the key when a value is invalid or the chain's output
    *     is not uint8 HWC
    */
-  public static ImageTransform uint8Transform(Map<String, String> settings) {
+  public static ImageTransform uint8Transform(Settings settings) {
     ImageTransform t = imageTransform(settings);
     if (t.outputMode() != OutputMode.UINT8_HWC) {
       throw new IllegalArgumentException(
@@ -361,44 +357,18 @@ public final class SpindleConfig {
     return t;
   }
 
+  /** {@link #uint8Transform(Settings)} of what {@code settings} gives ({@link Settings#read}). */
+  public static ImageTransform uint8Transform(Map<String, String> settings) {
+    return uint8Transform(Settings.read(settings));
+  }
+
   /**
    * {@code spark.spindle.image.transforms} with SIZE replaced by {@code spark.spindle.image.size}.
    */
-  private static String transformChain(Map<String, String> settings) {
-    return get(settings, IMAGE_TRANSFORMS)
-        .replace("SIZE", Integer.toString(get(settings, IMAGE_SIZE)));
-  }
-
-  /**
-   * What a shard reader accepts in one sample: {@code spark.spindle.maxSampleBytes} and {@code
-   * spark.spindle.numClasses}.
-   *
-   * @throws IllegalArgumentException naming the key when a value is invalid
-   */
-  public static SampleLimits sampleLimits(Map<String, String> settings) {
-    return new SampleLimits(get(settings, MAX_SAMPLE_BYTES), get(settings, NUM_CLASSES));
-  }
-
-  /**
-   * The failure budget: {@code spark.spindle.maxFailures}, a fraction judged over at least {@code
-   * spark.spindle.maxFailures.minSamples} samples.
-   *
-   * @throws IllegalArgumentException naming the key when a value is invalid
-   */
-  public static FailureBudget failureBudget(Map<String, String> settings) {
-    return FailureBudget.parse(
-        get(settings, MAX_FAILURES), get(settings, MAX_FAILURES_MIN_SAMPLES));
-  }
-
-  /**
-   * The columns of Parquet shards that hold image and label: {@code
-   * spark.spindle.parquet.imageColumn} and {@code spark.spindle.parquet.labelColumn}.
-   *
-   * @throws IllegalArgumentException naming the keys when they name the same column
-   */
-  public static ParquetColumns parquetColumns(Map<String, String> settings) {
-    return new ParquetColumns(
-        get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
+  private static String transformChain(Settings settings) {
+    return settings
+        .get(IMAGE_TRANSFORMS)
+        .replace("SIZE", Integer.toString(settings.get(IMAGE_SIZE)));
   }
 
   /** Whether {@code key} is a Spindle key: one of this registry's. */
