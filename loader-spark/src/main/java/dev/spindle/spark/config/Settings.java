@@ -52,8 +52,9 @@ public final class Settings {
   }
 
   /**
-   * The settings {@code conf} gives, each known key's value parsed (other keys are not looked at),
-   * for callers that checked {@code conf} before or take it as it is (tests, benchmarks).
+   * The settings {@code conf} gives, each known key's value parsed (unknown keys are not looked
+   * at): for callers that refused unknown keys themselves (the data source, by its own rules for
+   * options) or take a map as it is (tests, benchmarks).
    *
    * @throws IllegalArgumentException naming the first key whose value is not allowed
    */
