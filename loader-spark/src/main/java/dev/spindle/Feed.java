@@ -1,5 +1,6 @@
 package dev.spindle;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.FeedJob;
 import dev.spindle.spark.feed.FeedRequest;
@@ -10,7 +11,6 @@ import dev.spindle.spark.train.TrainJob;
 import dev.spindle.spark.train.TrainSettings;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -189,7 +189,7 @@ public final class Feed extends ImageJob<Feed> {
   public FeedReport train(String script, String... args) throws IOException {
     requirePlan("train", "train(script)");
     settings.set(SpindleConfig.FEED_SERVE, true);
-    Map<String, String> conf = checkedConf();
+    Settings conf = checkedConf();
     java.nio.file.Path file = java.nio.file.Path.of(script).toAbsolutePath().normalize();
     if (spark.sparkContext().master().startsWith("local")
         && !java.nio.file.Files.isRegularFile(file)) {
@@ -197,12 +197,12 @@ public final class Feed extends ImageJob<Feed> {
     }
     TrainSettings train =
         new TrainSettings(
-            SpindleConfig.get(conf, SpindleConfig.TRAIN_PYTHON),
+            conf.get(SpindleConfig.TRAIN_PYTHON),
             file.toString(),
             java.util.List.of(args),
             PythonClient.dir().toString(),
-            SpindleConfig.get(conf, SpindleConfig.TRAIN_NPROC_PER_EXECUTOR),
-            SpindleConfig.get(conf, SpindleConfig.TRAIN_MAX_RESTARTS));
+            conf.get(SpindleConfig.TRAIN_NPROC_PER_EXECUTOR),
+            conf.get(SpindleConfig.TRAIN_MAX_RESTARTS));
     FeedResult result =
         TrainJob.run(
             spark, new FeedRequest(input, manifest, worldSize, epochs, resume, 0, conf), train);
@@ -220,7 +220,7 @@ public final class Feed extends ImageJob<Feed> {
    */
   public FeedReport run() throws IOException {
     requirePlan("feed", "run()");
-    Map<String, String> conf = checkedConf();
+    Settings conf = checkedConf();
     ServeCheck.check(conf, settings);
     FeedResult result =
         FeedJob.run(

@@ -1,8 +1,8 @@
 package dev.spindle;
 
 import dev.spindle.spark.config.ConfigKey;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
-import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -53,7 +53,8 @@ public abstract class ImageJob<B extends ImageJob<B>> {
 
   /**
    * At most this many of the executor's CPU threads per task, as {@code spark.spindle.threads} (the
-   * executor-wide pool itself is sized by the session's setting).
+   * executor-wide pool itself is sized by the session's setting); the same rule for every job
+   * ({@code dev.spindle.spark.samples.SampleSettings#threadsPerTask}).
    */
   public B threads(int threads) {
     return with(SpindleConfig.THREADS, threads);
@@ -75,15 +76,14 @@ public abstract class ImageJob<B extends ImageJob<B>> {
   }
 
   /**
-   * What the job runs with: the session's settings, then this job's, checked together.
+   * What the job runs with: the session's settings, then this job's, checked together and parsed
+   * once.
    *
    * @throws IllegalArgumentException before any Spark work, for a setting that is not allowed or an
    *     unknown {@code spark.spindle.*} key (also one of the session's)
    */
-  Map<String, String> checkedConf() {
-    Map<String, String> conf = settings.merged();
-    SpindleConfig.validate(conf);
-    return conf;
+  Settings checkedConf() {
+    return Settings.of(settings.merged());
   }
 
   @SuppressWarnings("unchecked")

@@ -1,9 +1,9 @@
 package dev.spindle;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.preprocess.PreprocessJob;
 import java.io.IOException;
-import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -64,7 +64,7 @@ public final class Preprocess extends ImageJob<Preprocess> {
   public PreprocessReport run() throws IOException {
     Uris.present("input", input, "preprocess");
     Uris.present("output", output, "preprocess");
-    Map<String, String> conf = checkedConf();
+    Settings conf = checkedConf();
     return new PreprocessReport(PreprocessJob.run(spark, input, output, overwrite, conf));
   }
 }

@@ -1,9 +1,9 @@
 package dev.spindle;
 
 import dev.spindle.spark.config.ConfigKey;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import java.util.List;
-import java.util.Map;
 
 /** Refuses serving settings without serving, and partitions with it, before any work. */
 final class ServeCheck {
@@ -14,8 +14,8 @@ final class ServeCheck {
   private ServeCheck() {}
 
   /** {@code conf}: everything the run sees; {@code job}: what its builder set. */
-  static void check(Map<String, String> conf, JobSettings job) {
-    if (SpindleConfig.get(conf, SpindleConfig.FEED_SERVE)) {
+  static void check(Settings conf, JobSettings job) {
+    if (conf.get(SpindleConfig.FEED_SERVE)) {
       if (job.has(SpindleConfig.FEED_PARTITIONS)) {
         throw new IllegalArgumentException(
             "partitions does not apply when serving: serving runs" + " one task per rank");

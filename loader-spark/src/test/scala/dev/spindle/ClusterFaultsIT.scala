@@ -21,7 +21,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * separate JVMs), the shaded jar submitted by SparkSubmit as users do: an executor JVM, a worker,
  * the driver and a trainer process killed mid-job, and an output file system that fills up or
  * turns read-only. Each outcome is checked against an undisturbed run. The kills land by test
- * hooks (a slow test file system, the committer's step delay, a feed task's delay, the trainer's
+ * hooks (a slow test file system, the committer's step delay, a plugin that slows feed tasks, the trainer's
  * own SIGKILL), not by timing. The worker kill comes last: the cluster keeps one worker after it.
  */
 class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
@@ -171,9 +171,10 @@ class ClusterFaultsIT extends AnyFunSuite with BeforeAndAfterAll {
 
   test("a worker killed mid-feed: the job completes on the other worker with the undisturbed digests") {
     val before = (0 to 1).flatMap(cluster.latestApp).toSet
-    // 8 one-batch partitions, each task sleeping 1 s after its batch: several seconds of tasks
-    val job = submit.start(submit.schedulerLog, "feed", feedArgs(dir.resolve("feed.json"),
-      "--partitions", "8", "--conf", "spark.spindle.feed.testDelayMs=1000"): _*)
+    // 8 one-batch partitions, each task sleeping 1 s after its batch (SlowFeedPlugin): several
+    // seconds of tasks
+    val job = submit.start(submit.schedulerLog ++ submit.slowFeed(1000), "feed",
+      feedArgs(dir.resolve("feed.json"), "--partitions", "8"): _*)
     def inFlight() = (0 to 1).flatMap(w => cluster.latestApp(w).filterNot(before)
       .flatMap(taskInFlight).map(w -> _)).headOption
     var busy: Option[(Int, String)] = None

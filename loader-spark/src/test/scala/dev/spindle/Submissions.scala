@@ -8,7 +8,7 @@ import java.util.jar.{JarEntry, JarOutputStream}
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, StandaloneCluster}
+import dev.spindle.spark.testkit.{ArrowFiles, FaultyFileSystem, SlowFeedPlugin, StandaloneCluster}
 
 /**
  * Spindle's shaded jar submitted to a [[StandaloneCluster]] the way users submit it:
@@ -28,12 +28,18 @@ final class Submissions(root: Path, cluster: StandaloneCluster, dir: Path) {
   lazy val sparkClasspath: String = Files.readString(target.resolve("spark-classpath.txt")).trim
 
   /** A jar of the test double [[FaultyFileSystem]] alone, for `--jars`. */
-  lazy val faultyJar: Path = {
-    val jar = dir.resolve("faulty-fs.jar")
+  lazy val faultyJar: Path = testkitJar("faulty-fs.jar", "FaultyFileSystem")
+
+  /** A jar of [[SlowFeedPlugin]] alone, for `--jars`. */
+  lazy val slowFeedJar: Path = testkitJar("slow-feed.jar", "SlowFeed")
+
+  /** A jar of the test kit's classes whose names start with `prefix`. */
+  private def testkitJar(name: String, prefix: String): Path = {
+    val jar = dir.resolve(name)
     val classes = target.resolve("test-classes")
     val out = new JarOutputStream(Files.newOutputStream(jar))
     try Files.list(classes.resolve("dev/spindle/spark/testkit")).iterator().asScala
-      .filter(_.getFileName.toString.startsWith("FaultyFileSystem")).foreach { c =>
+      .filter(_.getFileName.toString.startsWith(prefix)).foreach { c =>
         out.putNextEntry(new JarEntry(classes.relativize(c).toString))
         out.write(Files.readAllBytes(c))
         out.closeEntry()
@@ -46,6 +52,11 @@ final class Submissions(root: Path, cluster: StandaloneCluster, dir: Path) {
     Seq("--jars", faultyJar.toString, "--conf",
       s"spark.hadoop.fs.faulty.impl=${classOf[FaultyFileSystem].getName}") ++
       settings.flatMap { case (k, v) => Seq("--conf", s"spark.hadoop.fs.faulty.$k=$v") }
+
+  /** The `spark-submit` flags that make every feed task sleep `ms` after each batch. */
+  def slowFeed(ms: Long): Seq[String] =
+    Seq("--jars", slowFeedJar.toString, "--conf", s"spark.plugins=${SlowFeedPlugin.ClassName}",
+      "--conf", s"${SlowFeedPlugin.DelayConf}=$ms")
 
   /** The `spark-submit` flags that make the driver log each task attempt it starts. */
   def schedulerLog: Seq[String] = {

@@ -25,8 +25,8 @@ final class ImageFlags {
       names = "--threads",
       paramLabel = "N",
       description =
-          "CPU threads of the executor-wide pool (spark.spindle.threads; 0, the default:"
-              + " the executor's cores)")
+          "CPU threads of the executor-wide pool, and the most of them one task decodes on"
+              + " (spark.spindle.threads; 0, the default: the executor's cores)")
   String threads;
 
   void putInto(JobConf conf) {

@@ -1,19 +1,14 @@
 package dev.spindle.spark.config;
 
-import dev.spindle.spark.image.ImageConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.pipeline.FailureBudget;
-import dev.spindle.spark.shard.ParquetColumns;
-import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,43 +31,43 @@ public final class SpindleConfig {
           SpindleConfig::positiveInt);
   public static final ConfigKey<Long> IMAGE_MAX_PIXELS =
       register(
-          ImageConfig.MAX_PIXELS,
+          "spark.spindle.image.maxPixels",
           Long.toString(ImageTransform.DEFAULT_MAX_PIXELS),
           "Images declaring more pixels are quarantined from their header, before decoding",
           SpindleConfig::positiveLong);
   public static final ConfigKey<Long> IMAGE_MAX_DECODE_BYTES =
       register(
-          ImageConfig.MAX_DECODE_BYTES,
+          "spark.spindle.image.maxDecodeBytes",
           Long.toString(ImageTransform.DEFAULT_MAX_DECODE_BYTES),
           "Images whose decode would allocate more bytes are quarantined from their headers, before any allocation: bounds memory per decode thread. Counts the decoded pixels at the decode scale, decoder buffers (a progressive JPEG's coefficients), Spindle's copies and resample buffers: about 6.5 bytes a pixel for an upright baseline JPEG, 9.5 progressive, 12.7 when EXIF turns it",
           SpindleConfig::positiveLong);
   public static final ConfigKey<String> IMAGE_TRANSFORMS =
       register(
-          ImageConfig.TRANSFORMS,
+          "spark.spindle.image.transforms",
           "resize(SIZE),center_crop(SIZE)",
           "Transform chain in order (SIZE = spark.spindle.image.size): resize(S | H,W[,filter=bilinear|bicubic|box]), center_crop(S | H,W), crop(TOP,LEFT,H,W), random_resized_crop(S | H,W[,scale=0.08:1][,ratio=3/4:4/3]), hflip[(P)], normalize[(mean=R:G:B,std=R:G:B)] (last; bench only). Matches torchvision on PIL images. A preprocess output read as input is never transformed again: another chain than its own is refused",
           SpindleConfig::transformSpec);
   public static final ConfigKey<Boolean> IMAGE_EXIF_ORIENTATION =
       register(
-          ImageConfig.EXIF_ORIENTATION,
+          "spark.spindle.image.exifOrientation",
           "true",
           "Turn images upright by their EXIF orientation first (a JPEG's APP1, a PNG's eXIf, a WebP's EXIF chunk), as PIL's ImageOps.exif_transpose; a TIFF's orientation tag is applied either way, as Pillow applies it when loading",
           SpindleConfig::bool);
   public static final ConfigKey<Boolean> IMAGE_REDUCED_DECODE =
       register(
-          ImageConfig.REDUCED_DECODE,
+          "spark.spindle.image.reducedDecode",
           "false",
           "Decode JPEGs at 1/2, 1/4 or 1/8 scale when the first resize still gets its target resolution (faster; values differ slightly from torchvision's)",
           SpindleConfig::bool);
   public static final ConfigKey<Long> IMAGE_SEED =
       register(
-          ImageConfig.SEED,
+          "spark.spindle.image.seed",
           "0",
           "Seed of random image operations; with the epoch and sample index it fixes every choice",
           SpindleConfig::anyLong);
   public static final ConfigKey<String> IMAGE_OUTPUT =
       register(
-          ImageConfig.OUTPUT,
+          "spark.spindle.image.output",
           "auto",
           "uint8-hwc, uint8-chw, float32-chw or float16-chw; auto = float32-chw after normalize, else uint8-hwc. Arrow output and feeding take uint8-hwc",
           SpindleConfig::outputMode);
@@ -134,7 +129,7 @@ public final class SpindleConfig {
       register(
           "spark.spindle.threads",
           "0",
-          "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads)",
+          "CPU threads of the executor-wide pool all tasks share; 0 = the executor's cores (--threads). One rule for every job (preprocess, feed, train, the spindle data source): a task decodes on at most this many of the pool's threads (all of them when 0, never more than the pool has), keeping 4 samples in flight per thread",
           SpindleConfig::nonNegativeInt);
   public static final ConfigKey<Long> OUTPUT_STALE_LOCK_SECONDS =
       register(
@@ -269,12 +264,6 @@ public final class SpindleConfig {
           "false",
           "An unknown spark.spindle.* key (a typo such as spark.spindle.batchsize) or spindle data source option is an error naming the closest valid one, before any work starts; true logs it as a warning and ignores it instead (a configuration written for a newer Spindle)",
           SpindleConfig::bool);
-  public static final ConfigKey<Long> FEED_TEST_DELAY_MS =
-      register(
-          "spark.spindle.feed.testDelayMs",
-          "0",
-          "Test only: a feed task sleeps this long after each batch, so fault tests can act mid-job",
-          SpindleConfig::nonNegativeLong);
 
   private SpindleConfig() {}
 
@@ -305,50 +294,61 @@ public final class SpindleConfig {
    *     allowed
    */
   public static void validate(Map<String, String> settings) {
-    requireKnownKeys(settings);
-    settings.forEach(
-        (k, v) -> {
-          ConfigKey<?> key = KEYS.get(k);
-          if (key != null) {
-            key.parse(v);
-          }
-        });
-    uint8Transform(settings);
-    sampleLimits(settings);
-    failureBudget(settings);
+    Settings.of(settings);
   }
 
-  /** Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default. */
+  /**
+   * Reads a key from a map of settings (e.g. a SparkConf's), falling back to its default: for the
+   * few checks made before a job's {@link Settings} exist (the command line's preflight).
+   */
   public static <T> T get(Map<String, String> settings, ConfigKey<T> key) {
     String value = settings.get(key.key());
     return value == null ? key.defaultParsed() : key.parse(value);
   }
 
   /**
-   * The image transform the settings describe, for jobs that write uint8 H×W×C Arrow batches
-   * (preprocess, feed): {@code spark.spindle.image.transforms} with SIZE replaced by {@code
-   * spark.spindle.image.size}, plus the other {@code spark.spindle.image.*} keys.
+   * The image transform the settings describe, for epoch 0 ({@link ImageTransform#forEpoch} per
+   * epoch): {@code spark.spindle.image.transforms} with SIZE replaced by {@code
+   * spark.spindle.image.size}, its output ({@code spark.spindle.image.output}) and the other {@code
+   * spark.spindle.image.*} keys; a key left out takes its default.
+   *
+   * @throws IllegalArgumentException naming the key when a value is invalid
+   */
+  public static ImageTransform imageTransform(Settings settings) {
+    ImageTransform t = ImageTransform.parse(transformChain(settings));
+    String output = settings.get(IMAGE_OUTPUT);
+    if (!output.equals("auto")) {
+      t = t.withOutput(OutputMode.parse(output));
+    }
+    return t.withMaxPixels(settings.get(IMAGE_MAX_PIXELS))
+        .withMaxDecodeBytes(settings.get(IMAGE_MAX_DECODE_BYTES))
+        .withExifOrientation(settings.get(IMAGE_EXIF_ORIENTATION))
+        .withReducedDecode(settings.get(IMAGE_REDUCED_DECODE))
+        .withSeed(settings.get(IMAGE_SEED));
+  }
+
+  /** {@link #imageTransform(Settings)} of what {@code settings} gives ({@link Settings#read}). */
+  public static ImageTransform imageTransform(Map<String, String> settings) {
+    return imageTransform(Settings.read(settings));
+  }
+
+  /**
+   * The image transform the settings describe ({@link #imageTransform}), for jobs that write uint8
+   * H×W×C Arrow batches (preprocess, feed, the data source).
    *
    * @throws IllegalArgumentException naming the key when a value is invalid or the chain's output
    *     is not uint8 HWC
    */
-  public static ImageTransform uint8Transform(Map<String, String> settings) {
-    int size = get(settings, IMAGE_SIZE);
-    String chain = get(settings, IMAGE_TRANSFORMS).replace("SIZE", Integer.toString(size));
-    Map<String, String> resolved = new java.util.HashMap<>(settings);
-    resolved.put(ImageConfig.TRANSFORMS, chain);
-    resolved.put(ImageConfig.MAX_PIXELS, Long.toString(get(settings, IMAGE_MAX_PIXELS)));
-    resolved.put(
-        ImageConfig.MAX_DECODE_BYTES, Long.toString(get(settings, IMAGE_MAX_DECODE_BYTES)));
-    ImageTransform t = ImageConfig.transform(resolved::get);
+  public static ImageTransform uint8Transform(Settings settings) {
+    ImageTransform t = imageTransform(settings);
     if (t.outputMode() != OutputMode.UINT8_HWC) {
       throw new IllegalArgumentException(
           "Invalid value for "
-              + ImageConfig.TRANSFORMS
+              + IMAGE_TRANSFORMS.key()
               + "/"
-              + ImageConfig.OUTPUT
+              + IMAGE_OUTPUT.key()
               + ": '"
-              + chain
+              + transformChain(settings)
               + "' gives "
               + t.outputMode()
               + " (Arrow image batches hold uint8 HWC; normalize"
@@ -357,51 +357,28 @@ public final class SpindleConfig {
     return t;
   }
 
-  /**
-   * What a shard reader accepts in one sample: {@code spark.spindle.maxSampleBytes} and {@code
-   * spark.spindle.numClasses}.
-   *
-   * @throws IllegalArgumentException naming the key when a value is invalid
-   */
-  public static SampleLimits sampleLimits(Map<String, String> settings) {
-    return new SampleLimits(get(settings, MAX_SAMPLE_BYTES), get(settings, NUM_CLASSES));
+  /** {@link #uint8Transform(Settings)} of what {@code settings} gives ({@link Settings#read}). */
+  public static ImageTransform uint8Transform(Map<String, String> settings) {
+    return uint8Transform(Settings.read(settings));
   }
 
   /**
-   * The failure budget: {@code spark.spindle.maxFailures}, a fraction judged over at least {@code
-   * spark.spindle.maxFailures.minSamples} samples.
-   *
-   * @throws IllegalArgumentException naming the key when a value is invalid
+   * {@code spark.spindle.image.transforms} with SIZE replaced by {@code spark.spindle.image.size}.
    */
-  public static FailureBudget failureBudget(Map<String, String> settings) {
-    return FailureBudget.parse(
-        get(settings, MAX_FAILURES), get(settings, MAX_FAILURES_MIN_SAMPLES));
+  private static String transformChain(Settings settings) {
+    return settings
+        .get(IMAGE_TRANSFORMS)
+        .replace("SIZE", Integer.toString(settings.get(IMAGE_SIZE)));
   }
 
-  /**
-   * The columns of Parquet shards that hold image and label: {@code
-   * spark.spindle.parquet.imageColumn} and {@code spark.spindle.parquet.labelColumn}.
-   *
-   * @throws IllegalArgumentException naming the keys when they name the same column
-   */
-  public static ParquetColumns parquetColumns(Map<String, String> settings) {
-    return new ParquetColumns(
-        get(settings, PARQUET_IMAGE_COLUMN), get(settings, PARQUET_LABEL_COLUMN));
-  }
-
-  /**
-   * Whether {@code key} is a Spindle key: one of this registry's or of {@link ImageConfig}'s (a
-   * second registry of the {@code spark.spindle.image.*} keys, until it is folded into this one).
-   */
+  /** Whether {@code key} is a Spindle key: one of this registry's. */
   public static boolean isKnown(String key) {
-    return KEYS.containsKey(key) || ImageConfig.keys().containsKey(key);
+    return KEYS.containsKey(key);
   }
 
   /** The known key closest to {@code key}, ignoring case ({@link Nearest}). */
   public static String closest(String key) {
-    Set<String> known = new LinkedHashSet<>(KEYS.keySet());
-    known.addAll(ImageConfig.keys().keySet());
-    return Nearest.among(key, known);
+    return Nearest.among(key, KEYS.keySet());
   }
 
   /**
@@ -484,10 +461,6 @@ public final class SpindleConfig {
 
   private static long positiveLong(String s) {
     return integer(s, 1, Long.MAX_VALUE, "an integer > 0");
-  }
-
-  private static long nonNegativeLong(String s) {
-    return integer(s, 0, Long.MAX_VALUE, "an integer >= 0");
   }
 
   private static long anyLong(String s) {

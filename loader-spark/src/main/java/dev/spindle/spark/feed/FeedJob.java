@@ -1,6 +1,7 @@
 package dev.spindle.spark.feed;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.ClusterShardCounter;
 import dev.spindle.spark.manifest.Manifest;
@@ -55,11 +56,12 @@ public final class FeedJob {
   public static FeedResult run(SparkSession spark, FeedRequest request) throws IOException {
     long startNanos = System.nanoTime();
     long startMs = System.currentTimeMillis();
-    Map<String, String> conf = request.conf();
+    Settings conf = request.settings();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     ManifestCache.Loaded loaded = loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
-    LoaderState state = startState(manifest, request);
+    FeedSettings settings = FeedSettings.from(conf, manifest);
+    LoaderState state = startState(manifest, request, settings);
     if (state.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -70,9 +72,8 @@ public final class FeedJob {
               + (request.epochs() - 1)
               + " are complete)");
     }
-    int partitions = SpindleConfig.get(conf, SpindleConfig.FEED_PARTITIONS);
-    ServeSettings serve =
-        SpindleConfig.get(conf, SpindleConfig.FEED_SERVE) ? ServeSettings.from(conf) : null;
+    int partitions = conf.get(SpindleConfig.FEED_PARTITIONS);
+    ServeSettings serve = conf.get(SpindleConfig.FEED_SERVE) ? ServeSettings.from(conf) : null;
     if (serve != null) {
       ServeStage.announce(jsc, request.worldSize(), serve);
     }
@@ -80,7 +81,7 @@ public final class FeedJob {
         new Epochs(
             jsc,
             manifest,
-            FeedSettings.from(conf, manifest),
+            settings,
             new HadoopConf(spark.sparkContext().hadoopConfiguration()),
             serve != null
                 ? request.worldSize()
@@ -99,40 +100,42 @@ public final class FeedJob {
   /** The request's manifest: the cached one if it still describes the input, else counted. */
   public static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
       throws IOException {
-    Map<String, String> conf = request.conf();
+    Settings conf = request.settings();
     return new ManifestCache(
             jsc.sc().hadoopConfiguration(),
-            SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-            SpindleConfig.parquetColumns(conf),
+            conf.get(SpindleConfig.FOLDER_SHARD_FILES),
+            conf.parquetColumns(),
             new ClusterShardCounter(jsc))
         .load(
             request.input(),
             request.manifestFile(),
-            SpindleConfig.get(conf, SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
+            conf.get(SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
   }
 
-  /** The state to start from, with the plan settings checked against a resumed state. */
-  public static LoaderState startState(Manifest manifest, FeedRequest request) {
-    Map<String, String> conf = request.conf();
+  /**
+   * The state to start from, with the plan settings checked against a resumed state; the batch size
+   * is the one every job's sample path reads ({@code settings}).
+   */
+  public static LoaderState startState(
+      Manifest manifest, FeedRequest request, FeedSettings settings) {
+    Settings conf = request.settings();
     LoaderState resume = request.resume();
-    long seed = SpindleConfig.get(conf, SpindleConfig.SEED);
-    int batchSize = SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE);
-    Remainder remainder = Remainder.valueOf(SpindleConfig.get(conf, SpindleConfig.FEED_REMAINDER));
-    int window = SpindleConfig.get(conf, SpindleConfig.SHUFFLE_WINDOW);
+    long seed = conf.get(SpindleConfig.SEED);
+    int batchSize = settings.sample().batchSize();
+    Remainder remainder = Remainder.valueOf(conf.get(SpindleConfig.FEED_REMAINDER));
+    int window = conf.get(SpindleConfig.SHUFFLE_WINDOW);
     if (resume == null) {
       return LoaderState.initial(
           manifest, new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window));
     }
     resume.requireSettings(
         new PlanSpec(
-            conf.containsKey(SpindleConfig.SEED.key()) ? seed : resume.seed(),
+            conf.isSet(SpindleConfig.SEED) ? seed : resume.seed(),
             resume.epoch(),
             request.worldSize(),
-            conf.containsKey(SpindleConfig.BATCH_SIZE.key()) ? batchSize : resume.batchSize(),
-            conf.containsKey(SpindleConfig.FEED_REMAINDER.key()) ? remainder : resume.remainder(),
-            conf.containsKey(SpindleConfig.SHUFFLE_WINDOW.key())
-                ? window
-                : resume.shuffleWindow()));
+            conf.isSet(SpindleConfig.BATCH_SIZE) ? batchSize : resume.batchSize(),
+            conf.isSet(SpindleConfig.FEED_REMAINDER) ? remainder : resume.remainder(),
+            conf.isSet(SpindleConfig.SHUFFLE_WINDOW) ? window : resume.shuffleWindow()));
     return resume;
   }
 

@@ -1,13 +1,13 @@
 package dev.spindle.spark.feed;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.plan.LoaderState;
-import java.util.Map;
 import java.util.Objects;
 
 /**
  * What one {@code feed} run is asked to do. Plan settings (seed, batch size, remainder policy,
- * shuffle window), partitions, threads and image size come from {@code conf}, where CLI flags put
- * them; on a resume, the ones not set there are taken from the state.
+ * shuffle window), partitions, threads and image size come from {@code settings}, where CLI flags
+ * put them; on a resume, the ones not set there are taken from the state.
  *
  * @param input the dataset URI
  * @param manifestFile where to cache the manifest, or null for the default next to the data
@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param epochs run until this many epochs are complete (counting from epoch 0)
  * @param resume the state to continue from, or null to start at epoch 0
  * @param stopAfterBatches stop once every rank got this many batches in this run; 0 = never
- * @param conf Spark configuration ({@code spark.spindle.*} keys)
+ * @param settings the {@code spark.spindle.*} settings, parsed once ({@link Settings})
  */
 public record FeedRequest(
     String input,
@@ -24,7 +24,7 @@ public record FeedRequest(
     int epochs,
     LoaderState resume,
     int stopAfterBatches,
-    Map<String, String> conf) {
+    Settings settings) {
   public FeedRequest {
     Objects.requireNonNull(input, "input");
     if (worldSize < 1) {
@@ -37,6 +37,6 @@ public record FeedRequest(
       throw new IllegalArgumentException(
           "Invalid batches to stop after: " + stopAfterBatches + " (must be >= 0)");
     }
-    conf = Map.copyOf(conf);
+    Objects.requireNonNull(settings, "settings");
   }
 }

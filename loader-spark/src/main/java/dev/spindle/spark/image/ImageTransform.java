@@ -418,13 +418,13 @@ public final class ImageTransform implements Serializable {
     if (bytes > settings.maxDecodeBytes) {
       throw new ImageException(
           String.format(
-              "Image too large to decode: %dx%d %s needs %d bytes" + "%s (%s %d)",
+              "Image too large to decode: %dx%d %s needs %d bytes"
+                  + "%s (spark.spindle.image.maxDecodeBytes %d)",
               info.width(),
               info.height(),
               info.format(),
               bytes,
               reduce > 1 ? " at 1/" + reduce + " scale" : "",
-              ImageConfig.MAX_DECODE_BYTES,
               settings.maxDecodeBytes));
     }
   }

@@ -35,8 +35,9 @@
  * give the same bytes (VectorResampleSuite; the golden and torchvision suites run both).
  *
  * <p><b>API.</b> {@link dev.spindle.spark.image.ImageTransform} (a chain parsed from a spec such as
- * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}), {@link
- * dev.spindle.spark.image.ImageConfig} (the {@code spark.spindle.image.*} keys), {@link
+ * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}; the {@code
+ * spark.spindle.image.*} keys that describe one live in {@code
+ * dev.spindle.spark.config.SpindleConfig}, which sits above this package), {@link
  * dev.spindle.spark.image.ImageInfo}, {@link dev.spindle.spark.image.ImageFormat}, {@link
  * dev.spindle.spark.image.OutputMode} and {@link dev.spindle.spark.image.ImageException}. The
  * benchmarks of this package ({@code ImageBench}, the {@code bin/spindle bench images} entry point,

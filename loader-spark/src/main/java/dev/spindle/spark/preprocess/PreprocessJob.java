@@ -3,6 +3,7 @@ package dev.spindle.spark.preprocess;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.ClusterShardCounter;
 import dev.spindle.spark.manifest.EmptyShards;
@@ -68,6 +69,17 @@ public final class PreprocessJob {
   public static JobReport run(
       SparkSession spark, String input, String output, boolean overwrite, Map<String, String> conf)
       throws IOException {
+    return run(spark, input, output, overwrite, Settings.read(conf));
+  }
+
+  /**
+   * Runs the job with settings parsed before ({@link Settings#of} checked them). The output is
+   * checked and locked before any Spark task runs, as {@link #run(SparkSession, String, String,
+   * boolean, Map)} says.
+   */
+  public static JobReport run(
+      SparkSession spark, String input, String output, boolean overwrite, Settings conf)
+      throws IOException {
     long startNanos = System.nanoTime();
     long startMs = System.currentTimeMillis();
     PreprocessSettings settings = PreprocessSettings.from(conf);
@@ -87,8 +99,7 @@ public final class PreprocessJob {
       boolean submitted = false; // whether the job's Spark job was started
       try {
         ShardCatalog catalog =
-            new ShardCatalog(
-                hadoop, settings.folderShardFiles(), SpindleConfig.parquetColumns(conf));
+            new ShardCatalog(hadoop, settings.folderShardFiles(), conf.parquetColumns());
         Manifest manifest = catalog.list(input, new ClusterShardCounter(jsc));
         if (manifest.totalSamples() == 0) {
           throw new IOException(EmptyShards.message(input, manifest, hadoop));
@@ -175,12 +186,11 @@ public final class PreprocessJob {
         tasks);
   }
 
-  private static OutputCommitter.Settings committerSettings(
-      Map<String, String> conf, boolean overwrite) {
+  private static OutputCommitter.Settings committerSettings(Settings conf, boolean overwrite) {
     return new OutputCommitter.Settings(
         overwrite,
-        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
-        SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
+        Duration.ofSeconds(conf.get(SpindleConfig.OUTPUT_STALE_LOCK_SECONDS)),
+        conf.get(SpindleConfig.OUTPUT_FORMAT));
   }
 
   /** What the job found left by dead jobs and removed, or null when nothing. */

@@ -1,5 +1,6 @@
 package dev.spindle.spark.preprocess;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.samples.BatchImages;
@@ -12,27 +13,26 @@ import java.util.Map;
  * What every preprocess task needs to know, read once on the driver from the configuration; the
  * images are decoded by the configured transform until {@link #forInput} sees a preprocess output.
  *
- * @param sample the settings every job's sample path shares
- * @param batchSize rows per Arrow record batch
+ * @param sample the settings every job's sample path shares, rows per Arrow record batch included
  * @param partitionBytes whole shards are grouped into one partition up to this many bytes
  * @param folderShardFiles files of an image-folder tree per shard
  * @param format the output's file format
  */
 record PreprocessSettings(
-    SampleSettings sample,
-    int batchSize,
-    long partitionBytes,
-    int folderShardFiles,
-    OutputFormat format)
+    SampleSettings sample, long partitionBytes, int folderShardFiles, OutputFormat format)
     implements Serializable {
 
-  static PreprocessSettings from(Map<String, String> conf) {
+  static PreprocessSettings from(Settings conf) {
     return new PreprocessSettings(
-        SampleSettings.from(conf, BatchImages.decoding(SpindleConfig.uint8Transform(conf))),
-        SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
-        SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        SpindleConfig.get(conf, SpindleConfig.OUTPUT_FORMAT));
+        SampleSettings.from(conf, BatchImages.decoding(conf.uint8Transform())),
+        conf.get(SpindleConfig.PARTITION_BYTES),
+        conf.get(SpindleConfig.FOLDER_SHARD_FILES),
+        conf.get(SpindleConfig.OUTPUT_FORMAT));
+  }
+
+  /** {@link #from(Settings)} of what {@code conf} gives ({@link Settings#read}). */
+  static PreprocessSettings from(Map<String, String> conf) {
+    return from(Settings.read(conf));
   }
 
   /**
@@ -41,12 +41,16 @@ record PreprocessSettings(
    *
    * @throws IllegalArgumentException when image settings disagree with the stored images
    */
-  PreprocessSettings forInput(Manifest manifest, Map<String, String> conf) {
+  PreprocessSettings forInput(Manifest manifest, Settings conf) {
     return new PreprocessSettings(
         sample.withImages(BatchImages.of(manifest.stored(), conf, manifest.input())),
-        batchSize,
         partitionBytes,
         folderShardFiles,
         format);
+  }
+
+  /** Rows per Arrow record batch ({@link SampleSettings#batchSize}). */
+  int batchSize() {
+    return sample.batchSize();
   }
 }

@@ -80,15 +80,7 @@ final class PreprocessTask implements Serializable {
                     conf.get(),
                     batch.root(),
                     new int[] {images.height(), images.width(), images.channels()})) {
-      // in input order a finished image waits for every earlier one: a few slots per thread
-      // keep a thread from idling behind a slower image (see loader-bench's EngineLoader.inFlight)
-      PathSpec spec =
-          PathSpec.quarantining(
-              owner,
-              images,
-              settings.batchSize(),
-              4 * SamplePath.cpuThreads(),
-              settings.sample().budget());
+      PathSpec spec = pathSpec(owner, settings, SamplePath.cpuThreads());
       Outcome outcome = pump(spec, source, allocator, batch, sink, new Progress(progress, source));
       sink.close();
       long bytes = file.getFileSystem(conf.get()).getFileStatus(file).getLen();
@@ -171,5 +163,19 @@ final class PreprocessTask implements Serializable {
     List<QuarantineRecord> quarantined = path.quarantined();
     progress.update(sink.rows(), quarantined.size(), path, true);
     return new Outcome(quarantined, path.stats(), firstBatch, exceeded);
+  }
+
+  /**
+   * The sample path of a preprocess task on a pool of {@code poolThreads}: bad samples quarantined
+   * against the budget, {@link dev.spindle.spark.samples.SampleSettings#decodesInFlight} rows
+   * decoding at once.
+   */
+  static PathSpec pathSpec(String owner, PreprocessSettings settings, int poolThreads) {
+    return PathSpec.quarantining(
+        owner,
+        settings.sample().images(),
+        settings.batchSize(),
+        settings.sample().decodesInFlight(poolThreads),
+        settings.sample().budget());
   }
 }

@@ -1,5 +1,6 @@
 package dev.spindle.spark.samples;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.shard.StoredImages;
@@ -41,24 +42,24 @@ public record BatchImages(
    * spark.spindle.image.transforms}) must then describe what is stored: a preprocessed dataset is
    * never transformed again, so a disagreement is refused here, before any task, naming both.
    *
-   * @param conf the job's settings, with every key the user set (defaults left out)
+   * @param conf the job's settings, knowing every key the user set
    * @param input the input, for messages
    * @throws IllegalArgumentException when the settings disagree with the stored images
    */
-  public static BatchImages of(StoredImages stored, Map<String, String> conf, String input) {
+  public static BatchImages of(StoredImages stored, Settings conf, String input) {
     if (stored == null) {
-      return decoding(SpindleConfig.uint8Transform(conf));
+      return decoding(conf.uint8Transform());
     }
-    boolean size = conf.containsKey(SpindleConfig.IMAGE_SIZE.key());
-    boolean chain = conf.containsKey(SpindleConfig.IMAGE_TRANSFORMS.key());
+    boolean size = conf.isSet(SpindleConfig.IMAGE_SIZE);
+    boolean chain = conf.isSet(SpindleConfig.IMAGE_TRANSFORMS);
     if (size || chain) {
-      ImageTransform asked = SpindleConfig.uint8Transform(conf);
+      ImageTransform asked = conf.uint8Transform();
       boolean sameShape =
           asked.height() == stored.height()
               && asked.width() == stored.width()
               && asked.channels() == stored.channels();
       if (!sameShape || chain && !normal(asked.spec()).equals(normal(stored.transforms()))) {
-        throw new IllegalArgumentException(disagreement(stored, asked, conf, input));
+        throw new IllegalArgumentException(disagreement(stored, asked, conf.given(), input));
       }
     }
     return stored(stored);

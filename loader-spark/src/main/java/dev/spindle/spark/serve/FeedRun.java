@@ -26,7 +26,6 @@ final class FeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(FeedRun.class);
 
   private final String runId;
-  private final FeedSettings settings;
   private final ImageBatch batch;
   private final BatchConsumer consumer;
   private final EpochPlan plan;
@@ -39,13 +38,11 @@ final class FeedRun {
   /** {@code slices}: what the task produces, in order, from {@code plan}. */
   FeedRun(
       String runId,
-      FeedSettings settings,
       ImageBatch batch,
       BatchConsumer consumer,
       EpochPlan plan,
       List<FeedSlice> slices) {
     this.runId = runId;
-    this.settings = settings;
     this.batch = batch;
     this.consumer = consumer;
     this.plan = plan;
@@ -90,9 +87,6 @@ final class FeedRun {
       account.notRedelivered();
     }
     batch.reset();
-    if (settings.testDelayMs() > 0) {
-      Thread.sleep(settings.testDelayMs());
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.spindle.spark.serve;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.samples.BatchImages;
@@ -13,19 +14,21 @@ import java.util.Map;
  *
  * @param sample the settings every job's sample path shares
  * @param readBatches {@code spark.spindle.feed.readBatches}
- * @param testDelayMs {@code spark.spindle.feed.testDelayMs} (tests only)
  */
-public record FeedSettings(SampleSettings sample, int readBatches, long testDelayMs)
-    implements Serializable {
+public record FeedSettings(SampleSettings sample, int readBatches) implements Serializable {
 
   /**
    * @throws IllegalArgumentException when image settings disagree with a preprocessed input's
    *     stored images (before any task)
    */
-  public static FeedSettings from(Map<String, String> conf, Manifest manifest) {
+  public static FeedSettings from(Settings conf, Manifest manifest) {
     return new FeedSettings(
         SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
-        SpindleConfig.get(conf, SpindleConfig.FEED_READ_BATCHES),
-        SpindleConfig.get(conf, SpindleConfig.FEED_TEST_DELAY_MS));
+        conf.get(SpindleConfig.FEED_READ_BATCHES));
+  }
+
+  /** {@link #from(Settings, Manifest)} of what {@code conf} gives ({@link Settings#read}). */
+  public static FeedSettings from(Map<String, String> conf, Manifest manifest) {
+    return from(Settings.read(conf), manifest);
   }
 }

@@ -23,7 +23,7 @@ import org.apache.spark.broadcast.Broadcast;
  *
  * <pre>
  *  source "read" (I/O pool: RowSource, planned samples only)
- *    ─► pipe "decode" (the executor-wide CPU pool, at most spark.spindle.threads of this task's
+ *    ─► pipe "decode" (the executor-wide CPU pool, SampleSettings.decodesInFlight of this task's
  *       rows at once, input order; a bad sample stays in place as a row with a problem; a
  *       preprocess output's stored pixels are only checked, never decoded)
  *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
@@ -110,10 +110,8 @@ public final class FeedTask implements Serializable {
         ImageBatch batch =
             new ImageBatch(
                 allocator, images.height(), images.width(), images.channels(), batchSize)) {
-      FeedRun run = new FeedRun(scope, settings, batch, consumer, in.plan(), slices);
-      int configured = settings.sample().threads();
-      int threads = configured > 0 ? configured : SamplePath.cpuThreads();
-      PathSpec spec = PathSpec.keeping(owner, images, batchSize, threads);
+      FeedRun run = new FeedRun(scope, batch, ConsumerHook.wrap(consumer), in.plan(), slices);
+      PathSpec spec = pathSpec(owner, settings, batchSize, SamplePath.cpuThreads());
       TaskProgress tracker = new TaskProgress(progress, consumer.stageName());
       SamplePath.Progress live =
           (produced, bad, stats) ->
@@ -136,5 +134,17 @@ public final class FeedTask implements Serializable {
         throw new IOException(cause.getMessage(), cause);
       }
     }
+  }
+
+  /**
+   * The sample path of a feed (or train) task on a pool of {@code poolThreads}: bad samples kept in
+   * place, {@link dev.spindle.spark.samples.SampleSettings#decodesInFlight} rows decoding at once.
+   */
+  static PathSpec pathSpec(String owner, FeedSettings settings, int batchSize, int poolThreads) {
+    return PathSpec.keeping(
+        owner,
+        settings.sample().images(),
+        batchSize,
+        settings.sample().decodesInFlight(poolThreads));
   }
 }

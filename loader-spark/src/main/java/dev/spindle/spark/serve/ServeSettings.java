@@ -2,12 +2,12 @@ package dev.spindle.spark.serve;
 
 import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.DeviceDiscovery;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * What the serving tasks of {@code feed --serve} need, read once on the driver from the {@code
@@ -25,12 +25,12 @@ public record ServeSettings(
     implements Serializable {
 
   /** The settings of a new run, with a new random run token. */
-  public static ServeSettings from(Map<String, String> conf) {
+  public static ServeSettings from(Settings conf) {
     return new ServeSettings(
-        SpindleConfig.get(conf, SpindleConfig.FEED_DEVICE),
-        SpindleConfig.get(conf, SpindleConfig.FEED_SOCKET),
-        Duration.ofSeconds(SpindleConfig.get(conf, SpindleConfig.FEED_TRAINER_TIMEOUT)),
-        SpindleConfig.get(conf, SpindleConfig.FEED_SLOTS),
+        conf.get(SpindleConfig.FEED_DEVICE),
+        conf.get(SpindleConfig.FEED_SOCKET),
+        Duration.ofSeconds(conf.get(SpindleConfig.FEED_TRAINER_TIMEOUT)),
+        conf.get(SpindleConfig.FEED_SLOTS),
         RunToken.random());
   }
 

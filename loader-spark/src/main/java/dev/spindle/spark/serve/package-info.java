@@ -40,6 +40,9 @@
  * plan, partitions and ledger) is {@link dev.spindle.spark.feed}; {@code train}'s trainer processes
  * are {@link dev.spindle.spark.train}: both sit above this package.
  *
+ * <p>A {@link dev.spindle.spark.serve.ConsumerHook}, installed only by tests, may wrap every task's
+ * consumer (to slow batches down for fault tests); the product path never sleeps.
+ *
  * <h2>Bad samples</h2>
  *
  * A rank's batch always has {@code batchSize} rows: equal batch counts and shapes on every rank are

@@ -3,6 +3,7 @@ package dev.spindle.spark.sql;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.PreprocessedInput;
 import dev.spindle.spark.shard.StoredImages;
@@ -59,7 +60,12 @@ final class ScanOptions {
       throw new UncheckedIOException(e.getMessage(), e);
     }
     return ScanSettings.of(
-        input, decode(own.get(DECODE)), uri(own, QUARANTINE), uri(own, MANIFEST), conf, stored);
+        input,
+        decode(own.get(DECODE)),
+        uri(own, QUARANTINE),
+        uri(own, MANIFEST),
+        Settings.read(conf),
+        stored);
   }
 
   /**

@@ -1,12 +1,12 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.SampleSettings;
 import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.Serializable;
-import java.util.Map;
 
 /**
  * Everything a scan of the {@code spindle} data source needs, resolved once on the driver from its
@@ -19,9 +19,9 @@ import java.util.Map;
  * @param manifest the manifest cache file, or null for the default beside the data
  * @param sample the settings every job's sample path shares; its images are the decode and
  *     transform (also when not decoding: they are checked all the same) or, for a preprocess
- *     output, its stored images (copied as they are); its threads cap the decodes in flight per
- *     task ({@code 4 x} this; 0 = the executor's pool); its budget applies to each partition
- * @param batchSize rows per columnar batch
+ *     output, its stored images (copied as they are); its batch size is the rows per columnar
+ *     batch; its threads set each task's share of the executor's CPU pool ({@link
+ *     SampleSettings#decodesInFlight}); its budget applies to each partition
  * @param partitionBytes whole shards are grouped into one partition up to this many bytes
  * @param folderShardFiles files of an image-folder tree per shard
  * @param columns the columns of a Parquet input holding the image and the label
@@ -32,7 +32,6 @@ record ScanSettings(
     String quarantine,
     String manifest,
     SampleSettings sample,
-    int batchSize,
     long partitionBytes,
     int folderShardFiles,
     ParquetColumns columns)
@@ -50,7 +49,7 @@ record ScanSettings(
       boolean decode,
       String quarantine,
       String manifest,
-      Map<String, String> conf,
+      Settings conf,
       StoredImages stored) {
     return new ScanSettings(
         input,
@@ -58,9 +57,13 @@ record ScanSettings(
         quarantine,
         manifest,
         SampleSettings.from(conf, BatchImages.of(stored, conf, input)),
-        SpindleConfig.get(conf, SpindleConfig.BATCH_SIZE),
-        SpindleConfig.get(conf, SpindleConfig.PARTITION_BYTES),
-        SpindleConfig.get(conf, SpindleConfig.FOLDER_SHARD_FILES),
-        SpindleConfig.parquetColumns(conf));
+        conf.get(SpindleConfig.PARTITION_BYTES),
+        conf.get(SpindleConfig.FOLDER_SHARD_FILES),
+        conf.parquetColumns());
+  }
+
+  /** Rows per columnar batch ({@link SampleSettings#batchSize}). */
+  int batchSize() {
+    return sample.batchSize();
   }
 }

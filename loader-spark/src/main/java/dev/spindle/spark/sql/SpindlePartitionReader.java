@@ -81,7 +81,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
       this.columns = ScanColumns.create(settings, schema, allocator);
       this.path =
           SamplePath.start(
-              spec(owner),
+              spec(owner, settings, SamplePath.cpuThreads()),
               source,
               allocator,
               (produced, bad, stats) ->
@@ -92,16 +92,16 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     }
   }
 
-  private PathSpec spec(String owner) {
-    int pool = SamplePath.cpuThreads();
-    int configured = settings.sample().threads();
-    int threads = configured > 0 ? Math.min(configured, pool) : pool;
-    // as in preprocess: in input order a few slots per thread keep a thread from idling
+  /**
+   * The sample path of a scan task on a pool of {@code poolThreads}: bad samples quarantined,
+   * {@link dev.spindle.spark.samples.SampleSettings#decodesInFlight} rows decoding at once.
+   */
+  static PathSpec spec(String owner, ScanSettings settings, int poolThreads) {
     return PathSpec.quarantining(
         owner,
         settings.decode() ? settings.sample().images() : null,
         settings.batchSize(),
-        4 * threads,
+        settings.sample().decodesInFlight(poolThreads),
         settings.sample().budget());
   }
 

@@ -1,5 +1,6 @@
 package dev.spindle.spark.train;
 
+import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.FeedJob;
 import dev.spindle.spark.feed.FeedRequest;
@@ -17,7 +18,6 @@ import dev.spindle.spark.serve.ServeStage;
 import dev.spindle.spark.shard.HadoopConf;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.Map;
 import java.util.UUID;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -50,14 +50,15 @@ public final class TrainJob {
   public static FeedResult run(SparkSession spark, FeedRequest request, TrainSettings train)
       throws IOException {
     long startNanos = System.nanoTime();
-    Map<String, String> conf = request.conf();
+    Settings conf = request.settings();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     int world = request.worldSize();
     ServeStage.requireSlots(jsc, world, "train");
     ExecutorServing.closeOnStop(jsc.sc());
     ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
-    LoaderState start = FeedJob.startState(manifest, request);
+    FeedSettings settings = FeedSettings.from(conf, manifest);
+    LoaderState start = FeedJob.startState(manifest, request, settings);
     if (start.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -69,9 +70,9 @@ public final class TrainJob {
     TrainStateStore store = store(jsc, conf, runId);
     ServeSettings serve =
         ServeSettings.from(
-            conf.containsKey(SpindleConfig.FEED_SOCKET.key())
+            conf.isSet(SpindleConfig.FEED_SOCKET)
                 ? conf
-                : withSocket(conf, TRAIN_SOCKET));
+                : conf.withValue(SpindleConfig.FEED_SOCKET, TRAIN_SOCKET));
     say(
         "spindle train: "
             + world
@@ -90,7 +91,7 @@ public final class TrainJob {
     TrainTask task =
         new TrainTask(
             inputs,
-            FeedSettings.from(conf, manifest),
+            settings,
             new HadoopConf(jsc.hadoopConfiguration()),
             serve,
             train,
@@ -112,7 +113,7 @@ public final class TrainJob {
       TrainAttempts run =
           new TrainAttempts(jsc, world, task, store, train, report, inputs.value(), label);
       report.finished(run.all());
-      if (SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
+      if (conf.get(SpindleConfig.TRAIN_STATE_DIR).isEmpty()) {
         store.delete(); // its own temporary directory: nothing to resume from a finished run
       }
     } finally {
@@ -151,9 +152,9 @@ public final class TrainJob {
   }
 
   /** The run's state store: the configured directory, else a new local one (local masters). */
-  private static TrainStateStore store(JavaSparkContext jsc, Map<String, String> conf, String runId)
+  private static TrainStateStore store(JavaSparkContext jsc, Settings conf, String runId)
       throws IOException {
-    String dir = SpindleConfig.get(conf, SpindleConfig.TRAIN_STATE_DIR);
+    String dir = conf.get(SpindleConfig.TRAIN_STATE_DIR);
     if (dir.isEmpty()) {
       String master = jsc.master();
       if (needsStateDir(master)) {
@@ -177,12 +178,6 @@ public final class TrainJob {
         + " (spark.spindle.train.stateDir): a directory every node can read and write"
         + " (hdfs://, s3a://, a shared mount), where each rank's checkpoint record and loader"
         + " state outlive its trainer";
-  }
-
-  private static Map<String, String> withSocket(Map<String, String> conf, String socket) {
-    Map<String, String> m = new java.util.HashMap<>(conf);
-    m.put(SpindleConfig.FEED_SOCKET.key(), socket);
-    return m;
   }
 
   /**

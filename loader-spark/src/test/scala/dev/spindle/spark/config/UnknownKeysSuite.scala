@@ -2,7 +2,6 @@ package dev.spindle.spark.config
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.image.ImageConfig
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -39,13 +38,13 @@ class UnknownKeysSuite extends AnyFunSuite {
 
   test("every key Spindle reads is known; other components' keys are never looked at") {
     val all = SpindleConfig.keys().asScala.map(k => k.key -> k.defaultValue).toMap ++
-      ImageConfig.keys().asScala.map { case (k, v) => k -> v.defaultValue } ++
       Map("spark.executor.memory" -> "1g", "spark.spindlex.any" -> "x", "spark.sql.shuffle.partitions" -> "2",
         "spark.hadoop.fs.s3a.endpoint" -> "x", "spindle.ui" -> "true")
     SpindleConfig.validate(all.asJava)
     assert(SpindleConfig.unknownKeys(all.keys.asJava).isEmpty)
-    assert(SpindleConfig.isKnown("spark.spindle.feed.testDelayMs"))
-    ImageConfig.keys().keySet().asScala.foreach(k => assert(SpindleConfig.isKnown(k), k))
+    assert(SpindleConfig.isKnown("spark.spindle.feed.readBatches"))
+    Seq("size", "transforms", "output", "maxPixels", "maxDecodeBytes", "exifOrientation", "reducedDecode",
+      "seed").map("spark.spindle.image." + _).foreach(k => assert(SpindleConfig.isKnown(k), k))
   }
 
   test("the closest name ignores case: one helper for keys, options and flags") {

@@ -11,7 +11,7 @@ import scala.jdk.OptionConverters._
 
 import dev.spindle.FeedReport
 import dev.spindle.spark.cli.FeedCommand
-import dev.spindle.spark.testkit.LocalClusterFixture
+import dev.spindle.spark.testkit.{LocalClusterFixture, SlowFeedPlugin}
 import org.apache.spark.Success
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.scalatest.funsuite.AnyFunSuite
@@ -25,6 +25,10 @@ class FeedClusterSuite extends AnyFunSuite with LocalClusterFixture {
   import FeedData._
 
   override protected def appName: String = "feed-cluster"
+
+  // slows the feed tasks of the one job that asks for it (SlowFeedPlugin.DelayProperty)
+  override protected def sessionConf: Map[String, String] =
+    Map("spark.plugins" -> SlowFeedPlugin.ClassName)
 
   private var in: Path = _
 
@@ -68,9 +72,13 @@ class FeedClusterSuite extends AnyFunSuite with LocalClusterFixture {
         } else failedTasks.incrementAndGet()
     })
     implicit val ec: ExecutionContext = ExecutionContext.global
-    // 16 partitions of one batch, each task sleeping 400 ms after its batch: the job takes
-    // several seconds on two executors, so the kill lands while tasks run
-    val run = Future(feed("--partitions", "16", "--conf", "spark.spindle.feed.testDelayMs=400"))
+    // 16 partitions of one batch, each task sleeping 400 ms after its batch (SlowFeedPlugin): the
+    // job takes several seconds on two executors, so the kill lands while tasks run
+    val run = Future {
+      spark.sparkContext.setLocalProperty(SlowFeedPlugin.DelayProperty, "400")
+      try feed("--partitions", "16")
+      finally spark.sparkContext.setLocalProperty(SlowFeedPlugin.DelayProperty, null)
+    }
     assert(started.await(120, TimeUnit.SECONDS), "no task finished")
     val children = ProcessHandle.current().descendants().iterator().asScala.toSeq
     // the JVM of an executor that runs tasks, not one still starting

@@ -16,10 +16,13 @@ trait LocalClusterFixture extends BeforeAndAfterAll { self: Suite =>
   /** The application's name, also the scratch folder's prefix. */
   protected def appName: String
 
+  /** More settings of the session (e.g. `spark.plugins`); none by default. */
+  protected def sessionConf: Map[String, String] = Map.empty
+
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     dir = TestFiles.tempDir(appName)
-    spark = LocalCluster.session(dir, appName)
+    spark = LocalCluster.session(dir, appName, sessionConf)
   }
 
   override protected def afterAll(): Unit = {
