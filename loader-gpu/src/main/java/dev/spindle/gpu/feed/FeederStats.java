@@ -18,7 +18,10 @@ import java.util.Locale;
  * @param batchesCopied batches that reached READY
  * @param copyBusyNanos time the stream was busy with copies (and normalisation)
  * @param leasesRevokedAtClose leases still held when the feeder closed
- * @param zeroCopyBatches batches the copy engine read in place from the pinned pool
+ * @param zeroCopyBatches batches the copy engine read in place from the pinned pool, or that
+ *     producers wrote into their slot ({@link SlotWriter})
+ * @param hostCopyBytes image bytes copied on the host into slots: the staging copies of {@link
+ *     GpuFeeder#offer}ed batches (0 for batches in the pinned pool and for {@link SlotWriter}s)
  */
 public record FeederStats(
     String device,
@@ -27,7 +30,28 @@ public record FeederStats(
     long batchesCopied,
     long copyBusyNanos,
     int leasesRevokedAtClose,
-    long zeroCopyBatches) {
+    long zeroCopyBatches,
+    long hostCopyBytes) {
+
+  /** Statistics without host copies counted (as before {@code hostCopyBytes} existed). */
+  public FeederStats(
+      String device,
+      RingSnapshot ring,
+      long h2dBytes,
+      long batchesCopied,
+      long copyBusyNanos,
+      int leasesRevokedAtClose,
+      long zeroCopyBatches) {
+    this(
+        device,
+        ring,
+        h2dBytes,
+        batchesCopied,
+        copyBusyNanos,
+        leasesRevokedAtClose,
+        zeroCopyBatches,
+        0);
+  }
 
   /** H2D GB/s (1e9 bytes) while the stream was busy. */
   public double h2dGbps() {
@@ -67,6 +91,7 @@ public record FeederStats(
             .put("batches_published", ring.published())
             .put("batches_copied", batchesCopied)
             .put("zero_copy_batches", zeroCopyBatches)
+            .put("host_copy_bytes", hostCopyBytes)
             .put("batches_leased", ring.leased())
             .put("batches_released", ring.released())
             .put("fills_abandoned", ring.abandoned())
