@@ -101,7 +101,7 @@ final class CopyWorker implements Runnable {
       SlotMemory m = s.payload();
       long now = System.nanoTime();
       boolean zeroCopy = m.retained != null || m.written;
-      counters.retired(m.submitNanos, now, transferBytes(m), zeroCopy);
+      counters.retired(m.submitNanos, now, transferBytes(m), zeroCopy, inPlace(m));
       CopySpans.Tracer tracer = CopySpans.tracer;
       if (tracer != null) {
         tracer.copied(device.toString(), s.index(), transferBytes(m), m.submitNanos, now, zeroCopy);
@@ -129,8 +129,9 @@ final class CopyWorker implements Runnable {
     inFlight.add(s);
   }
 
+  /** Bytes that reached device memory: copied there, or, in place, written there by producers. */
   private long transferBytes(SlotMemory m) {
-    return inPlace(m) ? 0 : (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows;
+    return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows;
   }
 
   /** Written by a SlotWriter into a host device's slab: already where the trainers read it. */

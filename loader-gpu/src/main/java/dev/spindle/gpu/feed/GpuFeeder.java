@@ -271,7 +271,8 @@ public final class GpuFeeder implements AutoCloseable {
         c.busyNanos,
         leasesRevoked,
         c.zeroCopyBatches,
-        hostCopyBytes.sum());
+        hostCopyBytes.sum(),
+        c.inPlaceBytes);
   }
 
   /** Closes with the configured grace for outstanding leases; see {@link #close(Duration)}. */
