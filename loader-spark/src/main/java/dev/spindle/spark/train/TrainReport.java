@@ -28,8 +28,10 @@ import java.util.Map;
  * {@code feed --serve} reports them); the quarantine list. {@code images} and {@code samples} count
  * what the final model was trained on (its lineage: the run from its start, the batches before the
  * last restart point included); {@code images_delivered} and {@code samples_delivered} also count
- * what failed attempts delivered past their start (trained again after a restart). Built from the
- * ranks' runs ({@link BatchRun}) and the plans, never their indices. Driver thread.
+ * what failed attempts delivered past their start (trained again after a restart); {@code
+ * host_copies_per_sample} the image bytes the finishing attempt's tasks copied on the host per
+ * sample they delivered ({@link HostCopies}). Built from the ranks' runs ({@link BatchRun}) and the
+ * plans, never their indices. Driver thread.
  */
 final class TrainReport {
   private static final ObjectMapper JSON = new ObjectMapper();
