@@ -31,6 +31,20 @@ public final class FeedReport extends Report {
    */
   public record Rank(int rank, int epoch, long batches, long samples, String digest) {}
 
+  /**
+   * Image bytes copied on the host per delivered sample, in units of one sample's image bytes
+   * ({@code host_copies_per_sample}): 0 when every image was decoded straight into the batch it was
+   * delivered in (tar, image folder and Parquet inputs), 2 for a preprocess output (each stored
+   * image copied by its reader out of the file's buffer, then into its row); empty when nothing was
+   * delivered.
+   */
+  public java.util.OptionalDouble hostCopiesPerSample() {
+    Object v = get("host_copies_per_sample");
+    return v instanceof Number n
+        ? java.util.OptionalDouble.of(n.doubleValue())
+        : java.util.OptionalDouble.empty();
+  }
+
   /** Every rank's result of every epoch the run delivered, in the order they completed. */
   @SuppressWarnings("unchecked")
   public List<Rank> ranks() {

@@ -31,7 +31,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * in the same run with a bare copy loop on the same device (a {@code cuMemcpyHtoDAsync} loop on
  * pinned memory, or a {@code memcpy} loop on the host device; measured before and after the ring
  * runs, the better of the two is the limit), and the time a consumer waits per batch when its step
- * is longer than the load time. Reports, never asserts.
+ * is longer than the load time. Three ways into the ring: batches offered and staged (one host
+ * copy), offered from the feeder's pinned pool (zero copy), and written into claimed slots ({@link
+ * SlotWriter}: the feed's own path, whose rows the decode writes in place; here the producers set
+ * each row and publish, the pixels being whatever the slot held: what the ring costs on that path,
+ * decode excluded: {@code ring_written_gbps}). Reports, never asserts.
  *
  * <p>Usage: {@code FeederBench [--device cuda|host] [--report FILE] [--seconds S] [--batch N]
  * [--slots N] [--size PX] [--producers N] [--dtype uint8|float16|float32]}. Prints the JSON report
@@ -118,14 +122,15 @@ public final class FeederBench {
         bareBefore = bareCopyGbps(d, batchBytes);
       }
       double memcpy = hostMemcpyGbps(batchBytes);
-      RingRun ring = ringRun(raw, root, 0, false);
-      RingRun zeroCopy = ringRun(raw, root, 0, true);
+      RingRun ring = ringRun(raw, root, 0, Way.STAGED);
+      RingRun zeroCopy = ringRun(raw, root, 0, Way.PINNED);
+      RingRun written = ringRun(raw, root, 0, Way.WRITTEN);
       long stepNanos = Math.max(1_000_000L, 2 * ring.nanosPerBatch);
-      RingRun slow = ringRun(raw, root, stepNanos, false);
+      RingRun slow = ringRun(raw, root, stepNanos, Way.STAGED);
       RingRun norm =
           dtype == ElementType.UINT8
               ? null
-              : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, false);
+              : ringRun(NormalizeSpec.imagenet(dtype, size, size), root, 0, Way.STAGED);
       double bareAfter;
       try (Device d = DeviceDiscovery.open(choice, 0)) {
         bareAfter = bareCopyGbps(d, batchBytes);
@@ -152,6 +157,8 @@ public final class FeederBench {
               .put("ring_batches", ring.batches)
               .put("ring_zero_copy_gbps", reported(zeroCopy.gbps))
               .put("ring_zero_copy_efficiency", reported(zeroCopy.gbps / bare))
+              .put("ring_written_gbps", reported(written.gbps))
+              .put("ring_written_efficiency", reported(written.gbps / bare))
               .put("ring_copy_busy_gbps", reported(ring.stats.h2dGbps()))
               .put(
                   "producer_blocked_ms_per_batch", reported(ring.stats.producerBlockedMsPerBatch()))
@@ -226,13 +233,24 @@ public final class FeederBench {
       double firstBatchMs,
       FeederStats stats) {}
 
+  /** How producers put batches into the ring. */
+  enum Way {
+    /** {@code offer} of a batch on the heap of Arrow: one staging copy into the slot. */
+    STAGED,
+    /** {@code offer} of a batch built in the feeder's pinned pool: read in place. */
+    PINNED,
+    /** {@code claimSlot}: rows written in the slot (the feed's path), then published. */
+    WRITTEN
+  }
+
   /**
-   * One run: producers offer {@code staged} (copied into slots) or, for {@code zeroCopy}, the same
-   * images built in the feeder's pinned pool (read in place); one consumer leases and releases.
+   * One run: producers offer {@code staged} (copied into slots), the same images built in the
+   * feeder's pinned pool (read in place), or write claimed slots ({@link Way}); one consumer leases
+   * and releases.
    */
-  private RingRun ringRun(
-      NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos, boolean zeroCopy)
+  private RingRun ringRun(NormalizeSpec spec, VectorSchemaRoot staged, long stepNanos, Way way)
       throws Exception {
+    boolean zeroCopy = way == Way.PINNED;
     long batchBytes = (long) batch * spec.inputBytesPerImage();
     FeederConfig config =
         FeederConfig.of(batch, spec)
@@ -246,7 +264,16 @@ public final class FeederBench {
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       for (int p = 0; p < producers; p++) {
-        Thread t = new Thread(() -> produce(feeder, root, stop), "bench-producer-" + p);
+        Thread t =
+            new Thread(
+                () -> {
+                  if (way == Way.WRITTEN) {
+                    write(feeder, stop);
+                  } else {
+                    produce(feeder, root, stop);
+                  }
+                },
+                "bench-producer-" + p);
         t.start();
         threads.add(t);
       }
@@ -310,6 +337,26 @@ public final class FeederBench {
     return sorted.length == 0
         ? Double.NaN
         : sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6;
+  }
+
+  /** Claims slots, sets every row (the pixels are the decode's to write) and publishes them. */
+  private void write(GpuFeeder feeder, AtomicBoolean stop) {
+    try {
+      while (!stop.get()) {
+        try (SlotWriter w = feeder.claimSlot(Duration.ofMillis(200))) {
+          for (int r = 0; r < batch; r++) {
+            w.setRow(r, r % 1000, "bench-" + r, r, true);
+          }
+          w.publish(batch);
+        } catch (TimeoutException e) {
+          // ring full: backpressure; try again until told to stop
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IllegalStateException e) {
+      // the feeder closed under us at the end of the run
+    }
   }
 
   private static void produce(GpuFeeder feeder, VectorSchemaRoot root, AtomicBoolean stop) {

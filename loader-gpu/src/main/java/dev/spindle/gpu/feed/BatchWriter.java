@@ -32,8 +32,10 @@ final class BatchWriter {
   /**
    * Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}; rows set
    * in {@code unweighted} get loss weight 0, the others 1.
+   *
+   * @return the image bytes copied on the host (the staging copy), 0 when placed in place
    */
-  static void write(
+  static long write(
       VectorSchemaRoot root,
       BitSet unweighted,
       SlotMemory m,
@@ -57,26 +59,28 @@ final class BatchWriter {
       m.weights[i] = unweighted.get(i) ? 0f : 1f;
     }
     m.rows = rows;
-    placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);
+    return placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);
   }
 
   /**
    * Zero copy when the images already live in the feeder's pinned pool: the slot reads them in
    * place and holds a reference until the copy completes. Otherwise one staging memcpy. Last step
-   * of {@link #write}, so nothing can fail after the reference is taken.
+   * of {@link #write}, so nothing can fail after the reference is taken. Returns the bytes copied.
    */
-  private static void placeImages(ArrowBuf data, long bytes, SlotMemory m, PinnedPool pool) {
+  private static long placeImages(ArrowBuf data, long bytes, SlotMemory m, PinnedPool pool) {
+    m.written = false;
     PinnedPool.Location at = pool == null ? null : pool.locate(data.memoryAddress(), bytes);
     if (at != null) {
       data.getReferenceManager().retain();
       m.retained = data.getReferenceManager();
       m.source = at.slab();
       m.sourceOffset = at.offset();
-    } else {
-      MemoryUtil.copyMemory(data.memoryAddress(), m.host.address() + m.hostImages, bytes);
-      m.source = m.host;
-      m.sourceOffset = m.hostImages;
+      return 0;
     }
+    MemoryUtil.copyMemory(data.memoryAddress(), m.host.address() + m.hostImages, bytes);
+    m.source = m.host;
+    m.sourceOffset = m.hostImages;
+    return bytes;
   }
 
   private static FixedSizeListVector images(VectorSchemaRoot root, NormalizeSpec spec) {

@@ -2,6 +2,7 @@ package dev.spindle.gpu.feed;
 
 import dev.spindle.gpu.device.CopyStream;
 import dev.spindle.gpu.device.Device;
+import dev.spindle.gpu.device.DeviceKind;
 import dev.spindle.gpu.device.ElementType;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.ring.PrefetchRing;
@@ -99,11 +100,11 @@ final class CopyWorker implements Runnable {
       Slot<SlotMemory> s = inFlight.poll();
       SlotMemory m = s.payload();
       long now = System.nanoTime();
-      counters.retired(m.submitNanos, now, transferBytes(m), m.retained != null);
+      boolean zeroCopy = m.retained != null || m.written;
+      counters.retired(m.submitNanos, now, transferBytes(m), zeroCopy, inPlace(m));
       CopySpans.Tracer tracer = CopySpans.tracer;
       if (tracer != null) {
-        tracer.copied(
-            device.toString(), s.index(), transferBytes(m), m.submitNanos, now, m.retained != null);
+        tracer.copied(device.toString(), s.index(), transferBytes(m), m.submitNanos, now, zeroCopy);
       }
       m.releaseSource();
       ring.ready(s);
@@ -116,8 +117,10 @@ final class CopyWorker implements Runnable {
     SlotMemory m = s.payload();
     m.submitNanos = System.nanoTime();
     long images = (long) m.rows * spec.inputBytesPerImage();
-    stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
-    stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
+    if (!inPlace(m)) {
+      stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
+      stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
+    }
     if (spec.type() != ElementType.UINT8) {
       stream.normalize(
           arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device, 0, m.rows, spec);
@@ -126,7 +129,13 @@ final class CopyWorker implements Runnable {
     inFlight.add(s);
   }
 
+  /** Bytes that reached device memory: copied there, or, in place, written there by producers. */
   private long transferBytes(SlotMemory m) {
     return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows;
+  }
+
+  /** Written by a SlotWriter into a host device's slab: already where the trainers read it. */
+  private boolean inPlace(SlotMemory m) {
+    return m.written && device.kind() == DeviceKind.HOST;
   }
 }

@@ -14,11 +14,17 @@ import java.util.Locale;
  *
  * @param device the device description
  * @param ring the ring's counters
- * @param h2dBytes bytes copied host to device (images and labels)
+ * @param h2dBytes bytes that reached device memory (images and labels): copied host to device, or,
+ *     on a host device, written there in place by producers ({@code inPlaceBytes} of them)
  * @param batchesCopied batches that reached READY
  * @param copyBusyNanos time the stream was busy with copies (and normalisation)
  * @param leasesRevokedAtClose leases still held when the feeder closed
- * @param zeroCopyBatches batches the copy engine read in place from the pinned pool
+ * @param zeroCopyBatches batches the copy engine read in place from the pinned pool, or that
+ *     producers wrote into their slot ({@link SlotWriter})
+ * @param hostCopyBytes image bytes copied on the host into slots: the staging copies of {@link
+ *     GpuFeeder#offer}ed batches (0 for batches in the pinned pool and for {@link SlotWriter}s)
+ * @param inPlaceBytes of {@code h2dBytes}, those {@link SlotWriter}s wrote straight into a host
+ *     device's memory: nothing copied them, and {@link #h2dGbps} leaves them out
  */
 public record FeederStats(
     String device,
@@ -27,11 +33,34 @@ public record FeederStats(
     long batchesCopied,
     long copyBusyNanos,
     int leasesRevokedAtClose,
-    long zeroCopyBatches) {
+    long zeroCopyBatches,
+    long hostCopyBytes,
+    long inPlaceBytes) {
 
-  /** H2D GB/s (1e9 bytes) while the stream was busy. */
+  /** Statistics without host copies or in-place bytes counted (as before they existed). */
+  public FeederStats(
+      String device,
+      RingSnapshot ring,
+      long h2dBytes,
+      long batchesCopied,
+      long copyBusyNanos,
+      int leasesRevokedAtClose,
+      long zeroCopyBatches) {
+    this(
+        device,
+        ring,
+        h2dBytes,
+        batchesCopied,
+        copyBusyNanos,
+        leasesRevokedAtClose,
+        zeroCopyBatches,
+        0,
+        0);
+  }
+
+  /** H2D GB/s (1e9 bytes) while the stream was busy: of the bytes copied, not those in place. */
   public double h2dGbps() {
-    return copyBusyNanos == 0 ? 0 : (double) h2dBytes / copyBusyNanos;
+    return copyBusyNanos == 0 ? 0 : (double) (h2dBytes - inPlaceBytes) / copyBusyNanos;
   }
 
   /** H2D GB/s over the feeder's whole life. */
@@ -67,6 +96,8 @@ public record FeederStats(
             .put("batches_published", ring.published())
             .put("batches_copied", batchesCopied)
             .put("zero_copy_batches", zeroCopyBatches)
+            .put("host_copy_bytes", hostCopyBytes)
+            .put("in_place_bytes", inPlaceBytes)
             .put("batches_leased", ring.leased())
             .put("batches_released", ring.released())
             .put("fills_abandoned", ring.abandoned())

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.rounding.SegmentRoundingPolicy;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Zero copy: with a pinned pool ({@link FeederConfig#pinnedPoolBytes()}), producers that build
  * batches with {@link #newPinnedAllocator} skip the staging copy; the copy engine reads their image
- * buffer in place. Other batches are staged as usual.
+ * buffer in place. Producers that {@link #claimSlot claim a slot} write each row into it directly
+ * (on a host device into the memory trainers read: no copy at all). Other batches are staged as
+ * usual.
  *
  * <p>Threads: {@link #offer} and {@link #next} from any number of threads; the feeder starts one
  * daemon copy thread. Ownership: the feeder owns its device, ring memory and copy thread, and frees
@@ -52,6 +55,9 @@ public final class GpuFeeder implements AutoCloseable {
   private final Thread copyThread;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile int leasesRevoked;
+
+  /** Image bytes producers' {@link #offer}s copied into slots on the host (staging copies). */
+  private final LongAdder hostCopyBytes = new LongAdder();
 
   private GpuFeeder(Device device, FeederConfig config) throws InterruptedException {
     this.device = device;
@@ -143,15 +149,35 @@ public final class GpuFeeder implements AutoCloseable {
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     boolean published = false;
     try {
-      BatchWriter.write(
-          root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
+      long copied =
+          BatchWriter.write(
+              root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
       ring.publish(slot);
+      hostCopyBytes.add(copied);
       published = true;
     } finally {
       if (!published) {
         ring.abandon(slot);
       }
     }
+  }
+
+  /**
+   * Claims a free slot for a batch written into it row by row ({@link SlotWriter}: decoded pixels
+   * straight into the memory the trainer reads on a host device, into the pinned slot the copy
+   * engine reads on CUDA), waiting while the ring is full (backpressure). Publish or close it.
+   *
+   * @throws TimeoutException if no slot became free within {@code timeout}
+   */
+  public SlotWriter claimSlot(Duration timeout) throws TimeoutException, InterruptedException {
+    Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    return new SlotWriter(
+        ring,
+        slot,
+        device.kind(),
+        arena.device.address(),
+        config.normalize().inputBytesPerImage(),
+        config.maxRows());
   }
 
   /**
@@ -244,7 +270,9 @@ public final class GpuFeeder implements AutoCloseable {
         c.batches,
         c.busyNanos,
         leasesRevoked,
-        c.zeroCopyBatches);
+        c.zeroCopyBatches,
+        hostCopyBytes.sum(),
+        c.inPlaceBytes);
   }
 
   /** Closes with the configured grace for outstanding leases; see {@link #close(Duration)}. */

@@ -36,6 +36,12 @@ final class SlotMemory {
   /** The producer's Arrow buffer held for a zero-copy batch until its copy completes, or null. */
   ReferenceManager retained;
 
+  /**
+   * The batch was written into this slot by a {@link SlotWriter} (no staging copy): on a host
+   * device into the device slab itself, so the copy thread has nothing to copy.
+   */
+  boolean written;
+
   SlotMemory(
       HostBuffer host,
       long hostImages,

@@ -5,6 +5,7 @@
  *   producer threads (the feed job's tasks)      copy thread "spindle-feeder-copy-cudaN"
  *   GpuFeeder.offer(VectorSchemaRoot) ──► ring ──► H2D copy + normalise + event ──► ring
  *     (BatchWriter: memcpy into a pinned slot)                                        │
+ *   GpuFeeder.claimSlot() ─► SlotWriter: rows written in place, then publish ──► ring    │
  *   trainers: try (DeviceBatch b = feeder.next(timeout)) { … }  ◄─────────────────────┘
  *   GpuFeeders: JVM-wide registry keyed by device ordinal     FeederStats: the job report
  * </pre>

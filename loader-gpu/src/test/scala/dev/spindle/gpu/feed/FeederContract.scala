@@ -5,10 +5,11 @@ import java.time.Duration
 import java.util.concurrent.{CountDownLatch, TimeUnit, TimeoutException}
 import java.util.concurrent.atomic.AtomicReference
 
-import dev.spindle.gpu.device.{Device, ElementType, Half, NormalizeSpec}
+import dev.spindle.gpu.device.{Device, DeviceKind, ElementType, Half, NormalizeSpec}
 import dev.spindle.gpu.feed.TestBatches._
 import dev.spindle.gpu.ring.{LeaseExpiredException, RingFailedException, SlotState}
 import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.memory.util.MemoryUtil
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -67,6 +68,23 @@ abstract class FeederContract extends AnyFunSuite {
       assert(b.key(r) == key(batch, r))
       assert(b.index(r) == index(batch, r))
     }
+  }
+
+  /**
+   * Batch `batch` written into a claimed slot row by row, as decode threads do: pixels at each
+   * row's address, then each row's label, key, index and weight (rows in `unweighted` get 0),
+   * rows in reverse order to show the order does not matter. Returns the open writer.
+   */
+  def writeSlot(feeder: GpuFeeder, batch: Long, rows: Int = MaxRows,
+      unweighted: Set[Int] = Set.empty): SlotWriter = {
+    val w = feeder.claimSlot(Long10s)
+    assert(w.rowBytes == ImageBytes && w.capacity == MaxRows)
+    for (r <- (0 until rows).reverse) {
+      val at = w.rowAddress(r)
+      for (i <- 0 until ImageBytes) MemoryUtil.putByte(at + i, pixel(batch, r, i))
+      w.setRow(r, label(batch, r), key(batch, r), index(batch, r), !unweighted(r))
+    }
+    w
   }
 
   test("batches are leased in the order they were offered, with their exact bytes on the device") {
@@ -330,6 +348,109 @@ abstract class FeederContract extends AnyFunSuite {
         assert(s.batchesCopied == 5)
         assert(pinned.getAllocatedMemory == 0, "zero-copy buffers returned after their copy")
       } finally pinned.close()
+    }
+  }
+
+  test("a slot written row by row is leased with its rows' bytes, labels, keys, indices and weights") {
+    withFeeder(config(3)) { (feeder, _) =>
+      for (n <- 0 until 5) {
+        val w = writeSlot(feeder, n, 1 + n % MaxRows, unweighted = Set(0))
+        w.publish(1 + n % MaxRows)
+        w.close() // after publishing: nothing
+        val b = feeder.next(Long10s)
+        try {
+          assert(b.sequence == n)
+          assertBatch(b, n, 1 + n % MaxRows)
+          assert(b.weight(0) == 0f)
+          for (r <- 1 until b.rows) assert(b.weight(r) == 1f)
+        } finally b.close()
+      }
+      val s = feeder.stats()
+      assert(s.zeroCopyBatches == 5 && s.batchesCopied == 5)
+      assert(s.hostCopyBytes == 0, "a written slot is not staged")
+      val bytes = (0 until 5).map(n => (1 + n % MaxRows) * (ImageBytes + 8L)).sum
+      assert(s.h2dBytes == bytes, "every row reached the device's memory")
+      if (feeder.device().kind() == DeviceKind.HOST) {
+        assert(s.inPlaceBytes == bytes, "on a host device the rows are already where the trainer reads")
+      } else {
+        assert(s.inPlaceBytes == 0, "on CUDA the copy engine reads the pinned slot")
+      }
+    }
+  }
+
+  test("written slots are leased in publication order, whatever order they were claimed in") {
+    withFeeder(config(4)) { (feeder, _) =>
+      val first = writeSlot(feeder, 10)
+      val second = writeSlot(feeder, 11)
+      val third = writeSlot(feeder, 12)
+      second.publish(MaxRows)
+      third.publish(MaxRows)
+      first.publish(MaxRows)
+      for ((batch, seq) <- Seq(11L, 12L, 10L).zipWithIndex) {
+        val b = feeder.next(Long10s)
+        try {
+          assert(b.sequence == seq)
+          assertBatch(b, batch, MaxRows)
+        } finally b.close()
+      }
+    }
+  }
+
+  test("a written slot closed without publishing goes back to the ring, which keeps working") {
+    withFeeder(config(2)) { (feeder, alloc) =>
+      val abandoned = writeSlot(feeder, 1)
+      abandoned.close()
+      abandoned.close()
+      intercept[IllegalStateException](abandoned.rowAddress(0))
+      intercept[IllegalStateException](abandoned.publish(MaxRows))
+      val unset = feeder.claimSlot(Long10s)
+      unset.setRow(0, 1, "k", 0, true)
+      val e = intercept[IllegalStateException](unset.publish(2))
+      assert(e.getMessage.contains("Row 1 of 2 was not set"))
+      intercept[IllegalArgumentException](unset.publish(MaxRows + 1))
+      intercept[IndexOutOfBoundsException](unset.rowAddress(MaxRows))
+      unset.close()
+      assert(feeder.stats().ring().abandoned() == 2)
+      offer(feeder, alloc, 2)
+      val w = writeSlot(feeder, 3)
+      w.publish(MaxRows)
+      intercept[IllegalStateException](w.setRow(0, 1, "k", 0, true))
+      for (n <- 2 to 3) {
+        val b = feeder.next(Long10s)
+        try assertBatch(b, n, MaxRows) finally b.close()
+      }
+      assert(feeder.stats().ring().published() == 2)
+      assert(feeder.stats().hostCopyBytes == MaxRows * ImageBytes, "the offered batch was staged")
+    }
+  }
+
+  test("claiming a slot blocks while the ring is full, and times out naming it") {
+    withFeeder(config(2)) { (feeder, _) =>
+      val a = writeSlot(feeder, 0)
+      val b = writeSlot(feeder, 1)
+      val e = intercept[TimeoutException](feeder.claimSlot(Short))
+      assert(e.getMessage.contains("No free ring slot"))
+      a.publish(MaxRows)
+      b.close()
+      val lease = feeder.next(Long10s)
+      val c = feeder.claimSlot(Long10s) // b's slot came back
+      c.close()
+      lease.close()
+    }
+  }
+
+  for (dtype <- Seq(ElementType.FLOAT32, ElementType.FLOAT16)) {
+    test(s"a written slot is normalised to $dtype exactly as the same batch offered") {
+      val spec = NormalizeSpec.imagenet(dtype, H, W)
+      withFeeder(config(2, spec)) { (feeder, alloc) =>
+        offer(feeder, alloc, 5)
+        val offered = feeder.next(Long10s)
+        val expected = try imageBytes(offered) finally offered.close()
+        val w = writeSlot(feeder, 5)
+        w.publish(MaxRows)
+        val written = feeder.next(Long10s)
+        try assert(imageBytes(written).sameElements(expected)) finally written.close()
+      }
     }
   }
 

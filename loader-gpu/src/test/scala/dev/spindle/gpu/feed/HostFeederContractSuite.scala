@@ -54,4 +54,24 @@ class HostFeederContractSuite extends FeederContract {
       intercept[IllegalStateException](inner.allocateHost(16)) // the feeder closed its device
     }
   }
+
+  test("a written slot's rows are the memory the trainer leases, and close frees every slab") {
+    val device = new HostDevice()
+    val feeder = GpuFeeder.open(device, config(3))
+    val w = writeSlot(feeder, 4)
+    val row0 = w.rowAddress(0)
+    val left = writeSlot(feeder, 5) // claimed, never published: abandoned below
+    w.publish(MaxRows)
+    val b = feeder.next(Long10s)
+    assert(b.imagePointer() == row0, "the batch is where the rows were written: no copy")
+    assert(b.rows == MaxRows && b.key(MaxRows - 1) == key(4, MaxRows - 1))
+    val closer = new Thread(() => feeder.close(Duration.ofMillis(50)))
+    closer.start()
+    Thread.sleep(100) // close waits for the claimed slot's writer
+    left.close()
+    closer.join(30000)
+    assert(!closer.isAlive)
+    assert(!b.isValid)
+    assert(device.outstandingBytes() == 0, "host or device slabs leaked")
+  }
 }

@@ -23,6 +23,7 @@ import dev.spindle.spark.serve.FeedSettings;
 import dev.spindle.spark.serve.FeedSlice;
 import dev.spindle.spark.serve.FeedTask;
 import dev.spindle.spark.serve.FeederReport;
+import dev.spindle.spark.serve.HostCopies;
 import dev.spindle.spark.serve.RankServeTask;
 import dev.spindle.spark.serve.ServeSettings;
 import dev.spindle.spark.serve.ServeStage;
@@ -175,6 +176,7 @@ public final class FeedJob {
     private long samplesRead;
     private long bytesIn;
     private long imagesDecoded;
+    private final HostCopies hostCopies = new HostCopies();
     private long firstBatchEpochMs = Long.MAX_VALUE;
     private long refused;
     private boolean stoppedEarly;
@@ -303,6 +305,7 @@ public final class FeedJob {
     }
 
     private void account(TaskOutcome o) {
+      hostCopies.add(o);
       samplesRead += o.samplesRead();
       bytesIn += o.bytesIn();
       imagesDecoded += o.imagesDecoded();
@@ -354,6 +357,7 @@ public final class FeedJob {
               .put("samples_read", samplesRead)
               .put("bytes_in", bytesIn)
               .put("images_decoded", imagesDecoded)
+              .put("host_copies_per_sample", hostCopies.perSample())
               .put("failures", quarantined.total());
       return quarantined
           .putInto(report)

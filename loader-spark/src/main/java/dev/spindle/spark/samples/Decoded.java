@@ -15,11 +15,22 @@ public final class Decoded<T extends IndexedSample> implements AutoCloseable {
   private final T item;
   private ArrowBuf pixels;
   private final String problem;
+  private final boolean placed;
 
-  private Decoded(T item, ArrowBuf pixels, String problem) {
+  private Decoded(T item, ArrowBuf pixels, String problem, boolean placed) {
     this.item = item;
     this.pixels = pixels;
     this.problem = problem;
+    this.placed = placed;
+  }
+
+  private Decoded(T item, ArrowBuf pixels, String problem) {
+    this(item, pixels, problem, false);
+  }
+
+  /** A sample whose pixels were written into its row ({@link IndexedSample#target()}). */
+  static <T extends IndexedSample> Decoded<T> placed(T item) {
+    return new Decoded<>(item, null, null, true);
   }
 
   static <T extends IndexedSample> Decoded<T> ok(T item, ArrowBuf pixels) {
@@ -39,12 +50,20 @@ public final class Decoded<T extends IndexedSample> implements AutoCloseable {
     return pixels;
   }
 
+  /** True when the pixels were written into the item's row target, not into {@link #pixels()}. */
+  public boolean placed() {
+    return placed;
+  }
+
   /** Why the sample cannot be used, or null. */
   public String problem() {
     return problem;
   }
 
   long bytes() {
+    if (placed) {
+      return 0; // held by the batch it was written into, which bounds it
+    }
     if (pixels != null) {
       return pixels.capacity();
     }

@@ -19,4 +19,12 @@ public interface IndexedSample {
 
   /** Its size in bytes, for the byte bound of the queue it waits in. */
   long bytes();
+
+  /**
+   * Where the path writes the sample's pixels: its row of the batch it is delivered in, or null
+   * (the default) for a buffer of its own ({@link Decoded#pixels()}), which the consumer copies.
+   */
+  default RowTarget target() {
+    return null;
+  }
 }

@@ -41,6 +41,7 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   private final LongAdder imagesDecoded = new LongAdder();
   private final LongAdder produced = new LongAdder();
   private final LongAdder bad = new LongAdder();
+  private final LongAdder hostCopyBytes = new LongAdder();
   private final PipelineIterator<List<Decoded<T>>> rows;
 
   /**
@@ -211,6 +212,10 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     if (images == null) {
       return Decoded.ok(item, null);
     }
+    RowTarget target = item.target();
+    if (target != null) {
+      return into(item, s, images, target);
+    }
     if (s.stored() != null || !images.decodes()) {
       return stored(item, s, images);
     }
@@ -236,6 +241,61 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
     } finally {
       decodeNanos.add(System.nanoTime() - start);
     }
+  }
+
+  /**
+   * Decodes {@code item} straight into its row {@code target} (no buffer of its own, nothing to
+   * copy afterwards), or, for a preprocess output's stored row, copies its stored pixels there: the
+   * one host copy of that path, counted in {@link #hostCopyBytes()}. A sample that fails leaves the
+   * row for its consumer to fill (a stand-in).
+   */
+  private Decoded<T> into(T item, Sample s, BatchImages images, RowTarget target)
+      throws ImageException {
+    ArrowBuf row = target.begin();
+    try {
+      if (row == null) {
+        return Decoded.bad(item, "its batch was given up (the task is stopping)");
+      }
+      if (s.stored() != null || !images.decodes()) {
+        Decoded<T> checked = stored(item, s, images);
+        if (checked.problem() == null) {
+          row.setBytes(target.offset(), s.image(), 0, images.rowBytes());
+          hostCopyBytes.add(images.rowBytes());
+        }
+        return checked.problem() == null ? Decoded.placed(item) : checked;
+      }
+      return decodeInto(item, s, images.transform(), row, target.offset());
+    } finally {
+      target.end();
+    }
+  }
+
+  private Decoded<T> decodeInto(T item, Sample s, ImageTransform t, ArrowBuf row, long offset)
+      throws ImageException {
+    long start = System.nanoTime();
+    try {
+      t.apply(s.image(), 0, s.image().length, item.index(), row, offset);
+      imagesDecoded.increment();
+      return Decoded.placed(item);
+    } catch (ImageException e) {
+      return reject(item, "cannot decode " + s.imageName() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
+        throw e; // the pipeline lists it naming its class: more likely a bug than bad data
+      }
+      return Decoded.bad(item, "decoder failed on " + s.imageName() + ": " + e);
+    } finally {
+      decodeNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  /**
+   * Image bytes the path copied on the host: a preprocess output's stored pixels copied into their
+   * rows ({@link IndexedSample#target()}); decoded images are written in place, not copied. (What
+   * {@link #fill} copies is its caller's to count.)
+   */
+  public long hostCopyBytes() {
+    return hostCopyBytes.sum();
   }
 
   /**

@@ -17,4 +17,14 @@ public interface BatchConsumer {
   default String stageName() {
     return "sink";
   }
+
+  /**
+   * A ring slot of the feeder of {@code rank} to decode that rank's next batch into, or null (the
+   * default) when the consumer takes Arrow batches. Called on the task's source thread, in plan
+   * order; may wait while the ring is full. The batch comes back to {@link #accept} as {@link
+   * FeedBatch#slot()}, for the consumer to publish; a slot the task gives up is closed by it.
+   */
+  default dev.spindle.gpu.feed.SlotWriter claimSlot(int rank) throws InterruptedException {
+    return null;
+  }
 }

@@ -1,12 +1,10 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.spark.batch.BatchSchema;
-import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.samples.Decoded;
-import dev.spindle.spark.samples.SamplePath;
 import dev.spindle.spark.shard.Sample;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -16,17 +14,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One task attempt's batch assembly: copies a planned batch's decoded rows into the reusable Arrow
- * batch, fills the rows of quarantined samples with stand-ins, gives stand-ins and padding the
- * ignored label ({@link BatchSchema#IGNORED_LABEL}), checks it against the plan and accounts for it
+ * One task attempt's batch assembly: a planned batch's rows arrive decoded in place, in the batch
+ * they are delivered in ({@link BatchTarget}: a ring slot, or a pooled Arrow batch); it fills the
+ * rows of quarantined samples with stand-ins, gives stand-ins and padding the ignored label ({@link
+ * BatchSchema#IGNORED_LABEL}) and weight 0, checks the batch against the plan and accounts for it
  * ({@link SliceAccount}, one per slice), and hands it to the consumer unless this JVM's consumer
- * already had it. Task thread only.
+ * already had it. Counts the image bytes it copies on the host (stand-ins). Task thread only.
  */
 final class FeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(FeedRun.class);
 
   private final String runId;
-  private final ImageBatch batch;
+  private final BatchTargets targets;
+  private final long rowBytes;
   private final BatchConsumer consumer;
   private final EpochPlan plan;
   private final List<FeedSlice> slices;
@@ -34,22 +34,30 @@ final class FeedRun {
   private final List<SliceAccount> accounts = new ArrayList<>();
   private final List<QuarantineRecord> quarantined = new ArrayList<>();
   private long firstBatchEpochMs;
+  private long hostCopyBytes;
 
   /** {@code slices}: what the task produces, in order, from {@code plan}. */
   FeedRun(
       String runId,
-      ImageBatch batch,
+      FeedSettings settings,
+      BatchTargets targets,
       BatchConsumer consumer,
       EpochPlan plan,
       List<FeedSlice> slices) {
     this.runId = runId;
-    this.batch = batch;
+    this.targets = targets;
+    this.rowBytes = settings.sample().images().rowBytes();
     this.consumer = consumer;
     this.plan = plan;
     this.slices = List.copyOf(slices);
   }
 
-  /** Builds and delivers the batch whose rows, in order, are {@code rows}. */
+  /**
+   * Delivers the batch whose rows, in order, are {@code rows}: their pixels are already in the
+   * batch they were decoded into ({@link Row#into()}); the rows of quarantined samples get
+   * stand-ins, every row its label, key, index and weight; then the batch is checked, accounted and
+   * handed over, and given up (given back, or its slot abandoned if it was not handed over).
+   */
   void produce(RankPlan rank, List<Decoded<Row>> rows) throws InterruptedException {
     int size = rank.batchSize();
     int k = rows.get(0).item().batch();
@@ -57,18 +65,46 @@ final class FeedRun {
       throw new IllegalStateException(
           "Batch " + rank.batchKey(k) + " arrived with " + rows.size() + " rows, planned " + size);
     }
-    BitSet bad = SamplePath.fill(batch, rows);
-    for (int r = bad.nextSetBit(0); r >= 0; r = bad.nextSetBit(r + 1)) {
-      Row row = rows.get(r).item();
-      Sample s = row.sample();
-      quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
-      standIn(r, bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1, s.key(), row.index());
+    BatchTarget into = rows.get(0).item().into();
+    try {
+      BitSet bad = badRows(rows, into);
+      int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
+      int padded = rank.paddedIn(k);
+      for (int r = 0; r < size; r++) {
+        Row row = rows.get(r).item();
+        Sample s = row.sample();
+        boolean standIn = bad.get(r);
+        if (standIn) {
+          quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
+          standIn(into, r, firstGood);
+        }
+        // stand-ins and padding (a repeat) carry the label the loss ignores, and weight 0
+        boolean ignored = standIn || r >= size - padded;
+        into.setRow(
+            r, ignored ? BatchSchema.IGNORED_LABEL : s.label(), s.key(), row.index(), !ignored);
+      }
+      deliver(into.batch(rank.batchKey(k), size, padded, bad));
+    } finally {
+      targets.done(into);
     }
-    for (int r = size - rank.paddedIn(k); r < size; r++) {
-      batch.setLabel(r, BatchSchema.IGNORED_LABEL); // padding: a repeat the loss must ignore
+  }
+
+  /**
+   * The rows whose sample is quarantined; fails unless every other row was written into {@code
+   * into}.
+   */
+  private static BitSet badRows(List<Decoded<Row>> rows, BatchTarget into) {
+    BitSet bad = new BitSet(rows.size());
+    for (int r = 0; r < rows.size(); r++) {
+      Decoded<Row> d = rows.get(r);
+      if (d.problem() != null) {
+        bad.set(r);
+      } else if (!d.placed() || d.item().into() != into || d.item().row() != r) {
+        throw new IllegalStateException(
+            "Row " + r + " (" + d.item().describe() + ") was not decoded into its batch's row");
+      }
     }
-    batch.seal(size);
-    deliver(new FeedBatch(rank.batchKey(k), batch.root(), rank.paddedIn(k), bad));
+    return bad;
   }
 
   private void deliver(FeedBatch fb) throws InterruptedException {
@@ -86,23 +122,22 @@ final class FeedRun {
     if (!fresh) {
       account.notRedelivered();
     }
-    batch.reset();
   }
 
   /**
-   * Fills the row of a quarantined sample: the pixels of the batch's first good row {@code
-   * sourceRow} (zeros when no row is good, {@code sourceRow} -1), the ignored label, and the
-   * quarantined sample's own key and planned index, as the quarantine list names it.
+   * Fills the pixels of a quarantined sample's row: those of the batch's first good row {@code
+   * sourceRow} (zeros when no row is good, {@code sourceRow} -1). The copy is counted: it is a host
+   * copy, if a rare one.
    */
-  private void standIn(int row, int sourceRow, String key, long index) {
-    ArrowBuf data = batch.imageData();
-    long rowBytes = batch.rowBytes();
+  private void standIn(BatchTarget into, int row, int sourceRow) {
+    ArrowBuf data = into.pixels();
+    long rowBytes = into.rowBytes();
     if (sourceRow < 0) {
       data.setZero(row * rowBytes, rowBytes);
     } else {
       data.setBytes(row * rowBytes, data, sourceRow * rowBytes, rowBytes);
+      hostCopyBytes += rowBytes;
     }
-    batch.setRow(row, BatchSchema.IGNORED_LABEL, key, index);
   }
 
   /** Samples quarantined so far. */
@@ -146,7 +181,7 @@ final class FeedRun {
    * What the task reports: one run per slice, never the batches' indices. Fails, naming the first
    * missing batch, unless every slice was produced whole.
    */
-  TaskOutcome outcome(long samplesRead, long bytesIn, long imagesDecoded) {
+  TaskOutcome outcome(long samplesRead, long bytesIn, long imagesDecoded, long pathCopyBytes) {
     List<BatchRun> runs = new ArrayList<>(slices.size());
     for (int i = 0; i < slices.size(); i++) {
       FeedSlice s = slices.get(i);
@@ -164,6 +199,14 @@ final class FeedRun {
       }
     }
     return new TaskOutcome(
-        runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, null);
+        runs,
+        quarantined,
+        samplesRead,
+        bytesIn,
+        imagesDecoded,
+        firstBatchEpochMs,
+        null,
+        hostCopyBytes + pathCopyBytes,
+        rowBytes);
   }
 }

@@ -1,7 +1,6 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
-import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.pipeline.PipelineFailure;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.progress.TaskProgress;
@@ -23,11 +22,15 @@ import org.apache.spark.broadcast.Broadcast;
  *
  * <pre>
  *  source "read" (I/O pool: RowSource, planned samples only)
+ *       each batch's first row claims the batch it is decoded into (BatchTargets: a slot of the
+ *       rank's feeder ring, waiting while it is full; else a pooled Arrow batch)
  *    ─► pipe "decode" (the executor-wide CPU pool, SampleSettings.decodesInFlight of this task's
- *       rows at once, input order; a bad sample stays in place as a row with a problem; a
- *       preprocess output's stored pixels are only checked, never decoded)
+ *       rows at once, input order): each image decoded straight into its row of that batch; a bad
+ *       sample stays in place as a row with a problem; a preprocess output's stored pixels are
+ *       checked and copied into the row (that path's one host copy)
  *    ─► aggregate "batch" (batchSize rows: exactly one planned batch)
- *    ─► task thread: FeedRun fills the Arrow batch, stands in for bad rows, delivers
+ *    ─► task thread: FeedRun stands in for bad rows, sets labels, keys, indices and weights,
+ *       delivers (a slot is published: no copy anywhere after the decode)
  * </pre>
  *
  * Progress counts each row as it leaves the decode stage (the path's statistics thread reports it),
@@ -104,13 +107,12 @@ public final class FeedTask implements Serializable {
             + (ctx == null ? 0 : ctx.taskAttemptId());
     BatchImages images = settings.sample().images();
     int batchSize = in.plan().spec().batchSize();
-    RowSource source = new RowSource(in, slices, settings, conf.get());
+    BatchConsumer delivered = ConsumerHook.wrap(consumer);
     try (BufferAllocator allocator =
             ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-        ImageBatch batch =
-            new ImageBatch(
-                allocator, images.height(), images.width(), images.channels(), batchSize)) {
-      FeedRun run = new FeedRun(scope, batch, ConsumerHook.wrap(consumer), in.plan(), slices);
+        BatchTargets targets = new BatchTargets(delivered, allocator, images, batchSize)) {
+      RowSource source = new RowSource(in, slices, settings, conf.get(), targets);
+      FeedRun run = new FeedRun(scope, settings, targets, delivered, in.plan(), slices);
       PathSpec spec = pathSpec(owner, settings, batchSize, SamplePath.cpuThreads());
       TaskProgress tracker = new TaskProgress(progress, consumer.stageName());
       SamplePath.Progress live =
@@ -128,7 +130,11 @@ public final class FeedTask implements Serializable {
           tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, false);
         }
         tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, true);
-        return run.outcome(source.samplesRead(), source.bytesIn(), path.imagesDecoded());
+        return run.outcome(
+            source.samplesRead(),
+            source.bytesIn(),
+            path.imagesDecoded(),
+            source.copiedBytes() + path.hostCopyBytes());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;
         throw new IOException(cause.getMessage(), cause);

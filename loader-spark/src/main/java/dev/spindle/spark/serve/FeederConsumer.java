@@ -1,6 +1,7 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.gpu.feed.GpuFeeder;
+import dev.spindle.gpu.feed.SlotWriter;
 import dev.spindle.spark.metrics.ActiveFeeders;
 import dev.spindle.spark.plan.EpochPlan;
 import java.time.Duration;
@@ -17,10 +18,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@code spindle example} runs Spark embedded, so driver and executor share the JVM); otherwise
  * feed tasks use {@link VerifyingConsumer} alone.
  *
- * <p>Every batch is first checked against the plan ({@link VerifyingConsumer}), then offered with
- * each row's loss weight ({@link #unweighted}); {@code offer} blocks while the rank's ring is full,
- * so a slow trainer back-pressures the task. Called on task threads; {@link #install} and {@link
- * #uninstall} from the owner's thread.
+ * <p>The task decodes each batch straight into a slot of the rank's ring ({@link #claimSlot}, on
+ * the task's source thread, blocking while the ring is full, so a slow trainer back-pressures the
+ * readers); every batch is checked against the plan ({@link VerifyingConsumer}), then its slot is
+ * published, with each row's loss weight set by the task. An Arrow batch handed in directly is
+ * offered (one copy into a slot) with the weights {@link #unweighted} gives. Called on task
+ * threads; {@link #install} and {@link #uninstall} from the owner's thread.
  */
 public final class FeederConsumer implements BatchConsumer {
   private static final AtomicReference<Map<Integer, GpuFeeder>> INSTALLED = new AtomicReference<>();
@@ -97,10 +100,22 @@ public final class FeederConsumer implements BatchConsumer {
     return "trainer";
   }
 
+  /**
+   * A free slot of {@code rank}'s feeder: the task decodes the rank's next batch straight into it
+   * (waits while the ring is full: the trainer back-pressures the readers).
+   */
   @Override
-  public void accept(FeedBatch batch) {
-    verify.accept(batch);
-    int rank = batch.key().rank();
+  public SlotWriter claimSlot(int rank) throws InterruptedException {
+    try {
+      return feeder(rank, "its next batch").claimSlot(timeout);
+    } catch (TimeoutException e) {
+      throw new TrainerTookNoBatch(
+          "Trainer of rank " + rank + " took no batch for " + timeout + "; no ring slot came free",
+          e);
+    }
+  }
+
+  private GpuFeeder feeder(int rank, String what) {
     GpuFeeder feeder = feeders.get(rank);
     if (feeder == null) {
       throw new IllegalStateException(
@@ -108,8 +123,24 @@ public final class FeederConsumer implements BatchConsumer {
               + rank
               + " in this JVM (feeders for "
               + feeders.keySet()
-              + "); batch "
-              + batch.key());
+              + "); "
+              + what);
+    }
+    return feeder;
+  }
+
+  /**
+   * Checks the batch, then publishes its slot (a batch written into the ring: no copy), or offers
+   * an Arrow batch (copied into a slot).
+   */
+  @Override
+  public void accept(FeedBatch batch) {
+    verify.accept(batch);
+    int rank = batch.key().rank();
+    GpuFeeder feeder = feeder(rank, "batch " + batch.key());
+    if (batch.slot() != null) {
+      batch.slot().publish(batch.rows());
+      return;
     }
     try {
       feeder.offer(batch.root(), unweighted(batch), timeout);

@@ -125,6 +125,7 @@ public final class RankServeTask
     GpuFeeder feeder =
         ExecutorServing.feeder(rank, ordinal(rank), serve.choice(), config(feed, serve, plan));
     long waitBefore = feeder.stats().ring().consumerWaitNanos();
+    long stagedBefore = feeder.stats().hostCopyBytes();
     try {
       bridge.serve(new RankFeed(rank, feeder, start, state, end));
       TaskOutcome o =
@@ -150,17 +151,18 @@ public final class RankServeTask
                             + " s (spark.spindle.feed.trainerTimeoutSeconds)",
                         new TimeoutException("the rank's end was not taken")));
       }
-      return o.withServed(
-          new ServedRank(
-              rank,
-              start,
-              resume,
-              executor(),
-              host(),
-              bridge.socketPath().toString(),
-              feeder.device().description(),
-              feeder.stats().toJson(),
-              feeder.stats().ring().consumerWaitNanos() - waitBefore));
+      return o.plusHostCopies(feeder.stats().hostCopyBytes() - stagedBefore)
+          .withServed(
+              new ServedRank(
+                  rank,
+                  start,
+                  resume,
+                  executor(),
+                  host(),
+                  bridge.socketPath().toString(),
+                  feeder.device().description(),
+                  feeder.stats().toJson(),
+                  feeder.stats().ring().consumerWaitNanos() - waitBefore));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
       String died = bridge.departedTrainer(rank);
       var held = waitedForTrainer(e) ? bridge.heldBatches(rank) : Optional.<HeldBatches>empty();
@@ -196,8 +198,7 @@ public final class RankServeTask
                 + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank "
                 + rank
                 + " failed");
-    if (!(e instanceof dev.spindle.gpu.ring.LeaseExpiredException)
-        && !(e.getCause() instanceof dev.spindle.gpu.ring.LeaseExpiredException)) {
+    if (!leaseExpired(e)) {
       f.initCause(e); // another failure than the dead trainer's leases: keep it
     }
     return f;
@@ -232,6 +233,19 @@ public final class RankServeTask
             + h.rank()
             + " failed",
         new TimeoutException("batch not released within the trainer timeout"));
+  }
+
+  /**
+   * Whether {@code e} is, or was caused by, a lease held past its deadline (the ring failed with it
+   * on the task thread, or on the source thread that was claiming a slot).
+   */
+  private static boolean leaseExpired(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof dev.spindle.gpu.ring.LeaseExpiredException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -1,14 +1,22 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.spark.samples.IndexedSample;
+import dev.spindle.spark.samples.RowTarget;
 import dev.spindle.spark.shard.Sample;
 
 /**
  * One planned row on its way through a feed task's pipeline: which rank's batch and row it fills,
- * its planned dataset index, and the encoded sample read for it (a sample with a problem when it
- * could not be read). Immutable; passed from the reading thread to a decode thread.
+ * its planned dataset index, the encoded sample read for it (a sample with a problem when it could
+ * not be read), and the batch it is decoded into ({@code into}: row {@code row} of it). Immutable;
+ * passed from the reading thread to a decode thread.
  */
-record Row(int rank, int batch, int row, long index, Sample sample) implements IndexedSample {
+record Row(int rank, int batch, int row, long index, Sample sample, BatchTarget into)
+    implements IndexedSample {
+  @Override
+  public RowTarget target() {
+    return into.row(row);
+  }
+
   String describe() {
     return sample.shard() + " [" + sample.key() + "]";
   }

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a planned
  * sample the shard does not yield becomes a row with a problem ({@link Sample#unread}), quarantined
  * downstream (a damaged tar's damage is a sample with a problem too). A storage error fails the
- * task, naming the shard, so Spark retries it. Pulled by one thread at a time (the pipeline's
- * source thread); the counters may be read by any thread.
+ * task, naming the shard, so Spark retries it. Each batch's first row claims the batch its rows are
+ * decoded into ({@link BatchTargets}: a ring slot, waiting while the ring is full). Pulled by one
+ * thread at a time (the pipeline's source thread); the counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -42,9 +43,19 @@ final class RowSource implements Iterator<Row> {
   private int next;
   private volatile long samplesRead;
   private volatile long bytesIn;
+  private volatile long copiedBytes;
+  private final BatchTargets targets;
+  private BatchTarget into;
 
-  RowSource(FeedInputs in, List<FeedSlice> slices, FeedSettings settings, Configuration conf) {
+  /** {@code targets}: where each batch is decoded, claimed here as its first row is reached. */
+  RowSource(
+      FeedInputs in,
+      List<FeedSlice> slices,
+      FeedSettings settings,
+      Configuration conf,
+      BatchTargets targets) {
     this.in = in;
+    this.targets = targets;
     this.slices = slices;
     this.readBatches = settings.readBatches();
     this.limits = settings.sample().limits();
@@ -70,7 +81,21 @@ final class RowSource implements Iterator<Row> {
     int batch = groupStart + next / size;
     int row = next % size;
     long index = sliceIndices[(batch - sliceStart) * size + row];
-    return new Row(rank.rank(), batch, row, index, slots[next++]);
+    if (row == 0) {
+      into = claim(rank.rank());
+    }
+    return new Row(rank.rank(), batch, row, index, slots[next++], into);
+  }
+
+  /** The batch to decode the next one into; waits while none is free (backpressure). */
+  private BatchTarget claim(int rankIndex) {
+    try {
+      return targets.claim(rankIndex);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.util.concurrent.CancellationException(
+          "Interrupted waiting for a batch to decode rank " + rankIndex + "'s next one into");
+    }
   }
 
   long samplesRead() {
@@ -79,6 +104,11 @@ final class RowSource implements Iterator<Row> {
 
   long bytesIn() {
     return bytesIn;
+  }
+
+  /** Image bytes the shard readers copied into samples (a preprocess output's stored pixels). */
+  long copiedBytes() {
+    return copiedBytes;
   }
 
   private boolean nextGroup() {
@@ -139,6 +169,7 @@ final class RowSource implements Iterator<Row> {
       for (; i < positions.length; i++) {
         out[r.slots()[i]] = Sample.unread(shard, positions[i], reader.damage());
       }
+      copiedBytes += reader.copiedImageBytes();
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
       throw new UncheckedIOException(

@@ -16,6 +16,11 @@ import java.util.List;
  * @param imagesDecoded images it decoded and transformed (0 for a preprocess output's stored rows)
  * @param firstBatchEpochMs wall-clock time its first batch reached the consumer, or 0
  * @param served how its rank was served ({@code feed --serve}), or null
+ * @param hostCopyBytes image bytes it copied on the host on their way to the consumer: stored
+ *     pixels copied out of the file by the reader and into their rows, stand-ins copied from a good
+ *     row, Arrow batches copied into a feeder's slots (its staging copies); decoded pixels are
+ *     written in place and count nothing
+ * @param rowBytes bytes of one image (H·W·C), the unit of {@link HostCopies#perSample}
  */
 public record TaskOutcome(
     List<BatchRun> runs,
@@ -24,12 +29,40 @@ public record TaskOutcome(
     long bytesIn,
     long imagesDecoded,
     long firstBatchEpochMs,
-    ServedRank served)
+    ServedRank served,
+    long hostCopyBytes,
+    long rowBytes)
     implements Serializable {
+
+  /** An outcome without host copies counted. */
+  public TaskOutcome(
+      List<BatchRun> runs,
+      List<QuarantineRecord> quarantined,
+      long samplesRead,
+      long bytesIn,
+      long imagesDecoded,
+      long firstBatchEpochMs,
+      ServedRank served) {
+    this(runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, served, 0, 0);
+  }
 
   /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
   static TaskOutcome empty() {
     return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null);
+  }
+
+  /** This outcome with {@code bytes} more host copies (a feeder's staging copies). */
+  TaskOutcome plusHostCopies(long bytes) {
+    return new TaskOutcome(
+        runs,
+        quarantined,
+        samplesRead,
+        bytesIn,
+        imagesDecoded,
+        firstBatchEpochMs,
+        served,
+        hostCopyBytes + bytes,
+        rowBytes);
   }
 
   /** What it did, for the report's timeline: images are the delivered batches' samples. */
@@ -40,6 +73,14 @@ public record TaskOutcome(
 
   TaskOutcome withServed(ServedRank s) {
     return new TaskOutcome(
-        runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, s);
+        runs,
+        quarantined,
+        samplesRead,
+        bytesIn,
+        imagesDecoded,
+        firstBatchEpochMs,
+        s,
+        hostCopyBytes,
+        rowBytes);
   }
 }

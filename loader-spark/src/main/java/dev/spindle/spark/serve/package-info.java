@@ -8,11 +8,16 @@
  * <pre>
  *  FeedTask (task thread), per slice (rank, batches [a, b)) of FeedInputs (plan, manifest):
  *    per group of readBatches batches: RankPlan.indices ─► ReadPlan ─► RowSource: planned samples
- *    only (ShardReader.open(positions), on the I/O pool)
+ *    only (ShardReader.open(positions), on the I/O pool); each batch's first row claims the batch
+ *    it is decoded into (BatchTargets: a slot of the rank's GpuFeeder ring when the consumer is a
+ *    FeederConsumer, waiting while the ring is full; else a pooled Arrow batch)
  *    ─► SamplePath (samples): decode on the shared CPU pool (≤ threads of this task, input order)
- *    ─► FeedRun (task thread): ImageBatch ─► FeedBatch(BatchKey) ─► SliceAccount (checked against
- *       the plan, hashed: PlannedBatches) ─► DeliveryRegistry.claim ─► BatchConsumer:
- *         VerifyingConsumer (plain feed), or FeederConsumer ─► the rank's GpuFeeder ring
+ *       straight into each row of that batch: no per-sample buffer, no copy afterwards
+ *    ─► FeedRun (task thread): stand-ins, labels, keys, indices, weights ─► FeedBatch(BatchKey)
+ *       ─► SliceAccount (checked against the plan, hashed: PlannedBatches)
+ *       ─► DeliveryRegistry.claim ─► BatchConsumer: VerifyingConsumer (plain feed), or
+ *         FeederConsumer ─► publishes the slot (trainers lease it; on the host device they map the
+ *         very memory the decode wrote)
  *  ─► TaskOutcome: a BatchRun per slice (keys, counts, digest), quarantined samples, ServedRank
  *
  *  --serve and train: ServeStage (driver) ─► barrier stage, task r = RankServeTask for rank r:
@@ -27,18 +32,19 @@
  * dev.spindle.spark.serve.FeedSlice}s; for serving, {@link dev.spindle.spark.serve.ServeSettings}
  * and a trainer that connects to the rank's socket. <b>What leaves:</b> {@link
  * dev.spindle.spark.serve.FeedBatch}es to a {@link dev.spindle.spark.serve.BatchConsumer} (the
- * batch's Arrow root belongs to the task and is valid only during {@code accept}; a feeder copies
- * it into its ring), and one {@link dev.spindle.spark.serve.TaskOutcome} per task to the driver,
- * whose size grows with the slices, never with the rows. <b>Threads:</b> each Spark task thread
- * runs one task and hands batches to the consumer (blocking while a rank's ring is full: a slow
- * trainer back-pressures the readers); reading runs on the pipeline engine's I/O pool and decoding
- * on the executor JVM's shared CPU pool ({@code dev.spindle.spark.pipeline.ExecutorPools}), on the
- * sample path that {@code preprocess} and the {@code spindle} DataSource share ({@code
- * dev.spindle.spark.samples}, keeping bad samples in place); {@code ExecutorServing}'s bridges and
- * feeders live as long as the executor JVM and are shared by the serving tasks of every epoch and
- * run; {@code ServeStage} runs on the driver's main thread. The driver's side of {@code feed} (its
- * plan, partitions and ledger) is {@link dev.spindle.spark.feed}; {@code train}'s trainer processes
- * are {@link dev.spindle.spark.train}: both sit above this package.
+ * batch, an Arrow root or a written ring slot, belongs to the task and is valid only during {@code
+ * accept}; a feeder publishes its slot, or copies an Arrow root into one), and one {@link
+ * dev.spindle.spark.serve.TaskOutcome} per task to the driver, whose size grows with the slices,
+ * never with the rows. <b>Threads:</b> each Spark task thread runs one task and hands batches to
+ * the consumer (blocking while a rank's ring is full: a slow trainer back-pressures the readers);
+ * reading runs on the pipeline engine's I/O pool and decoding on the executor JVM's shared CPU pool
+ * ({@code dev.spindle.spark.pipeline.ExecutorPools}), on the sample path that {@code preprocess}
+ * and the {@code spindle} DataSource share ({@code dev.spindle.spark.samples}, keeping bad samples
+ * in place); {@code ExecutorServing}'s bridges and feeders live as long as the executor JVM and are
+ * shared by the serving tasks of every epoch and run; {@code ServeStage} runs on the driver's main
+ * thread. The driver's side of {@code feed} (its plan, partitions and ledger) is {@link
+ * dev.spindle.spark.feed}; {@code train}'s trainer processes are {@link dev.spindle.spark.train}:
+ * both sit above this package.
  *
  * <p>A {@link dev.spindle.spark.serve.ConsumerHook}, installed only by tests, may wrap every task's
  * consumer (to slow batches down for fault tests); the product path never sleeps.

@@ -30,6 +30,7 @@ import org.apache.hadoop.fs.Path;
  * with it; one thread.
  */
 final class DecodedArrowReader implements ShardReader {
+  private long copied;
   private final Shard shard;
   private final String fileName;
   private final SampleLimits limits;
@@ -102,6 +103,12 @@ final class DecodedArrowReader implements ShardReader {
     return !closed && nextPosition() < starts[starts.length - 1];
   }
 
+  /** Stored pixel bytes copied into the samples' arrays so far. */
+  @Override
+  public long copiedImageBytes() {
+    return copied;
+  }
+
   @Override
   public Sample next() {
     if (!hasNext()) {
@@ -121,6 +128,7 @@ final class DecodedArrowReader implements ShardReader {
     if (sample.stored() != null) {
       indices.check(row, sample.stored().index());
     }
+    copied += sample.image() == null ? 0 : sample.image().length;
     return sample;
   }
 

@@ -29,6 +29,7 @@ import org.apache.parquet.schema.Type;
  * only by a whole read. One thread.
  */
 final class DecodedParquetReader implements ShardReader {
+  private long copied;
   private static final String[] COLUMNS = {"image", "label", "key", "index"};
   private static final PrimitiveTypeName[] TYPES = {
     PrimitiveTypeName.BINARY,
@@ -105,6 +106,12 @@ final class DecodedParquetReader implements ShardReader {
     return rows.hasNext();
   }
 
+  /** Stored pixel bytes copied into the samples' arrays so far. */
+  @Override
+  public long copiedImageBytes() {
+    return copied;
+  }
+
   @Override
   public Sample next() {
     long row = rows.next();
@@ -120,6 +127,7 @@ final class DecodedParquetReader implements ShardReader {
       if (sample.stored() != null) {
         indices.check(row, sample.stored().index()); // a misplaced file fails, not one row
       }
+      copied += sample.image() == null ? 0 : sample.image().length;
       return sample;
     }
     return StoredRows.damaged(shard, fileName, row, rows.damage(), limits);

@@ -25,6 +25,16 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   }
 
   /**
+   * Image bytes this reader copied on the host out of what it read into the samples' arrays: a
+   * preprocess output's stored pixels, copied from the file's decoded buffers (an Arrow record
+   * batch, a Parquet page) into each {@link Sample#image()}. 0 for encoded images, which are read,
+   * not copied (their decode writes the pixels).
+   */
+  default long copiedImageBytes() {
+    return 0;
+  }
+
+  /**
    * Opens a reader for the shard.
    *
    * @param limits what one sample may be: an image over its size limit or a label outside its range

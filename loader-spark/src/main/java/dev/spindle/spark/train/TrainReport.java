@@ -10,6 +10,7 @@ import dev.spindle.spark.plan.Digest;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeederReport;
+import dev.spindle.spark.serve.HostCopies;
 import dev.spindle.spark.serve.TaskOutcome;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
@@ -27,8 +28,10 @@ import java.util.Map;
  * {@code feed --serve} reports them); the quarantine list. {@code images} and {@code samples} count
  * what the final model was trained on (its lineage: the run from its start, the batches before the
  * last restart point included); {@code images_delivered} and {@code samples_delivered} also count
- * what failed attempts delivered past their start (trained again after a restart). Built from the
- * ranks' runs ({@link BatchRun}) and the plans, never their indices. Driver thread.
+ * what failed attempts delivered past their start (trained again after a restart); {@code
+ * host_copies_per_sample} the image bytes the finishing attempt's tasks copied on the host per
+ * sample they delivered ({@link HostCopies}). Built from the ranks' runs ({@link BatchRun}) and the
+ * plans, never their indices. Driver thread.
  */
 final class TrainReport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,6 +52,7 @@ final class TrainReport {
   private final List<Map<String, Object>> legs = new ArrayList<>();
   private final QuarantineList quarantined = new QuarantineList();
   private final FeederReport feeders = new FeederReport();
+  private final HostCopies hostCopies = new HostCopies();
   private final long startMs = System.currentTimeMillis();
   private List<Timeline.Task> timeline = List.of();
   private long rows;
@@ -121,6 +125,7 @@ final class TrainReport {
       trainers.add(t);
       for (TrainRankResult.Leg leg : r.legs()) {
         TaskOutcome o = leg.outcome();
+        hostCopies.add(o);
         long real = 0;
         int batches = 0;
         for (BatchRun b : o.runs()) {
@@ -190,6 +195,7 @@ final class TrainReport {
             .put("images_delivered", failedBatches * end.batchSize() + rows)
             .put("samples_delivered", failedSamples + samples)
             .put("images_last_attempt", rows)
+            .put("host_copies_per_sample", hostCopies.perSample())
             .put("failures", quarantined.total());
     return quarantined
         .putInto(report)

@@ -229,6 +229,57 @@ class FeedServeSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  /** `host_copy_bytes`, `h2d_bytes` less `in_place_bytes`, `zero_copy_batches`, `batches_copied` of each feeder. */
+  private def feederCopies(report: FeedReport): Seq[(Long, Long, Long, Long)] =
+    report.get("feeders").asInstanceOf[java.util.List[java.util.Map[String, AnyRef]]].asScala.toSeq.map { f =>
+      val s = f.get("stats").asInstanceOf[java.util.Map[String, AnyRef]]
+      def n(k: String) = s.get(k).asInstanceOf[Number].longValue
+      (n("host_copy_bytes"), n("h2d_bytes") - n("in_place_bytes"), n("zero_copy_batches"), n("batches_copied"))
+    }
+
+  test("tar shards served on the host device are decoded straight into the ring: host_copies_per_sample 0") {
+    TestFiles.withTempDir("serve-zero-copy") { dir =>
+      val (in, m, socket) = tarInput(dir)
+      val plan = EpochPlan.create(m, spec(3, 0, 2, 4))
+      val job = serve(in, socket, 2, 60)
+      val trainers = trainersOf(socket, 2, dir)
+      trainers.foreach(t => assert(t.await() == 0, t.output))
+      val report = Await.result(job, 3.minutes)
+      trainers.zipWithIndex.foreach { case (t, r) => assertPlanned(m, plan, r, t.batches(), 0L until 8L) }
+      assert(report.get("host_copies_per_sample") == 0.0)
+      assert(report.hostCopiesPerSample().getAsDouble == 0.0)
+      val feeders = feederCopies(report)
+      assert(feeders.size == 2)
+      for ((staged, h2d, written, copied) <- feeders) {
+        assert(staged == 0 && h2d == 0, "nothing staged, nothing copied: every row written in place")
+        assert(written == copied && copied >= 8, "every batch was written into its slot")
+      }
+      val fed = FeedCommand.run(spark, Array("--input", in.toString, "--size", Size.toString,
+        "--batch-size", "4", "--seed", "3", "--world-size", "2"))
+      assert(fed.get("host_copies_per_sample") == 0.0, "the verifier's batches too: decoded in place")
+      assert(digests(fed, 0) == digests(report, 0))
+    }
+  }
+
+  test("a preprocess output is copied twice per sample (reader, then row): host_copies_per_sample 2") {
+    TestFiles.withTempDir("serve-prep-copies") { dir =>
+      for (format <- Seq("arrow", "parquet")) {
+        val prep = Preprocessed.write(spark, tars(dir.resolve(s"in-$format"), Counts),
+          dir.resolve(s"prep-$format"), format)
+        val socket = dir.resolve(s"run-$format").resolve("bridge.sock")
+        val job = serve(prep, socket, 2, 60)
+        trainersOf(socket, 2, dir).foreach(t => assert(t.await() == 0, t.output))
+        val report = Await.result(job, 3.minutes)
+        assert(report.get("images") == 64L && report.get("samples_read") == 64L)
+        assert(report.get("host_copies_per_sample") == 2.0, format)
+        assert(feederCopies(report).forall(_._1 == 0), "the rows were copied into the ring's slots, not staged")
+        val fed = FeedCommand.run(spark, Array("--input", prep.toString, "--batch-size", "4",
+          "--seed", "3", "--world-size", "2"))
+        assert(fed.get("host_copies_per_sample") == 2.0, format)
+      }
+    }
+  }
+
   test("Parquet shards are served like tar shards: the planned keys, labels and bytes; digests equal feed's") {
     TestFiles.withTempDir("serve-parquet") { dir =>
       val in = ParquetInputs.spark(spark, dir.resolve("in"), rows(Counts), struct = true)

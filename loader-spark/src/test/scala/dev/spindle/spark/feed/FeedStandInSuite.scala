@@ -14,6 +14,11 @@ import dev.spindle.spark.plan.{EpochPlan, Remainder}
 import dev.spindle.spark.manifest.Manifest
 import dev.spindle.spark.serve.{BatchConsumer,FeedBatch,FeedInputs,FeedSettings,FeedTask,FeederConsumer}
 import dev.spindle.spark.testkit.{ArrowFiles, SparkFixture, TestFiles}
+import java.nio.ByteBuffer
+import java.time.Duration
+
+import dev.spindle.gpu.device.{HostDevice, NormalizeSpec}
+import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, SlotWriter}
 import org.apache.arrow.vector.{IntVector, VarCharVector}
 import org.apache.spark.api.java.JavaSparkContext
 import org.scalatest.funsuite.AnyFunSuite
@@ -33,7 +38,8 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
   private val Ignored = BatchSchema.IGNORED_LABEL
 
   /** Every batch epoch 0's feed tasks deliver (seed 3, world 2, batches of 4, PAD), as consumed. */
-  private def delivered(in: Path, m: Manifest, plan: EpochPlan): (Seq[Got], Seq[QuarantineRecord]) = {
+  private def delivered(in: Path, m: Manifest, plan: EpochPlan,
+      ring: Boolean = false): (Seq[Got], Seq[QuarantineRecord]) = {
     val inputs = JavaSparkContext.fromSparkContext(spark.sparkContext).broadcast(FeedInputs.of(plan, m))
     try {
       val conf = Map("spark.spindle.image.size" -> "8", "spark.spindle.maxFailures" -> "1000")
@@ -42,8 +48,12 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
       val got = ArrayBuffer[Got]()
       val consumer: BatchConsumer = b => got += Got.of(b)
       val quarantined = ArrayBuffer[QuarantineRecord]()
-      for (slices <- FeedPartitions.split(plan, plan.batchesPerRank(), 1).asScala)
-        quarantined ++= task.run(slices, consumer, UUID.randomUUID().toString).quarantined().asScala
+      val ringConsumer = if (ring) new RingConsumer(plan.worldSize(), got) else null
+      try {
+        for (slices <- FeedPartitions.split(plan, plan.batchesPerRank(), 1).asScala)
+          quarantined ++= task.run(slices, if (ring) ringConsumer else consumer,
+            UUID.randomUUID().toString).quarantined().asScala
+      } finally if (ring) ringConsumer.close()
       (got.toSeq, quarantined.toSeq)
     } finally inputs.destroy()
   }
@@ -52,7 +62,7 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
    * Feeds `Counts` with the samples at plan positions `bad(plan)` broken, preprocesses the same
    * shards, and checks every delivered row against the preprocess output and the quarantine list.
    */
-  private def check(dir: Path, bad: EpochPlan => Set[Long]): Unit = {
+  private def check(dir: Path, bad: EpochPlan => Set[Long], ring: Boolean = false): Unit = {
     val planned = EpochPlan.create(manifest(tars(dir.resolve("plan"), Counts)), spec(3, 0, 2, 4, Remainder.PAD))
     val badIndices = bad(planned)
     val offsets = manifest(dir.resolve("plan")).offsets()
@@ -74,7 +84,7 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
     assert(prep.keySet ++ prepQuarantine.keySet == (0L until 41L).toSet)
     assert(prepQuarantine.keySet == badIndices, "preprocess quarantines exactly the broken samples")
 
-    val (got, quarantined) = delivered(in, m, plan)
+    val (got, quarantined) = delivered(in, m, plan, ring)
     assert(got.map(g => (g.rank, g.batch)).sorted == (for (r <- 0 until 2; k <- 0 until 6) yield (r, k)))
     assert(quarantined.map(q => q.index() -> q.key()).toMap == prepQuarantine)
     for (g <- got) {
@@ -125,6 +135,16 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("rows decoded straight into a feeder's ring slots: the same rows, keys, labels, weights and pixels, stand-ins included") {
+    for (seed <- Seq(5, 6)) {
+      TestFiles.withTempDir(s"standin-ring-$seed") { dir =>
+        val random = new Random(seed)
+        check(dir, plan => Set(plan.rank(0).batch(0)(0)) ++ plan.rank(1).batch(2) ++
+          (0L until 41L).filter(_ => random.nextInt(5) == 0), ring = true)
+      }
+    }
+  }
+
   test("every sample bad: every row is a stand-in of zeros") {
     TestFiles.withTempDir("standin-all") { dir =>
       check(dir, _ => (0L until 41L).toSet)
@@ -133,6 +153,44 @@ class FeedStandInSuite extends AnyFunSuite with SparkFixture {
 }
 
 object FeedStandInSuite {
+  /**
+   * A consumer that has the task decode into ring slots of a host feeder per rank (as `feed
+   * --serve` does), publishes each batch, then leases it as a trainer would and copies it out.
+   */
+  final class RingConsumer(world: Int, got: ArrayBuffer[Got]) extends BatchConsumer with AutoCloseable {
+    private val feeders = (0 until world).map(_ =>
+      GpuFeeder.open(new HostDevice(), FeederConfig.of(4, NormalizeSpec.raw(8, 8, 3)).withSlots(4)))
+
+    override def claimSlot(rank: Int): SlotWriter = feeders(rank).claimSlot(Duration.ofSeconds(30))
+
+    override def accept(b: FeedBatch): Unit = {
+      assert(b.root == null && b.slot != null, "a batch written into its slot")
+      b.slot.publish(b.rows)
+      val d = feeders(b.key.rank).next(Duration.ofSeconds(30))
+      try {
+        val px = ByteBuffer.allocateDirect(d.imageBytes.toInt)
+        d.copyImageTo(px)
+        val rowBytes = d.imageBytes.toInt / d.rows
+        val rows = (0 until d.rows).map { r =>
+          val row = new Array[Byte](rowBytes)
+          px.position(r * rowBytes)
+          px.get(row)
+          GotRow(d.index(r), d.key(r), d.label(r).toInt, d.weight(r), FeedServeSuite.sha256(row))
+        }
+        got += Got(b.key.rank, b.key.batch, b.padded, rows)
+      } finally d.close()
+    }
+
+    override def close(): Unit = {
+      feeders.foreach { f =>
+        val s = f.stats()
+        assert(s.hostCopyBytes == 0 && s.inPlaceBytes == s.h2dBytes && s.h2dBytes > 0,
+          "every batch written in place, nothing copied on the host")
+        f.close()
+      }
+    }
+  }
+
   /** One delivered row, copied out of the batch. */
   final case class Got(rank: Int, batch: Int, padded: Int, rows: Seq[GotRow]) {
     def what: String = s"rank $rank batch $batch"

@@ -2,6 +2,7 @@ package dev.spindle.spark.testkit
 
 import java.util.{Map => JMap}
 
+import dev.spindle.gpu.feed.SlotWriter
 import dev.spindle.spark.serve.{BatchConsumer, ConsumerHook, FeedBatch}
 import org.apache.spark.TaskContext
 import org.apache.spark.api.plugin.{DriverPlugin, ExecutorPlugin, PluginContext, SparkPlugin}
@@ -48,4 +49,7 @@ final class SlowFeedConsumer(inner: BatchConsumer, configuredMs: Long) extends B
   }
 
   override def stageName(): String = inner.stageName()
+
+  /** The inner consumer's ring slots, so that a slowed feed still decodes into the ring. */
+  override def claimSlot(rank: Int): SlotWriter = inner.claimSlot(rank)
 }

@@ -105,6 +105,24 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("the report counts host copies per sample: 0 from tar shards decoded into the ring, 2 from a preprocess output") {
+    assume(torchAvailable, s"$Python cannot import torch")
+    TestFiles.withTempDir("train-copies") { dir =>
+      val in = dataset(dir)
+      val prep = Preprocessed.write(spark, in, dir.resolve("prep"), "arrow")
+      for ((input, copies) <- Seq(in -> 0.0, prep -> 2.0)) {
+        val out = Files.createDirectories(dir.resolve("out-" + input.getFileName))
+        // DROP_LAST: 40 rows, no padding, so every delivered row is a sample read once
+        val r = TrainCommand.run(spark, Array("--input", input.toString, "--size", "8",
+          "--world-size", "2", "--batch-size", "4", "--seed", "5", "--remainder", "DROP_LAST",
+          "--python", Python, "--", Script.toString, out.toString))
+        assert(r.get("images") == 40L, input)
+        assert(r.get("host_copies_per_sample") == copies, input)
+        assert(r.hostCopiesPerSample().getAsDouble == copies, input)
+      }
+    }
+  }
+
   test("the train guide's five-line script (examples/minimal_train.py) trains on two ranks as it stands") {
     assume(torchAvailable, s"$Python cannot import torch")
     TestFiles.withTempDir("train-minimal") { dir =>
