@@ -41,8 +41,8 @@
  * dev.spindle.spark.image.ImageInfo}, {@link dev.spindle.spark.image.ImageFormat}, {@link
  * dev.spindle.spark.image.OutputMode} and {@link dev.spindle.spark.image.ImageException}. The
  * benchmarks of this package ({@code ImageBench}, the {@code bin/spindle bench images} entry point,
- * with its loaders {@code EngineLoader} on {@code RowSlots} and {@code BatchLoader}, and {@code
- * ImageStageBench}) are in the loader-bench module, in a package of this name.
+ * with its loaders {@code EngineLoader} on the product's sample path and {@code BatchLoader}, and
+ * {@code ImageStageBench}) are in the loader-bench module, in a package of this name.
  *
  * <p><b>Threads.</b> Runs on the executor's CPU pool: an {@code ImageTransform} is immutable and
  * called by many threads at once; every buffer it uses is thread-local and reused. OpenCV's own

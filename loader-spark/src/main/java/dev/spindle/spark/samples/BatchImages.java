@@ -65,9 +65,13 @@ public record BatchImages(
     return stored(stored);
   }
 
-  /** Bytes of one image: H·W·C. */
+  /**
+   * Bytes of one row: what the transform writes per image ({@link ImageTransform#outputBytes}:
+   * H·W·C for the uint8 output every job decodes to; 4·H·W·C for the float32 CHW batches of {@code
+   * bench images}, which runs the same path), or H·W·C of stored pixels.
+   */
   public long rowBytes() {
-    return (long) height * width * channels;
+    return transform != null ? transform.outputBytes() : (long) height * width * channels;
   }
 
   /** [H, W, C], for reports. */

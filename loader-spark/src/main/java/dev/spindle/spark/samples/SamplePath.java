@@ -59,7 +59,11 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
   public static final Duration PROGRESS_PERIOD = Duration.ofMillis(250);
 
   private SamplePath(
-      PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator, Progress progress) {
+      PathSpec spec,
+      Iterator<? extends T> source,
+      BufferAllocator allocator,
+      Progress progress,
+      ExecutorPools pools) {
     this.spec = spec;
     this.allocator = allocator;
     PipelineBuilder<List<Decoded<T>>> b =
@@ -76,7 +80,7 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
       b.statsListener(
           PROGRESS_PERIOD, stats -> progress.produced(produced.sum(), bad.sum(), stats));
     }
-    this.rows = b.pools(ExecutorPools.shared()).named(spec.owner()).build().start();
+    this.rows = b.pools(pools).named(spec.owner()).build().start();
   }
 
   /**
@@ -95,7 +99,17 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
    */
   public static <T extends IndexedSample> SamplePath<T> start(
       PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator, Progress progress) {
-    return new SamplePath<>(spec, source, allocator, progress);
+    return new SamplePath<>(spec, source, allocator, progress, ExecutorPools.shared());
+  }
+
+  /**
+   * {@link #start(PathSpec, Iterator, BufferAllocator)} on {@code pools} instead of the
+   * executor-wide pools: for a caller outside Spark that sizes its own threads ({@code bench
+   * images}), and closes {@code pools} after the path.
+   */
+  public static <T extends IndexedSample> SamplePath<T> startOn(
+      ExecutorPools pools, PathSpec spec, Iterator<? extends T> source, BufferAllocator allocator) {
+    return new SamplePath<>(spec, source, allocator, null, pools);
   }
 
   /** Threads of the executor-wide CPU pool the path decodes on. */

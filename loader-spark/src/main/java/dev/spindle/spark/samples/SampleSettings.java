@@ -57,7 +57,7 @@ public record SampleSettings(
   /**
    * Decodes one task keeps in flight for each CPU thread it may use: in input order a finished
    * image waits for every earlier one, so a few per thread keep a thread from idling behind a
-   * slower image (loader-bench's {@code EngineLoader.inFlight} measures it).
+   * slower image ({@code bench images} runs its path with as many).
    */
   public static final int IN_FLIGHT_PER_THREAD = 4;
 

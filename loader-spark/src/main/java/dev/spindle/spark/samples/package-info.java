@@ -22,11 +22,12 @@
  * {@link dev.spindle.spark.samples.Decoded} rows on the task thread, the quarantine list, pipeline
  * statistics and decode time. <b>Threads:</b> the pipeline engine's ({@code
  * dev.spindle.spark.pipeline}); decode runs on the executor-wide CPU pool that every task shares.
- * <b>Memory:</b> an item with a {@link dev.spindle.spark.samples.RowTarget} (the feed's planned
- * rows: {@code serve.BatchTargets}) is decoded straight into its row of the batch it is delivered
- * in, a ring slot or a pooled Arrow batch, and its {@code Decoded} holds no pixels (a stored row is
- * copied there once); otherwise decoded pixels come from the task's Arrow allocator, a row's buffer
- * belongs to whoever holds the row and is released by closing it, and {@code fill} copies it into
- * the caller's {@code ImageBatch} (preprocess, the DataSource).
+ * <b>Memory:</b> an item with a {@link dev.spindle.spark.samples.RowTarget} (a row of a {@link
+ * dev.spindle.spark.samples.RowBatch}: the feed's planned rows, {@code serve.BatchTargets}; {@code
+ * bench images}' rows) is decoded straight into its row of the batch it is delivered in, a ring
+ * slot or a pooled batch, and its {@code Decoded} holds no pixels (a stored row is copied there
+ * once); otherwise decoded pixels come from the task's Arrow allocator, a row's buffer belongs to
+ * whoever holds the row and is released by closing it, and {@code fill} copies it into the caller's
+ * {@code ImageBatch} (preprocess, the DataSource).
  */
 package dev.spindle.spark.samples;
