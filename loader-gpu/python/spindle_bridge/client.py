@@ -246,18 +246,12 @@ class SpindleLoader:
             self._save_state()
             self._release_held()
             started = time.perf_counter()
-            self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
-            msg_type, payload = p.read_frame(self._sock)
+            payload = self._request_batch()
             self.wait_s += time.perf_counter() - started
-            if msg_type == p.END:
+            if payload is None:
                 self._ended = True
                 self._save_state()
                 return
-            if msg_type == p.TIMEOUT:
-                raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
-                                                                          self.timeout_s))
-            if msg_type != p.BATCH:
-                raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
             desc = p.parse_batch(payload)
             if desc["event"]:
                 raise p.ProtocolError("batch %d carries a CUDA IPC event (kind %d), which this "
@@ -366,15 +360,9 @@ class SpindleLoader:
         """On the prefetcher's thread: asks for the next batch and converts its images into
         output buffer ``buffer``; (desc, images, labels), or None at END. The batch stays held
         (the trainer has not consumed it)."""
-        self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
-        msg_type, payload = p.read_frame(self._sock)
-        if msg_type == p.END:
+        payload = self._request_batch()
+        if payload is None:
             return None
-        if msg_type == p.TIMEOUT:
-            raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
-                                                                      self.timeout_s))
-        if msg_type != p.BATCH:
-            raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
         desc = p.parse_batch(payload)
         if desc["event"] or desc["dtype"] != "uint8":
             raise p.ProtocolError("batch %d is not a uint8 batch in host memory (dtype %s, "
@@ -387,6 +375,21 @@ class SpindleLoader:
             return desc, images, labels
         return (desc, self._outputs[buffer][1][:desc["rows"]],
                 self.torch.from_numpy(labels))
+
+    def _request_batch(self):
+        """Sends NEXT and reads the feeder's answer: a BATCH's payload, or None at END.
+        TimeoutError when no batch came within ``timeout_s``; ProtocolError on any other
+        message."""
+        self._sock.sendall(p.next_request(int(self.timeout_s * 1000)))
+        msg_type, payload = p.read_frame(self._sock)
+        if msg_type == p.END:
+            return None
+        if msg_type == p.TIMEOUT:
+            raise TimeoutError("no batch for rank %d within %.0f s" % (self.rank,
+                                                                      self.timeout_s))
+        if msg_type != p.BATCH:
+            raise p.ProtocolError("expected BATCH, got message type %d" % msg_type)
+        return payload
 
     def _release_then_take(self, buffer):
         self._release_taken(1)
