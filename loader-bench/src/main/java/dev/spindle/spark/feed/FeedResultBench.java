@@ -99,7 +99,7 @@ public final class FeedResultBench {
               s.digestFrom(),
               own));
     }
-    return new TaskOutcome(runs, List.of(), 0, 0, 0, 0, null);
+    return new TaskOutcome(runs, List.of(), 0, 0, 0, 0, null, 0, 0);
   }
 
   private static byte[] serialize(Serializable object) throws IOException {

@@ -37,27 +37,6 @@ public record FeederStats(
     long hostCopyBytes,
     long inPlaceBytes) {
 
-  /** Statistics without host copies or in-place bytes counted (as before they existed). */
-  public FeederStats(
-      String device,
-      RingSnapshot ring,
-      long h2dBytes,
-      long batchesCopied,
-      long copyBusyNanos,
-      int leasesRevokedAtClose,
-      long zeroCopyBatches) {
-    this(
-        device,
-        ring,
-        h2dBytes,
-        batchesCopied,
-        copyBusyNanos,
-        leasesRevokedAtClose,
-        zeroCopyBatches,
-        0,
-        0);
-  }
-
   /** H2D GB/s (1e9 bytes) while the stream was busy: of the bytes copied, not those in place. */
   public double h2dGbps() {
     return copyBusyNanos == 0 ? 0 : (double) (h2dBytes - inPlaceBytes) / copyBusyNanos;

@@ -13,7 +13,7 @@ class FeederStatsJsonSuite extends AnyFunSuite {
     new RingSnapshot(2500000000L, Array.fill(states)(1), Array.fill(states)(2),
       Array.fill(states)(mean), Array(0L, 100L),
       Array(Array.fill(states)(1), Array.fill(states)(2)), 1500000L, 2000000L, 4, 4, 3, 0, 0, 0),
-    3000000L, 4, 7000000L, 1, 0)
+    3000000L, 4, 7000000L, 1, 0, 0, 0)
 
   test("strings are escaped, numbers keep 6 significant digits, non-finite ones become null") {
     val json = stats("a\"b\\c\n\u0001é", Double.NaN).toJson

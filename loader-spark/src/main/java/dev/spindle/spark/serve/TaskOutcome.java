@@ -34,21 +34,9 @@ public record TaskOutcome(
     long rowBytes)
     implements Serializable {
 
-  /** An outcome without host copies counted. */
-  public TaskOutcome(
-      List<BatchRun> runs,
-      List<QuarantineRecord> quarantined,
-      long samplesRead,
-      long bytesIn,
-      long imagesDecoded,
-      long firstBatchEpochMs,
-      ServedRank served) {
-    this(runs, quarantined, samplesRead, bytesIn, imagesDecoded, firstBatchEpochMs, served, 0, 0);
-  }
-
   /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
   static TaskOutcome empty() {
-    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null);
+    return new TaskOutcome(List.of(), List.of(), 0, 0, 0, 0, null, 0, 0);
   }
 
   /** This outcome with {@code bytes} more host copies (a feeder's staging copies). */

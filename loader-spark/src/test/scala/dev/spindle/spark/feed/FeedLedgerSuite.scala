@@ -84,7 +84,7 @@ class FeedLedgerSuite extends AnyFunSuite {
     val once = feedOutcomes(plan, 5, 4)
     val retried = once(1).runs().asScala.map(r => new BatchRun(r.first(), r.toBatch(), r.batchSize(),
       r.padded(), r.substituted(), r.batches(), r.digestFrom(), r.digest()))
-    val again = new TaskOutcome(retried.asJava, java.util.List.of(), 0, 0, 0, 0, null)
+    val again = new TaskOutcome(retried.asJava, java.util.List.of(), 0, 0, 0, 0, null, 0, 0)
     val l = ledger(plan, 5, once :+ again)
     val expected = ledger(plan, 5, once).results()
     assert(l.results() == expected)
@@ -163,7 +163,7 @@ object FeedLedgerSuite {
   }
 
   def single(r: BatchRun): TaskOutcome =
-    new TaskOutcome(java.util.List.of(r), java.util.List.of(), 0, 0, 0, 0, null)
+    new TaskOutcome(java.util.List.of(r), java.util.List.of(), 0, 0, 0, 0, null, 0, 0)
 
   /** `f` gets a maker of Arrow batches (rank, batch, index column) with 1×1×1 images. */
   def withBatches[T](plan: EpochPlan)(f: ((Int, Int, Array[Long]) => FeedBatch) => T): T = {
@@ -188,6 +188,6 @@ object FeedLedgerSuite {
       (s.fromBatch() until s.toBatch()).foreach(k => account.take(make(s.rank(), k, plan.rank(s.rank()).batch(k))))
       account.run()
     }
-    new TaskOutcome(runs.asJava, java.util.List.of(), 0, 0, 0, 0, null)
+    new TaskOutcome(runs.asJava, java.util.List.of(), 0, 0, 0, 0, null, 0, 0)
   }
 }
