@@ -169,7 +169,25 @@ public final class BridgeServer implements AutoCloseable {
    * still held, and wakes the rank's waiting trainer.
    */
   public void serve(RankFeed feed) {
-    ranks.serve(feed);
+    ranks.serve(feed, feed.feeder().stats().ring().published());
+  }
+
+  /**
+   * {@link #serve(RankFeed)} for a feed whose producer may have run ahead: batch {@code
+   * feed.firstBatch()} is the feeder's batch of sequence {@code feederSequence} (the number of
+   * batches the feeder had published when the producer started this feed), whether it is published
+   * already or not; the feeder's batches before it are dropped unseen. A producer thus fills the
+   * ring while the trainer starts, or while it finishes the rank's previous feed (whose channel
+   * never takes a batch past its own end), and serves the feed once the trainer said hello.
+   *
+   * @throws IllegalArgumentException if {@code feederSequence} is negative
+   */
+  public void serve(RankFeed feed, long feederSequence) {
+    if (feederSequence < 0) {
+      throw new IllegalArgumentException(
+          "Invalid feeder sequence for rank " + feed.rank() + ": " + feederSequence);
+    }
+    ranks.serve(feed, feederSequence);
   }
 
   /**
@@ -203,7 +221,7 @@ public final class BridgeServer implements AutoCloseable {
       if (System.nanoTime() >= deadline || closed.get()) {
         return false;
       }
-      Thread.sleep(20);
+      Thread.sleep(2); // called near a leg's end: train's next leg waits on it
     }
   }
 

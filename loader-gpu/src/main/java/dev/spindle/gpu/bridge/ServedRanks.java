@@ -53,8 +53,11 @@ final class ServedRanks {
     return late == null ? ranks.get(rank) : late.channel(rank, ranks);
   }
 
-  /** {@link BridgeServer#serve(RankFeed)}: checks {@code feed}, then replaces the rank's feed. */
-  void serve(RankFeed feed) {
+  /**
+   * {@link BridgeServer#serve(RankFeed, long)}: checks {@code feed}, then replaces the rank's feed;
+   * its first batch is the feeder's of sequence {@code seqBase}.
+   */
+  void serve(RankFeed feed, long seqBase) {
     requireLate();
     if (feed.rank() >= worldSize || feed.endBatch() == RankFeed.UNKNOWN_END) {
       throw new IllegalArgumentException(
@@ -71,10 +74,7 @@ final class ServedRanks {
     }
     late.serve(
         feed.rank(),
-        new RankChannel(
-            feed,
-            ServedMemory.of(feed.rank(), feed.feeder()),
-            feed.feeder().stats().ring().published()),
+        new RankChannel(feed, ServedMemory.of(feed.rank(), feed.feeder()), seqBase),
         ranks);
   }
 

@@ -43,7 +43,10 @@ final class Sessions {
     if (effective.startsWith("local-cluster")) {
       LocalCluster.prepare(conf, System.getenv());
     }
-    SparkSession session = SparkSession.builder().config(conf).getOrCreate();
+    // Spark's own implementation's builder: SparkSession.builder() first looks that class up
+    // through Scala reflection, whose start costs about a second of the command's start
+    SparkSession session =
+        org.apache.spark.sql.classic.SparkSession.builder().config(conf).getOrCreate();
     if (Boolean.getBoolean("spindle.ui") && session.sparkContext().uiWebUrl().isDefined()) {
       System.err.println("spindle: Spark UI at " + session.sparkContext().uiWebUrl().get());
     }

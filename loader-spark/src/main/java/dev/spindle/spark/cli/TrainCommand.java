@@ -90,6 +90,9 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
   /** The master of the caller's session ({@link #run(SparkSession, String[])}), else null. */
   private String sessionMaster;
 
+  private PythonClient.ImportCheck pythonCheck;
+  private CommandLine pythonCheckLine;
+
   public TrainCommand() {
     super(new Flags());
   }
@@ -117,8 +120,10 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
   }
 
   /**
-   * Where the executors run on this machine, fails unless the trainers' Python imports torch and
-   * the client: before Spark starts, instead of as every rank's failure once it has.
+   * Where the executors run on this machine, starts checking that the trainers' Python imports
+   * torch and the client; {@link #execute} waits for the verdict before the run's first Spark job,
+   * so a Python that cannot is refused as a usage error instead of as every rank's failure, and the
+   * check overlaps Spark's start.
    */
   private void requirePython(JobConf conf, CommandLine cl) {
     String master = sessionMaster != null ? sessionMaster : spark.master;
@@ -129,11 +134,21 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
       return; // the executors' nodes have their own Python
     }
     String python = conf.value(SpindleConfig.TRAIN_PYTHON.key());
+    pythonCheck =
+        PythonClient.startImportCheck(
+            python == null ? SpindleConfig.TRAIN_PYTHON.defaultValue() : python);
+    pythonCheckLine = cl;
+  }
+
+  /** The verdict of {@link #requirePython}'s check, before the run's first Spark job. */
+  private void awaitPython() {
+    if (pythonCheck == null) {
+      return;
+    }
     try {
-      PythonClient.requireImports(
-          python == null ? SpindleConfig.TRAIN_PYTHON.defaultValue() : python);
+      pythonCheck.await();
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(cl, e.getMessage());
+      throw new ParameterException(pythonCheckLine, e.getMessage());
     }
   }
 
@@ -156,6 +171,7 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
 
   @Override
   FeedReport execute(Feed feed) throws IOException {
+    awaitPython();
     List<String> args = own.command.subList(1, own.command.size());
     return feed.train(own.command.get(0), args.toArray(new String[0]));
   }

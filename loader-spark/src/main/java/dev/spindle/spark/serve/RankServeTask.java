@@ -1,25 +1,10 @@
 package dev.spindle.spark.serve;
 
-import static java.util.stream.Collectors.joining;
-
-import dev.spindle.gpu.bridge.BridgeServer;
-import dev.spindle.gpu.bridge.BridgeServer.HeldBatches;
-import dev.spindle.gpu.bridge.RankFeed;
-import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.gpu.device.GpuAssignment;
-import dev.spindle.gpu.device.NormalizeSpec;
-import dev.spindle.gpu.feed.FeederConfig;
-import dev.spindle.gpu.feed.GpuFeeder;
-import dev.spindle.spark.plan.EpochPlan;
-import dev.spindle.spark.samples.BatchImages;
 import java.io.Serializable;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeoutException;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.resource.ResourceInformation;
@@ -101,9 +86,6 @@ public final class RankServeTask
     default void connected() {}
   }
 
-  /** How long one wait lasts before the task looks at its {@link Watch} again. */
-  private static final Duration SLICE = Duration.ofMillis(250);
-
   /**
    * Serves the leg {@code planned} of {@code feed}'s plan to the rank's trainer: waits for its
    * HELLO, streams the batches from its resume point into the rank's feeder, waits until it took
@@ -112,222 +94,33 @@ public final class RankServeTask
   public static TaskOutcome serveLeg(
       FeedTask feed, ServeSettings serve, FeedSlice planned, String scope, Watch watch)
       throws java.io.IOException, InterruptedException {
-    EpochPlan plan = feed.inputs.value().plan();
-    int rank = planned.rank();
-    Path socket = serve.socketFor(rank);
-    BridgeServer bridge =
-        ExecutorServing.bridge(socket, plan.worldSize(), serve.trainerTimeout(), serve.token());
-    String state = plan.stateAtStart().toJson();
-    long resume = awaitTrainer(feed, serve, bridge, rank, socket, state, watch);
-    watch.connected();
-    int start = startBatch(planned, resume);
-    int end = Math.max(start, planned.toBatch());
-    GpuFeeder feeder =
-        ExecutorServing.feeder(rank, ordinal(rank), serve.choice(), config(feed, serve, plan));
-    long waitBefore = feeder.stats().ring().consumerWaitNanos();
-    long stagedBefore = feeder.stats().hostCopyBytes();
+    RankLeg leg = RankLeg.open(feed, serve, planned.rank(), planned.fromBatch(), planned.toBatch());
     try {
-      bridge.serve(new RankFeed(rank, feeder, start, state, end));
-      TaskOutcome o =
-          start >= end
-              ? TaskOutcome.empty()
-              : feed.run(
-                  List.of(new FeedSlice(rank, start, end)),
-                  FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
-                  scope);
-      if (!awaitFinished(bridge, rank, serve.trainerTimeout(), watch)) {
-        throw bridge
-            .heldBatches(rank)
-            .map(h -> heldTooLong(serve, h, plan.epoch()))
-            .orElseGet(
-                () ->
-                    new IllegalStateException(
-                        "Trainer of rank "
-                            + rank
-                            + " on "
-                            + socket
-                            + " did not take the rank's last batches within "
-                            + serve.trainerTimeout().toSeconds()
-                            + " s (spark.spindle.feed.trainerTimeoutSeconds)",
-                        new TimeoutException("the rank's end was not taken")));
-      }
-      return o.plusHostCopies(feeder.stats().hostCopyBytes() - stagedBefore)
-          .withServed(
-              new ServedRank(
-                  rank,
-                  start,
-                  resume,
-                  executor(),
-                  host(),
-                  bridge.socketPath().toString(),
-                  feeder.device().description(),
-                  feeder.stats().toJson(),
-                  feeder.stats().ring().consumerWaitNanos() - waitBefore));
+      long resume = leg.admit(watch);
+      int start = startBatch(planned, resume);
+      leg.serve(start);
+      TaskOutcome o = leg.feed(start, scope);
+      return leg.outcome(o, leg.finish(watch));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
-      String died = bridge.departedTrainer(rank);
-      var held = waitedForTrainer(e) ? bridge.heldBatches(rank) : Optional.<HeldBatches>empty();
-      feeder.fail(e);
-      bridge.unserve(rank);
-      if (died != null) {
-        throw trainerDied(serve, died, rank, socket, e);
-      }
-      if (held.isPresent()) {
-        throw heldTooLong(serve, held.get(), plan.epoch());
-      }
-      throw e;
+      throw rethrown(leg.fail(e));
     } finally {
-      ExecutorServing.release(rank);
+      leg.release();
     }
   }
 
-  /**
-   * The failure of a rank whose trainer died holding batches and was not replaced within the
-   * trainer timeout: says so, naming the rank, instead of the ring's lease expiry it caused.
-   */
-  private static IllegalStateException trainerDied(
-      ServeSettings serve, String died, int rank, Path socket, Throwable e) {
-    IllegalStateException f =
-        new IllegalStateException(
-            died
-                + "; no trainer of rank "
-                + rank
-                + " reconnected to "
-                + socket
-                + " within "
-                + serve.trainerTimeout().toSeconds()
-                + " s (spark.spindle.feed.trainerTimeoutSeconds), so rank "
-                + rank
-                + " failed");
-    if (!leaseExpired(e)) {
-      f.initCause(e); // another failure than the dead trainer's leases: keep it
+  /** {@code t}, thrown as what it is (a checked one is one of serveLeg's). */
+  static java.io.IOException rethrown(Throwable t)
+      throws java.io.IOException, InterruptedException {
+    if (t instanceof RuntimeException r) {
+      throw r;
     }
-    return f;
-  }
-
-  /**
-   * The failure of a rank whose trainer kept a batch past the trainer timeout (the feeder's lease
-   * timeout) without releasing it: names the rank, the trainer's pid (as its HELLO stated it) and
-   * the batch, instead of the ring's lease expiry, which speaks of Java's DeviceBatch. The cause is
-   * a {@link TimeoutException}, which is what it is: the trainer timed out.
-   */
-  private static IllegalStateException heldTooLong(ServeSettings serve, HeldBatches h, int epoch) {
-    String batches =
-        h.batches().size() == 1
-            ? "batch " + h.batches().get(0)
-            : "batches " + h.batches().stream().map(String::valueOf).collect(joining(", "));
-    return new IllegalStateException(
-        "Trainer of rank "
-            + h.rank()
-            + " ("
-            + h.trainer()
-            + ") held "
-            + batches
-            + " of epoch "
-            + epoch
-            + " for longer than the trainer timeout of "
-            + serve.trainerTimeout().toSeconds()
-            + " s (spark.spindle.feed.trainerTimeoutSeconds, --trainer-timeout) without"
-            + " releasing it: a trainer releases a batch when it asks for the next one or closes"
-            + " its loader, so it is stuck in a step, or stopped iterating and kept its loader"
-            + " open; rank "
-            + h.rank()
-            + " failed",
-        new TimeoutException("batch not released within the trainer timeout"));
-  }
-
-  /**
-   * Whether {@code e} is, or was caused by, a lease held past its deadline (the ring failed with it
-   * on the task thread, or on the source thread that was claiming a slot).
-   */
-  private static boolean leaseExpired(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof dev.spindle.gpu.ring.LeaseExpiredException) {
-        return true;
-      }
+    if (t instanceof Error r) {
+      throw r;
     }
-    return false;
-  }
-
-  /**
-   * Whether {@code e} is the feed giving up on its trainer: a lease held past its deadline, or no
-   * slot freed within the trainer timeout (the trainer asked for no batch, which would have
-   * released its last). Another failure (a read timing out, say) is not the trainer's.
-   */
-  private static boolean waitedForTrainer(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof dev.spindle.gpu.ring.LeaseExpiredException
-          || t instanceof FeederConsumer.TrainerTookNoBatch) {
-        return true;
-      }
+    if (t instanceof InterruptedException r) {
+      throw r;
     }
-    return false;
-  }
-
-  /**
-   * The resume point of the rank's trainer: -1, or within the rank's planned batches, from a state
-   * of the plan of {@code state} (the state the rank is served from). Waits in slices, checking
-   * {@code watch} between them.
-   */
-  private static long awaitTrainer(
-      FeedTask feed,
-      ServeSettings serve,
-      BridgeServer bridge,
-      int rank,
-      Path socket,
-      String state,
-      Watch watch)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + serve.trainerTimeout().toNanos();
-    long batches = feed.inputs.value().plan().rank(rank).batches();
-    while (true) {
-      watch.check();
-      long left = deadline - System.nanoTime();
-      try {
-        return bridge.awaitTrainer(
-            rank, Duration.ofNanos(Math.max(1, Math.min(left, SLICE.toNanos()))), state, batches);
-      } catch (TimeoutException e) {
-        if (System.nanoTime() - deadline >= 0) {
-          throw new IllegalStateException(
-              "No trainer of rank "
-                  + rank
-                  + " connected to "
-                  + socket
-                  + " on "
-                  + host()
-                  + " within "
-                  + serve.trainerTimeout().toSeconds()
-                  + " s (spark.spindle.feed.trainerTimeoutSeconds): start it there with"
-                  + " SpindleLoader('"
-                  + socket
-                  + "', rank="
-                  + rank
-                  + ", world_size="
-                  + bridge.worldSize()
-                  + ") and "
-                  + RunToken.ENV
-                  + " set to the contents of "
-                  + bridge.tokenFile(),
-              e);
-        }
-      }
-    }
-  }
-
-  /** {@link BridgeServer#awaitFinished}, in slices, checking {@code watch} between them. */
-  private static boolean awaitFinished(BridgeServer bridge, int rank, Duration timeout, Watch watch)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      watch.check();
-      long left = deadline - System.nanoTime();
-      if (bridge.awaitFinished(
-          rank, Duration.ofNanos(Math.max(0, Math.min(left, SLICE.toNanos()))))) {
-        return true;
-      }
-      if (System.nanoTime() - deadline >= 0) {
-        return false;
-      }
-    }
+    throw (java.io.IOException) t;
   }
 
   /**
@@ -336,15 +129,6 @@ public final class RankServeTask
    */
   static int startBatch(FeedSlice planned, long resume) {
     return resume < 0 ? planned.fromBatch() : Math.toIntExact(resume);
-  }
-
-  private static FeederConfig config(FeedTask feed, ServeSettings serve, EpochPlan plan) {
-    BatchImages images = feed.settings().sample().images();
-    return FeederConfig.of(
-            plan.spec().batchSize(),
-            NormalizeSpec.raw(images.height(), images.width(), images.channels()))
-        .withSlots(serve.slots())
-        .withLeaseTimeout(serve.trainerTimeout());
   }
 
   /** The task's GPU from Spark's resources (spread by rank over several), else GPU 0. */

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +28,56 @@ public final class PythonClient {
    * @throws IllegalArgumentException if it cannot, saying to pass {@code --python}
    */
   public static void requireImports(String python) {
+    startImportCheck(python).await();
+  }
+
+  /**
+   * {@link #requireImports} on a thread of its own, so that the interpreter's start and torch's
+   * import (about a second) overlap Spark's start instead of coming before it; {@link
+   * ImportCheck#await} gives the verdict.
+   */
+  public static ImportCheck startImportCheck(String python) {
+    FutureTask<Void> task =
+        new FutureTask<>(
+            () -> {
+              checkImports(python);
+              return null;
+            });
+    Thread t = new Thread(task, "spindle-python-check");
+    t.setDaemon(true);
+    t.start();
+    return new ImportCheck(task);
+  }
+
+  /** A running {@link #startImportCheck}. */
+  public static final class ImportCheck {
+    private final FutureTask<Void> task;
+
+    private ImportCheck(FutureTask<Void> task) {
+      this.task = task;
+    }
+
+    /**
+     * Waits for the check.
+     *
+     * @throws IllegalArgumentException as {@link #requireImports} does
+     */
+    public void await() {
+      try {
+        task.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while checking the trainers' Python", e);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+  }
+
+  private static void checkImports(String python) {
     ProcessBuilder pb = new ProcessBuilder(python, "-c", IMPORTS).redirectErrorStream(true);
     String path = System.getenv("PYTHONPATH");
     pb.environment().put("PYTHONPATH", dir() + (path == null || path.isEmpty() ? "" : ":" + path));

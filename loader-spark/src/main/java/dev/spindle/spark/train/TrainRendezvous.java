@@ -14,7 +14,8 @@ import org.apache.spark.SparkEnv;
 
 /**
  * Where the ranks of a {@code train} run landed, learnt by every rank task in one barrier {@code
- * allGather}: each rank's executor and node, and a free port on rank 0's node for {@code
+ * allGather} (none for a single rank: Spark's sync costs a second, as it looks for the answer once
+ * a second): each rank's executor and node, and a free port on rank 0's node for {@code
  * torch.distributed}'s rendezvous. From it each task derives the environment torchrun would give
  * its script ({@link #environment}). Task thread.
  */
@@ -44,7 +45,9 @@ final class TrainRendezvous {
     String host = hostOf(ctx.getTaskInfos()[rank].address());
     String executor = SparkEnv.get() == null ? "?" : SparkEnv.get().executorId();
     String port = rank == 0 ? Integer.toString(freePort()) : "";
-    String[] all = ctx.allGather(executor + "\t" + host + "\t" + port);
+    String mine = executor + "\t" + host + "\t" + port;
+    // Spark's barrier sync polls its answer once a second: a rank alone learns nothing from it
+    String[] all = world == 1 ? new String[] {mine} : ctx.allGather(mine);
     String[][] fields = new String[world][];
     for (int r = 0; r < world; r++) {
       fields[r] = all[r].split("\t", -1);

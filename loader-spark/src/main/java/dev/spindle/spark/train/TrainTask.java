@@ -7,8 +7,8 @@ import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeedInputs;
 import dev.spindle.spark.serve.FeedSettings;
-import dev.spindle.spark.serve.FeedSlice;
 import dev.spindle.spark.serve.FeedTask;
+import dev.spindle.spark.serve.RankLeg;
 import dev.spindle.spark.serve.RankServeTask;
 import dev.spindle.spark.serve.ServeSettings;
 import dev.spindle.spark.serve.TaskOutcome;
@@ -35,14 +35,18 @@ import scala.runtime.AbstractFunction1;
  * One rank of a {@code train} run: task {@code r} of a barrier stage with one task per rank starts
  * rank {@code r}'s training script beside the executor ({@link TrainerProcess}) with the
  * environment PyTorch's launchers set, then serves it every remaining epoch of the run, one leg per
- * epoch, exactly as {@code feed --serve} serves a rank ({@link RankServeTask#serveLeg}), and waits
- * for the script to exit.
+ * epoch, as {@code feed --serve} serves a rank ({@link RankLeg}), and waits for the script to exit.
+ * Unlike {@code feed --serve}, which learns where a trainer starts from its HELLO before it reads,
+ * the task knows where its trainer starts (it gave it that state) and reads ahead: the first
+ * batches decode while the script imports torch, and each epoch's first while the trainer takes the
+ * previous epoch's last ({@link TrainerDoor} lets the trainer in on a thread of its own).
  *
  * <pre>
  *  allGather: every rank's executor and host ─► MASTER_ADDR/PORT, LOCAL_RANK, LOCAL_WORLD_SIZE
  *  start: the attempt's RestartPoint for the rank (a checkpoint's state, else the run's)
  *    ─► SPINDLE_STATE, SPINDLE_CHECKPOINT
- *  trainer ─► per epoch: plan (from the state) ─► serveLeg ─► state at the epoch's end
+ *  per epoch: plan (from the state) ─► feed the leg (task thread, ahead of the trainer)
+ *    TrainerDoor: the previous leg's END taken ─► HELLO ─► serve from the leg's first batch
  *  trainer exits 0 ─► the rank's outcome
  *  the trainer fails, hangs, or another rank's failure is recorded ─► TrainerExit in the store,
  *    the rank's outcome (a trainer's failure ends its task normally: the driver restarts or
@@ -207,7 +211,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     }
     trainer.kill();
     watch.close(); // its last copies of the state: the trainer can no longer move it on
-    TrainerExit exit = failure(rank, state, trainer, e, ctx, watch, served.waitNanos);
+    TrainerExit exit = failure(rank, state, trainer, e, ctx, watch, served.waitNanos());
     store.saveExit(rank, exit.toJson());
     LOG.debug("The task of rank {} ends: {}", rank, exit.message(), e);
     if (exit.kind().equals("error") || ctx.isInterrupted()) {
@@ -225,17 +229,25 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     TrainInputs in = inputs.value();
     EpochPlan plan = start.plan();
     int from = start.position();
-    while (true) {
-      FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
-      FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
-      FeedSlice planned = new FeedSlice(rank, from, plan.batchesPerRank());
-      TaskOutcome o = RankServeTask.serveLeg(feed, serve, planned, scope(), watch);
-      served.leg(plan.epoch(), o, watch.connectedNanos());
-      if (plan.epoch() + 1 >= in.endEpoch()) {
-        break;
+    RankLeg last = null;
+    try (TrainerDoor door =
+        new TrainerDoor(
+            rank, watch, (leg, o, connected) -> served.leg(leg.epoch(), o, connected))) {
+      while (true) {
+        FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
+        FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
+        last = feedLeg(door, feed, rank, from, plan.batchesPerRank());
+        if (plan.epoch() + 1 >= in.endEpoch()) {
+          break;
+        }
+        plan = plan.stateAtEnd().resume(in.manifest(), plan.worldSize());
+        from = plan.rank(rank).firstBatch();
       }
-      plan = plan.stateAtEnd().resume(in.manifest(), plan.worldSize());
-      from = plan.rank(rank).firstBatch();
+      door.awaitDone();
+    } finally {
+      if (last != null) {
+        last.release();
+      }
     }
     watch.servingDone();
     if (!trainer.awaitExit(serve.trainerTimeout())) {
@@ -260,7 +272,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
             "ok",
             0,
             trainer.wallSeconds(),
-            served.waitNanos / 1e9,
+            served.waitNanos() / 1e9,
             in.endEpoch(),
             RankServeTask.host(),
             RankServeTask.executor(),
@@ -272,6 +284,43 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     return served.result(exit, finalState);
   }
 
+  /**
+   * Feeds the rank's batches {@code from..end-1} of {@code feed}'s plan into its feeder, reading
+   * ahead of the trainer, which {@code door} lets in; feeds the leg again from where the door
+   * redirects it (the trainer resumes elsewhere). Returns the leg last fed. Task thread.
+   */
+  private RankLeg feedLeg(TrainerDoor door, FeedTask feed, int rank, int from, int end)
+      throws IOException, InterruptedException {
+    String scope = scope();
+    for (int redirects = 0; ; redirects++) {
+      RankLeg leg = RankLeg.open(feed, serve, rank, from, end);
+      TrainerDoor.Entry entry = door.enter(leg);
+      try {
+        // a redirected leg's batches were handed over to a feeder no trainer reads: again
+        entry.produced.complete(leg.feed(from, redirects == 0 ? scope : scope + "/r" + redirects));
+        return leg;
+      } catch (RuntimeException | Error | IOException | InterruptedException e) {
+        TrainerDoor.Redirect r = door.redirect();
+        if (r != null && door.failure() == null && !(e instanceof InterruptedException)) {
+          LOG.info("Rank {}, epoch {}: {}", rank, leg.epoch(), r.getMessage());
+          from = r.at;
+          continue;
+        }
+        Throwable f = door.failure() != null ? door.failure() : leg.fail(e);
+        if (f instanceof IOException io) {
+          throw io;
+        }
+        if (f instanceof InterruptedException ie) {
+          throw ie;
+        }
+        if (f instanceof Error err) {
+          throw err;
+        }
+        throw (RuntimeException) f;
+      }
+    }
+  }
+
   /** What the rank's legs served so far, and its trainer's time on them. Task thread. */
   private static final class Served {
     private final List<TrainRankResult.Leg> legs = new ArrayList<>();
@@ -279,8 +328,8 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     private long steps;
     private long busyNanos;
 
-    /** A leg served to its end, its trainer connected at {@code connectedNanos}. */
-    void leg(int epoch, TaskOutcome o, long connectedNanos) {
+    /** A leg served to its end, its trainer connected at {@code connectedNanos}. Any thread. */
+    synchronized void leg(int epoch, TaskOutcome o, long connectedNanos) {
       legs.add(new TrainRankResult.Leg(epoch, o));
       long wait = o.served() == null ? 0 : o.served().trainerWaitNanos();
       waitNanos += wait;
@@ -294,7 +343,11 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       }
     }
 
-    TrainRankResult result(TrainerExit exit, String finalState) {
+    synchronized long waitNanos() {
+      return waitNanos;
+    }
+
+    synchronized TrainRankResult result(TrainerExit exit, String finalState) {
       return new TrainRankResult(exit, legs, finalState, steps, busyNanos);
     }
   }
