@@ -25,6 +25,18 @@ SPARK_JVM_FLAGS=(
   --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true
 )
 
+# The collector and young generation of Spindle's JVM, unless SPINDLE_JAVA_OPTS chooses a
+# collector or sizes the young generation itself. Embedded Spark's JVM holds little on its heap
+# (decoded pixels live off it: in the feeder's ring, in Arrow buffers) but allocates fast (each
+# sample's encoded bytes), and G1's defaults size the heap for throughput: a `train` on 2 cores
+# peaked at 885 MB RSS. The parallel collector with a fixed 128 MB young generation, whose
+# survivor spaces (a fifth each) hold a read group's samples until they die, peaked at 480 MB
+# at the same images/s (bin/bench-train-gap's peak_rss_mb measures it).
+SPINDLE_GC_FLAGS=()
+if [[ ! "${SPINDLE_JAVA_OPTS:-}" =~ (Use[A-Za-z]*GC|-Xmn|NewSize|SurvivorRatio) ]]; then
+  SPINDLE_GC_FLAGS=(-XX:+UseParallelGC -Xmn128m -XX:SurvivorRatio=3 -XX:-UseAdaptiveSizePolicy)
+fi
+
 # Whether any of the files or folders after $1 holds something newer than the jar $1.
 spindle_newer_than() {
   local jar="$1"; shift
@@ -104,7 +116,8 @@ SPINDLE_CDS_DIR="$SPINDLE_ROOT/loader-spark/target/cds"
 spindle_cds_flags() {
   local cp="$1" mode="${SPINDLE_CDS:-1}" key archive
   [[ "$mode" != 0 && -f "$SPINDLE_CDS_LIST" ]] || return 0
-  key="$({ readlink -f "$(command -v "$SPINDLE_JAVA")"; printf '%s\n' "${SPARK_JVM_FLAGS[*]}"
+  key="$({ readlink -f "$(command -v "$SPINDLE_JAVA")"
+    printf '%s\n' "${SPARK_JVM_FLAGS[*]}" "${SPINDLE_GC_FLAGS[*]}"
     tr ':' '\n' <<<"$cp" | xargs -d '\n' stat -c '%n %s %Y' "$SPINDLE_CDS_LIST" 2>/dev/null
   } | cksum | cut -d' ' -f1)"
   archive="$SPINDLE_CDS_DIR/spindle-$key.jsa"
@@ -127,7 +140,7 @@ spindle_cds_make() {
   exec {lock}>"$SPINDLE_CDS_DIR/.lock"
   if flock -n "$lock" && [[ ! -f "$archive" ]]; then
     tmp="$SPINDLE_CDS_DIR/.making-$$.jsa"
-    if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
+    if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
       -XX:SharedClassListFile="$SPINDLE_CDS_LIST" -XX:SharedArchiveFile="$tmp" -cp "$cp" \
       >/dev/null 2>&1; then
       find "$SPINDLE_CDS_DIR" -maxdepth 1 -name 'spindle-*.jsa' -delete
