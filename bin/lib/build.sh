@@ -139,7 +139,8 @@ spindle_cds_make() {
   mkdir -p "$SPINDLE_CDS_DIR" || return 0
   exec {lock}>"$SPINDLE_CDS_DIR/.lock"
   if flock -n "$lock" && [[ ! -f "$archive" ]]; then
-    tmp="$SPINDLE_CDS_DIR/.making-$$.jsa"
+    find "$SPINDLE_CDS_DIR" -maxdepth 1 -name '.making-*.jsa' -delete # a killed maker's
+    tmp="$SPINDLE_CDS_DIR/.making-$BASHPID.jsa"
     if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
       -XX:SharedClassListFile="$SPINDLE_CDS_LIST" -XX:SharedArchiveFile="$tmp" -cp "$cp" \
       >/dev/null 2>&1; then
