@@ -51,18 +51,10 @@ class SmallCnn(nn.Module):
         return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))
 
 
-def spindle_batches():
+def spindle_batches(loader):
     """Yields (epoch, iterator of float32 NCHW batches) from the Spindle loader of this rank."""
-    import torch.distributed as dist
-    from spindle_bridge import SpindleLoader
-
-    dist.init_process_group("gloo")
-    loader = SpindleLoader.from_env(output="float32-nchw", mean=MEAN, std=STD)
-    try:
-        for epoch in loader.epochs():
-            yield epoch, (b.images for b in loader)
-    finally:
-        loader.close()
+    for epoch in loader.epochs():
+        yield epoch, (b.images for b in loader)
 
 
 def dataloader_batches(files_dir, workers, epochs, batch_size):
@@ -101,8 +93,16 @@ def main():
     model = SmallCnn()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    source = (spindle_batches() if a.loader == "spindle"
-              else dataloader_batches(a.files, a.workers, a.epochs, a.batch_size))
+    loader = None
+    if a.loader == "spindle":
+        import torch.distributed as dist
+        from spindle_bridge import SpindleLoader
+
+        dist.init_process_group("gloo")
+        loader = SpindleLoader.from_env(output="float32-nchw", mean=MEAN, std=STD)
+        source = spindle_batches(loader)
+    else:
+        source = dataloader_batches(a.files, a.workers, a.epochs, a.batch_size)
     epochs, first, loss = [], None, None
     for epoch, batches in source:
         e = {"epoch": epoch, "steps": 0, "images": 0, "wait_s": 0.0, "step_s": 0.0,
@@ -126,6 +126,9 @@ def main():
             e["images"] += x.shape[0]
         e["end"] = time.time()
         epochs.append(e)
+    if loader is not None:  # closed before the interpreter exits, as is the process group
+        loader.close()
+        dist.destroy_process_group()
     steady = epochs[1:] or epochs
     steps = sum(e["steps"] for e in steady)
     span = steady[-1]["end"] - steady[0]["start"]

@@ -5,7 +5,9 @@ OUT/env-R-PID.json. It saves no checkpoint: a restart starts it from the run's s
 
 Faults (each at most once per OUT directory, marked by a file): --kill-rank R --kill-step K: rank R
 kills itself with SIGKILL on receiving its K-th batch of the run (before the step, so the batch is
-not recorded); --hang-rank R --hang-step K: rank R sleeps forever there instead.
+not recorded); --hang-rank R --hang-step K: rank R sleeps forever there instead; --resume-at K:
+the first trainer process starts from a state that says K batches of its rank's leg were consumed
+(not the state train gave it), so train's read-ahead from its own start is redirected.
 """
 import argparse
 import json
@@ -39,6 +41,7 @@ def main():
     ap.add_argument("--kill-step", type=int, default=-1)
     ap.add_argument("--hang-rank", type=int, default=-1)
     ap.add_argument("--hang-step", type=int, default=-1)
+    ap.add_argument("--resume-at", type=int, default=-1)
     a = ap.parse_args()
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -46,7 +49,13 @@ def main():
         json.dump({"env": {k: os.environ.get(k) for k in ENV}, "pid": os.getpid(),
                    "pgid": os.getpgid(0), "world": dist.get_world_size(),
                    "backend": dist.get_backend()}, f)
-    loader = SpindleLoader.from_env()
+    if a.resume_at >= 0 and once(a.out, "resumed-at"):
+        with open(os.environ["SPINDLE_STATE"]) as f:
+            state = json.load(f)
+        state["batchesConsumed"][rank] = a.resume_at
+        loader = SpindleLoader.from_env(state=state)
+    else:
+        loader = SpindleLoader.from_env()
     steps = 0
     with open(os.path.join(a.out, "rank-%d.jsonl" % rank), "a") as rec:
         for epoch in loader.epochs():

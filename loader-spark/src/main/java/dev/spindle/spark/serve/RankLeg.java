@@ -210,17 +210,33 @@ public final class RankLeg {
    * trainer died or held a batch too long when it did, naming the rank, else {@code e}.
    */
   public Throwable fail(Throwable e) {
+    Throwable t = describe(e);
+    stop(e);
+    return t;
+  }
+
+  /**
+   * The failure to report for {@code e} ({@link #fail}'s answer), read before the leg is stopped:
+   * stopping releases what the trainer held.
+   */
+  public Throwable describe(Throwable e) {
     String died = bridge.departedTrainer(rank);
-    var held = waitedForTrainer(e) ? bridge.heldBatches(rank) : Optional.<HeldBatches>empty();
-    feeder.fail(e);
-    bridge.unserve(rank);
     if (died != null) {
       return trainerDied(died, e);
     }
-    if (held.isPresent()) {
-      return heldTooLong(serve, held.get(), plan.epoch());
+    if (waitedForTrainer(e)) {
+      Optional<HeldBatches> held = bridge.heldBatches(rank);
+      if (held.isPresent()) {
+        return heldTooLong(serve, held.get(), plan.epoch());
+      }
     }
     return e;
+  }
+
+  /** {@link #fail} without the description: fails the feeder with {@code e}, unserves the rank. */
+  public void stop(Throwable e) {
+    feeder.fail(e);
+    bridge.unserve(rank);
   }
 
   /**

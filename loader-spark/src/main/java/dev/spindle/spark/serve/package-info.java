@@ -20,10 +20,11 @@
  *         very memory the decode wrote)
  *  ─► TaskOutcome: a BatchRun per slice (keys, counts, digest), quarantined samples, ServedRank
  *
- *  --serve and train: ServeStage (driver) ─► barrier stage, task r = RankServeTask for rank r:
+ *  --serve: ServeStage (driver) ─► barrier stage, task r = RankServeTask for rank r, one RankLeg:
  *    ExecutorServing: this JVM's bridge per socket (BridgeServer) and feeders ─► the trainer's
  *    HELLO (resume point) ─► FeedTask over [resume, stop) into the rank's feeder ─► the trainer
  *    took END ─► TaskOutcome with ServedRank; FeederReport sums ranks' feeders for the report
+ *  train: the same RankLeg steps, overlapped (dev.spindle.spark.train: the feed ahead of HELLO)
  * </pre>
  *
  * <p><b>What enters:</b> a {@link dev.spindle.spark.serve.FeedTask} (shipped from the driver: the

@@ -44,9 +44,9 @@ final class TarShardReader implements ShardReader {
    * it fills the buffer again, so a sparse plan (the window shuffle takes a few samples of each
    * shard it opens) reads about a buffer per sample beside the sample's own bytes: with 1 MiB at
    * both levels (ours and the file system's stream) an epoch read 6.4x a data set of 56 KiB photos
-   * (bench-train-gap's read_mb), with 64 KiB 4.3x. 16 KiB holds the headers of a sample's
-   * members; a content read longer than it goes straight to the file system, whose own buffer
-   * is kept to {@link #FS_BUFFER_BYTES} for the same reason.
+   * (bench-train-gap's read_mb), with 64 KiB 4.3x. 16 KiB holds the headers of a sample's members;
+   * a content read longer than it goes straight to the file system, whose own buffer is kept to
+   * {@link #FS_BUFFER_BYTES} for the same reason.
    */
   static final int BUFFER_BYTES = 16 << 10;
 

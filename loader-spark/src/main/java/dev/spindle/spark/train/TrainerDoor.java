@@ -159,7 +159,11 @@ final class TrainerDoor implements AutoCloseable {
     } catch (InterruptedException e) {
       // closed: the task ends
     } catch (RuntimeException | Error e) {
-      failure = current == null ? e : current.fail(e);
+      // said before the feeder fails: the task thread, stopped by that, reports this failure
+      failure = current == null ? e : current.describe(e);
+      if (current != null) {
+        current.stop(e);
+      }
     }
   }
 
