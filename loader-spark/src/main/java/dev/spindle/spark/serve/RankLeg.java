@@ -47,7 +47,7 @@ public final class RankLeg {
   private final String state;
   private final GpuFeeder feeder;
   private final long base;
-  private final long copiesBefore;
+  private long copied;
   private long waitBefore;
   private long resume = -1;
   private int start;
@@ -67,7 +67,6 @@ public final class RankLeg {
         ExecutorServing.feeder(
             rank, RankServeTask.ordinal(rank), serve.choice(), config(feed, serve, plan));
     this.base = feeder.stats().ring().published();
-    this.copiesBefore = feeder.stats().hostCopyBytes();
     this.waitBefore = feeder.stats().ring().consumerWaitNanos();
   }
 
@@ -146,10 +145,15 @@ public final class RankLeg {
     if (start >= end) {
       return TaskOutcome.empty();
     }
-    return feed.run(
-        List.of(new FeedSlice(rank, start, end)),
-        FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
-        scope);
+    long before = feeder.stats().hostCopyBytes(); // the next leg's producer copies after this one
+    try {
+      return feed.run(
+          List.of(new FeedSlice(rank, start, end)),
+          FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
+          scope);
+    } finally {
+      copied = feeder.stats().hostCopyBytes() - before;
+    }
   }
 
   /**
@@ -198,10 +202,11 @@ public final class RankLeg {
   }
 
   /**
-   * {@code o}, the leg's outcome, with what the feeder copied on the host and how it was served.
+   * {@code o}, the leg's outcome, with what the feeder copied on the host while {@link #feed} ran
+   * (the task thread's; read after {@link #finish}, which comes after it) and how it was served.
    */
   public TaskOutcome outcome(TaskOutcome o, ServedRank served) {
-    return o.plusHostCopies(feeder.stats().hostCopyBytes() - copiesBefore).withServed(served);
+    return o.plusHostCopies(copied).withServed(served);
   }
 
   /**
