@@ -32,8 +32,9 @@ import scala.runtime.AbstractFunction1;
  * whose task waited for a free slot would stall all the others. The task waits for its trainer's
  * HELLO before it reads anything, so a trainer that resumes from its saved state (after it, or the
  * feed job, was restarted) is served from its resume point with index-level reads, without decoding
- * what it already consumed. It ends only when its trainer has taken every batch, so the job (and
- * the JVM that holds the feeders) outlives the rank's last batch.
+ * what it already consumed ({@code train}'s rank task, which knows where its trainer starts, reads
+ * ahead instead: {@code dev.spindle.spark.train}). It ends only when its trainer has taken every
+ * batch, so the job (and the JVM that holds the feeders) outlives the rank's last batch.
  *
  * <p>On failure the feeder is failed (its trainer gets FEEDER_FAILED and must reconnect with its
  * state) and the rank is no longer served; a retried attempt delivers from the trainer's new resume
@@ -75,7 +76,8 @@ public final class RankServeTask
   /**
    * What a rank task checks while it waits for its trainer: {@link #check} throws when the wait is
    * pointless (the trainer process it started has died); {@link #connected} hears that the trainer
-   * said hello. Called on the task thread.
+   * said hello. Called on the thread that waits for the trainer (the task thread, or {@code
+   * train}'s trainer door).
    */
   public interface Watch {
     Watch NONE = () -> {};
@@ -89,9 +91,9 @@ public final class RankServeTask
   /**
    * Serves the leg {@code planned} of {@code feed}'s plan to the rank's trainer: waits for its
    * HELLO, streams the batches from its resume point into the rank's feeder, waits until it took
-   * the last. Task thread.
+   * the last ({@link RankLeg}'s steps one after the other). Task thread.
    */
-  public static TaskOutcome serveLeg(
+  private static TaskOutcome serveLeg(
       FeedTask feed, ServeSettings serve, FeedSlice planned, String scope, Watch watch)
       throws java.io.IOException, InterruptedException {
     RankLeg leg = RankLeg.open(feed, serve, planned.rank(), planned.fromBatch(), planned.toBatch());
@@ -109,7 +111,7 @@ public final class RankServeTask
   }
 
   /** {@code t}, thrown as what it is (a checked one is one of serveLeg's). */
-  static java.io.IOException rethrown(Throwable t)
+  private static java.io.IOException rethrown(Throwable t)
       throws java.io.IOException, InterruptedException {
     if (t instanceof RuntimeException r) {
       throw r;
