@@ -114,14 +114,17 @@ SPINDLE_CDS_DIR="$SPINDLE_ROOT/loader-spark/target/cds"
 # Prints the JVM flags that use the archive for classpath $1 when it exists; starts making it when
 # it does not (and waits for it with SPINDLE_CDS=make). Prints nothing when SPINDLE_CDS=0.
 spindle_cds_flags() {
-  local cp="$1" mode="${SPINDLE_CDS:-1}" key archive
+  local cp="$1" mode="${SPINDLE_CDS:-1}" java key archive
   [[ "$mode" != 0 && -f "$SPINDLE_CDS_LIST" ]] || return 0
-  key="$({ readlink -f "$(command -v "$SPINDLE_JAVA")"
-    printf '%s\n' "${SPARK_JVM_FLAGS[*]}" "${SPINDLE_GC_FLAGS[*]}"
-    tr ':' '\n' <<<"$cp" | xargs -d '\n' stat -c '%n %s %Y' "$SPINDLE_CDS_LIST" 2>/dev/null
+  java="$(readlink -f "$(command -v "$SPINDLE_JAVA")")"
+  key="$({ printf '%s\n' "$java" "${SPARK_JVM_FLAGS[*]}" "${SPINDLE_GC_FLAGS[*]}"
+    # the JDK itself (an upgrade in place), the class list and every classpath entry
+    tr ':' '\n' <<<"$cp" | xargs -d '\n' stat -c '%n %s %Y' "$SPINDLE_CDS_LIST" \
+      "${java%/bin/java}/lib/modules" "${java%/bin/java}/lib/server/libjvm.so" 2>/dev/null || true
   } | cksum | cut -d' ' -f1)"
   archive="$SPINDLE_CDS_DIR/spindle-$key.jsa"
-  if [[ ! -f "$archive" ]]; then
+  # a JVM that could not make it (marked .failed) is not asked again for this build
+  if [[ ! -f "$archive" && ! -f "$archive.failed" ]]; then
     if [[ "$mode" == make ]]; then
       spindle_cds_make "$cp" "$archive"
     else
@@ -144,10 +147,11 @@ spindle_cds_make() {
     if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
       -XX:SharedClassListFile="$SPINDLE_CDS_LIST" -XX:SharedArchiveFile="$tmp" -cp "$cp" \
       >/dev/null 2>&1; then
-      find "$SPINDLE_CDS_DIR" -maxdepth 1 -name 'spindle-*.jsa' -delete
+      find "$SPINDLE_CDS_DIR" -maxdepth 1 -name 'spindle-*.jsa*' -delete
       mv -f "$tmp" "$archive"
     else
       rm -f "$tmp"
+      touch "$archive.failed"
     fi
   fi
   exec {lock}>&-
