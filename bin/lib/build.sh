@@ -33,7 +33,7 @@ SPARK_JVM_FLAGS=(
 # survivor spaces (a fifth each) hold a read group's samples until they die, peaked at 480 MB
 # at the same images/s (bin/bench-train-gap's peak_rss_mb measures it).
 SPINDLE_GC_FLAGS=()
-if [[ ! "${SPINDLE_JAVA_OPTS:-}" =~ (Use[A-Za-z]*GC|-Xmn|NewSize|SurvivorRatio) ]]; then
+if [[ ! "${SPINDLE_JAVA_OPTS:-}" =~ (Use[A-Za-z0-9]*GC|-Xmn|NewSize|SurvivorRatio) ]]; then
   SPINDLE_GC_FLAGS=(-XX:+UseParallelGC -Xmn128m -XX:SurvivorRatio=3 -XX:-UseAdaptiveSizePolicy)
 fi
 
