@@ -295,10 +295,10 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
     for (int redirects = 0; ; redirects++) {
       RankLeg leg = RankLeg.open(feed, serve, rank, from, end);
       TrainerDoor.Entry entry = door.enter(leg);
+      TaskOutcome fed;
       try {
         // a redirected leg's batches were handed over to a feeder no trainer reads: again
-        entry.produced.complete(leg.feed(from, redirects == 0 ? scope : scope + "/r" + redirects));
-        return leg;
+        fed = leg.feed(from, redirects == 0 ? scope : scope + "/r" + redirects);
       } catch (RuntimeException | Error | IOException | InterruptedException e) {
         TrainerDoor.Redirect r = door.redirect();
         if (r != null && door.failure() == null && !(e instanceof InterruptedException)) {
@@ -318,10 +318,21 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
         }
         throw (RuntimeException) f;
       }
+      if (!door.awaitAdmitted(entry)) { // redirected after all its batches fitted in the ring
+        TrainerDoor.Redirect r = door.redirect();
+        LOG.info("Rank {}, epoch {}: {}", rank, leg.epoch(), r.getMessage());
+        from = r.at;
+        continue;
+      }
+      entry.produced.complete(fed);
+      return leg;
     }
   }
 
-  /** What the rank's legs served so far, and its trainer's time on them. Task thread. */
+  /**
+   * What the rank's legs served so far, and its trainer's time on them: the trainer door adds each
+   * leg as its trainer finishes it; the task thread reads them when the rank ends.
+   */
   private static final class Served {
     private final List<TrainRankResult.Leg> legs = new ArrayList<>();
     private long waitNanos;

@@ -11,10 +11,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * Lets one rank's trainer into the legs of a {@code train} run, on a thread of its own, while the
  * task thread reads ahead: the task thread feeds each leg's batches into the rank's feeder as soon
- * as the previous leg's are fed ({@link #enter}), and this door, in order, waits until the trainer
- * took the previous leg's END ({@link RankLeg#finish}), waits for its HELLO for the next ({@link
- * RankLeg#admit}) and serves it from where the producer began. So the first batches decode while
- * the trainer's interpreter imports torch, and the next epoch's while it takes this epoch's last.
+ * as the previous leg's are fed and its trainer was let into it ({@link #enter}, {@link
+ * #awaitAdmitted}), and this door, in order, waits until the trainer took the previous leg's END
+ * ({@link RankLeg#finish}), waits for its HELLO for the next ({@link RankLeg#admit}) and serves it
+ * from where the producer began. So the first batches decode while the trainer's interpreter
+ * imports torch, and the next epoch's while it takes this epoch's last.
  *
  * <pre>
  *  task thread:  feed leg 0 ─► enter(1) feed leg 1 ─► … ─► enter(END), {@link #awaitDone}
@@ -35,6 +36,9 @@ final class TrainerDoor implements AutoCloseable {
   static final class Entry {
     final RankLeg leg;
     final CompletableFuture<TaskOutcome> produced = new CompletableFuture<>();
+
+    /** True once the door served the leg, false if it redirected it. */
+    final CompletableFuture<Boolean> admitted = new CompletableFuture<>();
 
     Entry(RankLeg leg) {
       this.leg = leg;
@@ -107,6 +111,30 @@ final class TrainerDoor implements AutoCloseable {
   }
 
   /**
+   * Waits until the door served {@code e} (true) or redirected it (false): the task thread feeds no
+   * leg ahead of one the trainer has not been let into, so a redirect is always of the leg it feeds
+   * (one whose batches all fit in the ring is fed before its trainer says hello). Throws the door's
+   * failure, or {@link IllegalStateException} if the door stopped.
+   */
+  boolean awaitAdmitted(Entry e) throws InterruptedException {
+    while (true) {
+      try {
+        return e.admitted.get(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException | ExecutionException x) {
+        if (failure instanceof RuntimeException r) {
+          throw r;
+        }
+        if (failure instanceof Error r) {
+          throw r;
+        }
+        if (!thread.isAlive()) {
+          throw new IllegalStateException("the trainer door stopped before it let the trainer in");
+        }
+      }
+    }
+  }
+
+  /**
    * Waits until the trainer took the last leg's END: every leg entered is served and finished.
    * Throws the door's failure (unchecked: a trainer's, or a wait that timed out), if it failed.
    */
@@ -151,9 +179,11 @@ final class TrainerDoor implements AutoCloseable {
           Redirect r = new Redirect(e.leg.rank(), e.leg.start(), Math.toIntExact(resume));
           redirect = r;
           e.leg.abandon(r); // its producer stops; the task thread enters the leg again
+          e.admitted.complete(false);
           continue;
         }
         e.leg.serve(e.leg.start());
+        e.admitted.complete(true);
         last = e;
       }
     } catch (InterruptedException e) {

@@ -91,22 +91,23 @@ class TrainSuite extends AnyFunSuite with SparkFixture {
 
   test("a trainer that resumes elsewhere than train read ahead from is served from where it says") {
     assume(torchAvailable, s"$Python cannot import torch")
-    TestFiles.withTempDir("train-redirect") { dir =>
+    // 12 batches a leg, more than the ring holds; then 3, a leg read whole before the HELLO
+    for ((batch, at) <- Seq((4, 3), (16, 1))) TestFiles.withTempDir("train-redirect") { dir =>
       val in = dataset(dir)
       def alone(out: Path, script: String*): FeedReport =
         TrainCommand.run(spark, (Seq("--input", in.toString, "--size", "8", "--world-size", "1",
-          "--batch-size", "4", "--seed", "5", "--remainder", "PAD", "--python", Python, "--epochs",
-          "2", "--", Script.toString, out.toString) ++ script).toArray)
+          "--batch-size", batch.toString, "--seed", "5", "--remainder", "PAD", "--python", Python,
+          "--epochs", "2", "--", Script.toString, out.toString) ++ script).toArray)
       val plain = Files.createDirectories(dir.resolve("plain"))
       alone(plain)
       val out = Files.createDirectories(dir.resolve("out"))
-      val r = alone(out, "--resume-at", "3")
+      val r = alone(out, "--resume-at", at.toString)
       val all = steps(plain, 0).map(s => (s.epoch, s.batch) -> s.indices).toMap
       val got = steps(out, 0)
-      val expected = all.keys.toSeq.filter { case (e, b) => e > 0 || b >= 3 }.sorted
-      assert(got.map(s => (s.epoch, s.batch)) == expected, "epoch 0 from batch 3, epoch 1 whole")
+      val expected = all.keys.toSeq.filter { case (e, b) => e > 0 || b >= at }.sorted
+      assert(got.map(s => (s.epoch, s.batch)) == expected, s"epoch 0 from batch $at, epoch 1 whole")
       got.foreach(s => assert(s.indices == all((s.epoch, s.batch)), s"the plan's rows for $s"))
-      assert(ranks(r).sortBy(_("epoch").asInstanceOf[Int]).map(_("first_batch")) == Seq(3, 0),
+      assert(ranks(r).sortBy(_("epoch").asInstanceOf[Int]).map(_("first_batch")) == Seq(at, 0),
         "the legs as served")
     }
   }
