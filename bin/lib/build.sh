@@ -126,7 +126,7 @@ spindle_cds_flags() {
   # a JVM that could not make it (marked .failed) is not asked again for this build
   if [[ ! -f "$archive" && ! -f "$archive.failed" ]]; then
     if [[ "$mode" == make ]]; then
-      spindle_cds_make "$cp" "$archive"
+      spindle_cds_make "$cp" "$archive" wait
     else
       (spindle_cds_make "$cp" "$archive" </dev/null >/dev/null 2>&1 &)
     fi
@@ -136,12 +136,14 @@ spindle_cds_flags() {
   fi
 }
 
-# Makes the archive $2 for classpath $1 unless another run is making one; removes older builds'.
+# Makes the archive $2 for classpath $1 unless another run is making one (with $3 "wait": once
+# that run is done, unless it made this one); removes older builds'.
 spindle_cds_make() {
-  local cp="$1" archive="$2" tmp lock
+  local cp="$1" archive="$2" tmp lock nowait=(-n)
+  [[ "${3:-}" != wait ]] || nowait=()
   mkdir -p "$SPINDLE_CDS_DIR" || return 0
   exec {lock}>"$SPINDLE_CDS_DIR/.lock"
-  if flock -n "$lock" && [[ ! -f "$archive" ]]; then
+  if flock "${nowait[@]}" "$lock" && [[ ! -f "$archive" ]]; then
     find "$SPINDLE_CDS_DIR" -maxdepth 1 -name '.making-*.jsa' -delete # a killed maker's
     tmp="$SPINDLE_CDS_DIR/.making-$BASHPID.jsa"
     if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
