@@ -221,6 +221,24 @@ public final class RankLeg {
   }
 
   /**
+   * Throws {@code t}, a failure {@link #fail} returned, as what it is: unchecked, an {@link
+   * IOException} or an {@link InterruptedException} (the leg's steps throw nothing else). Declared
+   * to return one, so that callers can {@code throw rethrown(t)}.
+   */
+  public static IOException rethrown(Throwable t) throws IOException, InterruptedException {
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error r) {
+      throw r;
+    }
+    if (t instanceof InterruptedException r) {
+      throw r;
+    }
+    throw (IOException) t;
+  }
+
+  /**
    * The failure to report for {@code e} ({@link #fail}'s answer), read before the leg is stopped:
    * stopping releases what the trainer held.
    */

@@ -104,25 +104,10 @@ public final class RankServeTask
       TaskOutcome o = leg.feed(start, scope);
       return leg.outcome(o, leg.finish(watch));
     } catch (RuntimeException | Error | java.io.IOException | InterruptedException e) {
-      throw rethrown(leg.fail(e));
+      throw RankLeg.rethrown(leg.fail(e));
     } finally {
       leg.release();
     }
-  }
-
-  /** {@code t}, thrown as what it is (a checked one is one of serveLeg's). */
-  private static java.io.IOException rethrown(Throwable t)
-      throws java.io.IOException, InterruptedException {
-    if (t instanceof RuntimeException r) {
-      throw r;
-    }
-    if (t instanceof Error r) {
-      throw r;
-    }
-    if (t instanceof InterruptedException r) {
-      throw r;
-    }
-    throw (java.io.IOException) t;
   }
 
   /**

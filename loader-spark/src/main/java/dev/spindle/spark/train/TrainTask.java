@@ -300,25 +300,13 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
         // a redirected leg's batches were handed over to a feeder no trainer reads: again
         fed = leg.feed(from, redirects == 0 ? scope : scope + "/r" + redirects);
       } catch (RuntimeException | Error | IOException | InterruptedException e) {
-        TrainerDoor.Redirect r = door.redirect();
-        if (r != null && door.failure() == null && !(e instanceof InterruptedException)) {
-          LOG.info("Rank {}, epoch {}: {}", rank, leg.epoch(), r.getMessage());
-          from = r.at;
-          continue;
+        if (!door.redirected() || door.failure() != null || e instanceof InterruptedException) {
+          throw RankLeg.rethrown(door.failure() != null ? door.failure() : leg.fail(e));
         }
-        Throwable f = door.failure() != null ? door.failure() : leg.fail(e);
-        if (f instanceof IOException io) {
-          throw io;
-        }
-        if (f instanceof InterruptedException ie) {
-          throw ie;
-        }
-        if (f instanceof Error err) {
-          throw err;
-        }
-        throw (RuntimeException) f;
+        fed = null; // the door redirected the leg while it was fed
       }
-      if (!door.awaitAdmitted(entry)) { // redirected after all its batches fitted in the ring
+      // a leg whose batches all fitted in the ring was fed before the HELLO: redirected after
+      if (fed == null || !door.awaitAdmitted(entry)) {
         TrainerDoor.Redirect r = door.redirect();
         LOG.info("Rank {}, epoch {}: {}", rank, leg.epoch(), r.getMessage());
         from = r.at;

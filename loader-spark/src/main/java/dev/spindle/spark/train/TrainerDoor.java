@@ -95,6 +95,11 @@ final class TrainerDoor implements AutoCloseable {
     return e;
   }
 
+  /** Whether the door redirected the leg being fed (not taking the redirect). Task thread. */
+  boolean redirected() {
+    return redirect != null;
+  }
+
   /** The leg the door redirected (taking the redirect), or null. Task thread. */
   Redirect redirect() {
     Redirect r = redirect;
@@ -121,12 +126,7 @@ final class TrainerDoor implements AutoCloseable {
       try {
         return e.admitted.get(100, java.util.concurrent.TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException | ExecutionException x) {
-        if (failure instanceof RuntimeException r) {
-          throw r;
-        }
-        if (failure instanceof Error r) {
-          throw r;
-        }
+        throwFailure();
         if (!thread.isAlive()) {
           throw new IllegalStateException("the trainer door stopped before it let the trainer in");
         }
@@ -141,14 +141,19 @@ final class TrainerDoor implements AutoCloseable {
   void awaitDone() throws InterruptedException {
     entries.add(END);
     thread.join();
+    throwFailure();
+    if (!done) {
+      throw new IllegalStateException("the trainer door stopped before the run's end");
+    }
+  }
+
+  /** Throws the door's failure, if it failed (unchecked: the door catches only those). */
+  private void throwFailure() {
     if (failure instanceof RuntimeException r) {
       throw r;
     }
     if (failure instanceof Error r) {
       throw r;
-    }
-    if (!done) {
-      throw new IllegalStateException("the trainer door stopped before the run's end");
     }
   }
 
