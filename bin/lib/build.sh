@@ -28,10 +28,11 @@ SPARK_JVM_FLAGS=(
 # The collector and young generation of Spindle's JVM, unless SPINDLE_JAVA_OPTS chooses a
 # collector or sizes the young generation itself. Embedded Spark's JVM holds little on its heap
 # (decoded pixels live off it: in the feeder's ring, in Arrow buffers) but allocates fast (each
-# sample's encoded bytes), and G1's defaults size the heap for throughput: a `train` on 2 cores
-# peaked at 885 MB RSS. The parallel collector with a fixed 128 MB young generation, whose
-# survivor spaces (a fifth each) hold a read group's samples until they die, peaked at 480 MB
-# at the same images/s (bin/bench-train-gap's peak_rss_mb measures it).
+# sample's encoded bytes), and G1's defaults size the heap for throughput. The parallel collector
+# with a fixed 128 MB young generation, whose survivor spaces (a fifth each) hold a read group's
+# samples until they die, keeps it small: with this archive below, a `train` tree peaked at 740
+# MB against 1,076-1,248 with G1 and none, at the same images/s (docs/benchmarks.md, "The
+# launcher's defaults, on and off").
 SPINDLE_GC_FLAGS=()
 if [[ ! "${SPINDLE_JAVA_OPTS:-}" =~ (Use[A-Za-z0-9]*GC|-Xmn|NewSize|SurvivorRatio) ]]; then
   SPINDLE_GC_FLAGS=(-XX:+UseParallelGC -Xmn128m -XX:SurvivorRatio=3 -XX:-UseAdaptiveSizePolicy)
@@ -102,8 +103,8 @@ spindle_classpath() {
 }
 
 # Class data sharing (AppCDS). A command's start loads some 10,000 classes (Spark's, Hadoop's,
-# Arrow's, Spindle's); from an archive of them the JVM maps them instead (a `train` reached its
-# first batch 1.9 s sooner on 2 cores). The archive is made from bin/lib/cds-classes.lst, once
+# Arrow's, Spindle's); from an archive of them the JVM maps them instead (with the collector
+# above, a `train` reached its first batch 2.0 s sooner on 2 cores: docs/benchmarks.md). The archive is made from bin/lib/cds-classes.lst, once
 # per build (its name holds a checksum of the java binary, the JVM flags and every classpath
 # entry's size and time), in the background by the first run that finds it missing (about 15 s of
 # CPU; that run goes without), or at once with SPINDLE_CDS=make (benchmarks). SPINDLE_CDS=0: none.
