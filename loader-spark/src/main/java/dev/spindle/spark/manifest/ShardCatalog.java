@@ -141,6 +141,7 @@ public final class ShardCatalog {
       return preprocessed;
     }
     InputListing.Listing listing = InputListing.list(fs, status.getPath());
+    UncommittedOutput.refuse(input, status.getPath(), listing);
     return treeManifest(input, status.getPath(), rootUri, listing, counter);
   }
 

@@ -43,6 +43,10 @@ class S3CommitSuite extends AnyFunSuite with SparkFixture {
 
   private val OwnPart = "part-\\d{5}-[0-9a-f]{8}\\.arrow"
 
+  /** The message (of `e` or a cause) that says `what`. */
+  private def says(e: Throwable, what: String): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(t => Option(t.getMessage).exists(_.contains(what)))
+
   private def gen(dir: Path, seed: Long): Path = {
     GenSample.run(new GenSample.Options(dir.toString, 3, 4, 48, 32, seed), new Configuration())
     dir
@@ -53,7 +57,7 @@ class S3CommitSuite extends AnyFunSuite with SparkFixture {
    * classpath; each commit step waits 3 s. It reaches the server through S3A's settings and the
    * AWS environment variables, as a user's driver should: no credential on its command line.
    */
-  private def driver(in: Path, out: String, log: Path): Process = {
+  private def driver(in: Path, out: String, log: Path, extra: Map[String, String] = Map.empty): Process = {
     val java = ProcessHandle.current().info().command().get()
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
@@ -61,7 +65,7 @@ class S3CommitSuite extends AnyFunSuite with SparkFixture {
     val args = Seq(java) ++ flags ++ Seq(s"-D${OutputCommitter.STEP_DELAY_PROPERTY}=3000",
       "-cp", cp, "dev.spindle.spark.cli.SpindleMain",
       "preprocess", "--input", in.toString, "--output", out, "--overwrite", "--master", "local[2]") ++
-      (conf ++ s3.forkedJvmSettings).toSeq.flatMap { case (k, v) => Seq("--conf", s"$k=$v") }
+      (conf ++ extra ++ s3.forkedJvmSettings).toSeq.flatMap { case (k, v) => Seq("--conf", s"$k=$v") }
     assert(!args.exists(_.contains(S3Server.SecretKey)))
     val pb = new ProcessBuilder(args: _*).redirectErrorStream(true).redirectOutput(log.toFile)
     pb.environment().putAll(s3.credentialsEnvironment.asJava)
@@ -129,6 +133,36 @@ class S3CommitSuite extends AnyFunSuite with SparkFixture {
       assert(said.contains("preprocess") && !said.contains(S3Server.SecretKey), "the driver's log")
       Seq(first.toJson, fed.toJson, next.toJson).foreach(json =>
         assert(!json.contains(S3Server.SecretKey) && !json.contains(S3Server.AccessKey), json))
+    }
+  }
+
+  test("a first job killed mid-commit to s3a:// leaves no output: readers refuse the folder, saying why; the next job commits") {
+    TestFiles.withTempDir("s3-kill-first") { dir =>
+      val out = s3.uri("first/out")
+      val parquet = Map("spark.spindle.output.format" -> "parquet")
+      val log = dir.resolve("driver.log")
+      val child = driver(gen(dir.resolve("b"), 2L), out, log, parquet)
+      try {
+        await("the first part renamed (copied) into the output", log, 180) {
+          s3.names(out).exists(_.matches("part-\\d{5}-[0-9a-f]{8}\\.parquet"))
+        }
+      } finally {
+        child.destroyForcibly()
+        child.waitFor(30, TimeUnit.SECONDS)
+      }
+      // copied parts at the top, which a plain listing would take for Parquet shards, and no manifest
+      assert(!s3.names(out).contains("_manifest.json"))
+      val Uncommitted = s"Input $out holds no committed preprocess output"
+      val ds = intercept[Exception](spark.read.format("spindle").option("size", "16").load(out).collect())
+      assert(says(ds, Uncommitted), ds)
+      val fed = intercept[Exception](FeedCommand.run(spark, Array("--input", out, "--size", "16",
+        "--world-size", "2", "--batch-size", "3")))
+      assert(says(fed, Uncommitted) && says(fed, "run preprocess with --output"), fed)
+
+      val next = PreprocessJob.run(spark, dir.resolve("b").toString, out, false, (conf ++ parquet).asJava)
+      val recovered = next.get("recovered").asInstanceOf[java.util.Map[String, AnyRef]].asScala
+      assert(recovered("stale_lock").toString.contains("pid " + child.pid()))
+      assert(spark.read.format("spindle").load(out).count() == 12L)
     }
   }
 }
