@@ -2,6 +2,7 @@ package dev.spindle.spark.shard;
 
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.function.Function;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.util.Utils;
@@ -51,17 +52,26 @@ record CacheSettings(boolean enabled, long maxBytes, Path dir) {
     }
     long max = conf.getLong(MAX_BYTES_KEY, DEFAULT_MAX_BYTES);
     String dir = conf.get(DIR_KEY, "");
-    return new CacheSettings(true, max, dir.isBlank() ? defaultDir(conf) : Paths.get(dir));
+    return new CacheSettings(
+        true, max, dir.isBlank() ? defaultDir(conf, System::getenv) : Paths.get(dir));
   }
 
   /**
-   * Under the first local directory as Spark resolves it ({@code SPARK_LOCAL_DIRS}, YARN's
-   * container directories, else {@code spark.local.dir}, else {@code java.io.tmpdir}), not under an
-   * application's own {@code blockmgr-*} folder: a restarted executor, or a later job on the node,
-   * finds what an earlier one fetched.
+   * Under the first local directory as Spark resolves it ({@code SPARK_LOCAL_DIRS}, else {@code
+   * spark.local.dir}, else {@code java.io.tmpdir}; on YARN the container's directories), not under
+   * an application's own folder: a restarted executor, or a later job on the node, finds what an
+   * earlier one fetched. A standalone worker hands its executors per-application folders ({@code
+   * SPARK_EXECUTOR_DIRS}, which Spark would pick first) that it deletes when the application ends:
+   * those are passed over for the roots they were made under.
    */
-  static Path defaultDir(SparkConf conf) {
-    String[] dirs = Utils.getConfiguredLocalDirs(conf);
+  static Path defaultDir(SparkConf conf, Function<String, String> env) {
+    String[] dirs =
+        env.apply("SPARK_EXECUTOR_DIRS") != null && env.apply("CONTAINER_ID") == null
+            ? (env.apply("SPARK_LOCAL_DIRS") != null
+                    ? env.apply("SPARK_LOCAL_DIRS")
+                    : conf.get("spark.local.dir", System.getProperty("java.io.tmpdir")))
+                .split(",")
+            : Utils.getConfiguredLocalDirs(conf);
     String first = dirs.length == 0 ? System.getProperty("java.io.tmpdir") : dirs[0];
     return Paths.get(first.trim(), FOLDER);
   }

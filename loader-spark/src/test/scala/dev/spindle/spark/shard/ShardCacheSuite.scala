@@ -256,6 +256,12 @@ class ShardCacheSuite extends AnyFunSuite {
       assert(on.dir() == java.nio.file.Paths.get("/disk1/spark/spindle-shard-cache"))
     }
     assert(on.maxBytes() == (20L << 30))
+    val standalone = Map("SPARK_EXECUTOR_DIRS" -> "/w/app-1/executor-0")
+    assert(CacheSettings.defaultDir(base, k => standalone.getOrElse(k, null)) ==
+      java.nio.file.Paths.get("/disk1/spark/spindle-shard-cache"), "not the application's folder")
+    val env = standalone + ("SPARK_LOCAL_DIRS" -> "/nvme/a,/nvme/b")
+    assert(CacheSettings.defaultDir(base, k => env.getOrElse(k, null)) ==
+      java.nio.file.Paths.get("/nvme/a/spindle-shard-cache"))
     val set = CacheSettings.of(base.clone().set("spark.spindle.io.cache", "true")
       .set("spark.spindle.io.cache.dir", "/x/c").set("spark.spindle.io.cache.maxBytes", "1000"))
     assert(set == new CacheSettings(true, 1000, java.nio.file.Paths.get("/x/c")))
