@@ -127,16 +127,24 @@ final class ShardCache {
     String key = key(shard);
     try {
       FSDataInputStream local = openEntry(key, tally, true);
-      return local != null ? local : fill(shard, conf, key, maxBytes, tally, storage);
+      if (local == null) {
+        local = fill(shard, conf, key, maxBytes, tally);
+      }
+      if (local != null) {
+        return local;
+      }
     } catch (CacheDir.LocalFailure e) {
       failed(e, tally);
-      return storage.open();
     }
+    return storage.open(); // not cached (no room, the shard changed) or the cache failed
   }
 
-  /** Under the entry's lock: a copy another task made meanwhile, one on disk, or a fetch. */
+  /**
+   * Under the entry's lock: a copy another task made meanwhile, one on disk, or a fetch; null when
+   * the shard could not be cached.
+   */
   private FSDataInputStream fill(
-      Shard shard, Configuration conf, String key, long maxBytes, CacheTally tally, Storage storage)
+      Shard shard, Configuration conf, String key, long maxBytes, CacheTally tally)
       throws IOException {
     try (CacheDir.Held lock = dir.lockEntry(key)) {
       FSDataInputStream local = openEntry(key, tally, true);
@@ -147,7 +155,7 @@ final class ShardCache {
         tally.miss(shard.bytes());
         local = openEntry(key, tally, false);
       }
-      return local != null ? local : storage.open();
+      return local;
     }
   }
 
