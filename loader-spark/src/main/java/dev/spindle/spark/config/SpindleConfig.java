@@ -125,6 +125,24 @@ public final class SpindleConfig {
           "268435456",
           "Consecutive small shards are grouped into one Spark partition up to this many bytes",
           SpindleConfig::positiveLong);
+  public static final ConfigKey<Boolean> IO_CACHE =
+      register(
+          "spark.spindle.io.cache",
+          "false",
+          "Keep whole shard files on each executor's local disk once read (an LRU cache, checksummed, shared by the node's executors), so later epochs read the local copy instead of the object store or HDFS; a shard on file: is never cached. Set it when the session starts: executors read it from their Spark configuration",
+          SpindleConfig::bool);
+  public static final ConfigKey<Long> IO_CACHE_MAX_BYTES =
+      register(
+          "spark.spindle.io.cache.maxBytes",
+          Long.toString(20L << 30),
+          "Bound of the shard cache's folder in bytes: least recently used shards are deleted to stay within it; a shard larger than this is read without caching",
+          SpindleConfig::positiveLong);
+  public static final ConfigKey<String> IO_CACHE_DIR =
+      register(
+          "spark.spindle.io.cache.dir",
+          "",
+          "Local folder of the shard cache; empty = spindle-shard-cache under the first of Spark's local directories (SPARK_LOCAL_DIRS, else spark.local.dir), which outlives an application so a restarted executor or a later job on the node finds it",
+          s -> s);
   public static final ConfigKey<Integer> THREADS =
       register(
           "spark.spindle.threads",

@@ -24,6 +24,7 @@ import dev.spindle.spark.serve.FeedSlice;
 import dev.spindle.spark.serve.FeedTask;
 import dev.spindle.spark.serve.FeederReport;
 import dev.spindle.spark.serve.HostCopies;
+import dev.spindle.spark.serve.IoReport;
 import dev.spindle.spark.serve.RankServeTask;
 import dev.spindle.spark.serve.ServeSettings;
 import dev.spindle.spark.serve.ServeStage;
@@ -177,6 +178,7 @@ public final class FeedJob {
     private long bytesIn;
     private long imagesDecoded;
     private final HostCopies hostCopies = new HostCopies();
+    private final IoReport io = new IoReport();
     private long firstBatchEpochMs = Long.MAX_VALUE;
     private long refused;
     private boolean stoppedEarly;
@@ -306,6 +308,7 @@ public final class FeedJob {
 
     private void account(TaskOutcome o) {
       hostCopies.add(o);
+      io.add(o);
       samplesRead += o.samplesRead();
       bytesIn += o.bytesIn();
       imagesDecoded += o.imagesDecoded();
@@ -358,6 +361,7 @@ public final class FeedJob {
               .put("bytes_in", bytesIn)
               .put("images_decoded", imagesDecoded)
               .put("host_copies_per_sample", hostCopies.perSample())
+              .put("io", io.toReport())
               .put("failures", quarantined.total());
       return quarantined
           .putInto(report)

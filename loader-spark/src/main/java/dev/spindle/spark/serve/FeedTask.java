@@ -131,10 +131,11 @@ public final class FeedTask implements Serializable {
         }
         tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, true);
         return run.outcome(
-            source.samplesRead(),
-            source.bytesIn(),
-            path.imagesDecoded(),
-            source.copiedBytes() + path.hostCopyBytes());
+                source.samplesRead(),
+                source.bytesIn(),
+                path.imagesDecoded(),
+                source.copiedBytes() + path.hostCopyBytes())
+            .withCache(source.cacheCounts());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;
         throw new IOException(cause.getMessage(), cause);

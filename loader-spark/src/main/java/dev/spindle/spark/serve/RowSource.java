@@ -2,6 +2,7 @@ package dev.spindle.spark.serve;
 
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.plan.ReadPlan;
+import dev.spindle.spark.shard.CacheCounts;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
@@ -44,6 +45,7 @@ final class RowSource implements Iterator<Row> {
   private volatile long samplesRead;
   private volatile long bytesIn;
   private volatile long copiedBytes;
+  private volatile CacheCounts cache = CacheCounts.NONE;
   private final BatchTargets targets;
   private BatchTarget into;
 
@@ -111,6 +113,11 @@ final class RowSource implements Iterator<Row> {
     return copiedBytes;
   }
 
+  /** What the shard cache did for this task's opens and reads. */
+  CacheCounts cacheCounts() {
+    return cache;
+  }
+
   private boolean nextGroup() {
     if (rank == null || groupEnd == slices.get(slice).toBatch()) {
       if (++slice == slices.size()) {
@@ -170,6 +177,7 @@ final class RowSource implements Iterator<Row> {
         out[r.slots()[i]] = Sample.unread(shard, positions[i], reader.damage());
       }
       copiedBytes += reader.copiedImageBytes();
+      cache = cache.plus(reader.cacheCounts());
     } catch (IOException | RuntimeException e) {
       LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
       throw new UncheckedIOException(

@@ -18,7 +18,8 @@
  *       ─► DeliveryRegistry.claim ─► BatchConsumer: VerifyingConsumer (plain feed), or
  *         FeederConsumer ─► publishes the slot (trainers lease it; on the host device they map the
  *         very memory the decode wrote)
- *  ─► TaskOutcome: a BatchRun per slice (keys, counts, digest), quarantined samples, ServedRank
+ *  ─► TaskOutcome: a BatchRun per slice (keys, counts, digest), quarantined samples, ServedRank,
+ *     the shard cache's counts (IoReport sums them into the report's "io" on the driver)
  *
  *  --serve: ServeStage (driver) ─► barrier stage, task r = RankServeTask for rank r, one RankLeg:
  *    ExecutorServing: this JVM's bridge per socket (BridgeServer) and feeders ─► the trainer's

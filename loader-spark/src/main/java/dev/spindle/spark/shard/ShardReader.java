@@ -35,6 +35,14 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
   }
 
   /**
+   * What the executor-local shard cache did for this reader's open and reads ({@link ShardCache}:
+   * the tar reader uses it); {@link CacheCounts#NONE} for readers that read storage directly.
+   */
+  default CacheCounts cacheCounts() {
+    return CacheCounts.NONE;
+  }
+
+  /**
    * Opens a reader for the shard.
    *
    * @param limits what one sample may be: an image over its size limit or a label outside its range

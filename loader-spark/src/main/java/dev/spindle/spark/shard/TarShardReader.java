@@ -27,12 +27,15 @@ final class TarShardReader implements ShardReader {
   private final String shard;
   private final SampleLimits limits;
   private final int[] wanted; // positions to read, strictly increasing; null = every sample
+  private final CacheTally cache;
   private int nextWanted;
   private boolean exhausted;
   private Sample next;
 
-  private TarShardReader(InputStream in, String shard, SampleLimits limits, int[] wanted) {
+  private TarShardReader(
+      InputStream in, String shard, SampleLimits limits, int[] wanted, CacheTally cache) {
     this.in = in;
+    this.cache = cache;
     this.shard = shard;
     this.cursor = new TarSampleCursor(in, shard);
     this.limits = limits;
@@ -57,17 +60,21 @@ final class TarShardReader implements ShardReader {
   static TarShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
     Path path = new Path(shard.uri());
-    InputStream raw = path.getFileSystem(conf).open(path, FS_BUFFER_BYTES);
+    CacheTally cache = new CacheTally();
+    InputStream raw =
+        ShardCache.open(
+            shard, conf, cache, () -> path.getFileSystem(conf).open(path, FS_BUFFER_BYTES));
     return new TarShardReader(
         new BufferedInputStream(TarCompression.forShard(raw, shard.uri()), BUFFER_BYTES),
         shard.uri(),
         limits,
-        positions);
+        positions,
+        cache);
   }
 
   /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */
   static TarShardReader of(InputStream in, String shard, SampleLimits limits, int[] positions) {
-    return new TarShardReader(in, shard, limits, positions);
+    return new TarShardReader(in, shard, limits, positions, new CacheTally());
   }
 
   /**
@@ -177,6 +184,11 @@ final class TarShardReader implements ShardReader {
       sample.problem("shard damaged while reading entry " + name + ": " + e.getMessage());
       return null;
     }
+  }
+
+  @Override
+  public CacheCounts cacheCounts() {
+    return cache.counts();
   }
 
   @Override

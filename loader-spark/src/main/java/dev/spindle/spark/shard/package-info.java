@@ -14,6 +14,11 @@
  *                                 output's part files) ──► Sample (stored pixels, StoredRows)
  *                                 (one thread per reader, through the FileSystem API;
  *                                 HadoopConf ships the Hadoop configuration to executors)
+ *  a tar shard's stream ──► ShardCache.open: with spark.spindle.io.cache, the shard's whole copy on
+ *                           the node's disk (CacheDir: fetched once, CRC-32C, LRU within its
+ *                           bound, locked across tasks and executors; CachedFileStream), else the
+ *                           storage's stream; CacheCounts say what it did ──► the reader's
+ *                           cacheCounts()
  * </pre>
  *
  * <p>Enters: a Hadoop FileSystem URI ({@code file://}, {@code hdfs://}, {@code s3a://}, …), or a

@@ -11,6 +11,7 @@ import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeederReport;
 import dev.spindle.spark.serve.HostCopies;
+import dev.spindle.spark.serve.IoReport;
 import dev.spindle.spark.serve.TaskOutcome;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
@@ -53,6 +54,7 @@ final class TrainReport {
   private final QuarantineList quarantined = new QuarantineList();
   private final FeederReport feeders = new FeederReport();
   private final HostCopies hostCopies = new HostCopies();
+  private final IoReport io = new IoReport();
   private final long startMs = System.currentTimeMillis();
   private List<Timeline.Task> timeline = List.of();
   private long rows;
@@ -126,6 +128,7 @@ final class TrainReport {
       for (TrainRankResult.Leg leg : r.legs()) {
         TaskOutcome o = leg.outcome();
         hostCopies.add(o);
+        io.add(o);
         long real = 0;
         int batches = 0;
         for (BatchRun b : o.runs()) {
@@ -196,6 +199,7 @@ final class TrainReport {
             .put("samples_delivered", failedSamples + samples)
             .put("images_last_attempt", rows)
             .put("host_copies_per_sample", hostCopies.perSample())
+            .put("io", io.toReport())
             .put("failures", quarantined.total());
     return quarantined
         .putInto(report)
