@@ -61,6 +61,9 @@ public final class IoBench {
       Path report,
       List<String> args) {
     public Options {
+      if (tars != null && !Files.isDirectory(tars)) {
+        throw new IllegalArgumentException("Invalid --tars: " + tars + " (not a directory)");
+      }
       if (worldSize < 4) {
         throw new IllegalArgumentException(
             "Invalid --world-size: " + worldSize + " (must be >= 4: a sharded epoch)");

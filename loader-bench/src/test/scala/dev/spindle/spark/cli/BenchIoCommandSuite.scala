@@ -91,9 +91,13 @@ class BenchIoCommandSuite extends AnyFunSuite {
     assert(run.get("batches_hashed").asInt() == samples / 4, name)
   }
 
-  test("an unknown variant is a usage error naming the ones there are") {
+  test("an unknown variant, a world size under 4 or a missing --tars is a usage error, named") {
     val (code, err) = run("--variants", "local,nope", "--rounds", "1")
     assert(code == 2, err)
     assert(err.contains("unknown variant 'nope'") && err.contains("store-latency"), err)
+    val (ranks, ranksErr) = run("--world-size", "3")
+    assert(ranks == 2 && ranksErr.contains("Invalid --world-size: 3"), ranksErr)
+    val (tars, tarsErr) = run("--tars", "/nonexistent/spindle-tars")
+    assert(tars == 2 && tarsErr.contains("Invalid --tars: /nonexistent/spindle-tars"), tarsErr)
   }
 }
