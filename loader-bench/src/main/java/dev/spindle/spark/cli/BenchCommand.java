@@ -6,14 +6,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bench pipeline|images|feeder|datasource|soak|scheduler|plan}: the benchmarks
+ * {@code bench pipeline|images|feeder|datasource|soak|scheduler|plan|io}: the benchmarks
  * (docs/benchmarks.md); alone, usage and exit 2.
  */
 @Command(
     name = "bench",
-    header = "Benchmarks: pipeline, images, feeder, datasource, soak, scheduler, plan.",
+    header = "Benchmarks: pipeline, images, feeder, datasource, soak, scheduler, plan, io.",
     mixinStandardHelpOptions = true,
-    synopsisSubcommandLabel = "pipeline|images|feeder|datasource|soak|scheduler|plan",
+    synopsisSubcommandLabel = "pipeline|images|feeder|datasource|soak|scheduler|plan|io",
     description =
         "Benchmarks; each prints and optionally writes a JSON report" + " (docs/benchmarks.md).",
     subcommands = {
@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
       BenchDataSourceCommand.class,
       BenchSoakCommand.class,
       BenchSchedulerCommand.class,
-      BenchPlanCommand.class
+      BenchPlanCommand.class,
+      BenchIoCommand.class
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -19,7 +19,8 @@ class BenchCommandLineSuite extends AnyFunSuite {
   }
 
   private val commands = Seq(Seq("bench"), Seq("bench", "pipeline"), Seq("bench", "images"),
-    Seq("bench", "feeder"), Seq("bench", "soak"), Seq("bench", "scheduler"), Seq("bench", "plan"))
+    Seq("bench", "feeder"), Seq("bench", "soak"), Seq("bench", "scheduler"), Seq("bench", "plan"),
+    Seq("bench", "io"))
 
   test("help lists bench, between the job commands and report, and exits 0") {
     val (code, out, _) = run("help")

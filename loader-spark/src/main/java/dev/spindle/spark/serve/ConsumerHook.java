@@ -9,7 +9,8 @@ import java.util.function.UnaryOperator;
  * unless someone {@link #install}s one. Tests install one that slows each batch down, so that a
  * fault (an executor killed, a worker lost) lands while tasks still run: the product path never
  * sleeps, and no {@code spark.spindle.*} key turns test behaviour on. Executor JVMs get theirs from
- * an executor plugin on the test class path ({@code spark.plugins}).
+ * an executor plugin on the test class path ({@code spark.plugins}). {@code bench io} installs one
+ * in its own JVM that hashes what each batch delivered.
  *
  * <p>Threads: {@link #install} and {@link #uninstall} from any thread; {@link #wrap} on task
  * threads when a task starts (a task keeps the wrapper it started with).

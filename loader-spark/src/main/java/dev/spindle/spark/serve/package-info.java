@@ -48,8 +48,9 @@
  * dev.spindle.spark.feed}; {@code train}'s trainer processes are {@link dev.spindle.spark.train}:
  * both sit above this package.
  *
- * <p>A {@link dev.spindle.spark.serve.ConsumerHook}, installed only by tests, may wrap every task's
- * consumer (to slow batches down for fault tests); the product path never sleeps.
+ * <p>A {@link dev.spindle.spark.serve.ConsumerHook}, installed only by tests and benchmarks, may
+ * wrap every task's consumer (to slow batches down for fault tests; {@code bench io} hashes each
+ * batch delivered); the product path never sleeps.
  *
  * <h2>Bad samples</h2>
  *
