@@ -30,6 +30,7 @@ import dev.spindle.spark.serve.ServeStage;
 import dev.spindle.spark.serve.ServedRank;
 import dev.spindle.spark.serve.TaskOutcome;
 import dev.spindle.spark.shard.HadoopConf;
+import dev.spindle.spark.shard.IoCounts;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ public final class FeedJob {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     ManifestCache.Loaded loaded = loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
-    FeedSettings settings = FeedSettings.from(conf, manifest);
+    FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
     LoaderState state = startState(manifest, request, settings);
     if (state.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
@@ -177,6 +178,7 @@ public final class FeedJob {
     private long bytesIn;
     private long imagesDecoded;
     private final HostCopies hostCopies = new HostCopies();
+    private IoCounts io = IoCounts.NONE;
     private long firstBatchEpochMs = Long.MAX_VALUE;
     private long refused;
     private boolean stoppedEarly;
@@ -306,6 +308,7 @@ public final class FeedJob {
 
     private void account(TaskOutcome o) {
       hostCopies.add(o);
+      io = io.plus(o.io());
       samplesRead += o.samplesRead();
       bytesIn += o.bytesIn();
       imagesDecoded += o.imagesDecoded();
@@ -358,6 +361,7 @@ public final class FeedJob {
               .put("bytes_in", bytesIn)
               .put("images_decoded", imagesDecoded)
               .put("host_copies_per_sample", hostCopies.perSample())
+              .put("io", io.toReport())
               .put("failures", quarantined.total());
       return quarantined
           .putInto(report)

@@ -2,6 +2,7 @@ package dev.spindle.spark.serve;
 
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.metrics.Timeline;
+import dev.spindle.spark.shard.IoCounts;
 import java.io.Serializable;
 import java.util.List;
 
@@ -21,6 +22,7 @@ import java.util.List;
  *     row, Arrow batches copied into a feeder's slots (its staging copies); decoded pixels are
  *     written in place and count nothing
  * @param rowBytes bytes of one image (H·W·C), the unit of {@link HostCopies#perSample}
+ * @param io what its shard readers asked of storage (the reports' {@code "io"})
  */
 public record TaskOutcome(
     List<BatchRun> runs,
@@ -31,8 +33,33 @@ public record TaskOutcome(
     long firstBatchEpochMs,
     ServedRank served,
     long hostCopyBytes,
-    long rowBytes)
+    long rowBytes,
+    IoCounts io)
     implements Serializable {
+
+  /** An outcome of tasks that counted no storage reads. */
+  public TaskOutcome(
+      List<BatchRun> runs,
+      List<QuarantineRecord> quarantined,
+      long samplesRead,
+      long bytesIn,
+      long imagesDecoded,
+      long firstBatchEpochMs,
+      ServedRank served,
+      long hostCopyBytes,
+      long rowBytes) {
+    this(
+        runs,
+        quarantined,
+        samplesRead,
+        bytesIn,
+        imagesDecoded,
+        firstBatchEpochMs,
+        served,
+        hostCopyBytes,
+        rowBytes,
+        IoCounts.NONE);
+  }
 
   /** An attempt that produced nothing (a served rank whose trainer had every batch already). */
   static TaskOutcome empty() {
@@ -50,7 +77,8 @@ public record TaskOutcome(
         firstBatchEpochMs,
         served,
         hostCopyBytes + bytes,
-        rowBytes);
+        rowBytes,
+        io);
   }
 
   /** What it did, for the report's timeline: images are the delivered batches' samples. */
@@ -69,6 +97,7 @@ public record TaskOutcome(
         firstBatchEpochMs,
         s,
         hostCopyBytes,
-        rowBytes);
+        rowBytes,
+        io);
   }
 }

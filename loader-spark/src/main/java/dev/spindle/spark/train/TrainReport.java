@@ -12,6 +12,7 @@ import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeederReport;
 import dev.spindle.spark.serve.HostCopies;
 import dev.spindle.spark.serve.TaskOutcome;
+import dev.spindle.spark.shard.IoCounts;
 import dev.spindle.spark.shard.SkippedInputs;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -53,6 +54,7 @@ final class TrainReport {
   private final QuarantineList quarantined = new QuarantineList();
   private final FeederReport feeders = new FeederReport();
   private final HostCopies hostCopies = new HostCopies();
+  private IoCounts io = IoCounts.NONE;
   private final long startMs = System.currentTimeMillis();
   private List<Timeline.Task> timeline = List.of();
   private long rows;
@@ -126,6 +128,7 @@ final class TrainReport {
       for (TrainRankResult.Leg leg : r.legs()) {
         TaskOutcome o = leg.outcome();
         hostCopies.add(o);
+        io = io.plus(o.io());
         long real = 0;
         int batches = 0;
         for (BatchRun b : o.runs()) {
@@ -196,6 +199,7 @@ final class TrainReport {
             .put("samples_delivered", failedSamples + samples)
             .put("images_last_attempt", rows)
             .put("host_copies_per_sample", hostCopies.perSample())
+            .put("io", io.toReport())
             .put("failures", quarantined.total());
     return quarantined
         .putInto(report)
