@@ -21,12 +21,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per group
  * of {@code readBatches} batches it reads only the planned samples, passing over the others at the
- * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a planned
- * sample the shard does not yield becomes a row with a problem ({@link Sample#unread}), quarantined
- * downstream (a damaged tar's damage is a sample with a problem too). A storage error fails the
- * task, naming the shard, so Spark retries it. Each batch's first row claims the batch its rows are
- * decoded into ({@link BatchTargets}: a ring slot, waiting while the ring is full). Pulled by one
- * thread at a time (the pipeline's source thread); the counters may be read by any thread.
+ * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[], IoSettings,
+ * IoCounters)}: an indexed tar has only their bytes read, by ranged reads that start when its
+ * reader is opened, and every shard of the group is opened before the first is consumed, so the
+ * group's reads overlap); a planned sample the shard does not yield becomes a row with a problem
+ * ({@link Sample#unread}), quarantined downstream (a damaged tar's damage is a sample with a
+ * problem too). A storage error fails the task, naming the shard, so Spark retries it. Each batch's
+ * first row claims the batch its rows are decoded into ({@link BatchTargets}: a ring slot, waiting
+ * while the ring is full). Pulled by one thread at a time (the pipeline's source thread); the
+ * counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
