@@ -118,6 +118,8 @@
  * file   = the 20 ASCII bytes "spindle-tar-index/1\n"
  *          int64 shardBytes, int64 shardModificationTime  (the shard as its file system reported it
  *                                                          when counted)
+ *          int64 changeTime  (a local file's inode change time in ns, which every write moves and
+ *                             which cannot be set back; -1 on other file systems)
  *          varint N (samples)
  *          N × (varint start − the previous sample's end (the first sample's: its start),
  *               varint end − start)
@@ -131,7 +133,9 @@
  * (hidden names, {@code __MACOSX/}, directories, links) lie between ranges or inside one; read
  * alone, a range yields that sample exactly as a walk of the whole shard does. A reader refuses
  * (and reads the shard whole, in order, logging once why) a file that fails its CRC or lengths, has
- * anything after the last sample or a range past {@code shardBytes}, or whose shard bytes,
- * modification time or {@code N} differ from the manifest's record of the shard.
+ * anything after the last sample or a range past {@code shardBytes}, whose shard bytes,
+ * modification time or {@code N} differ from the manifest's record of the shard, or whose {@code
+ * changeTime} is not the local file's now (a shard edited in place with its modification time set
+ * back, which the manifest's check cannot see).
  */
 package dev.spindle.spark.manifest;

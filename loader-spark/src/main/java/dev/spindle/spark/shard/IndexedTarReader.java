@@ -49,6 +49,9 @@ final class IndexedTarReader implements ShardReader {
   private List<Range> ranges;
   private int range;
   private int next; // index into positions
+  private String damage; // met while parsing a sample: the shard changed in place since indexed
+  private Sample queued; // the damage's own sample, when it is planned
+  private boolean stopped; // past damage: nothing more is yielded, as in a read in order
   private boolean closed;
 
   /** One ranged read: the samples {@code positions[first..last)} lie in {@code [from, to)}. */
@@ -151,7 +154,7 @@ final class IndexedTarReader implements ShardReader {
     if (whole != null) {
       return whole.hasNext();
     }
-    return range < ranges.size();
+    return queued != null || (!stopped && range < ranges.size());
   }
 
   @Override
@@ -162,24 +165,55 @@ final class IndexedTarReader implements ShardReader {
     if (whole != null) {
       return whole.next();
     }
+    if (queued != null) {
+      Sample s = queued;
+      queued = null;
+      stopped = true;
+      return s;
+    }
     Range r = ranges.get(range);
     byte[] bytes = await(r.bytes());
     int position = positions[next];
-    Sample s = sampleAt(bytes, r.from(), position);
+    TarShardReader.Parsed parsed = sampleAt(bytes, r.from(), position);
     if (++next == r.last()) {
       range++;
     }
-    return s;
+    if (parsed.damage() != null) {
+      damaged(parsed, position);
+    }
+    return parsed.sample();
+  }
+
+  /**
+   * Damage met inside a sample's bytes (the shard changed in place since it was indexed): as a read
+   * in order, the damage is a sample of its own right after, and nothing after it is read.
+   */
+  private void damaged(TarShardReader.Parsed parsed, int position) {
+    damage = parsed.damage();
+    stopped = true;
+    boolean itself = parsed.sample().key().equals(TarSampleCursor.DAMAGE_KEY);
+    if (!itself && next < positions.length && positions[next] == position + 1) {
+      queued = TarShardReader.damageSample(shard.uri(), position + 1, damage, limits);
+    }
   }
 
   /**
    * The sample at {@code position}, parsed from its bytes inside a range read from {@code from}.
    */
-  private Sample sampleAt(byte[] bytes, long from, int position) {
+  private TarShardReader.Parsed sampleAt(byte[] bytes, long from, int position) {
     int offset = Math.toIntExact(index.start(position) - from);
     int length = Math.toIntExact(index.end(position) - index.start(position));
     return TarShardReader.sampleAt(
-        new ByteArrayInputStream(bytes, offset, length), shard.uri(), limits, position);
+        new ByteArrayInputStream(bytes, offset, length),
+        shard.uri(),
+        limits,
+        position,
+        index.start(position));
+  }
+
+  @Override
+  public String damage() {
+    return whole != null ? whole.damage() : damage;
   }
 
   private ShardReader sequential() {

@@ -40,8 +40,17 @@ final class TarEntryReader {
   private boolean contentRead;
 
   TarEntryReader(InputStream in, String shard) {
+    this(in, shard, 0);
+  }
+
+  /**
+   * A reader of a stream whose first byte is byte {@code startOffset} of the archive (a range of
+   * it), so offsets and messages name places in the whole archive.
+   */
+  TarEntryReader(InputStream in, String shard, long startOffset) {
     this.in = in;
     this.shard = shard;
+    this.offset = startOffset;
   }
 
   /** Moves to the next regular file; returns false at the end of the archive. */

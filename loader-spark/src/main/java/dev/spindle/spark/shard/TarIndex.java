@@ -13,8 +13,9 @@ import java.util.zip.CRC32C;
  * TarSampleCursor}, they yield that sample exactly as a walk of the whole shard does. Recorded when
  * the manifest is counted ({@link ShardFiles#counting}), by the same walk, and only for a shard
  * that walk found whole (no damage, no repeated key). Bound to the shard it was taken from (size,
- * modification time, sample count): {@link #mismatch} says why it does not describe a shard.
- * Immutable; any thread. The file format ({@code spindle-tar-index/1}) is written down in {@code
+ * modification time, sample count; on a local file system also the file's inode change time):
+ * {@link #mismatch} and {@link #changedSince} say why it does not describe a shard. Immutable; any
+ * thread. The file format ({@code spindle-tar-index/1}) is written down in {@code
  * dev.spindle.spark.manifest}'s package documentation.
  */
 final class TarIndex {
@@ -23,15 +24,17 @@ final class TarIndex {
 
   private final long shardBytes;
   private final long modificationTime;
+  private final long changeTime; // a local file's inode change time, ns; -1 elsewhere
   private final long[] starts;
   private final long[] ends;
 
-  TarIndex(long shardBytes, long modificationTime, long[] starts, long[] ends) {
+  TarIndex(long shardBytes, long modificationTime, long changeTime, long[] starts, long[] ends) {
     if (starts.length != ends.length) {
       throw new IllegalArgumentException("Invalid tar index: starts and ends differ in length");
     }
     this.shardBytes = shardBytes;
     this.modificationTime = modificationTime;
+    this.changeTime = changeTime;
     this.starts = starts;
     this.ends = ends;
   }
@@ -51,6 +54,21 @@ final class TarIndex {
   /** Bytes this index holds in memory, for the executor's bounded cache of indexes. */
   long memoryBytes() {
     return 64 + 16L * starts.length;
+  }
+
+  /**
+   * Why this index does not describe a shard whose local file now has the inode change time {@code
+   * changeTime} (-1: not a local file): any write to a local file moves it, and so does setting its
+   * modification time back ({@code touch -d}), which the manifest's check cannot see.
+   */
+  String changedSince(long changeTime) {
+    return this.changeTime >= 0 && changeTime != this.changeTime
+        ? "the shard's file was changed (its inode change time is "
+            + changeTime
+            + " ns, the index was taken at "
+            + this.changeTime
+            + ")"
+        : null;
   }
 
   /** Why this index does not describe {@code shard} as the manifest records it, or null. */
@@ -74,7 +92,12 @@ final class TarIndex {
   byte[] toBytes() {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 4 * starts.length);
     out.writeBytes(MAGIC);
-    out.writeBytes(ByteBuffer.allocate(16).putLong(shardBytes).putLong(modificationTime).array());
+    out.writeBytes(
+        ByteBuffer.allocate(24)
+            .putLong(shardBytes)
+            .putLong(modificationTime)
+            .putLong(changeTime)
+            .array());
     varint(out, starts.length);
     long previousEnd = 0;
     for (int i = 0; i < starts.length; i++) {
@@ -95,7 +118,7 @@ final class TarIndex {
    *     #FORMAT} file
    */
   static TarIndex fromBytes(byte[] bytes) {
-    if (bytes.length < MAGIC.length + 16 + 1 + 4
+    if (bytes.length < MAGIC.length + 24 + 1 + 4
         || !Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       throw invalid("not a " + FORMAT + " file");
     }
@@ -108,6 +131,7 @@ final class TarIndex {
     in.limit(bytes.length - 4).position(MAGIC.length);
     long shardBytes = in.getLong();
     long modificationTime = in.getLong();
+    long changeTime = in.getLong();
     long n = varint(in);
     if (n > in.remaining() / 2) {
       throw invalid(n + " samples in " + bytes.length + " bytes");
@@ -126,7 +150,7 @@ final class TarIndex {
     if (in.hasRemaining()) {
       throw invalid(in.remaining() + " bytes after the last sample");
     }
-    return new TarIndex(shardBytes, modificationTime, starts, ends);
+    return new TarIndex(shardBytes, modificationTime, changeTime, starts, ends);
   }
 
   private static void varint(ByteArrayOutputStream out, long v) {

@@ -4,6 +4,8 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.attribute.FileTime;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -11,11 +13,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,10 +68,15 @@ final class TarIndexFiles {
     if (file == null) {
       return "the shard is not below " + where.base();
     }
-    byte[] bytes =
-        new TarIndex(status.getLen(), status.getModificationTime(), walk.starts(), walk.ends())
-            .toBytes();
     try {
+      byte[] bytes =
+          new TarIndex(
+                  status.getLen(),
+                  status.getModificationTime(),
+                  changeTime(status.getPath(), conf),
+                  walk.starts(),
+                  walk.ends())
+              .toBytes();
       replace(new Path(file), bytes, conf);
       return null;
     } catch (IOException | RuntimeException e) {
@@ -118,10 +128,36 @@ final class TarIndexFiles {
       cached = fetch(file, shard, conf, counters);
       CACHE.put(key, cached);
     }
-    if (cached.index() == null && SAID.add(key)) {
-      LOG.warn("No usable index for {}: {}; reading it whole, in order", shard.uri(), cached.why());
+    String why = cached.why();
+    if (cached.index() != null) {
+      why = cached.index().changedSince(changeTime(new Path(shard.uri()), conf));
     }
-    return cached.index();
+    if (why != null && SAID.add(key + "\n" + why)) {
+      LOG.warn("No usable index for {}: {}; reading it whole, in order", shard.uri(), why);
+    }
+    return why == null ? cached.index() : null;
+  }
+
+  /**
+   * The inode change time (ns) of a file on the local file system, which every write moves and
+   * which cannot be set back; -1 on any other file system (an object store's modification time is
+   * the time of the write itself).
+   */
+  static long changeTime(Path path, Configuration conf) throws IOException {
+    FileSystem fs = path.getFileSystem(conf);
+    java.io.File file =
+        fs instanceof LocalFileSystem local
+            ? local.pathToFile(path)
+            : fs instanceof RawLocalFileSystem raw ? raw.pathToFile(path) : null;
+    if (file == null) {
+      return -1;
+    }
+    try {
+      FileTime ctime = (FileTime) Files.getAttribute(file.toPath(), "unix:ctime");
+      return ctime.to(TimeUnit.NANOSECONDS);
+    } catch (UnsupportedOperationException | IllegalArgumentException notUnix) {
+      return -1;
+    }
   }
 
   private static Cache.Entry fetch(

@@ -52,17 +52,22 @@ final class TarSampleCursor {
   private String problem;
 
   TarSampleCursor(InputStream in, String shard) {
-    this(in, shard, 0);
+    this(in, shard, 0, 0);
   }
 
   /**
-   * A cursor over bytes whose first sample is the shard's sample {@code firstPosition}: one
-   * sample's byte range ({@link TarIndex}), read alone, numbers that sample as a walk of the whole
-   * shard does.
+   * A cursor over bytes whose first sample is the shard's sample {@code firstPosition} and whose
+   * first byte is the shard's byte {@code startOffset}: one sample's byte range ({@link TarIndex}),
+   * read alone, numbers that sample (and places its damage) as a walk of the whole shard does.
    */
-  TarSampleCursor(InputStream in, String shard, long firstPosition) {
-    this.entries = new TarEntryReader(in, shard);
+  TarSampleCursor(InputStream in, String shard, long firstPosition, long startOffset) {
+    this.entries = new TarEntryReader(in, shard, startOffset);
     this.position = firstPosition - 1;
+  }
+
+  /** The problem of the {@value #DAMAGE_KEY} sample of a shard damaged as {@code damage} says. */
+  static String damageProblem(String damage) {
+    return "shard damaged; nothing after this point can be read: " + damage;
   }
 
   /**
@@ -85,7 +90,7 @@ final class TarSampleCursor {
       position++;
       state = State.DAMAGE;
       key = DAMAGE_KEY;
-      problem = "shard damaged; nothing after this point can be read: " + damage;
+      problem = damageProblem(damage);
       return true;
     }
     state = State.END;

@@ -33,14 +33,19 @@ final class TarShardReader implements ShardReader {
   private Sample next;
 
   private TarShardReader(InputStream in, String shard, SampleLimits limits, int[] wanted) {
-    this(in, shard, limits, wanted, 0);
+    this(in, shard, limits, wanted, 0, 0);
   }
 
   private TarShardReader(
-      InputStream in, String shard, SampleLimits limits, int[] wanted, int firstPosition) {
+      InputStream in,
+      String shard,
+      SampleLimits limits,
+      int[] wanted,
+      int firstPosition,
+      long startOffset) {
     this.in = in;
     this.shard = shard;
-    this.cursor = new TarSampleCursor(in, shard, firstPosition);
+    this.cursor = new TarSampleCursor(in, shard, firstPosition, startOffset);
     this.limits = limits;
     this.wanted = wanted;
   }
@@ -84,13 +89,23 @@ final class TarShardReader implements ShardReader {
   }
 
   /**
-   * The sample at {@code position} of a shard, from its bytes alone ({@link TarIndex}'s range): the
-   * sample a walk of the whole shard yields there.
-   *
-   * @throws UncheckedIOException when they hold no sample (the shard changed since it was indexed)
+   * A sample parsed from its bytes alone, and the damage that parse met (in the sample, or right
+   * after it), or null.
    */
-  static Sample sampleAt(InputStream in, String shard, SampleLimits limits, int position) {
-    TarShardReader reader = new TarShardReader(in, shard, limits, new int[] {position}, position);
+  record Parsed(Sample sample, String damage) {}
+
+  /**
+   * The sample at {@code position} of a shard, from its bytes alone ({@link TarIndex}'s range,
+   * starting at the shard's byte {@code startOffset}): the sample a walk of the whole shard yields
+   * there, with the damage the walk would have met while reading it (a shard changed in place since
+   * it was indexed).
+   *
+   * @throws UncheckedIOException when they hold no sample at all
+   */
+  static Parsed sampleAt(
+      InputStream in, String shard, SampleLimits limits, int position, long startOffset) {
+    TarShardReader reader =
+        new TarShardReader(in, shard, limits, new int[] {position}, position, startOffset);
     if (!reader.hasNext()) {
       throw new UncheckedIOException(
           new IOException(
@@ -100,7 +115,15 @@ final class TarShardReader implements ShardReader {
                   + shard
                   + " hold no sample (the shard changed since it was indexed)"));
     }
-    return reader.next();
+    Sample sample = reader.next();
+    return new Parsed(sample, reader.cursor.damage());
+  }
+
+  /** The {@value TarSampleCursor#DAMAGE_KEY} sample at {@code position} of a damaged shard. */
+  static Sample damageSample(String shard, long position, String damage, SampleLimits limits) {
+    return new SampleBuilder(shard, TarSampleCursor.DAMAGE_KEY, position, limits)
+        .problem(TarSampleCursor.damageProblem(damage))
+        .build();
   }
 
   /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */

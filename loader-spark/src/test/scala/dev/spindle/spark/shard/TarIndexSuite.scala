@@ -58,8 +58,8 @@ class TarIndexSuite extends AnyFunSuite {
     for (i <- 0 until 3) {
       val alone = TarShardReader.sampleAt(
         new ByteArrayInputStream(bytes, w.starts()(i).toInt, (w.ends()(i) - w.starts()(i)).toInt),
-        "mem.tar", limits, i)
-      assert(fields(alone) == fields(all(i)))
+        "mem.tar", limits, i, w.starts()(i))
+      assert(fields(alone.sample) == fields(all(i)) && alone.damage == null)
     }
   }
 
@@ -105,7 +105,7 @@ class TarIndexSuite extends AnyFunSuite {
   }
 
   test("an index file binds itself to its shard, and any damage to it is refused") {
-    val index = new TarIndex(10240, 1700000000000L, Array(0L, 2048L, 5120L), Array(1024L, 4096L, 8704L))
+    val index = new TarIndex(10240, 1700000000000L, 5L, Array(0L, 2048L, 5120L), Array(1024L, 4096L, 8704L))
     val bytes = index.toBytes
     assert(new String(bytes, 0, 20, "US-ASCII") == "spindle-tar-index/1\n")
     val back = TarIndex.fromBytes(bytes)
@@ -122,6 +122,8 @@ class TarIndexSuite extends AnyFunSuite {
     assert(back.mismatch(shard(10241, 1700000000000L, 3)).contains("10240 bytes"))
     assert(back.mismatch(shard(10240, 1700000000001L, 3)).contains("modified at"))
     assert(back.mismatch(shard(10240, 1700000000000L, 4)).contains("3 samples"))
+    assert(back.changedSince(5L) == null && back.changedSince(6L).contains("inode change time"))
+    assert(new TarIndex(1, 2, -1, Array[Long](), Array[Long]()).changedSince(6L) == null, "not a local file")
   }
 
   private def shardOf(c: FileCount) =
@@ -196,6 +198,59 @@ class TarIndexSuite extends AnyFunSuite {
       Files.delete(file)
       val (m, mIo) = read(shard)
       assert(m == want && mIo.shardOpensIndexed == 0L)
+    }
+  }
+
+  test("a shard damaged in place after it was indexed (same size and time) yields what a read in order yields") {
+    TestFiles.withTempDir("tar-index-damaged") { dir =>
+      val base = "file:" + dir
+      val where = new TarIndexes("file:" + dir.resolve("_idx"), base)
+      val entries = (0 until 8).flatMap(i => Seq(s"k$i.png" -> png(i), s"k$i.cls" -> ascii(i.toString)))
+      val file = dir.resolve("a.tar")
+      TestFiles.writeTar(file, entries)
+      val c = ShardFiles.counting(ShardFormat.TAR, ParquetColumns.DEFAULT, where).count(base + "/a.tar", conf)
+      val shard = shardOf(c)
+      val indexFile = dir.resolve("_idx/a.tar.idx")
+      val taken = Files.readAllBytes(indexFile)
+      /** The index as a store without an inode change time would have it (the field -1). */
+      def withoutChangeTime(): Unit = {
+        val b = java.nio.ByteBuffer.wrap(taken.clone())
+        b.putLong(36, -1L) // after the format line, the shard's size and modification time
+        val crc = new java.util.zip.CRC32C()
+        crc.update(b.array(), 0, b.limit() - 4)
+        b.putInt(b.limit() - 4, crc.getValue.toInt)
+        Files.write(indexFile, b.array())
+        Files.deleteIfExists(dir.resolve("_idx/.a.tar.idx.crc")) // Hadoop's side file: now stale
+      }
+      def compare(positions: Array[Int], byIndex: Long, what: String): Unit = {
+        TarIndexFiles.forgetCached()
+        val counters = new IoCounters()
+        val indexed = ShardReader.open(shard, conf, limits, positions, new IoSettings(true, 0, 4, where), counters)
+        val got = readAll(indexed)
+        val sequential = TarShardReader.open(shard, conf, limits, positions)
+        val want = readAll(sequential)
+        assert(got.map(fields) == want.map(fields), s"$what, positions ${positions.toSeq}")
+        assert(indexed.damage() == sequential.damage(), s"$what, positions ${positions.toSeq}")
+        assert(counters.counts().shardOpensIndexed == byIndex, s"$what, positions ${positions.toSeq}")
+      }
+      val original = Files.readAllBytes(file)
+      val mtime = Files.getLastModifiedTime(file)
+      // a sample's first header; the label header of a sample (its image read, then the damage)
+      for (name <- Seq("k3.png", "k3.cls")) {
+        val bytes = original.clone()
+        bytes(bytes.indexOfSlice(ascii(name))) = 'X'.toByte // the header's checksum fails
+        Files.write(file, bytes)
+        Files.setLastModifiedTime(file, mtime)
+        Files.write(indexFile, taken)
+        // a local file: its inode change time moved, so the index is refused, whatever is planned
+        for (positions <- Seq(Array(2, 3, 4, 6), Array(3, 4), Array(3, 6), Array(4, 5)))
+          compare(positions, 0, s"$name, local")
+        // where no change time is known: damage inside the planned samples' bytes is met as a
+        // read in order meets it (damage outside them is not read, so not seen)
+        withoutChangeTime()
+        for (positions <- Seq(Array(2, 3, 4, 6), Array(3, 4), Array(3, 6), Array(3)))
+          compare(positions, 1, s"$name, no change time")
+      }
     }
   }
 
