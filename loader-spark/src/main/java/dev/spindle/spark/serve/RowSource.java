@@ -152,9 +152,10 @@ final class RowSource implements Iterator<Row> {
   }
 
   /**
-   * The encoded samples of one read plan, by output slot; repeats share one sample. Every shard's
-   * reader is opened before the first is consumed, so the ranged reads of all the group's indexed
-   * shards are in flight at once ({@link ShardReader#open(Shard, Configuration, SampleLimits,
+   * The encoded samples of one read plan, by output slot; repeats share one sample. Every indexed
+   * tar's reader is opened before the first shard is consumed, so the ranged reads of all the
+   * group's indexed shards are in flight at once (other readers are opened in turn, as each holds
+   * its resources from its open on) ({@link ShardReader#open(Shard, Configuration, SampleLimits,
    * int[], IoSettings, IoCounters)}).
    */
   private Sample[] read(ReadPlan plan) {
@@ -163,9 +164,14 @@ final class RowSource implements Iterator<Row> {
     ShardReader[] readers = new ShardReader[reads.size()];
     try {
       for (int k = 0; k < readers.length; k++) {
-        readers[k] = open(shard(reads.get(k)), reads.get(k));
+        if (io.readsAhead(shard(reads.get(k)))) {
+          readers[k] = open(shard(reads.get(k)), reads.get(k));
+        }
       }
       for (int k = 0; k < readers.length; k++) {
+        if (readers[k] == null) { // a reader that reads when consumed: opened when its turn comes
+          readers[k] = open(shard(reads.get(k)), reads.get(k));
+        }
         readShard(shard(reads.get(k)), reads.get(k), readers[k], out);
         close(shard(reads.get(k)), readers[k]);
         readers[k] = null;

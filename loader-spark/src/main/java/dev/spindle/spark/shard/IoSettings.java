@@ -30,6 +30,17 @@ public record IoSettings(boolean index, long coalesceBytes, int concurrency, Tar
     return new IoSettings(index, coalesceBytes, concurrency, where);
   }
 
+  /**
+   * True when opening a reader of {@code shard} starts its reads ({@link IndexedTarReader}: an
+   * uncompressed tar, with indexes on), so a caller gains by opening it early; any other reader
+   * reads when consumed, and holds its resources from its open on.
+   */
+  public boolean readsAhead(Shard shard) {
+    return indexed()
+        && shard.format() == ShardFormat.TAR
+        && !TarCompression.compressed(shard.uri());
+  }
+
   /** True when a tar's planned samples are read through its index, where it has a usable one. */
   boolean indexed() {
     return index && indexes != null;

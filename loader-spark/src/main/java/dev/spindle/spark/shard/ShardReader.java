@@ -93,7 +93,7 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
       return reader;
     }
     requireIncreasing(shard, positions);
-    return io.indexed() && !TarCompression.compressed(shard.uri())
+    return io.readsAhead(shard)
         ? new IndexedTarReader(shard, conf, limits, positions.clone(), io, counters)
         : TarShardReader.open(shard, conf, limits, positions.clone(), counters);
   }

@@ -254,6 +254,30 @@ class TarIndexSuite extends AnyFunSuite {
     }
   }
 
+  test("the ranged reads of every shard opened are in flight at once, at most spark.spindle.io.concurrency") {
+    TestFiles.withTempDir("tar-index-overlap") { dir =>
+      val slow = SlowReadsFileSystem.register(new Configuration())
+      val base = SlowReadsFileSystem.uri(dir)
+      val where = new TarIndexes(base + "/_idx", base)
+      val how = ShardFiles.counting(ShardFormat.TAR, ParquetColumns.DEFAULT, where)
+      val shards = (0 until 6).map { s =>
+        TestFiles.writeTar(dir.resolve(s"s$s.tar"),
+          (0 until 10).flatMap(i => Seq(s"k$i.png" -> png(i), s"k$i.cls" -> ascii(i.toString))))
+        shardOf(how.count(base + s"/s$s.tar", slow))
+      }
+      SlowReadsFileSystem.reset()
+      val io = new IoSettings(true, 0, 4, where)
+      val counters = new IoCounters()
+      val positions = Array(1, 4, 7) // 3 ranges per shard: 18 reads of 30 ms each
+      val readers = shards.map(ShardReader.open(_, slow, limits, positions, io, counters)) // as RowSource does
+      val got = readers.map(r => readAll(r).map(_.position))
+      assert(got.forall(_ == Seq(1L, 4L, 7L)))
+      assert(counters.counts().shardOpensIndexed == 6L)
+      val most = SlowReadsFileSystem.mostInFlight
+      assert(most >= 3 && most <= 4, s"at most $most reads in flight at once")
+    }
+  }
+
   test("planned samples closer than coalesceBytes are read in one request, farther ones in their own") {
     TestFiles.withTempDir("tar-index-coalesce") { dir =>
       val base = "file:" + dir
@@ -276,6 +300,47 @@ class TarIndexSuite extends AnyFunSuite {
       assert(joined.readRequests == 1L && joined.bytesRead == 9 * sampleBytes, joined) // 1..9, gaps read
       val partly = requests(Array(1, 3, 5, 9), sampleBytes)
       assert(partly.readRequests == 2L && partly.bytesRead == (5 + 1) * sampleBytes, partly)
+    }
+  }
+}
+
+/**
+ * The local file system under the scheme `slowreads:`, whose positioned reads take 30 ms each and
+ * record how many were in flight at once (the most since the last reset).
+ */
+class SlowReadsFileSystem extends org.apache.hadoop.fs.RawLocalFileSystem {
+  override def getUri: java.net.URI = java.net.URI.create("slowreads:///")
+  override def getScheme: String = "slowreads"
+
+  override def open(p: org.apache.hadoop.fs.Path, bufferSize: Int): org.apache.hadoop.fs.FSDataInputStream =
+    new org.apache.hadoop.fs.FSDataInputStream(new SlowReadsFileSystem.Slow(super.open(p, bufferSize)))
+}
+
+object SlowReadsFileSystem {
+  private val inFlight = new java.util.concurrent.atomic.AtomicInteger()
+  private val most = new java.util.concurrent.atomic.AtomicInteger()
+
+  def register(conf: Configuration): Configuration = {
+    conf.set("fs.slowreads.impl", classOf[SlowReadsFileSystem].getName)
+    conf.setBoolean("fs.slowreads.impl.disable.cache", true)
+    conf
+  }
+
+  def uri(p: Path): String = "slowreads://" + p.toAbsolutePath.toString
+  def reset(): Unit = most.set(0)
+  def mostInFlight: Int = most.get
+
+  private final class Slow(in: org.apache.hadoop.fs.FSDataInputStream) extends org.apache.hadoop.fs.FSInputStream {
+    override def seek(pos: Long): Unit = in.seek(pos)
+    override def getPos: Long = in.getPos
+    override def seekToNewSource(targetPos: Long): Boolean = false
+    override def read(): Int = in.read()
+    override def read(b: Array[Byte], off: Int, len: Int): Int = in.read(b, off, len)
+    override def close(): Unit = in.close()
+    override def readFully(position: Long, b: Array[Byte], off: Int, len: Int): Unit = {
+      val now = inFlight.incrementAndGet()
+      most.accumulateAndGet(now, math.max)
+      try { Thread.sleep(30); in.readFully(position, b, off, len) } finally inFlight.decrementAndGet()
     }
   }
 }
