@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Storage reads of tasks, summed: the reports' {@code "io"} object. Immutable.
  *
- * @param bytesRead bytes read from the shards' storage (index files included)
+ * @param bytesRead bytes read from tar shards' storage (their index files included; other formats
+ *     count their opens only)
  * @param readRequests reads issued to storage: an open's first read, each ranged read, each read
  *     after a seek or skip
  * @param shardOpens shard readers opened (one per shard per read group)

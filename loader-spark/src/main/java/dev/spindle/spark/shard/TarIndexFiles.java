@@ -125,14 +125,16 @@ final class TarIndexFiles {
         file + "\n" + shard.bytes() + "\n" + shard.modificationTime() + "\n" + shard.samples();
     Cache.Entry cached = CACHE.get(key);
     if (cached == null) {
-      cached = fetch(file, shard, conf, counters);
+      cached = fetch(where, file, shard, conf, counters);
       CACHE.put(key, cached);
     }
     String why = cached.why();
     if (cached.index() != null) {
       why = cached.index().changedSince(changeTime(new Path(shard.uri()), conf));
     }
-    if (why != null && SAID.add(key + "\n" + why)) {
+    // a cache written before indexes lacks them all: said once for the folder, not per shard
+    String once = cached.index() == null && cached.missing() ? where.root() : key + "\n" + why;
+    if (why != null && SAID.add(once)) {
       LOG.warn("No usable index for {}: {}; reading it whole, in order", shard.uri(), why);
     }
     return why == null ? cached.index() : null;
@@ -161,7 +163,8 @@ final class TarIndexFiles {
   }
 
   private static Cache.Entry fetch(
-      String file, Shard shard, Configuration conf, IoCounters counters) throws IOException {
+      TarIndexes where, String file, Shard shard, Configuration conf, IoCounters counters)
+      throws IOException {
     Path path = new Path(file);
     byte[] bytes;
     try (InputStream in = path.getFileSystem(conf).open(path)) {
@@ -175,7 +178,10 @@ final class TarIndexFiles {
           null,
           file
               + " does not exist (a manifest cache written before indexes were: delete it, or"
-              + " count again, to write them)");
+              + " count again, to write them; said once for "
+              + where.root()
+              + ")",
+          true);
     }
     counters.request(bytes.length);
     TarIndex index;
@@ -192,7 +198,11 @@ final class TarIndexFiles {
 
   /** Least recently used out first, bounded in bytes; synchronized. */
   private static final class Cache {
-    record Entry(TarIndex index, String why) {
+    record Entry(TarIndex index, String why, boolean missing) {
+      Entry(TarIndex index, String why) {
+        this(index, why, false);
+      }
+
       long bytes() {
         return index == null ? 256 : index.memoryBytes();
       }

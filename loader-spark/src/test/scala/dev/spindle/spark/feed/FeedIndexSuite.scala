@@ -76,7 +76,8 @@ class FeedIndexSuite extends AnyFunSuite with SparkFixture {
         "shard_opens_compressed" -> 0L), "the report counts what the store saw")
       assert(io(on)("shard_opens") > Shards.size.toLong, "each shard opened by several read groups")
       info(f"index on: ${bytesOn.toDouble / dataset}%.3f× the data set's $dataset bytes, " +
-        f"${requestsOn.toDouble / samples}%.3f requests per sample, ${io(on)("shard_opens")} shard opens")
+        f"${requestsOn.toDouble / samples}%.3f requests per sample ($bytesOn bytes, $requestsOn requests, " +
+        s"$samples samples, ${io(on)("shard_opens")} shard opens)")
 
       CountingFileSystem.reset()
       val off = feed(in, "spark.spindle.io.index=false")
@@ -91,7 +92,7 @@ class FeedIndexSuite extends AnyFunSuite with SparkFixture {
       assert(io(off)("bytes_read") == bytesOff && io(off)("read_requests") == requestsOff, io(off))
       assert(io(off)("shard_opens_indexed") == 0L && io(off)("shard_opens") == io(on)("shard_opens"))
       info(f"index off: ${bytesOff.toDouble / dataset}%.3f× the data set, " +
-        f"${requestsOff.toDouble / samples}%.3f requests per sample")
+        f"${requestsOff.toDouble / samples}%.3f requests per sample ($bytesOff bytes, $requestsOff requests)")
     }
   }
 
