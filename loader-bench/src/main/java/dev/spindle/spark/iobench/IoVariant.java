@@ -28,6 +28,7 @@ record IoVariant(String name, Source source, Map<String, String> conf, int warmE
   }
 
   private static final Map<String, String> INDEX = Map.of("spark.spindle.io.index", "true");
+  private static final Map<String, String> NO_INDEX = Map.of("spark.spindle.io.index", "false");
   private static final Map<String, String> CACHE =
       Map.of(
           "spark.spindle.io.index", "true",
@@ -42,9 +43,8 @@ record IoVariant(String name, Source source, Map<String, String> conf, int warmE
   static final List<IoVariant> ALL =
       List.of(
           new IoVariant("local", Source.LOCAL, Map.of(), 0),
-          // once the member index is merged: Map.of("spark.spindle.io.index", "false") for both
-          new IoVariant("store", Source.STORE, Map.of(), 0),
-          new IoVariant("store-latency", Source.STORE_LATENCY, Map.of(), 0),
+          new IoVariant("store", Source.STORE, NO_INDEX, 0),
+          new IoVariant("store-latency", Source.STORE_LATENCY, NO_INDEX, 0),
           new IoVariant("indexed", Source.STORE, INDEX, 0),
           new IoVariant("indexed-latency", Source.STORE_LATENCY, INDEX, 0),
           new IoVariant("cache-cold", Source.STORE_LATENCY, CACHE, 0),

@@ -222,6 +222,24 @@ public final class SpindleConfig {
           "fail",
           "When the shards differ from the cached manifest: fail (naming the changes) or recount (list and count again, rewrite the cache)",
           SpindleConfig::manifestPolicy);
+  public static final ConfigKey<Boolean> IO_INDEX =
+      register(
+          "spark.spindle.io.index",
+          "true",
+          "Read only a tar shard's planned samples, through the member index written when the manifest was counted (_spindle_index/ beside the manifest cache): coalesced ranged reads, never the members between them; false, or a shard without a usable index (compressed, damaged, a cache written before indexes), reads the shard in order up to its last planned sample",
+          SpindleConfig::bool);
+  public static final ConfigKey<Long> IO_COALESCE_BYTES =
+      register(
+          "spark.spindle.io.coalesceBytes",
+          "1048576",
+          "Planned samples of a tar shard whose gap is at most this many bytes are read in one ranged read (the gap is read too); 0 = one read per sample",
+          SpindleConfig::nonNegativeLong);
+  public static final ConfigKey<Integer> IO_CONCURRENCY =
+      register(
+          "spark.spindle.io.concurrency",
+          "16",
+          "Ranged reads of indexed tar shards in flight per executor (the size of its range-read pool): a read group's reads of all its shards start at once, so per-request latency (an object store's) overlaps",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<Boolean> FEED_SERVE =
       register(
           "spark.spindle.feed.serve",
@@ -479,6 +497,10 @@ public final class SpindleConfig {
 
   private static long positiveLong(String s) {
     return integer(s, 1, Long.MAX_VALUE, "an integer > 0");
+  }
+
+  private static long nonNegativeLong(String s) {
+    return integer(s, 0, Long.MAX_VALUE, "an integer >= 0");
   }
 
   private static long anyLong(String s) {

@@ -62,7 +62,7 @@ public final class FeedJob {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     ManifestCache.Loaded loaded = loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
-    FeedSettings settings = FeedSettings.from(conf, manifest);
+    FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
     LoaderState state = startState(manifest, request, settings);
     if (state.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(

@@ -8,7 +8,9 @@ import dev.spindle.spark.shard.ParquetColumns;
 import dev.spindle.spark.shard.PatternFiles;
 import dev.spindle.spark.shard.PatternInput;
 import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.ShardFormat;
 import dev.spindle.spark.shard.SkippedInputs;
+import dev.spindle.spark.shard.TarIndexes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,6 +51,15 @@ public final class ManifestCache {
       "preprocess output: its _manifest.json lists the"
           + " files and rows (nothing counted, nothing cached)";
 
+  /** The folder of the member indexes beside a default cache ({@link #FILE_NAME}). */
+  public static final String INDEX_FOLDER = "_spindle_index";
+
+  /** A reused cache's index status: its files are checked when their shards are read. */
+  static final String REUSED_INDEX =
+      "reused: each shard's index is checked against the shard when it is read; a cache written"
+          + " before member indexes has none (the report's io.shard_opens_indexed stays 0): delete"
+          + " the cache to count again and write them";
+
   private static final Logger LOG = LoggerFactory.getLogger(ManifestCache.class);
 
   /**
@@ -61,9 +72,20 @@ public final class ManifestCache {
    * @param skipped the files of the input folder that are no data, and why ({@link InputTree})
    */
   public record Loaded(
-      Manifest manifest, String location, String status, List<InputListing.Skipped> skipped) {
+      Manifest manifest,
+      String location,
+      String status,
+      List<InputListing.Skipped> skipped,
+      TarIndexes indexes,
+      String indexStatus) {
     public Loaded {
       skipped = List.copyOf(skipped);
+    }
+
+    /** Loaded without member indexes. */
+    public Loaded(
+        Manifest manifest, String location, String status, List<InputListing.Skipped> skipped) {
+      this(manifest, location, status, skipped, null, null);
     }
 
     /** Loaded from where nothing was skipped: a file, a brace pattern, a preprocess output. */
@@ -71,13 +93,25 @@ public final class ManifestCache {
       this(manifest, location, status, List.of());
     }
 
-    /** The report's {@code manifest} entry: location, status, shards and samples. */
+    /**
+     * The report's {@code manifest} entry: location, status, shards and samples, and where the tar
+     * shards' member indexes are ({@code index}: location and status; null when the input has no
+     * tar shards).
+     */
     public Map<String, Object> reportEntry() {
       Map<String, Object> entry = new LinkedHashMap<>();
       entry.put("location", location);
       entry.put("status", status);
       entry.put("shards", manifest.shards().size());
       entry.put("samples", manifest.totalSamples());
+      if (indexStatus == null) {
+        entry.put("index", null);
+      } else {
+        Map<String, Object> index = new LinkedHashMap<>();
+        index.put("location", indexes == null ? null : indexes.root());
+        index.put("status", indexStatus);
+        entry.put("index", index);
+      }
       return entry;
     }
   }
@@ -86,6 +120,7 @@ public final class ManifestCache {
   private final ShardCatalog catalog;
   private final ParquetColumns columns;
   private final ShardCatalog.Counter counter;
+  private String indexRoot; // of the load in progress
 
   public ManifestCache(
       Configuration hadoop,
@@ -118,31 +153,39 @@ public final class ManifestCache {
     }
     Path cache = manifestFile != null ? new Path(manifestFile) : defaultLocation(input);
     FileSystem fs = cache == null ? null : cache.getFileSystem(hadoop);
+    indexRoot = cache == null ? null : indexRoot(cache, manifestFile != null);
     if (cache == null || !fs.exists(cache)) {
-      Manifest fresh = catalog.list(input, counter);
-      return cache == null
-          ? new Loaded(
-              fresh,
-              null,
-              "not cached: the input is "
-                  + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
-                  + "; use --manifest",
-              catalog.skipped())
-          : store(fresh, fs, cache, "created");
+      Manifest fresh = catalog.list(input, counter, indexRoot);
+      if (cache != null) {
+        return store(fresh, fs, cache, "created");
+      }
+      String why =
+          "the input is "
+              + (BracePattern.isPattern(input) ? "a brace pattern" : "a single file")
+              + "; use --manifest";
+      return new Loaded(
+          fresh,
+          null,
+          "not cached: " + why,
+          catalog.skipped(),
+          null,
+          hasTars(fresh) ? "none: the manifest is not cached (" + why + ")" : null);
     }
     Manifest written;
     try {
       written = ManifestFiles.read(fs, cache);
     } catch (ManifestCodec.OutdatedException e) {
       LOG.warn("{} ({}); counting again", e.getMessage(), cache);
-      return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+      return store(
+          catalog.list(input, counter, indexRoot), fs, cache, "recounted: " + e.getMessage());
     } catch (ManifestCodec.EditedException e) {
       return edited(e, input, fs, cache, recount);
     }
     String otherColumns = otherColumns(written);
     if (otherColumns != null) {
       LOG.warn("{} ({}); counting again", otherColumns, cache);
-      return store(catalog.list(input, counter), fs, cache, "recounted: " + otherColumns);
+      return store(
+          catalog.list(input, counter, indexRoot), fs, cache, "recounted: " + otherColumns);
     }
     String here = located(input);
     Manifest cached = here.equals(written.input()) ? written : written.rebased(here);
@@ -154,7 +197,9 @@ public final class ManifestCache {
           cached,
           cache.toString(),
           cached == written ? "reused" : "reused (written for " + written.input() + ")",
-          looked.skipped());
+          looked.skipped(),
+          hasTars(cached) ? new TarIndexes(indexRoot, cached.base()) : null,
+          hasTars(cached) ? REUSED_INDEX : null);
     }
     String where =
         " (cached manifest "
@@ -170,7 +215,7 @@ public final class ManifestCache {
               + "; set spark.spindle.feed.manifestChanged=recount to count again");
     }
     LOG.warn("{}{}; counting again", check.describe(), where);
-    return store(catalog.list(input, counter), fs, cache, "recounted");
+    return store(catalog.list(input, counter, indexRoot), fs, cache, "recounted");
   }
 
   /**
@@ -187,7 +232,8 @@ public final class ManifestCache {
           what + "; set spark.spindle.feed.manifestChanged=recount to count again", e);
     }
     LOG.warn("{}; counting again", what);
-    return store(catalog.list(input, counter), fs, cache, "recounted: " + e.getMessage());
+    return store(
+        catalog.list(input, counter, indexRoot), fs, cache, "recounted: " + e.getMessage());
   }
 
   private Path defaultLocation(String input) throws IOException {
@@ -236,11 +282,37 @@ public final class ManifestCache {
   private Loaded store(Manifest m, FileSystem fs, Path cache, String status) {
     try {
       ManifestFiles.write(fs, cache, m);
-      return new Loaded(m, cache.toString(), status, catalog.skipped());
+      return new Loaded(
+          m, cache.toString(), status, catalog.skipped(), catalog.indexes(), catalog.indexStatus());
     } catch (IOException e) {
-      LOG.warn("Cannot cache the manifest at {}: {}", cache, e.toString());
-      return new Loaded(m, null, "not cached: " + e.getMessage(), catalog.skipped());
+      LOG.warn(
+          "Cannot cache the manifest at {}: {}; its tar shards are read without member indexes",
+          cache,
+          e.toString());
+      return new Loaded(
+          m,
+          null,
+          "not cached: " + e.getMessage(),
+          catalog.skipped(),
+          null,
+          hasTars(m)
+              ? "none: the manifest cache cannot be written (" + e.getMessage() + ")"
+              : null);
     }
+  }
+
+  /**
+   * The folder of the member indexes beside the cache {@code cache}: {@code DIR/_spindle_index} for
+   * the default {@code DIR/_spindle_manifest.json}, {@code FILE.index} for {@code --manifest FILE}.
+   */
+  static String indexRoot(Path cache, boolean named) {
+    return named
+        ? cache.toString() + ".index"
+        : new Path(cache.getParent(), INDEX_FOLDER).toString();
+  }
+
+  private static boolean hasTars(Manifest m) {
+    return m.shards().stream().anyMatch(s -> s.format() == ShardFormat.TAR);
   }
 
   /** The data files of an input as they are now, and the files that are no data. */

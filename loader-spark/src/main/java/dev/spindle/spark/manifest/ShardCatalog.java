@@ -14,6 +14,7 @@ import dev.spindle.spark.shard.ShardFormat;
 import dev.spindle.spark.shard.ShardRefusedException;
 import dev.spindle.spark.shard.SkippedInputs;
 import dev.spindle.spark.shard.TarCompression;
+import dev.spindle.spark.shard.TarIndexes;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -60,6 +61,9 @@ public final class ShardCatalog {
   private final int folderShardFiles;
   private final ParquetColumns columns;
   private List<InputListing.Skipped> skipped = List.of();
+  private String indexRoot;
+  private TarIndexes indexes;
+  private String indexStatus;
 
   /** A catalog that reads Parquet shards' default columns ({@link ParquetColumns#DEFAULT}). */
   public ShardCatalog(Configuration conf, int folderShardFiles) {
@@ -104,8 +108,36 @@ public final class ShardCatalog {
     }
   }
 
+  /**
+   * Where the last {@link #list} wrote its tar shards' member indexes, or null when it wrote none
+   * (not asked, or no tar shards).
+   */
+  public TarIndexes indexes() {
+    return indexes;
+  }
+
+  /**
+   * What the last {@link #list} did about member indexes: for how many tar shards of how many one
+   * was written, and why the others got none; null when none was asked for or the input holds no
+   * tar shards.
+   */
+  public String indexStatus() {
+    return indexStatus;
+  }
+
   /** Lists and counts the shards of {@code input}. */
   public Manifest list(String input, Counter counter) throws IOException {
+    return list(input, counter, null);
+  }
+
+  /**
+   * Lists and counts the shards of {@code input}; the counting writes each uncompressed tar shard's
+   * member index under {@code indexRoot} (null: none).
+   */
+  public Manifest list(String input, Counter counter, String indexRoot) throws IOException {
+    this.indexRoot = indexRoot;
+    indexes = null;
+    indexStatus = null;
     skipped = List.of();
     if (BracePattern.isPattern(input)) {
       PatternInput pattern = PatternInput.expand(input, conf);
@@ -177,7 +209,11 @@ public final class ShardCatalog {
 
   private Manifest fileManifest(
       String input, List<String> uris, ShardFormat format, Counter counter) throws IOException {
-    List<FileCount> counts = counter.count(uris, ShardFiles.counting(format, columns));
+    TarIndexes where =
+        indexRoot != null && format == ShardFormat.TAR
+            ? new TarIndexes(indexRoot, new Manifest(input, List.of(), List.of()).base())
+            : null;
+    List<FileCount> counts = counter.count(uris, ShardFiles.counting(format, columns, where));
     List<String> refused = counts.stream().map(FileCount::refused).filter(r -> r != null).toList();
     if (!refused.isEmpty()) {
       throw new ShardRefusedException(
@@ -202,6 +238,31 @@ public final class ShardCatalog {
               List.of(),
               format == ShardFormat.PARQUET ? columns : null));
     }
+    if (where != null) {
+      indexed(where, counts);
+    }
     return new Manifest(input, shards, List.of());
+  }
+
+  /** Records where the counting wrote indexes, and for how many shards. */
+  private void indexed(TarIndexes where, List<FileCount> counts) {
+    List<String> not = new ArrayList<>();
+    for (FileCount c : counts) {
+      if (c.notIndexed() != null) {
+        not.add(c.uri() + ": " + c.notIndexed());
+      }
+    }
+    indexes = not.size() < counts.size() ? where : null;
+    indexStatus =
+        "written for "
+            + (counts.size() - not.size())
+            + " of "
+            + counts.size()
+            + " tar shards"
+            + (not.isEmpty()
+                ? ""
+                : "; none for "
+                    + String.join("; ", not.subList(0, Math.min(LISTED_REFUSALS, not.size())))
+                    + (not.size() > LISTED_REFUSALS ? "; …" : ""));
   }
 }

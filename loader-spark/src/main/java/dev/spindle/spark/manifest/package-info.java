@@ -18,6 +18,8 @@
  *    (ManifestBinary: ManifestColumns, FrontCodedNames, BinaryIn/BinaryOut, Wtf8; ManifestFiles
  *    picks and writes them) ─► ManifestCheck against a fresh (uri, size, mtime) listing (FileFacts;
  *    a brace pattern's through PatternFiles) ─► the cached manifest, or counted again
+ *  counting a tar also writes its member index (shard.TarIndex, TarIndexFiles) beside the cache,
+ *    in _spindle_index/ (or FILE.index/), read by the tasks that open the shard
  * </pre>
  *
  * <p><b>What enters:</b> an input URI (a Hadoop FileSystem URI, a brace pattern of them, or a
@@ -101,5 +103,39 @@
  * last column, and that the manifest it decoded has the recorded fingerprint; anything else is
  * refused ({@code IllegalArgumentException}, "Invalid binary manifest: …"). The form stands for its
  * JSON only while the JSON has the recorded size and modification time.
+ *
+ * <h3>Tar member index ({@code spindle-tar-index/1})</h3>
+ *
+ * One file per uncompressed tar shard, written by the counting task from the same walk of the
+ * shard's headers that counts its samples, and only when that walk found no damage and no repeated
+ * key. Where: beside the cache, {@code DIR/_spindle_index/P.idx} for {@code
+ * DIR/_spindle_manifest.json} and {@code FILE.index/P.idx} for {@code --manifest FILE}, where
+ * {@code P} is the shard's path relative to {@code Manifest.base()} (its file name for a shard that
+ * is the input itself). Written whole or not at all (a temporary file renamed into place; a single
+ * PUT on an object store). Big-endian:
+ *
+ * <pre>
+ * file   = the 20 ASCII bytes "spindle-tar-index/1\n"
+ *          int64 shardBytes, int64 shardModificationTime  (the shard as its file system reported it
+ *                                                          when counted)
+ *          int64 changeTime  (a local file's inode change time in ns, which every write moves and
+ *                             which cannot be set back; -1 on other file systems)
+ *          varint N (samples)
+ *          N × (varint start − the previous sample's end (the first sample's: its start),
+ *               varint end − start)
+ *          int32 CRC-32C of every byte before it
+ * varint = unsigned LEB128, as above
+ * </pre>
+ *
+ * Sample {@code i} is the bytes {@code [start, end)} of the shard: from the first header block of
+ * its first member (the pax {@code x} and GNU {@code L}/{@code K} headers that belong to it
+ * included) to the end of its last member's content padded to 512 bytes. Members of no sample
+ * (hidden names, {@code __MACOSX/}, directories, links) lie between ranges or inside one; read
+ * alone, a range yields that sample exactly as a walk of the whole shard does. A reader refuses
+ * (and reads the shard whole, in order, logging once why) a file that fails its CRC or lengths, has
+ * anything after the last sample or a range past {@code shardBytes}, whose shard bytes,
+ * modification time or {@code N} differ from the manifest's record of the shard, or whose {@code
+ * changeTime} is not the local file's now (a shard edited in place with its modification time set
+ * back, which the manifest's check cannot see).
  */
 package dev.spindle.spark.manifest;

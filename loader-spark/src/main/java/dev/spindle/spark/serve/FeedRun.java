@@ -5,6 +5,8 @@ import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.samples.Decoded;
+import dev.spindle.spark.shard.CacheCounts;
+import dev.spindle.spark.shard.IoCounts;
 import dev.spindle.spark.shard.Sample;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -181,7 +183,8 @@ final class FeedRun {
    * What the task reports: one run per slice, never the batches' indices. Fails, naming the first
    * missing batch, unless every slice was produced whole.
    */
-  TaskOutcome outcome(long samplesRead, long bytesIn, long imagesDecoded, long pathCopyBytes) {
+  TaskOutcome outcome(
+      long samplesRead, long bytesIn, long imagesDecoded, long pathCopyBytes, IoCounts io) {
     List<BatchRun> runs = new ArrayList<>(slices.size());
     for (int i = 0; i < slices.size(); i++) {
       FeedSlice s = slices.get(i);
@@ -207,6 +210,8 @@ final class FeedRun {
         firstBatchEpochMs,
         null,
         hostCopyBytes + pathCopyBytes,
-        rowBytes);
+        rowBytes,
+        io,
+        CacheCounts.NONE);
   }
 }

@@ -134,7 +134,8 @@ public final class FeedTask implements Serializable {
                 source.samplesRead(),
                 source.bytesIn(),
                 path.imagesDecoded(),
-                source.copiedBytes() + path.hostCopyBytes())
+                source.copiedBytes() + path.hostCopyBytes(),
+                source.io())
             .withCache(source.cacheCounts());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;

@@ -3,6 +3,9 @@ package dev.spindle.spark.serve;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.plan.ReadPlan;
 import dev.spindle.spark.shard.CacheCounts;
+import dev.spindle.spark.shard.IoCounters;
+import dev.spindle.spark.shard.IoCounts;
+import dev.spindle.spark.shard.IoSettings;
 import dev.spindle.spark.shard.Sample;
 import dev.spindle.spark.shard.SampleLimits;
 import dev.spindle.spark.shard.Shard;
@@ -19,12 +22,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The rows of a task's slices in plan order (slice by slice, batch by batch, row by row). Per group
  * of {@code readBatches} batches it reads only the planned samples, passing over the others at the
- * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[])}); a planned
- * sample the shard does not yield becomes a row with a problem ({@link Sample#unread}), quarantined
- * downstream (a damaged tar's damage is a sample with a problem too). A storage error fails the
- * task, naming the shard, so Spark retries it. Each batch's first row claims the batch its rows are
- * decoded into ({@link BatchTargets}: a ring slot, waiting while the ring is full). Pulled by one
- * thread at a time (the pipeline's source thread); the counters may be read by any thread.
+ * index level ({@link ShardReader#open(Shard, Configuration, SampleLimits, int[], IoSettings,
+ * IoCounters)}: an indexed tar has only their bytes read, by ranged reads that start when its
+ * reader is opened, and every shard of the group is opened before the first is consumed, so the
+ * group's reads overlap); a planned sample the shard does not yield becomes a row with a problem
+ * ({@link Sample#unread}), quarantined downstream (a damaged tar's damage is a sample with a
+ * problem too). A storage error fails the task, naming the shard, so Spark retries it. Each batch's
+ * first row claims the batch its rows are decoded into ({@link BatchTargets}: a ring slot, waiting
+ * while the ring is full). Pulled by one thread at a time (the pipeline's source thread); the
+ * counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -34,6 +40,8 @@ final class RowSource implements Iterator<Row> {
   private final int readBatches;
   private final SampleLimits limits;
   private final Configuration conf;
+  private final IoSettings io;
+  private final IoCounters counters = new IoCounters();
   private int slice = -1;
   private RankPlan rank;
   private long[] sliceIndices;
@@ -62,6 +70,7 @@ final class RowSource implements Iterator<Row> {
     this.readBatches = settings.readBatches();
     this.limits = settings.sample().limits();
     this.conf = conf;
+    this.io = settings.io();
   }
 
   @Override
@@ -108,6 +117,11 @@ final class RowSource implements Iterator<Row> {
     return bytesIn;
   }
 
+  /** What the shard readers asked of storage so far. */
+  IoCounts io() {
+    return counters.counts();
+  }
+
   /** Image bytes the shard readers copied into samples (a preprocess output's stored pixels). */
   long copiedBytes() {
     return copiedBytes;
@@ -144,11 +158,35 @@ final class RowSource implements Iterator<Row> {
     return true;
   }
 
-  /** The encoded samples of one read plan, by output slot; repeats share one sample. */
+  /**
+   * The encoded samples of one read plan, by output slot; repeats share one sample. Every indexed
+   * tar's reader is opened before the first shard is consumed, so the ranged reads of all the
+   * group's indexed shards are in flight at once (other readers are opened in turn, as each holds
+   * its resources from its open on) ({@link ShardReader#open(Shard, Configuration, SampleLimits,
+   * int[], IoSettings, IoCounters)}).
+   */
   private Sample[] read(ReadPlan plan) {
     Sample[] out = new Sample[plan.outputSize()];
-    for (ReadPlan.ShardRead r : plan.shards()) {
-      readShard(in.manifest().shards().get(r.shard()), r, out);
+    List<ReadPlan.ShardRead> reads = plan.shards();
+    ShardReader[] readers = new ShardReader[reads.size()];
+    try {
+      for (int k = 0; k < readers.length; k++) {
+        if (io.readsAhead(shard(reads.get(k)))) {
+          readers[k] = open(shard(reads.get(k)), reads.get(k));
+        }
+      }
+      for (int k = 0; k < readers.length; k++) {
+        if (readers[k] == null) { // a reader that reads when consumed: opened when its turn comes
+          readers[k] = open(shard(reads.get(k)), reads.get(k));
+        }
+        readShard(shard(reads.get(k)), reads.get(k), readers[k], out);
+        close(shard(reads.get(k)), readers[k]);
+        readers[k] = null;
+      }
+    } finally {
+      for (int k = 0; k < readers.length; k++) {
+        closeQuietly(readers[k]);
+      }
     }
     int[] repeats = plan.repeatSlots();
     int[] sources = plan.repeatSources();
@@ -158,10 +196,22 @@ final class RowSource implements Iterator<Row> {
     return out;
   }
 
-  private void readShard(Shard shard, ReadPlan.ShardRead r, Sample[] out) {
+  private Shard shard(ReadPlan.ShardRead r) {
+    return in.manifest().shards().get(r.shard());
+  }
+
+  private ShardReader open(Shard shard, ReadPlan.ShardRead r) {
+    try {
+      return ShardReader.open(shard, conf, limits, r.positions(), io, counters);
+    } catch (IOException | RuntimeException e) {
+      throw failed(shard, e);
+    }
+  }
+
+  private void readShard(Shard shard, ReadPlan.ShardRead r, ShardReader reader, Sample[] out) {
     int[] positions = r.positions();
     int i = 0;
-    try (ShardReader reader = ShardReader.open(shard, conf, limits, positions)) {
+    try {
       while (reader.hasNext()) {
         Sample s = reader.next();
         for (; i < positions.length && positions[i] < s.position(); i++) {
@@ -178,11 +228,33 @@ final class RowSource implements Iterator<Row> {
       }
       copiedBytes += reader.copiedImageBytes();
       cache = cache.plus(reader.cacheCounts());
-    } catch (IOException | RuntimeException e) {
-      LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
-      throw new UncheckedIOException(
-          new IOException(
-              "Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
+    } catch (RuntimeException e) {
+      throw failed(shard, e);
     }
+  }
+
+  private void close(Shard shard, ShardReader reader) {
+    try {
+      reader.close();
+    } catch (IOException e) {
+      throw failed(shard, e);
+    }
+  }
+
+  /** A reader left open by a failure: closed quietly, the failure is the one to report. */
+  private static void closeQuietly(ShardReader reader) {
+    if (reader != null) {
+      try {
+        reader.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("Closing a shard reader after a failure: {}", e.toString());
+      }
+    }
+  }
+
+  private static UncheckedIOException failed(Shard shard, Exception e) {
+    LOG.error("Failed reading shard {}: {}", shard.displayName(), e.toString());
+    return new UncheckedIOException(
+        new IOException("Failed reading shard " + shard.displayName() + ": " + e.getMessage(), e));
   }
 }

@@ -3,6 +3,7 @@ package dev.spindle.spark.serve;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.shard.CacheCounts;
+import dev.spindle.spark.shard.IoCounts;
 import java.io.Serializable;
 import java.util.List;
 
@@ -22,6 +23,7 @@ import java.util.List;
  *     row, Arrow batches copied into a feeder's slots (its staging copies); decoded pixels are
  *     written in place and count nothing
  * @param rowBytes bytes of one image (H·W·C), the unit of {@link HostCopies#perSample}
+ * @param io what its shard readers asked of storage (the reports' {@code "io"})
  * @param cache what the executor-local shard cache did for its shard opens ({@link IoReport})
  */
 public record TaskOutcome(
@@ -34,10 +36,11 @@ public record TaskOutcome(
     ServedRank served,
     long hostCopyBytes,
     long rowBytes,
+    IoCounts io,
     CacheCounts cache)
     implements Serializable {
 
-  /** An outcome before its shard cache counts are added ({@link #withCache}). */
+  /** An outcome of tasks that counted no storage reads. */
   public TaskOutcome(
       List<BatchRun> runs,
       List<QuarantineRecord> quarantined,
@@ -58,6 +61,7 @@ public record TaskOutcome(
         served,
         hostCopyBytes,
         rowBytes,
+        IoCounts.NONE,
         CacheCounts.NONE);
   }
 
@@ -78,6 +82,7 @@ public record TaskOutcome(
         served,
         hostCopyBytes + bytes,
         rowBytes,
+        io,
         cache);
   }
 
@@ -98,6 +103,7 @@ public record TaskOutcome(
         s,
         hostCopyBytes,
         rowBytes,
+        io,
         cache);
   }
 
@@ -113,6 +119,7 @@ public record TaskOutcome(
         served,
         hostCopyBytes,
         rowBytes,
+        io,
         c);
   }
 }

@@ -8,7 +8,9 @@
  * <pre>
  *  FeedTask (task thread), per slice (rank, batches [a, b)) of FeedInputs (plan, manifest):
  *    per group of readBatches batches: RankPlan.indices ─► ReadPlan ─► RowSource: planned samples
- *    only (ShardReader.open(positions), on the I/O pool); each batch's first row claims the batch
+ *    only (ShardReader.open(positions, IoSettings), on the I/O pool: every shard of the group
+ *    opened first, so an indexed tar's ranged reads run at once on the executor's range-read
+ *    threads; IoCounters ─► TaskOutcome.io, the report's "io"); each batch's first row claims the batch
  *    it is decoded into (BatchTargets: a slot of the rank's GpuFeeder ring when the consumer is a
  *    FeederConsumer, waiting while the ring is full; else a pooled Arrow batch)
  *    ─► SamplePath (samples): decode on the shared CPU pool (≤ threads of this task, input order)

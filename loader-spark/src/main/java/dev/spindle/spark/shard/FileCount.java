@@ -13,9 +13,18 @@ import java.io.Serializable;
  *     refused
  * @param refused why it cannot be a shard (it does not exist, a Parquet footer or schema that
  *     cannot be used), or null
+ * @param notIndexed when a member index was asked for ({@link TarIndexes}), why none was written (a
+ *     compressed tar, damage, a repeated key, a file that could not be written); null when it was
+ *     written or not asked for
  */
-public record FileCount(String uri, long bytes, long modificationTime, long samples, String refused)
+public record FileCount(
+    String uri, long bytes, long modificationTime, long samples, String refused, String notIndexed)
     implements Serializable {
+
+  /** A count for which no index was asked. */
+  public FileCount(String uri, long bytes, long modificationTime, long samples, String refused) {
+    this(uri, bytes, modificationTime, samples, refused, null);
+  }
 
   static FileCount refused(String uri, String reason) {
     return new FileCount(uri, -1, -1, -1, reason);

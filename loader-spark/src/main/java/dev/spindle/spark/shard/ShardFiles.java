@@ -43,17 +43,35 @@ public final class ShardFiles {
    * it is refused.
    */
   public static FileCounting counting(ShardFormat format, ParquetColumns columns) {
+    return counting(format, columns, null);
+  }
+
+  /**
+   * {@link #counting(ShardFormat, ParquetColumns)} that also writes each uncompressed tar's member
+   * index at {@code indexes} (null: none), from the same walk of its headers ({@link TarIndex}); a
+   * tar that gets none says why ({@link FileCount#notIndexed()}).
+   */
+  public static FileCounting counting(
+      ShardFormat format, ParquetColumns columns, TarIndexes indexes) {
     if (format == ShardFormat.IMAGE_FOLDER) {
       throw new IllegalArgumentException("Image folder shards are not counted file by file");
     }
     return (uri, conf) -> {
       try {
         FileStatus status = status(uri, conf);
-        long samples =
-            format == ShardFormat.TAR
-                ? countTar(status, conf)
-                : ParquetFiles.countRows(status, conf, columns);
-        return new FileCount(uri, status.getLen(), status.getModificationTime(), samples, null);
+        if (format != ShardFormat.TAR) {
+          long rows = ParquetFiles.countRows(status, conf, columns);
+          return new FileCount(uri, status.getLen(), status.getModificationTime(), rows, null);
+        }
+        TarShardReader.Walk walk = walkTar(status, conf);
+        String notIndexed =
+            indexes == null
+                ? null
+                : TarCompression.compressed(uri)
+                    ? "a compressed tar has no random access"
+                    : TarIndexFiles.write(indexes, uri, status, walk, conf);
+        return new FileCount(
+            uri, status.getLen(), status.getModificationTime(), walk.samples(), null, notIndexed);
       } catch (ShardRefusedException e) {
         return FileCount.refused(uri, e.getMessage());
       }
@@ -86,14 +104,15 @@ public final class ShardFiles {
   }
 
   /** Counts the samples of one tar shard by reading its headers (content is skipped). */
-  private static long countTar(FileStatus status, Configuration conf) throws IOException {
+  private static TarShardReader.Walk walkTar(FileStatus status, Configuration conf)
+      throws IOException {
     String uri = status.getPath().toString();
     InputStream raw = status.getPath().getFileSystem(conf).open(status.getPath(), 1 << 16);
     try (InputStream in =
         TarCompression.of(uri) == TarCompression.NONE
             ? raw
             : new BufferedInputStream(TarCompression.forShard(raw, uri), 1 << 16)) {
-      return TarShardReader.countSamples(in, uri);
+      return TarShardReader.walk(in, uri);
     }
   }
 }

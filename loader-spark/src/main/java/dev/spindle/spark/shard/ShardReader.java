@@ -69,6 +69,44 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
    */
   static ShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
+    requireIncreasing(shard, positions);
+    return switch (shard.format()) {
+      case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
+      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
+      case PARQUET -> ParquetShardReader.open(shard, conf, limits, positions.clone());
+      case DECODED_ARROW -> DecodedArrowReader.open(shard, conf, limits, positions.clone());
+      case DECODED_PARQUET -> DecodedParquetReader.open(shard, conf, limits, positions.clone());
+    };
+  }
+
+  /**
+   * {@link #open(Shard, Configuration, SampleLimits, int[])} reading as {@code io} says: an
+   * uncompressed tar with a usable member index ({@link IoSettings#indexes()}) has only its planned
+   * samples read, by coalesced ranged reads that start at once on the executor's range-read threads
+   * (so a caller that opens the readers of several shards before consuming the first has their
+   * reads overlap); any other shard is read as before. What is read from storage, and the open,
+   * count into {@code counters}.
+   */
+  static ShardReader open(
+      Shard shard,
+      Configuration conf,
+      SampleLimits limits,
+      int[] positions,
+      IoSettings io,
+      IoCounters counters)
+      throws IOException {
+    if (shard.format() != ShardFormat.TAR) {
+      ShardReader reader = open(shard, conf, limits, positions);
+      counters.opened(false, false);
+      return reader;
+    }
+    requireIncreasing(shard, positions);
+    return io.readsAhead(shard)
+        ? new IndexedTarReader(shard, conf, limits, positions.clone(), io, counters)
+        : TarShardReader.open(shard, conf, limits, positions.clone(), counters);
+  }
+
+  private static void requireIncreasing(Shard shard, int[] positions) {
     for (int i = 1; i < positions.length; i++) {
       if (positions[i] <= positions[i - 1]) {
         throw new IllegalArgumentException(
@@ -81,12 +119,5 @@ public interface ShardReader extends Iterator<Sample>, AutoCloseable {
                 + " (must be strictly increasing)");
       }
     }
-    return switch (shard.format()) {
-      case TAR -> TarShardReader.open(shard, conf, limits, positions.clone());
-      case IMAGE_FOLDER -> new ImageFolderReader(shard, conf, limits, positions.clone());
-      case PARQUET -> ParquetShardReader.open(shard, conf, limits, positions.clone());
-      case DECODED_ARROW -> DecodedArrowReader.open(shard, conf, limits, positions.clone());
-      case DECODED_PARQUET -> DecodedParquetReader.open(shard, conf, limits, positions.clone());
-    };
   }
 }

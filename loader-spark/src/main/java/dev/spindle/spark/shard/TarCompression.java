@@ -93,6 +93,12 @@ public enum TarCompression {
     return codec;
   }
 
+  /** True for a tar shard compressed as its name says: no random access, so no member index. */
+  static boolean compressed(String uri) {
+    TarCompression c = of(uri);
+    return c != null && c != NONE;
+  }
+
   /** {@code raw} itself for a plain tar, its decompressed bytes for a compressed one. */
   static InputStream forShard(InputStream raw, String uri) {
     TarCompression c = of(uri);

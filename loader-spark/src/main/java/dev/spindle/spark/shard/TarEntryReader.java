@@ -33,13 +33,24 @@ final class TarEntryReader {
   private long headerOffset; // where the header being handled starts
   private byte[] headerName = new byte[0]; // the name of the header being handled, for messages
   private long pendingSkip;
+  private long start; // where the current entry's first header block (pax, long name) starts
+  private long end; // where the current entry's padded content ends
   private byte[] name;
   private long size;
   private boolean contentRead;
 
   TarEntryReader(InputStream in, String shard) {
+    this(in, shard, 0);
+  }
+
+  /**
+   * A reader of a stream whose first byte is byte {@code startOffset} of the archive (a range of
+   * it), so offsets and messages name places in the whole archive.
+   */
+  TarEntryReader(InputStream in, String shard, long startOffset) {
     this.in = in;
     this.shard = shard;
+    this.offset = startOffset;
   }
 
   /** Moves to the next regular file; returns false at the end of the archive. */
@@ -48,7 +59,9 @@ final class TarEntryReader {
     pendingSkip = 0;
     byte[] longName = null;
     long paxSize = -1;
+    long chainStart = -1; // the first header of the chain the next entry's own header ends
     while (readHeader()) {
+      chainStart = chainStart < 0 ? headerOffset : chainStart;
       byte type = header[156];
       long headerSize = sizeField();
       if (type == 'L') { // GNU long name: the content is the next entry's name
@@ -67,11 +80,14 @@ final class TarEntryReader {
           size = dataSize;
           contentRead = false;
           pendingSkip = padded(size);
+          start = chainStart;
+          end = offset + pendingSkip;
           return true;
         }
         skip(padded(dataSize)); // directories, links, global pax headers: no sample content
         longName = null;
         paxSize = -1;
+        chainStart = -1;
       }
     }
     return false;
@@ -85,6 +101,20 @@ final class TarEntryReader {
   /** The current entry's path, readable ({@link EscapedUtf8}). */
   String name() {
     return EscapedUtf8.text(name);
+  }
+
+  /**
+   * Where the current entry starts in the stream: its first header block, counting the pax ({@code
+   * x}) and GNU long-name ({@code L}, {@code K}) headers that belong to it, so that reading from
+   * here yields the same entry.
+   */
+  long start() {
+    return start;
+  }
+
+  /** Where the current entry's content, padded to whole blocks, ends in the stream. */
+  long end() {
+    return end;
   }
 
   /** The current entry's size in bytes, at most {@link #MAX_ENTRY_BYTES}. */

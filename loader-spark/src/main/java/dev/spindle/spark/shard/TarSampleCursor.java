@@ -44,13 +44,30 @@ final class TarSampleCursor {
   private boolean exhausted; // no entry follows: the archive ended or is damaged
   private byte[] stagedKey;
   private String damage;
-  private long position = -1;
+  private long position;
+  private long start; // the current sample's first byte in the stream
+  private long end; // the end of its last member taken so far
   private byte[] rawKey;
   private String key;
   private String problem;
 
   TarSampleCursor(InputStream in, String shard) {
-    this.entries = new TarEntryReader(in, shard);
+    this(in, shard, 0, 0);
+  }
+
+  /**
+   * A cursor over bytes whose first sample is the shard's sample {@code firstPosition} and whose
+   * first byte is the shard's byte {@code startOffset}: one sample's byte range ({@link TarIndex}),
+   * read alone, numbers that sample (and places its damage) as a walk of the whole shard does.
+   */
+  TarSampleCursor(InputStream in, String shard, long firstPosition, long startOffset) {
+    this.entries = new TarEntryReader(in, shard, startOffset);
+    this.position = firstPosition - 1;
+  }
+
+  /** The problem of the {@value #DAMAGE_KEY} sample of a shard damaged as {@code damage} says. */
+  static String damageProblem(String damage) {
+    return "shard damaged; nothing after this point can be read: " + damage;
   }
 
   /**
@@ -73,7 +90,7 @@ final class TarSampleCursor {
       position++;
       state = State.DAMAGE;
       key = DAMAGE_KEY;
-      problem = "shard damaged; nothing after this point can be read: " + damage;
+      problem = damageProblem(damage);
       return true;
     }
     state = State.END;
@@ -90,6 +107,7 @@ final class TarSampleCursor {
     }
     if (staged && Arrays.equals(stagedKey, rawKey)) {
       staged = false;
+      end = entries.end();
       return true;
     }
     return false;
@@ -112,6 +130,22 @@ final class TarSampleCursor {
   /** The current sample's position in the shard, from 0. */
   long position() {
     return position;
+  }
+
+  /**
+   * Where the current sample starts in the stream: the first header block of its first member (an
+   * entry of no sample before it lies outside).
+   */
+  long start() {
+    return start;
+  }
+
+  /**
+   * Where the current sample's last member taken so far ends (its content padded to whole blocks):
+   * once {@link #nextEntry()} returned false, the end of the sample's bytes.
+   */
+  long end() {
+    return end;
   }
 
   /** The current sample's key ({@value #DAMAGE_KEY} for the damage). */
@@ -145,6 +179,8 @@ final class TarSampleCursor {
   private void begin() {
     position++;
     state = State.SAMPLE;
+    start = entries.start();
+    end = entries.end();
     rawKey = stagedKey;
     key = EscapedUtf8.text(rawKey);
     Long first = firstPositions.putIfAbsent(key, position);

@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.NoSuchElementException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -34,10 +35,21 @@ final class TarShardReader implements ShardReader {
 
   private TarShardReader(
       InputStream in, String shard, SampleLimits limits, int[] wanted, CacheTally cache) {
+    this(in, shard, limits, wanted, cache, 0, 0);
+  }
+
+  private TarShardReader(
+      InputStream in,
+      String shard,
+      SampleLimits limits,
+      int[] wanted,
+      CacheTally cache,
+      int firstPosition,
+      long startOffset) {
     this.in = in;
     this.cache = cache;
     this.shard = shard;
-    this.cursor = new TarSampleCursor(in, shard);
+    this.cursor = new TarSampleCursor(in, shard, firstPosition, startOffset);
     this.limits = limits;
     this.wanted = wanted;
   }
@@ -59,17 +71,89 @@ final class TarShardReader implements ShardReader {
   /** A reader of only the samples at {@code positions} (strictly increasing), or all if null. */
   static TarShardReader open(Shard shard, Configuration conf, SampleLimits limits, int[] positions)
       throws IOException {
-    Path path = new Path(shard.uri());
+    return open(shard, conf, limits, positions, new IoCounters());
+  }
+
+  /**
+   * {@link #open(Shard, Configuration, SampleLimits, int[])}, counting the shard's open and what is
+   * read from storage into {@code counters}.
+   */
+  static TarShardReader open(
+      Shard shard, Configuration conf, SampleLimits limits, int[] positions, IoCounters counters)
+      throws IOException {
     CacheTally cache = new CacheTally();
-    InputStream raw =
-        ShardCache.open(
-            shard, conf, cache, () -> path.getFileSystem(conf).open(path, FS_BUFFER_BYTES));
+    InputStream raw = open(shard, conf, cache, counters);
+    counters.opened(false, TarCompression.compressed(shard.uri()));
     return new TarShardReader(
         new BufferedInputStream(TarCompression.forShard(raw, shard.uri()), BUFFER_BYTES),
         shard.uri(),
         limits,
         positions,
         cache);
+  }
+
+  /**
+   * The shard's bytes in order: the shard cache's local copy ({@link ShardCache}, when it is on and
+   * holds or can fetch the shard), else storage's stream, counted into {@code counters}. A fetch
+   * into the cache counts as one request for the whole shard; reads of the local copy count nothing
+   * (the report's {@code cache_bytes_served}).
+   */
+  private static InputStream open(
+      Shard shard, Configuration conf, CacheTally cache, IoCounters counters) throws IOException {
+    Path path = new Path(shard.uri());
+    boolean[] direct = {false};
+    InputStream in =
+        ShardCache.open(
+            shard,
+            conf,
+            cache,
+            () -> {
+              direct[0] = true;
+              return path.getFileSystem(conf).open(path, FS_BUFFER_BYTES);
+            });
+    if (cache.counts().misses() > 0) {
+      counters.request(shard.bytes());
+    }
+    return direct[0] ? new CountingStream(in, counters) : in;
+  }
+
+  /**
+   * A sample parsed from its bytes alone, and the damage that parse met (in the sample, or right
+   * after it), or null.
+   */
+  record Parsed(Sample sample, String damage) {}
+
+  /**
+   * The sample at {@code position} of a shard, from its bytes alone ({@link TarIndex}'s range,
+   * starting at the shard's byte {@code startOffset}): the sample a walk of the whole shard yields
+   * there, with the damage the walk would have met while reading it (a shard changed in place since
+   * it was indexed).
+   *
+   * @throws UncheckedIOException when they hold no sample at all
+   */
+  static Parsed sampleAt(
+      InputStream in, String shard, SampleLimits limits, int position, long startOffset) {
+    TarShardReader reader =
+        new TarShardReader(
+            in, shard, limits, new int[] {position}, new CacheTally(), position, startOffset);
+    if (!reader.hasNext()) {
+      throw new UncheckedIOException(
+          new IOException(
+              "the indexed bytes of sample #"
+                  + position
+                  + " of "
+                  + shard
+                  + " hold no sample (the shard changed since it was indexed)"));
+    }
+    Sample sample = reader.next();
+    return new Parsed(sample, reader.cursor.damage());
+  }
+
+  /** The {@value TarSampleCursor#DAMAGE_KEY} sample at {@code position} of a damaged shard. */
+  static Sample damageSample(String shard, long position, String damage, SampleLimits limits) {
+    return new SampleBuilder(shard, TarSampleCursor.DAMAGE_KEY, position, limits)
+        .problem(TarSampleCursor.damageProblem(damage))
+        .build();
   }
 
   /** Reads the samples at {@code positions} (strictly increasing; null = all) of a tar stream. */
@@ -84,12 +168,54 @@ final class TarShardReader implements ShardReader {
    * @throws IOException only when the stream itself fails
    */
   static long countSamples(InputStream in, String shard) throws IOException {
+    return walk(in, shard).samples();
+  }
+
+  /**
+   * What one walk of a tar stream's headers found: the samples a reader yields (damage included)
+   * and, when every one of them can be read alone, each one's byte range.
+   *
+   * @param samples the count
+   * @param starts each sample's first byte, or null when the shard cannot be indexed
+   * @param ends the end of each sample's bytes, or null
+   * @param notIndexed why it cannot be (damage, a repeated key), or null
+   */
+  record Walk(long samples, long[] starts, long[] ends, String notIndexed) {}
+
+  /**
+   * Counts a tar stream's samples ({@link #countSamples}) and records each one's byte range {@code
+   * [start, end)}: from the first header block of its first member to the end of its last member's
+   * padded content. Members of no sample lie between ranges. A shard with damage or a repeated key
+   * gets no ranges: its problems are found only by reading it whole.
+   *
+   * @throws IOException only when the stream itself fails
+   */
+  static Walk walk(InputStream in, String shard) throws IOException {
     TarSampleCursor cursor = new TarSampleCursor(in, shard);
     long count = 0;
+    long[] starts = new long[64];
+    long[] ends = new long[64];
+    String problem = null;
     while (cursor.nextSample()) {
+      if (problem == null && cursor.problem() != null) {
+        problem = cursor.problem();
+      }
+      while (cursor.nextEntry()) {
+        // walks the sample's members by their headers, so that its end is known
+      }
+      if (count == starts.length) {
+        starts = Arrays.copyOf(starts, starts.length * 2);
+        ends = Arrays.copyOf(ends, ends.length * 2);
+      }
+      starts[(int) count] = cursor.start();
+      ends[(int) count] = cursor.end();
       count++;
     }
-    return count;
+    if (problem != null) {
+      return new Walk(count, null, null, "sample problem: " + problem);
+    }
+    return new Walk(
+        count, Arrays.copyOf(starts, (int) count), Arrays.copyOf(ends, (int) count), null);
   }
 
   @Override

@@ -14,6 +14,13 @@
  *                                 output's part files) ──► Sample (stored pixels, StoredRows)
  *                                 (one thread per reader, through the FileSystem API;
  *                                 HadoopConf ships the Hadoop configuration to executors)
+ *  Shard + planned positions + IoSettings ──► ShardReader.open(…, IoCounters)
+ *            an uncompressed tar with a usable member index (TarIndex, written while counting;
+ *            TarIndexFiles: the files, an executor-wide LRU of them): IndexedTarReader, only the
+ *            planned samples' byte ranges, coalesced, read at once on RangeReadPool's threads
+ *            (spark.spindle.io.concurrency per executor; from the shard cache's local copy when
+ *            it holds the shard), each parsed by TarSampleCursor alone; any other shard as
+ *            above, its storage stream counted (CountingStream)
  *  a tar shard's stream ──► ShardCache.open: with spark.spindle.io.cache, the shard's whole copy on
  *                           the node's disk (CacheDir: fetched once, CRC-32C, LRU within its
  *                           bound, locked across tasks and executors; CachedFileStream), else the
@@ -34,8 +41,9 @@
  * unusable Parquet footer or schema) is refused while counting ({@link
  * dev.spindle.spark.shard.ShardRefusedException}), naming it. Counting (the manifest) and reading
  * walk a tar through one parser, {@code TarSampleCursor}, so a shard's count is exactly the number
- * of samples its reader yields, whatever its bytes. To check a cached manifest of a brace pattern,
- * {@code PatternFiles} finds the named files' sizes and modification times by listing their
- * folders, not by a request per file.
+ * of samples its reader yields, whatever its bytes; the same walk records each sample's byte range
+ * ({@code TarIndex}), so a range read alone yields exactly the sample a walk of the whole shard
+ * does. To check a cached manifest of a brace pattern, {@code PatternFiles} finds the named files'
+ * sizes and modification times by listing their folders, not by a request per file.
  */
 package dev.spindle.spark.shard;

@@ -57,7 +57,7 @@ public final class TrainJob {
     ExecutorServing.closeOnStop(jsc.sc());
     ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
-    FeedSettings settings = FeedSettings.from(conf, manifest);
+    FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
     LoaderState start = FeedJob.startState(manifest, request, settings);
     if (start.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(

@@ -81,6 +81,11 @@ class FeedShardCacheSuite extends AnyFunSuite {
       assert(io(warm)("cache_hits").asInstanceOf[Long] > 0L)
       assert(io(warm)("cache_bytes_served").asInstanceOf[Long] > 0L)
       assert(io(warm)("cache_corrupt") == 0L && io(warm)("cache_unusable") == null)
+      // with the member index (on by default): every open reads its planned ranges from the local
+      // copy; the report's storage reads are the whole-shard fetches of the cold epoch alone
+      for (r <- Seq(cold, warm)) assert(io(r)("shard_opens_indexed") == io(r)("shard_opens"), io(r))
+      assert(io(cold)("bytes_read").asInstanceOf[Long] >= dataset, io(cold))
+      assert(io(warm)("bytes_read").asInstanceOf[Long] <= 0.05 * dataset, io(warm))
     }
   }
 

@@ -118,6 +118,29 @@ class ParquetShardReaderSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("reading some rows with parquet-mr's vectored reads (its default) fetches only their pages, as a store counts it") {
+    val big = 1 << 20
+    val rows = randomRows(3, big)
+    val counting = dev.spindle.spark.testkit.CountingFileSystem.register(new Configuration())
+    def read(shard: Shard, positions: Array[Int]) = {
+      val r = ShardReader.open(shard, counting, big64, positions)
+      try r.asScala.map(s => (s.label, s.image.toSeq)).toSeq finally r.close()
+    }
+    for (rowsPerGroup <- Seq(100, 4)) TestFiles.withTempDir("pq-counted") { dir =>
+      ParquetInputs.spark(spark, dir, rows, struct = false, rowsPerGroup = rowsPerGroup)
+      val file = manifest(dir).shards.get(0)
+      val shard = new Shard(dev.spindle.spark.testkit.CountingFileSystem.uri(dir.resolve("shard-000.parquet")),
+        ShardFormat.PARQUET, file.bytes, file.modificationTime, file.samples, java.util.List.of(), file.columns)
+      dev.spindle.spark.testkit.CountingFileSystem.reset()
+      assert(read(shard, Array(1, 9)) == Seq(1, 9).map(j => (Int.box(j), rows(0)(j).image.toSeq)))
+      val some = dev.spindle.spark.testkit.CountingFileSystem.bytesRead(".parquet")
+      assert(some < 3L * big, s"$rowsPerGroup rows a group: read $some bytes for 2 rows of 1 MiB")
+      dev.spindle.spark.testkit.CountingFileSystem.reset()
+      assert(read(shard, (0 until 12).toArray).size == 12)
+      assert(dev.spindle.spark.testkit.CountingFileSystem.bytesRead(".parquet") >= 12L * big)
+    }
+  }
+
   test("a null image or label is a quarantined sample keyed by file and row; limits apply") {
     TestFiles.withTempDir("pq-null") { dir =>
       val png = FeedData.png(1)
