@@ -29,6 +29,8 @@ record IoVariant(String name, Source source, Map<String, String> conf, int warmE
 
   private static final Map<String, String> INDEX = Map.of("spark.spindle.io.index", "true");
   private static final Map<String, String> NO_INDEX = Map.of("spark.spindle.io.index", "false");
+  private static final Map<String, String> INDEX_1MIB =
+      Map.of("spark.spindle.io.index", "true", "spark.spindle.io.coalesceBytes", "1048576");
   private static final Map<String, String> CACHE =
       Map.of(
           "spark.spindle.io.index", "true",
@@ -47,6 +49,7 @@ record IoVariant(String name, Source source, Map<String, String> conf, int warmE
           new IoVariant("store-latency", Source.STORE_LATENCY, NO_INDEX, 0),
           new IoVariant("indexed", Source.STORE, INDEX, 0),
           new IoVariant("indexed-latency", Source.STORE_LATENCY, INDEX, 0),
+          new IoVariant("indexed-1mib-latency", Source.STORE_LATENCY, INDEX_1MIB, 0),
           new IoVariant("cache-cold", Source.STORE_LATENCY, CACHE, 0),
           new IoVariant("cache-warm", Source.STORE_LATENCY, CACHE, 1));
 
