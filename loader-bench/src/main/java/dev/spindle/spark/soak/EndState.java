@@ -21,11 +21,13 @@ final class EndState {
    * Threads that live as long as the JVM by design, created once and bounded, so not stray: the
    * shared pipeline CPU pool ({@code ExecutorPools.shared()}, fixed size), its elastic I/O pool
    * (idle threads exit after 30 s), its one scheduler thread (the pipelines' periodic counts, which
-   * feed tasks report as samples are decoded), JavaCPP's one deallocator thread (OpenCV's decoder),
-   * and the JDK's process reaper (a cached pool for child processes, idle threads exit after 60 s).
+   * feed tasks report as samples are decoded), the range-read pool of indexed tar shards ({@code
+   * spark.spindle.io.concurrency} threads at most, idle ones exit after 30 s), JavaCPP's one
+   * deallocator thread (OpenCV's decoder), and the JDK's process reaper (a cached pool for child
+   * processes, idle threads exit after 60 s).
    */
   private static final Pattern JVM_LIFETIME =
-      Pattern.compile("spindle-(cpu|io|stats)-\\d+|JavaCPP Deallocator|process reaper");
+      Pattern.compile("spindle-(cpu|io|stats|range)-\\d+|JavaCPP Deallocator|process reaper");
 
   /** How long stopped threads get to finish before they count as stray. */
   private static final long SETTLE_NANOS = 10_000_000_000L;
