@@ -94,11 +94,17 @@ spindle_drop_incubator_warning() {
 }
 
 # Spindle's jar followed by its runtime dependencies (Spark, Arrow, Hadoop, OpenCV, ...), then
-# loader-bench's jar where it was built (it adds `bench` to the command line).
+# loader-bench's jar where it was built (it adds `bench` to the command line), then
+# SPINDLE_EXTRA_CLASSPATH.
 spindle_classpath() {
   printf '%s:%s' "$SPINDLE_JAR" "$(cat "$SPINDLE_CLASSPATH_FILE")"
   if [[ -f "$SPINDLE_BENCH_JAR" ]]; then
     printf ':%s' "$SPINDLE_BENCH_JAR"
+  fi
+  # SPINDLE_EXTRA_CLASSPATH: jars a user adds, e.g. a file system connector (hadoop-aws and the AWS
+  # SDK for s3a://: docs/guide/object-stores.md); local-cluster executors get the same classpath
+  if [[ -n "${SPINDLE_EXTRA_CLASSPATH:-}" ]]; then
+    printf ':%s' "$SPINDLE_EXTRA_CLASSPATH"
   fi
 }
 

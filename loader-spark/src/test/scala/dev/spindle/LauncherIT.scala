@@ -5,14 +5,16 @@ import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
 
-import dev.spindle.spark.testkit.TestFiles
+import dev.spindle.spark.feed.FeedData
+import dev.spindle.spark.testkit.{S3Server, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * After `package` (failsafe, `mvn verify`): `bin/spindle`'s JVM defaults (bin/lib/build.sh). Its
  * class data sharing archive is made for the build, then used (the classes come from it), and an
  * archive the JVM cannot use changes nothing a user sees: stdout and stderr are what they are
- * without one. A collector chosen in SPINDLE_JAVA_OPTS replaces the launcher's.
+ * without one. A collector chosen in SPINDLE_JAVA_OPTS replaces the launcher's. Jars named in
+ * SPINDLE_EXTRA_CLASSPATH join its classpath: S3A's reach an S3 server.
  */
 class LauncherIT extends AnyFunSuite {
   private val root = Paths.get("..").toAbsolutePath.normalize
@@ -81,5 +83,32 @@ class LauncherIT extends AnyFunSuite {
       assert(parallel._1 == 0, parallel)
       assert(Files.readString(own).contains("Using Parallel"), Files.readString(own))
     }
+  }
+
+  test("SPINDLE_EXTRA_CLASSPATH puts S3A on bin/spindle's classpath: feed reads s3a://, credentials from the environment") {
+    // S3A and the AWS SDK modules it loads, as Maven resolved them for these tests: the jars a user
+    // would name (bin/spindle's own classpath holds no S3 connector)
+    val own = Files.readString(root.resolve("loader-spark/target/runtime-classpath.txt")).trim
+      .split(java.io.File.pathSeparator).toSet
+    val connector = sys.props("java.class.path").split(java.io.File.pathSeparator).toSeq
+      .filter(p => !own.contains(p) && Seq("/org/apache/hadoop/hadoop-aws/", "/software/amazon/",
+        "/org/reactivestreams/", "/org/wildfly/", "/org/apache/httpcomponents/", "/commons-logging/")
+        .exists(p.contains))
+    assert(connector.exists(_.contains("hadoop-aws")), connector)
+    val s3 = new S3Server().start()
+    try TestFiles.withTempDir("launcher-s3") { dir =>
+      val in = s3.upload(FeedData.tars(dir.resolve("in"), Seq(6, 6)), "launcher/in")
+      val args = Seq("feed", "--input", in, "--size", "8", "--world-size", "2", "--batch-size", "3") ++
+        s3.forkedJvmSettings.toSeq.flatMap { case (k, v) => Seq("--conf", s"$k=$v") }
+      val env = s3.credentialsEnvironment + ("SPINDLE_CDS" -> "0")
+      val without = spindle(dir, env, args: _*)
+      assert(without._1 != 0 && without._3.contains("s3a"), without)
+      val (code, out, err) =
+        spindle(dir, env + ("SPINDLE_EXTRA_CLASSPATH" -> connector.mkString(java.io.File.pathSeparator)),
+          args: _*)
+      assert(code == 0, err)
+      assert(out.contains("feed: 12 images (0 quarantined)"), out)
+      assert(!out.contains(S3Server.SecretKey) && !err.contains(S3Server.SecretKey))
+    } finally s3.close()
   }
 }
