@@ -1,9 +1,9 @@
 package dev.spindle.spark.iobench;
 
+import dev.spindle.spark.example.SampleImages;
 import dev.spindle.spark.shard.TarWriter;
 import java.awt.image.BufferedImage;
 import java.awt.image.DataBufferByte;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +16,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import javax.imageio.IIOImage;
-import javax.imageio.ImageIO;
-import javax.imageio.ImageWriteParam;
-import javax.imageio.ImageWriter;
-import javax.imageio.stream.MemoryCacheImageOutputStream;
 
 /**
  * {@code bench io}'s data set: WebDataset tar shards ({@code shard-00000.tar} holding {@code
@@ -91,21 +86,6 @@ final class IoCorpus {
         }
       }
     }
-    return encode(image);
-  }
-
-  private static byte[] encode(BufferedImage image) throws IOException {
-    ImageWriter writer = ImageIO.getImageWritersByFormatName("jpeg").next();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (MemoryCacheImageOutputStream out = new MemoryCacheImageOutputStream(bytes)) {
-      writer.setOutput(out);
-      ImageWriteParam param = writer.getDefaultWriteParam();
-      param.setCompressionMode(ImageWriteParam.MODE_EXPLICIT);
-      param.setCompressionQuality(0.9f);
-      writer.write(null, new IIOImage(image, null, null), param);
-    } finally {
-      writer.dispose();
-    }
-    return bytes.toByteArray();
+    return SampleImages.encode(image);
   }
 }

@@ -111,7 +111,8 @@ public final class SampleImages {
     }
   }
 
-  private static byte[] encode(BufferedImage image) throws IOException {
+  /** {@code image} as a JPEG of quality 0.9 (ImageIO's encoder). */
+  public static byte[] encode(BufferedImage image) throws IOException {
     ImageWriter writer = ImageIO.getImageWritersByFormatName("jpeg").next();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (MemoryCacheImageOutputStream out = new MemoryCacheImageOutputStream(bytes)) {

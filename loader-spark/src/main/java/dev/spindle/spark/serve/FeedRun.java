@@ -184,7 +184,12 @@ final class FeedRun {
    * missing batch, unless every slice was produced whole.
    */
   TaskOutcome outcome(
-      long samplesRead, long bytesIn, long imagesDecoded, long pathCopyBytes, IoCounts io) {
+      long samplesRead,
+      long bytesIn,
+      long imagesDecoded,
+      long pathCopyBytes,
+      IoCounts io,
+      CacheCounts cache) {
     List<BatchRun> runs = new ArrayList<>(slices.size());
     for (int i = 0; i < slices.size(); i++) {
       FeedSlice s = slices.get(i);
@@ -212,6 +217,6 @@ final class FeedRun {
         hostCopyBytes + pathCopyBytes,
         rowBytes,
         io,
-        CacheCounts.NONE);
+        cache);
   }
 }

@@ -131,12 +131,12 @@ public final class FeedTask implements Serializable {
         }
         tracker.update(samples, source.bytesIn(), run.quarantined(), path::stats, true);
         return run.outcome(
-                source.samplesRead(),
-                source.bytesIn(),
-                path.imagesDecoded(),
-                source.copiedBytes() + path.hostCopyBytes(),
-                source.io())
-            .withCache(source.cacheCounts());
+            source.samplesRead(),
+            source.bytesIn(),
+            path.imagesDecoded(),
+            source.copiedBytes() + path.hostCopyBytes(),
+            source.io(),
+            source.cacheCounts());
       } catch (PipelineFailure f) {
         Throwable cause = f.getCause() != null ? f.getCause() : f;
         throw new IOException(cause.getMessage(), cause);

@@ -106,20 +106,4 @@ public record TaskOutcome(
         io,
         cache);
   }
-
-  /** This outcome with the shard cache's counts of its opens. */
-  TaskOutcome withCache(CacheCounts c) {
-    return new TaskOutcome(
-        runs,
-        quarantined,
-        samplesRead,
-        bytesIn,
-        imagesDecoded,
-        firstBatchEpochMs,
-        served,
-        hostCopyBytes,
-        rowBytes,
-        io,
-        c);
-  }
 }
