@@ -52,12 +52,15 @@ class PreprocessKillSuite extends AnyFunSuite with SparkFixture {
   private def lockJob(out: Path): Option[String] =
     Try(new ObjectMapper().readTree(out.resolve(OutputLock.FILE).toFile).get("job").asText()).toOption
 
+  private def lockBytes(out: Path): Array[Byte] =
+    Try(Files.readAllBytes(out.resolve(OutputLock.FILE))).getOrElse(Array.emptyByteArray)
+
   private def await(what: String, log: Path, timeoutS: Int)(cond: => Boolean): Unit = {
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS)
     while (!cond) {
       assert(System.nanoTime() < deadline, s"timed out waiting for $what; driver log:\n" +
         Files.readString(log).linesIterator.toSeq.takeRight(40).mkString("\n"))
-      Thread.sleep(50)
+      Thread.sleep(5)
     }
   }
 
@@ -115,7 +118,15 @@ class PreprocessKillSuite extends AnyFunSuite with SparkFixture {
         await("the paused driver's first committed part", log, 180) {
           names(out).exists(_.matches("part-\\d{5}-[0-9a-f]{8}\\.arrow"))
         }
-        signal(paused, "STOP") // mid-commit, its lease just renewed
+        // mid-commit, right after a renewal of its lease is seen: a renewal reads the lock and
+        // then writes it, so a pause between the two would write over the lock taken over
+        // meanwhile (the window OutputCommitter.commit documents as open); the next renewal is a
+        // sixth of the lease away
+        val seen = lockBytes(out)
+        await("a renewal of the paused driver's lock", log, 30) {
+          !java.util.Arrays.equals(lockBytes(out), seen)
+        }
+        signal(paused, "STOP")
         val stoppedAt = System.nanoTime()
         val pausedJob = lockJob(out).get
         val pausedPart = names(out).filter(_.startsWith("part-"))
