@@ -25,16 +25,19 @@ public final class EpochPlan implements Serializable {
   private final ManifestFingerprint manifest;
   private final List<LoaderState.Leg> earlierLegs;
   private final RankPlan[] ranks;
+  private final Mixture mixture;
 
   EpochPlan(
       PlanSpec spec,
       ManifestFingerprint manifest,
       List<LoaderState.Leg> earlierLegs,
-      RankPlan[] ranks) {
+      RankPlan[] ranks,
+      Mixture mixture) {
     this.spec = spec;
     this.manifest = manifest;
     this.earlierLegs = List.copyOf(earlierLegs);
     this.ranks = ranks;
+    this.mixture = mixture;
   }
 
   /**
@@ -45,10 +48,30 @@ public final class EpochPlan implements Serializable {
     return create(manifest, ManifestFingerprint.of(manifest), spec);
   }
 
-  static EpochPlan create(Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec) {
+  /**
+   * The plan of a fresh epoch of a mixture over {@code manifest}, the sources' manifests laid end
+   * to end (package documentation, "Mixtures"); {@code mixture} null is {@link #create(Manifest,
+   * PlanSpec)}.
+   */
+  public static EpochPlan create(Manifest manifest, PlanSpec spec, Mixture mixture) {
+    return create(manifest, ManifestFingerprint.of(manifest), spec, mixture);
+  }
+
+  static EpochPlan create(
+      Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec, Mixture mixture) {
     Segments epoch =
-        Segments.whole(EpochSequence.of(manifest, spec.seed(), spec.epoch(), spec.shuffleWindow()));
-    return new EpochPlan(spec, fingerprint, List.of(), Splits.fresh(epoch, spec));
+        Segments.whole(
+            EpochSequence.of(manifest, spec.seed(), spec.epoch(), spec.shuffleWindow(), mixture));
+    return new EpochPlan(spec, fingerprint, List.of(), Splits.fresh(epoch, spec), mixture);
+  }
+
+  static EpochPlan create(Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec) {
+    return create(manifest, fingerprint, spec, null);
+  }
+
+  /** The mixture this plan draws from, or null for a single source. */
+  public Mixture mixture() {
+    return mixture;
   }
 
   /** The settings this plan was made with; its world size is this leg's. */
@@ -111,7 +134,7 @@ public final class EpochPlan implements Serializable {
       finished &= c == batchesPerRank();
     }
     if (finished) {
-      return LoaderState.initial(manifest, spec.withEpoch(spec.epoch() + 1));
+      return LoaderState.initial(manifest, spec.withEpoch(spec.epoch() + 1), mixture);
     }
     List<LoaderState.Leg> legs = new ArrayList<>(earlierLegs);
     legs.add(new LoaderState.Leg(ranks.length, batchesConsumed));
@@ -122,7 +145,8 @@ public final class EpochPlan implements Serializable {
         spec.batchSize(),
         spec.remainder(),
         spec.shuffleWindow(),
-        legs);
+        legs,
+        mixture);
   }
 
   /** The state this plan starts from: every rank at its {@link RankPlan#firstBatch()}. */

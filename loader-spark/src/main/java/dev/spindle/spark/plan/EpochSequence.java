@@ -21,7 +21,9 @@ final class EpochSequence implements Serializable {
   private final long seed;
   private final int epoch;
   private final int window;
+  private final Mixture mixture;
   private transient volatile Layout layout;
+  private transient volatile MixedSources mixed;
   private final transient AtomicLong windowsDerived = new AtomicLong();
 
   /** The shard order, and where each shard in it starts in the sequence (then the total). */
@@ -32,10 +34,19 @@ final class EpochSequence implements Serializable {
    *     kept, not copied, and never modified
    */
   EpochSequence(long[] offsets, long seed, int epoch, int window) {
+    this(offsets, seed, epoch, window, null);
+  }
+
+  /**
+   * @param mixture null for one source (the whole catalog, steps 1–3); else the mixture's order
+   *     over the catalog's sources (package documentation, "Mixtures")
+   */
+  EpochSequence(long[] offsets, long seed, int epoch, int window, Mixture mixture) {
     this.offsets = offsets;
     this.seed = seed;
     this.epoch = epoch;
     this.window = window;
+    this.mixture = mixture;
   }
 
   /** The sequence of one epoch of {@code manifest}. */
@@ -43,9 +54,14 @@ final class EpochSequence implements Serializable {
     return new EpochSequence(manifest.offsets(), seed, epoch, window);
   }
 
+  /** The sequence of one epoch of {@code manifest}, mixed by {@code mixture} unless it is null. */
+  static EpochSequence of(Manifest manifest, long seed, int epoch, int window, Mixture mixture) {
+    return new EpochSequence(manifest.offsets(), seed, epoch, window, mixture);
+  }
+
   /** Samples in the epoch: the length of the sequence. */
   long total() {
-    return offsets[offsets.length - 1];
+    return mixture != null ? mixture.samples() : offsets[offsets.length - 1];
   }
 
   /** Windows derived by this instance in this JVM so far (to check what a slice touches). */
@@ -70,6 +86,10 @@ final class EpochSequence implements Serializable {
       if (from < 0 || to > total() || from > to) {
         throw new IndexOutOfBoundsException(
             "Invalid range [" + from + ", " + to + ") of an epoch of " + total() + " samples");
+      }
+      if (mixture != null) {
+        mixed().copy(from, to, out, at);
+        return;
       }
       for (long p = from; p < to; ) {
         long b = p / window;
@@ -137,15 +157,25 @@ final class EpochSequence implements Serializable {
     return l;
   }
 
+  private MixedSources mixed() {
+    MixedSources m = mixed;
+    if (m == null) {
+      m = new MixedSources(offsets, seed, epoch, window, mixture);
+      mixed = m;
+    }
+    return m;
+  }
+
   /** What travels: the shards' sample counts as variable-length integers (a few bytes each). */
   private Object writeReplace() {
-    return new Shipped(ShardCounts.encode(offsets), seed, epoch, window);
+    return new Shipped(ShardCounts.encode(offsets), seed, epoch, window, mixture);
   }
 
   /** The serialized form; a received copy derives its layout again and counts from zero. */
-  private record Shipped(byte[] counts, long seed, int epoch, int window) implements Serializable {
+  private record Shipped(byte[] counts, long seed, int epoch, int window, Mixture mixture)
+      implements Serializable {
     private Object readResolve() {
-      return new EpochSequence(ShardCounts.decode(counts), seed, epoch, window);
+      return new EpochSequence(ShardCounts.decode(counts), seed, epoch, window, mixture);
     }
   }
 }

@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param remainder the remainder policy of the epoch's original split
  * @param shuffleWindow samples per shuffle window
  * @param legs the epoch's legs, oldest first; the last one is the current one
+ * @param mixture the mixture the epochs draw from, or null for a single source
  */
 public record LoaderState(
     ManifestFingerprint manifest,
@@ -32,7 +33,8 @@ public record LoaderState(
     int batchSize,
     Remainder remainder,
     int shuffleWindow,
-    List<Leg> legs)
+    List<Leg> legs,
+    Mixture mixture)
     implements Serializable {
 
   /**
@@ -111,12 +113,32 @@ public record LoaderState(
     }
   }
 
-  /** The state before the first batch of {@code spec}'s epoch. */
-  public static LoaderState initial(Manifest manifest, PlanSpec spec) {
-    return initial(ManifestFingerprint.of(manifest), spec);
+  /** The state of a single-source run. */
+  public LoaderState(
+      ManifestFingerprint manifest,
+      long seed,
+      int epoch,
+      int batchSize,
+      Remainder remainder,
+      int shuffleWindow,
+      List<Leg> legs) {
+    this(manifest, seed, epoch, batchSize, remainder, shuffleWindow, legs, null);
   }
 
-  static LoaderState initial(ManifestFingerprint manifest, PlanSpec spec) {
+  /** The state before the first batch of {@code spec}'s epoch. */
+  public static LoaderState initial(Manifest manifest, PlanSpec spec) {
+    return initial(ManifestFingerprint.of(manifest), spec, null);
+  }
+
+  /**
+   * The state before the first batch of {@code spec}'s epoch of a mixture ({@code mixture} null: a
+   * single source).
+   */
+  public static LoaderState initial(Manifest manifest, PlanSpec spec, Mixture mixture) {
+    return initial(ManifestFingerprint.of(manifest), spec, mixture);
+  }
+
+  static LoaderState initial(ManifestFingerprint manifest, PlanSpec spec, Mixture mixture) {
     return new LoaderState(
         manifest,
         spec.seed(),
@@ -124,7 +146,22 @@ public record LoaderState(
         spec.batchSize(),
         spec.remainder(),
         spec.shuffleWindow(),
-        List.of(new Leg(spec.worldSize(), new int[spec.worldSize()])));
+        List.of(new Leg(spec.worldSize(), new int[spec.worldSize()])),
+        mixture);
+  }
+
+  /**
+   * Refuses a mixture other than this state's (or a mixture where the state has none, and the
+   * reverse), describing both: a resumed run must draw from the same sources the same way.
+   */
+  public void requireMixture(Mixture requested) {
+    if (!Objects.equals(mixture, requested)) {
+      throw new IllegalArgumentException(
+          "Resume state does not match the requested mixture: the state was written for "
+              + (mixture == null ? "a single source" : "the mixture " + mixture.describe())
+              + ", the run asks for "
+              + (requested == null ? "a single source" : "the mixture " + requested.describe()));
+    }
   }
 
   /** The current leg's world size. */

@@ -35,6 +35,9 @@ final class LoaderStateJson {
     for (LoaderState.Leg leg : state.legs().subList(0, state.legs().size() - 1)) {
       writeLeg(earlier.addObject(), leg);
     }
+    if (state.mixture() != null) {
+      writeMixture(root.putObject("mix"), state.mixture());
+    }
     try {
       return MAPPER.writeValueAsString(root);
     } catch (JsonProcessingException e) {
@@ -73,7 +76,41 @@ final class LoaderStateJson {
         integer(root, "batchSize"),
         remainder(text(root, "remainder")),
         integer(root, "shuffleWindow"),
-        legs);
+        legs,
+        root.hasNonNull("mix") ? readMixture(root.get("mix")) : null);
+  }
+
+  private static void writeMixture(ObjectNode node, Mixture mix) {
+    ArrayNode sources = node.putArray("sources");
+    long[] weights = mix.weights();
+    for (int s = 0; s < mix.sources(); s++) {
+      ObjectNode source = sources.addObject();
+      source.put("name", mix.names().get(s));
+      source.put("weight", weights[s]);
+      source.put("shards", mix.endShard(s) - mix.firstShard(s));
+    }
+    node.put("samples", mix.samples());
+  }
+
+  private static Mixture readMixture(JsonNode node) {
+    JsonNode sources = field(node, "sources");
+    if (!sources.isArray() || sources.isEmpty()) {
+      throw new IllegalArgumentException("Invalid loader state: \"mix.sources\" is not a list");
+    }
+    List<String> names = new ArrayList<>();
+    long[] weights = new long[sources.size()];
+    int[] ends = new int[sources.size()];
+    for (int s = 0; s < weights.length; s++) {
+      JsonNode source = sources.get(s);
+      names.add(text(source, "name"));
+      weights[s] = number(source, "weight");
+      ends[s] = (s == 0 ? 0 : ends[s - 1]) + integer(source, "shards");
+      if (weights[s] < 1) {
+        throw new IllegalArgumentException(
+            "Invalid loader state: \"weight\" of source " + names.get(s) + " must be >= 1");
+      }
+    }
+    return new Mixture(names, weights, ends, number(node, "samples"));
   }
 
   private static void writeLeg(ObjectNode node, LoaderState.Leg leg) {

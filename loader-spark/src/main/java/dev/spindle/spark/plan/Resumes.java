@@ -16,27 +16,28 @@ final class Resumes {
       // Nothing consumed since the last split: plan as if that split had not been made.
       legs = legs.subList(0, legs.size() - 1);
     }
+    Mixture mix = state.mixture();
     if (legs.isEmpty()) {
-      return EpochPlan.create(manifest, fingerprint, next);
+      return EpochPlan.create(manifest, fingerprint, next, mix);
     }
     EpochSequence epoch =
-        EpochSequence.of(manifest, state.seed(), state.epoch(), state.shuffleWindow());
+        EpochSequence.of(manifest, state.seed(), state.epoch(), state.shuffleWindow(), mix);
     RankPlan[] split = replay(state, epoch, legs);
     LoaderState.Leg last = legs.get(legs.size() - 1);
     Segments rest = Splits.remaining(epoch, split, last.batchesConsumed());
     if (rest.length() == 0) {
-      return EpochPlan.create(manifest, fingerprint, next.withEpoch(state.epoch() + 1));
+      return EpochPlan.create(manifest, fingerprint, next.withEpoch(state.epoch() + 1), mix);
     }
     if (worldSize == last.worldSize() && last.allEqual()) {
       RankPlan[] tail = new RankPlan[split.length];
       for (int r = 0; r < split.length; r++) {
         tail[r] = split[r].startingAt(last.consumed(r));
       }
-      return new EpochPlan(next, fingerprint, legs.subList(0, legs.size() - 1), tail);
+      return new EpochPlan(next, fingerprint, legs.subList(0, legs.size() - 1), tail, mix);
     }
     RankPlan[] resplit =
         Splits.padded(rest, worldSize, state.batchSize(), state.epoch(), legs.size());
-    return new EpochPlan(next, fingerprint, legs, resplit);
+    return new EpochPlan(next, fingerprint, legs, resplit, mix);
   }
 
   /** The split of the last of {@code legs}, recomputed from the epoch's original order. */

@@ -23,6 +23,9 @@ public final class SplitMix64 {
   /** Stream id of one sample's random image operations (block: the sample's index). */
   public static final long IMAGE_OPS = 3;
 
+  /** Stream id of the seeds of a mixture's sources (block: source·2^32 + pass). */
+  static final long MIX_SOURCE = 4;
+
   private long state;
 
   private SplitMix64(long state) {

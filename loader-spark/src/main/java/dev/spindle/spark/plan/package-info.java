@@ -38,7 +38,8 @@
  * The seed is the 64-bit two's-complement value of the (signed) {@code long} seed; {@code epoch}
  * and {@code block} are non-negative. Stream ids: 1 = shard order, 2 = windows, 3 = one sample's
  * random image operations (block = the sample's index; {@code dev.spindle.spark.image}'s package
- * documentation says what they draw).
+ * documentation says what they draw; an up-sampled sample of a mixture repeats its operations), 4 =
+ * the seeds of a mixture's sources (block = source·2^32 + pass; "Mixtures").
  *
  * <h3>One epoch</h3>
  *
@@ -66,6 +67,46 @@
  *       </ul>
  *       Batch {@code k} of a rank is its entries {@code [k*B, (k+1)*B)}; padding is always last.
  * </ol>
+ *
+ * <h3>Mixtures</h3>
+ *
+ * A mixture draws from several data sets ("sources") in given proportions. Its catalog is the
+ * sources' manifests laid end to end, in the order the sources were given: source {@code s} is the
+ * shards {@code [first_s, end_s)}, its samples the dataset indices {@code [base_s, base_s + n_s)}.
+ * Only the sequence (steps 1–3) differs from a single source; the split, padding, resume and digest
+ * are the same, on positions of the mixed sequence.
+ *
+ * <ol>
+ *   <li>Weights: the proportions (positive decimals, at most 6 decimal places) are multiplied by
+ *       {@code 10^d} ({@code d}: the most decimal places among them) and divided by their greatest
+ *       common divisor: integer weights {@code w_s}, period {@code P = sum(w_s)} (at most
+ *       1,000,000). {@code 0.7, 0.3} and {@code 7, 3} both give {@code 7, 3}: proportions are
+ *       normalised, they need not sum to 1.
+ *   <li>Pattern (smooth weighted round-robin): credits {@code c_s = 0}; for slot {@code o = 0 …
+ *       P-1}: {@code c_s += w_s} for every {@code s}; the source with the largest {@code c_s} (the
+ *       lowest index on a tie) takes slot {@code o}; its {@code c_s -= P}. Slot {@code p} of the
+ *       epoch belongs to the source of pattern slot {@code p mod P}; each period holds exactly
+ *       {@code w_s} slots of source {@code s}, and any run of slots holds each source's share to
+ *       within a slot or two.
+ *   <li>Source orders: source {@code s}'s pass {@code j} is steps 1–3 applied to the source's own
+ *       shards (counts {@code n_s} in total), with the seed replaced by the first output of {@code
+ *       stream(seed, epoch, 4, s·2^32 + j)} (and the same epoch and window), then {@code base_s}
+ *       added to each index. The source's stream is its passes {@code 0, 1, 2, …} end to end.
+ *   <li>Sequence: slot {@code p} holds the next unused entry of its source's stream: with {@code k}
+ *       earlier slots of the same source, entry {@code k} (pass {@code k / n_s}, position {@code k
+ *       mod n_s}).
+ *   <li>Length {@code N} (the epoch, {@code spark.spindle.mix.epoch}): {@code total} (the default):
+ *       {@code N = sum(n_s)}; {@code samples:N}; {@code first-exhausted}: the number of slots
+ *       before any source would need an entry of its pass 1 ({@code min_s} of the slot of source
+ *       {@code s}'s entry {@code n_s}); {@code all-exhausted}: the slots up to and including the
+ *       last source's entry {@code n_s - 1} ({@code max_s} of that slot, plus 1). A source whose
+ *       share of {@code N} exceeds {@code n_s} is up-sampled (its samples repeat, in its next
+ *       pass's order); one whose share is smaller is down-sampled (only the first part of its pass
+ *       0 is used; the next epoch draws a fresh order). A source with no samples is refused.
+ * </ol>
+ *
+ * The loader state of a mixture records it ({@code "mix"}: the sources' names, weights and shard
+ * counts, and {@code N}); a resume asking for another mixture is refused.
  *
  * <h3>Resume</h3>
  *
@@ -98,7 +139,9 @@
  *   "manifest": { "sha256": "…64 hex…", "shards": 12, "samples": 1200 },
  *   "seed": 42, "epoch": 3, "batchSize": 64, "remainder": "DROP_LAST", "shuffleWindow": 16384,
  *   "worldSize": 4, "batchesConsumed": [10, 10, 10, 10],      (the current leg)
- *   "earlierLegs": [ { "worldSize": 8, "batchesConsumed": [3, 3, 3, 3, 3, 3, 3, 3] } ] }
+ *   "earlierLegs": [ { "worldSize": 8, "batchesConsumed": [3, 3, 3, 3, 3, 3, 3, 3] } ],
+ *   "mix": { "sources": [ { "name": "a", "weight": 7, "shards": 8 },     (mixtures only)
+ *                         { "name": "b", "weight": 3, "shards": 4 } ], "samples": 1200 } }
  * </pre>
  *
  * {@code manifest.sha256} is the manifest fingerprint ({@link dev.spindle.spark.manifest}'s package

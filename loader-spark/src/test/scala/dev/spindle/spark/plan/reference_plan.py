@@ -80,6 +80,71 @@ def split_pad_any(seq, world, batch):
     return out
 
 
+def mix_weights(proportions):
+    """Integer weights of decimal proportions given as strings ("Mixtures", step 1)."""
+    from decimal import Decimal
+    from math import gcd
+    ds = [Decimal(p).normalize() for p in proportions]
+    d = max(max(0, -x.as_tuple().exponent) for x in ds)
+    ws = [int(x.scaleb(d)) for x in ds]
+    g = 0
+    for w in ws:
+        g = gcd(g, w)
+    return [w // g for w in ws]
+
+
+def mix_pattern(weights):
+    """Smooth weighted round-robin over one period ("Mixtures", step 2)."""
+    period = sum(weights)
+    credit = [0] * len(weights)
+    out = []
+    for _ in range(period):
+        for s in range(len(weights)):
+            credit[s] += weights[s]
+        best = max(range(len(weights)), key=lambda s: (credit[s], -s))
+        credit[best] -= period
+        out.append(best)
+    return out
+
+
+def mix_order(sources, proportions, seed, epoch, window, rule="total"):
+    """sources: each a list of shard sizes, laid end to end in the catalog. Steps 1-5."""
+    weights = mix_weights(proportions)
+    pattern = mix_pattern(weights)
+    period = len(pattern)
+    sizes = [sum(s) for s in sources]
+    bases = [sum(sizes[:s]) for s in range(len(sources))]
+
+    def slot_of(s, k):  # the slot of source s's entry k
+        occ = [o for o in range(period) if pattern[o] == s]
+        return k // weights[s] * period + occ[k % weights[s]]
+
+    if rule == "total":
+        n = sum(sizes)
+    elif rule == "first-exhausted":
+        n = min(slot_of(s, sizes[s]) for s in range(len(sources)))
+    elif rule == "all-exhausted":
+        n = max(slot_of(s, sizes[s] - 1) + 1 for s in range(len(sources)))
+    else:
+        n = int(rule[len("samples:"):])
+    passes = {}
+
+    def entry(s, k):
+        j, pos = divmod(k, sizes[s])
+        if (s, j) not in passes:
+            sub = Stream(seed, epoch, 4, (s << 32) | j).next()
+            passes[(s, j)] = [bases[s] + i for i in epoch_order(sources[s], sub, epoch, window)]
+        return passes[(s, j)][pos]
+
+    taken = [0] * len(sources)
+    seq = []
+    for p in range(n):
+        s = pattern[p % period]
+        seq.append(entry(s, taken[s]))
+        taken[s] += 1
+    return seq
+
+
 def digest(indices):
     return hashlib.sha256(b"".join(i.to_bytes(8, "big", signed=True) for i in indices)).hexdigest()
 
@@ -105,5 +170,25 @@ if __name__ == "__main__":
     leg0 = split(epoch_order(SIZES, 42, 0, 4), 2, 3, "DROP_LAST")
     rest = [i for (entries, real), c in zip(leg0, [1, 2]) for i in entries[c * 3:real]]
     print("resume 2 -> 3 after [1, 2]:")
+    for entries, real in split_pad_any(rest, 3, 3):
+        print("  ", entries, real, digest(entries))
+    # Mixtures: sources of shard sizes A and B laid end to end (A's indices 0..15, B's 16..24).
+    A, B = [6, 0, 4, 6], [5, 4]
+    print("mix pattern 0.7/0.3:", mix_pattern(mix_weights(["0.7", "0.3"])))
+    print("mix pattern 2/1/1:", mix_pattern(mix_weights(["2", "1", "1"])))
+    for props, seed, epoch, world, batch, remainder, window, rule in [
+        (["0.7", "0.3"], 42, 0, 2, 3, "DROP_LAST", 4, "total"),
+        (["1", "3"], -5, 1, 2, 4, "PAD", 3, "samples:30"),
+        (["0.5", "0.5"], 9, 0, 1, 2, "DROP_LAST", 100, "first-exhausted"),
+        (["0.5", "0.5"], 9, 0, 1, 2, "DROP_LAST", 100, "all-exhausted"),
+    ]:
+        seq = mix_order([A, B], props, seed, epoch, window, rule)
+        print("mix", props, seed, epoch, world, batch, remainder, window, rule, "N =", len(seq))
+        for entries, real in split(seq, world, batch, remainder):
+            print("  ", entries, real, digest(entries))
+    # A mixture resumed 2 -> 3 after [2, 1] batches of the first mixture above.
+    leg0 = split(mix_order([A, B], ["0.7", "0.3"], 42, 0, 4), 2, 3, "DROP_LAST")
+    rest = [i for (entries, real), c in zip(leg0, [2, 1]) for i in entries[c * 3:real]]
+    print("mix resume 2 -> 3 after [2, 1]:")
     for entries, real in split_pad_any(rest, 3, 3):
         print("  ", entries, real, digest(entries))
