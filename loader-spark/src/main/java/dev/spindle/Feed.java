@@ -52,6 +52,29 @@ public final class Feed extends ImageJob<Feed> {
     return this;
   }
 
+  /**
+   * Adds a source of a weighted mixture, instead of {@link #input}: {@code mix("web", 0.7,
+   * "s3a://b/web").mix("books", 0.3, "hdfs:///books")} draws every epoch's batches 70/30 from the
+   * two ({@code spark.spindle.mix}; proportions are normalised by their sum). The epoch's length is
+   * {@link #mixEpoch}'s.
+   *
+   * @throws IllegalArgumentException for a bad name, proportion or URI, or a name used twice
+   */
+  public Feed mix(String name, double proportion, String uri) {
+    String entry =
+        name + "=" + java.math.BigDecimal.valueOf(proportion).toPlainString() + ":" + uri;
+    String before = settings.merged().getOrDefault(SpindleConfig.MIX.key(), "");
+    return with(SpindleConfig.MIX, before.isBlank() ? entry : before + ";" + entry);
+  }
+
+  /**
+   * Samples in one epoch of a mixture ({@code spark.spindle.mix.epoch}): {@code total} (default),
+   * {@code samples:N}, {@code first-exhausted} or {@code all-exhausted}.
+   */
+  public Feed mixEpoch(String rule) {
+    return with(SpindleConfig.MIX_EPOCH, rule);
+  }
+
   /** Trainer ranks; every rank gets the same number of batches per epoch. */
   public Feed worldSize(int ranks) {
     if (ranks < 1) {
@@ -187,9 +210,9 @@ public final class Feed extends ImageJob<Feed> {
    * @throws RuntimeException when the run fails: the failing ranks, how, and their last lines
    */
   public FeedReport train(String script, String... args) throws IOException {
-    requirePlan("train", "train(script)");
     settings.set(SpindleConfig.FEED_SERVE, true);
     Settings conf = checkedConf();
+    requirePlan("train", "train(script)", conf);
     java.nio.file.Path file = java.nio.file.Path.of(script).toAbsolutePath().normalize();
     if (spark.sparkContext().master().startsWith("local")
         && !java.nio.file.Files.isRegularFile(file)) {
@@ -205,7 +228,9 @@ public final class Feed extends ImageJob<Feed> {
             conf.get(SpindleConfig.TRAIN_MAX_RESTARTS));
     FeedResult result =
         TrainJob.run(
-            spark, new FeedRequest(input, manifest, worldSize, epochs, resume, 0, conf), train);
+            spark,
+            new FeedRequest(inputOf(conf), manifest, worldSize, epochs, resume, 0, conf),
+            train);
     return new FeedReport(result.report(), result.state().toJson());
   }
 
@@ -219,19 +244,40 @@ public final class Feed extends ImageJob<Feed> {
    * @throws RuntimeException when the run fails (a task, the failure budget)
    */
   public FeedReport run() throws IOException {
-    requirePlan("feed", "run()");
     Settings conf = checkedConf();
+    requirePlan("feed", "run()", conf);
     ServeCheck.check(conf, settings);
     FeedResult result =
         FeedJob.run(
             spark,
-            new FeedRequest(input, manifest, worldSize, epochs, resume, stopAfterBatches, conf));
+            new FeedRequest(
+                inputOf(conf), manifest, worldSize, epochs, resume, stopAfterBatches, conf));
     return new FeedReport(result.report(), result.state().toJson());
   }
 
-  /** Refuses a run without input or world size, naming {@code job} and the {@code call}. */
-  private void requirePlan(String job, String call) {
-    Uris.present("input", input, job);
+  /** The input, or for a mixture its entries as the report's {@code input} shows them. */
+  private String inputOf(Settings conf) {
+    String mix = conf.get(SpindleConfig.MIX);
+    return mix.isEmpty() ? input : "mix:" + mix;
+  }
+
+  /**
+   * Refuses a run without input (or mixture), with both, or without world size, naming {@code job}
+   * and the {@code call}.
+   */
+  private void requirePlan(String job, String call, Settings conf) {
+    boolean mixed = !conf.get(SpindleConfig.MIX).isEmpty();
+    if (mixed && input != null) {
+      throw new IllegalArgumentException(
+          job
+              + " reads either one input or a mixture (spark.spindle.mix, --mix), not both: input "
+              + input
+              + ", mixture "
+              + conf.get(SpindleConfig.MIX));
+    }
+    if (!mixed) {
+      Uris.present("input", input, job);
+    }
     if (worldSize == null) {
       throw new IllegalArgumentException(job + " needs worldSize(...) before " + call);
     }

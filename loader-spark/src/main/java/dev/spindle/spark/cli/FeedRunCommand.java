@@ -5,10 +5,12 @@ import dev.spindle.FeedReport;
 import dev.spindle.Spindle;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.MixSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -34,12 +36,28 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
 
   @Option(
       names = "--input",
-      required = true,
       paramLabel = "URI",
       description =
           "Shards (a .tar or .parquet file, a folder of them, a brace pattern, an"
-              + " image folder tree) or a preprocess output folder (its _manifest.json)")
+              + " image folder tree) or a preprocess output folder (its _manifest.json);"
+              + " or --mix")
   String input;
+
+  @Option(
+      names = "--mix",
+      paramLabel = "NAME=PROPORTION:URI",
+      description =
+          "A source of a weighted mixture, instead of --input; repeat for each (spark.spindle.mix):"
+              + " --mix web=0.7:URI1 --mix books=0.3:URI2 draws every batch 70/30 from the two")
+  List<String> mix;
+
+  @Option(
+      names = "--mix-epoch",
+      paramLabel = "RULE",
+      description =
+          "Samples in one epoch of a mixture: total, samples:N, first-exhausted or all-exhausted"
+              + " (spark.spindle.mix.epoch; default ${bundle:spark.spindle.mix.epoch})")
+  String mixEpoch;
 
   @Option(
       names = "--world-size",
@@ -155,7 +173,14 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
    * here would cost what the binary form saves). A subclass adds its own flags' checks.
    */
   void check(Preflight preflight, Map<String, String> settings) throws IOException {
-    preflight.input(input).localFile("--report", report.file);
+    if (input != null) {
+      preflight.input(input);
+    } else {
+      for (String uri : MixSpec.parse(settings.get(SpindleConfig.MIX.key()), null).uris()) {
+        preflight.input(uri);
+      }
+    }
+    preflight.localFile("--report", report.file);
     if (manifest != null) {
       preflight.file("--manifest", manifest);
     }
@@ -188,15 +213,31 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
     conf.flag("--seed", seed, SpindleConfig.SEED.key());
     image.putInto(conf);
     conf.flag("--remainder", remainder, SpindleConfig.FEED_REMAINDER.key());
+    conf.flag("--mix", mix == null ? null : String.join(";", mix), SpindleConfig.MIX.key());
+    conf.flag("--mix-epoch", mixEpoch, SpindleConfig.MIX_EPOCH.key());
     putInto(conf, cl);
     columns.putInto(conf);
-    return conf.checked(cl);
+    Map<String, String> checked = conf.checked(cl);
+    boolean mixed = !checked.getOrDefault(SpindleConfig.MIX.key(), "").isBlank();
+    if (input == null && !mixed) {
+      throw new ParameterException(
+          cl, "Missing required option: '--input=URI' (or --mix NAME=PROPORTION:URI, repeated)");
+    }
+    if (input != null && mixed) {
+      throw new ParameterException(
+          cl,
+          "--input and --mix (spark.spindle.mix) do not go together: give one input or a mixture");
+    }
+    return checked;
   }
 
   /** {@code perRun}: the settings go to this run only (the session is the caller's). */
   private FeedReport runOn(SparkSession session, Map<String, String> settings, boolean perRun)
       throws IOException {
-    Feed feed = Spindle.feed(session).input(input).worldSize(worldSize).epochs(epochs);
+    Feed feed = Spindle.feed(session).worldSize(worldSize).epochs(epochs);
+    if (input != null) {
+      feed.input(input);
+    }
     if (perRun) {
       settings.forEach(
           (k, v) -> {

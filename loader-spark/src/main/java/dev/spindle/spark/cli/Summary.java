@@ -46,6 +46,16 @@ final class Summary {
               ", test accuracy %.4f on %s images",
               num(r.get("test_accuracy")), r.get("test_samples")));
     }
+    if (r.get("mix") instanceof Map<?, ?> mix && mix.get("sources") instanceof List<?> sources) {
+      s.append(", mixed");
+      for (Object o : sources) {
+        Map<?, ?> src = (Map<?, ?>) o;
+        s.append(
+            String.format(
+                " %s %.1f%% (asked %.1f%%)",
+                src.get("name"), 100 * num(src.get("realised")), 100 * num(src.get("proportion"))));
+      }
+    }
     if (r.get("output") != null) {
       s.append(" -> ").append(r.get("output"));
     }

@@ -3,6 +3,7 @@ package dev.spindle.spark.config;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.pipeline.FailureBudget;
+import dev.spindle.spark.plan.MixSpec;
 import dev.spindle.spark.sink.OutputFormat;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -204,6 +205,18 @@ public final class SpindleConfig {
           "DROP_LAST",
           "What feed does with samples that do not fill a last round of world size x batch size: DROP_LAST, PAD or EXACT",
           SpindleConfig::remainderName);
+  public static final ConfigKey<String> MIX =
+      register(
+          "spark.spindle.mix",
+          "",
+          "A weighted mixture of data sets instead of one input: NAME=PROPORTION:URI entries separated by ';' (--mix, repeated). Proportions are positive and normalised by their sum; each epoch draws every batch's samples from the sources in those proportions (docs/guide/epochs.md, \"Mixing data sets\"); empty = the one --input",
+          SpindleConfig::mixEntries);
+  public static final ConfigKey<String> MIX_EPOCH =
+      register(
+          "spark.spindle.mix.epoch",
+          "total",
+          "Samples in one epoch of a mixture: total (the sources' samples together), samples:N, first-exhausted (until the first source would repeat) or all-exhausted (until every source was read whole; the others repeat) (--mix-epoch)",
+          SpindleConfig::mixEpoch);
   public static final ConfigKey<Integer> FEED_PARTITIONS =
       register(
           "spark.spindle.feed.partitions",
@@ -549,6 +562,18 @@ public final class SpindleConfig {
       throw new IllegalArgumentException("must be DROP_LAST, PAD or EXACT");
     }
     return v;
+  }
+
+  private static String mixEntries(String s) {
+    if (!s.isBlank()) {
+      MixSpec.parse(s, MixSpec.DEFAULT_EPOCH);
+    }
+    return s.trim();
+  }
+
+  private static String mixEpoch(String s) {
+    MixSpec.parse("a=1:x", s);
+    return s.trim().toLowerCase(java.util.Locale.ROOT);
   }
 
   private static String columnName(String s) {

@@ -13,6 +13,8 @@ import dev.spindle.spark.metrics.Timeline;
 import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.MixSpec;
+import dev.spindle.spark.plan.Mixture;
 import dev.spindle.spark.plan.PlanSpec;
 import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.progress.JobLabel;
@@ -60,10 +62,11 @@ public final class FeedJob {
     long startMs = System.currentTimeMillis();
     Settings conf = request.settings();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    ManifestCache.Loaded loaded = loadManifest(jsc, request);
+    MixedInput mix = loadMixture(jsc, request);
+    ManifestCache.Loaded loaded = mix != null ? mix.loaded() : loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
-    LoaderState state = startState(manifest, request, settings);
+    LoaderState state = startState(manifest, mix == null ? null : mix.mixture(), request, settings);
     if (state.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -88,7 +91,8 @@ public final class FeedJob {
             serve != null
                 ? request.worldSize()
                 : partitions > 0 ? partitions : jsc.defaultParallelism(),
-            serve);
+            serve,
+            mix);
     state = epochs.run(state, request);
     double wall = (System.nanoTime() - startNanos) / 1e9;
     checkBudget(epochs);
@@ -99,15 +103,44 @@ public final class FeedJob {
     return new FeedResult(report, state);
   }
 
+  /**
+   * The request's mixture ({@code spark.spindle.mix}) with every source's manifest loaded and laid
+   * end to end, or null when the request reads one input. Refuses {@code --manifest} with a
+   * mixture: each source caches its manifest next to its own data.
+   */
+  public static MixedInput loadMixture(JavaSparkContext jsc, FeedRequest request)
+      throws IOException {
+    Settings conf = request.settings();
+    if (conf.get(SpindleConfig.MIX).isEmpty()) {
+      return null;
+    }
+    if (request.manifestFile() != null) {
+      throw new IllegalArgumentException(
+          "--manifest (a manifest cache file) cannot be used with a mixture (--mix,"
+              + " spark.spindle.mix): each source caches its manifest next to its own data");
+    }
+    MixSpec spec = MixSpec.parse(conf.get(SpindleConfig.MIX), conf.get(SpindleConfig.MIX_EPOCH));
+    return MixedInput.load(
+        cache(jsc, conf), spec, conf.get(SpindleConfig.FEED_MANIFEST_CHANGED).equals("recount"));
+  }
+
+  private static ManifestCache cache(JavaSparkContext jsc, Settings conf) {
+    return new ManifestCache(
+        jsc.sc().hadoopConfiguration(),
+        conf.get(SpindleConfig.FOLDER_SHARD_FILES),
+        conf.parquetColumns(),
+        new ClusterShardCounter(jsc));
+  }
+
   /** The request's manifest: the cached one if it still describes the input, else counted. */
   public static ManifestCache.Loaded loadManifest(JavaSparkContext jsc, FeedRequest request)
       throws IOException {
     Settings conf = request.settings();
-    return new ManifestCache(
-            jsc.sc().hadoopConfiguration(),
-            conf.get(SpindleConfig.FOLDER_SHARD_FILES),
-            conf.parquetColumns(),
-            new ClusterShardCounter(jsc))
+    MixedInput mix = loadMixture(jsc, request);
+    if (mix != null) {
+      return mix.loaded();
+    }
+    return cache(jsc, conf)
         .load(
             request.input(),
             request.manifestFile(),
@@ -120,6 +153,15 @@ public final class FeedJob {
    */
   public static LoaderState startState(
       Manifest manifest, FeedRequest request, FeedSettings settings) {
+    return startState(manifest, null, request, settings);
+  }
+
+  /**
+   * The same for a run that draws from {@code mixture} (null: one input); a resumed state must
+   * record the same mixture.
+   */
+  public static LoaderState startState(
+      Manifest manifest, Mixture mixture, FeedRequest request, FeedSettings settings) {
     Settings conf = request.settings();
     LoaderState resume = request.resume();
     long seed = conf.get(SpindleConfig.SEED);
@@ -128,8 +170,11 @@ public final class FeedJob {
     int window = conf.get(SpindleConfig.SHUFFLE_WINDOW);
     if (resume == null) {
       return LoaderState.initial(
-          manifest, new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window));
+          manifest,
+          new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window),
+          mixture);
     }
+    resume.requireMixture(mixture);
     resume.requireSettings(
         new PlanSpec(
             conf.isSet(SpindleConfig.SEED) ? seed : resume.seed(),
@@ -166,6 +211,8 @@ public final class FeedJob {
     private final HadoopConf conf;
     private final int partitions;
     private final ServeSettings serve;
+    private final MixedInput mix;
+    private final long[] bySource;
     private final FeederReport feeders = new FeederReport();
     private final String runId = UUID.randomUUID().toString();
     private final ProgressCounters progress;
@@ -189,9 +236,12 @@ public final class FeedJob {
         FeedSettings settings,
         HadoopConf conf,
         int partitions,
-        ServeSettings serve) {
+        ServeSettings serve,
+        MixedInput mix) {
       this.jsc = jsc;
       this.serve = serve;
+      this.mix = mix;
+      this.bySource = mix == null ? null : new long[mix.mixture().sources()];
       this.manifest = manifest;
       this.settings = settings;
       this.conf = conf;
@@ -286,6 +336,14 @@ public final class FeedJob {
           feeders.add(o.served());
         }
       }
+      if (mix != null) {
+        for (int r = 0; r < starts.length; r++) {
+          long[] counts = plan.rank(r).realBySource(plan.mixture(), starts[r], stop);
+          for (int s = 0; s < counts.length; s++) {
+            bySource[s] += counts[s];
+          }
+        }
+      }
       FeedLedger ledger = new FeedLedger(plan, starts, stop);
       outcomes.forEach(
           o -> {
@@ -363,6 +421,9 @@ public final class FeedJob {
               .put("host_copies_per_sample", hostCopies.perSample())
               .put("io", io.toReport())
               .put("failures", quarantined.total());
+      if (mix != null) {
+        report.put("mix", mix.report(bySource));
+      }
       return quarantined
           .putInto(report)
           .put("repeats_not_redelivered", refused)

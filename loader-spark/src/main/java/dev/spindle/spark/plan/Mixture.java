@@ -128,6 +128,16 @@ public final class Mixture implements Serializable {
     return p / period() * weights[pt.source[o]] + pt.rank[o];
   }
 
+  /** How many of the slots {@code [0, p)} belong to source {@code s}. */
+  long countBefore(int s, long p) {
+    Pattern pt = pattern();
+    int o = (int) (p % period());
+    int lo = pt.base[s];
+    int hi = lo + (int) weights[s];
+    int at = java.util.Arrays.binarySearch(pt.occurrences, lo, hi, o);
+    return p / period() * weights[s] + ((at >= 0 ? at : -at - 1) - lo);
+  }
+
   /** The slot of source {@code s}'s {@code k}-th sample. */
   long slotOf(int s, long k) {
     Pattern pt = pattern();

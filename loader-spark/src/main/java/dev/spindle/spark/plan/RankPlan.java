@@ -162,6 +162,18 @@ public final class RankPlan implements Serializable {
     return ReadPlan.of(offsets, slice, 0, slice.length);
   }
 
+  /**
+   * Per source of {@code mixture} (the one this plan was made with), the real (not padded) entries
+   * of batches {@code [fromBatch, toBatch)}: what those batches deliver from each source. O(sources
+   * × stretches); derives no indices.
+   */
+  public long[] realBySource(Mixture mixture, int fromBatch, int toBatch) {
+    checkBatches(fromBatch, toBatch);
+    int from = Math.min(fromBatch * batchSize, realSamples);
+    int to = Math.min(toBatch * batchSize, realSamples);
+    return source.countBySource(start + from, start + to, mixture);
+  }
+
   int realRemainingAfter(int consumedBatches) {
     return Math.max(0, realSamples - consumedBatches * batchSize);
   }

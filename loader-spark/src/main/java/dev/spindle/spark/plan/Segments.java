@@ -76,6 +76,22 @@ final class Segments implements Serializable {
     }
   }
 
+  /** Per source of {@code mixture}, the entries of {@code this[from, to)} it holds. */
+  long[] countBySource(long from, long to, Mixture mixture) {
+    checkRange(from, to);
+    long[] counts = new long[mixture.sources()];
+    for (int i = segmentOf(from); from < to; i++) {
+      long segmentStart = i == 0 ? 0 : ends[i - 1];
+      long n = Math.min(to, ends[i]) - from;
+      long p = starts[i] + (from - segmentStart);
+      for (int s = 0; s < counts.length; s++) {
+        counts[s] += mixture.countBefore(s, p + n) - mixture.countBefore(s, p);
+      }
+      from += n;
+    }
+    return counts;
+  }
+
   /** The segment holding position {@code p}: the first whose end is beyond it (ends increase). */
   private int segmentOf(long p) {
     int found = Arrays.binarySearch(ends, p);

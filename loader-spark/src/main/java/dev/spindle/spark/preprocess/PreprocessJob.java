@@ -87,6 +87,12 @@ public final class PreprocessJob {
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
     HadoopConf shipped = new HadoopConf(hadoop);
 
+    if (!conf.get(SpindleConfig.MIX).isEmpty()) {
+      throw new IllegalArgumentException(
+          "preprocess does not read mixtures (spark.spindle.mix is set): it writes every sample of"
+              + " one input once, in manifest order, with no epoch order to mix; preprocess each"
+              + " source on its own and mix the outputs with feed/train --mix");
+    }
     // before the output is touched: a typo leaves no empty folder
     ShardCatalog.requireInput(hadoop, input);
     try (OutputCommitter committer =

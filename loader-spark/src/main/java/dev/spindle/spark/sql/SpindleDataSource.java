@@ -1,5 +1,8 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.config.ConfigKey;
+import dev.spindle.spark.config.OptionNames;
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.ShardCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,6 +53,7 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
+    refuseMixture(options);
     SparkSession spark = SparkSession.active();
     Map<String, String> session =
         scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll());
@@ -58,6 +62,24 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
     requireInput(spark, settings.input());
     return new SpindleTable(
         settings, ScanOptions.catalogTable(options) ? ScanOptions.refusal(options, session) : null);
+  }
+
+  /**
+   * Refuses the {@code mix} option: the data source reads every sample of one input once, in
+   * manifest order; a mixture is an epoch order, which {@code feed} and {@code train} plan.
+   */
+  private static void refuseMixture(Map<String, String> options) {
+    for (String option : options.keySet()) {
+      ConfigKey<?> key = OptionNames.key(option);
+      if (key == SpindleConfig.MIX || key == SpindleConfig.MIX_EPOCH) {
+        throw new IllegalArgumentException(
+            "The spindle data source does not read mixtures (option "
+                + option
+                + "): it reads each sample of one input once, in manifest order, with no epoch"
+                + " order to mix; read each source as its own DataFrame, or feed the mixture with"
+                + " feed/train --mix");
+      }
+    }
   }
 
   /**

@@ -207,7 +207,8 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
           e ->
               (e == runStart.epoch()
                       ? runStart
-                      : LoaderState.initial(in.manifest(), runStart.spec().withEpoch(e)))
+                      : LoaderState.initial(
+                          in.manifest(), runStart.spec().withEpoch(e), runStart.mixture()))
                   .resume(in.manifest(), world));
     }
   }

@@ -5,6 +5,7 @@ import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.FeedJob;
 import dev.spindle.spark.feed.FeedRequest;
 import dev.spindle.spark.feed.FeedResult;
+import dev.spindle.spark.feed.MixedInput;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.plan.EpochPlan;
@@ -55,10 +56,12 @@ public final class TrainJob {
     int world = request.worldSize();
     ServeStage.requireSlots(jsc, world, "train");
     ExecutorServing.closeOnStop(jsc.sc());
-    ManifestCache.Loaded loaded = FeedJob.loadManifest(jsc, request);
+    MixedInput mix = FeedJob.loadMixture(jsc, request);
+    ManifestCache.Loaded loaded = mix != null ? mix.loaded() : FeedJob.loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
-    LoaderState start = FeedJob.startState(manifest, request, settings);
+    LoaderState start =
+        FeedJob.startState(manifest, mix == null ? null : mix.mixture(), request, settings);
     if (start.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -120,7 +123,8 @@ public final class TrainJob {
       jsc.setLocalProperty("spark.job.interruptOnCancel", null);
       inputs.destroy();
     }
-    LoaderState end = LoaderState.initial(manifest, start.spec().withEpoch(request.epochs()));
+    LoaderState end =
+        LoaderState.initial(manifest, start.spec().withEpoch(request.epochs()), start.mixture());
     return new FeedResult(
         report.build(end, (System.nanoTime() - startNanos) / 1e9).put("master", jsc.master()), end);
   }
