@@ -2,8 +2,10 @@ package dev.spindle.spark.feed;
 
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
+import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.MixSpec;
 import dev.spindle.spark.plan.Mixture;
+import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Shard;
 import java.io.IOException;
@@ -100,6 +102,26 @@ public record MixedInput(
 
   private static String describe(Manifest m) {
     return m.stored() == null ? "encoded shards" : "a preprocess output of " + m.stored();
+  }
+
+  /**
+   * Per source, the real (not padded) samples a run that finishes delivers: the rest of {@code
+   * first}'s epoch (from each rank's first batch), then whole epochs up to {@code epochs - 1}, as
+   * planned over {@code manifest} with {@code first}'s world size. Derives no indices.
+   */
+  public long[] plannedBySource(EpochPlan first, Manifest manifest, int epochs) {
+    long[] counts = new long[mixture.sources()];
+    EpochPlan plan = first;
+    while (plan.epoch() < epochs) {
+      for (RankPlan r : plan.ranks()) {
+        long[] c = r.realBySource(mixture, r.firstBatch(), r.batches());
+        for (int s = 0; s < counts.length; s++) {
+          counts[s] += c[s];
+        }
+      }
+      plan = plan.stateAtEnd().resume(manifest, plan.worldSize());
+    }
+    return counts;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.spindle.spark.feed.FeedResult;
 import dev.spindle.spark.feed.MixedInput;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
+import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.progress.JobLabel;
@@ -125,8 +126,16 @@ public final class TrainJob {
     }
     LoaderState end =
         LoaderState.initial(manifest, start.spec().withEpoch(request.epochs()), start.mixture());
-    return new FeedResult(
-        report.build(end, (System.nanoTime() - startNanos) / 1e9).put("master", jsc.master()), end);
+    JobReport built =
+        report.build(end, (System.nanoTime() - startNanos) / 1e9).put("master", jsc.master());
+    if (mix != null) {
+      // a run that ends here finished every planned batch from its start state on
+      built.put(
+          "mix",
+          mix.report(
+              mix.plannedBySource(start.resume(manifest, world), manifest, request.epochs())));
+    }
+    return new FeedResult(built, end);
   }
 
   /** Rows the run delivers: the rest of the first epoch, then whole epochs up to {@code epochs}. */
