@@ -8,6 +8,7 @@ import dev.spindle.spark.plan.Mixture;
 import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.shard.InputListing;
 import dev.spindle.spark.shard.Shard;
+import dev.spindle.spark.shard.TarIndexes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,9 +64,22 @@ public record MixedInput(
     }
     Manifest catalog =
         new Manifest("mix:" + spec.entries(), shards, first.classNames(), first.stored());
+    List<TarIndexes> indexes = new ArrayList<>();
+    List<String> indexStatuses = new ArrayList<>();
+    for (int s = 0; s < sources.size(); s++) {
+      indexes.add(sources.get(s).indexes());
+      if (sources.get(s).indexStatus() != null) {
+        indexStatuses.add(spec.sources().get(s).name() + ": " + sources.get(s).indexStatus());
+      }
+    }
     ManifestCache.Loaded loaded =
         new ManifestCache.Loaded(
-            catalog, String.join("; ", locations), String.join("; ", statuses), skipped);
+            catalog,
+            String.join("; ", locations),
+            String.join("; ", statuses),
+            skipped,
+            TarIndexes.chain(indexes),
+            indexStatuses.isEmpty() ? null : String.join("; ", indexStatuses));
     return new MixedInput(
         spec, loaded, Mixture.of(spec, catalog.offsets(), shardsPerSource), List.copyOf(sources));
   }

@@ -115,8 +115,9 @@ final class TarIndexFiles {
    *
    * @throws IOException when the storage fails
    */
-  static TarIndex load(TarIndexes where, Shard shard, Configuration conf, IoCounters counters)
+  static TarIndex load(TarIndexes chain, Shard shard, Configuration conf, IoCounters counters)
       throws IOException {
+    TarIndexes where = chain.covering(shard.uri());
     String file = where.fileOf(shard.uri());
     if (file == null) {
       return null;

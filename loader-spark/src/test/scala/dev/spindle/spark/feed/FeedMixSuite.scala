@@ -54,6 +54,10 @@ class FeedMixSuite extends AnyFunSuite with SparkFixture {
       assert(math.abs(realised.head - 0.7) < 0.01 && math.abs(realised(1) - 0.3) < 0.01, realised)
       assert(mixReport(full).map(_("proportion")) == Seq(0.7, 0.3))
       assert(full.get("failures") == 0L)
+      // Every source's tar member indexes are used: only planned samples are read.
+      val io = full.get("io").asInstanceOf[JMap[String, AnyRef]]
+      assert(io.get("shard_opens_indexed") == io.get("shard_opens"), io)
+      assert(io.get("shard_opens").asInstanceOf[Number].longValue() > 0)
 
       val saved = dir.resolve("state.json")
       val stopped = feed(common ++ Seq("--world-size", "2", "--stop-after-batches", "6",
