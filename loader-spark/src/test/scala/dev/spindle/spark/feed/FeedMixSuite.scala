@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import dev.spindle.{FeedReport, Spindle}
 import dev.spindle.spark.cli.{FeedCommand, SpindleMain}
-import dev.spindle.spark.manifest.Manifest
+import dev.spindle.spark.manifest.{Manifest, ManifestCache}
 import dev.spindle.spark.plan.{Digest, EpochPlan, LoaderState, MixSpec, Mixture}
 import dev.spindle.spark.testkit.{ParquetInputs, SparkFixture, TestFiles}
 import org.scalatest.funsuite.AnyFunSuite
@@ -127,6 +127,19 @@ class FeedMixSuite extends AnyFunSuite with SparkFixture {
           .output(dir.resolve("out").toString).run())
       assert(pre.getMessage.contains("preprocess does not read mixtures"))
     }
+  }
+
+  test("sources that disagree on class names or on what a stored sample is are refused, naming them") {
+    def loaded(input: String, classes: Seq[String]) = new ManifestCache.Loaded(
+      new Manifest(input, dev.spindle.spark.plan.Plans.manifest(Seq(3, 4), input).shards(), classes.asJava),
+      null, "created")
+    val spec = MixSpec.parse("cats=1:file:/c;dogs=1:file:/d", "total")
+    val e = intercept[IllegalArgumentException](MixedInput.of(spec,
+      JList.of(loaded("file:/c", Seq("cat", "dog")), loaded("file:/d", Seq("dog", "cat")))))
+    assert(e.getMessage == "Refused mixture: sources \"cats\" and \"dogs\" name their labels differently" +
+      " ([cat, dog] vs [dog, cat]); a label must mean the same class in every source")
+    val ok = MixedInput.of(spec, JList.of(loaded("file:/c", Seq("a")), loaded("file:/d", Seq("a"))))
+    assert(ok.loaded().manifest().shards().size == 4 && ok.mixture().samples() == 14)
   }
 
   test("a resume with another mixture is refused, naming both") {
