@@ -93,6 +93,23 @@ class FeedMixSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("the Java API's mix(...) plans the same mixture as --mix; with input(...) it is refused") {
+    TestFiles.withTempDir("feed-mix-api") { dir =>
+      val a = tars(dir.resolve("a"), countsA)
+      val b = tars(dir.resolve("b"), countsB)
+      val r = Spindle.feed(spark).mix("a", 0.7, a.toString).mix("b", 0.3, b.toString).mixEpoch("samples:60")
+        .worldSize(2).batchSize(5).size(8).run()
+      val (m, _) = catalog(a.toString, b.toString, s"a=0.7:$a;b=0.3:$b")
+      val mix = Mixture.of(MixSpec.parse(s"a=0.7:$a;b=0.3:$b", "samples:60"), m.offsets(), Array(3, 2))
+      assert(digests(r, 0) == EpochPlan.create(m, spec(0, 0, 2, 5), mix).ranks().asScala.map(_.digest()).toSeq)
+      assert(samplesOf(r) == Seq(42L, 18L))
+      assert(r.get("input") == s"mix:a=0.7:$a;b=0.3:$b")
+      val both = intercept[IllegalArgumentException](
+        Spindle.feed(spark).input(a.toString).mix("b", 1, b.toString).worldSize(2).run())
+      assert(both.getMessage.contains("feed reads either one input or a mixture"), both.getMessage)
+    }
+  }
+
   test("bad --mix entries, --mix with --input, and mixtures where there is no epoch order are refused") {
     TestFiles.withTempDir("feed-mix-bad") { dir =>
       val a = tars(dir.resolve("a"), countsA)
