@@ -6,6 +6,7 @@
  * <pre>
  *  driver (main thread)                              executors ({@code serve})
  *  ManifestCache ─► Manifest (manifest: JSON + .bin, checked against a fresh listing)
+ *    (a mixture, spark.spindle.mix: MixedInput lays its sources' manifests end to end)
  *  LoaderState ─► EpochPlan (refused before work; O(shards + ranks), no sample indices)
  *  FeedPartitions: (rank, batch) runs ─► partitions
  *  broadcast(plan, manifest) ─────────────────────► FeedTask per partition (or, with --serve,
