@@ -21,6 +21,7 @@ public final class Mixture implements Serializable {
   private final long[] weights;
   private final int[] shardEnds;
   private final long samples;
+  private final long period;
   private transient volatile Pattern pattern;
 
   /**
@@ -41,6 +42,11 @@ public final class Mixture implements Serializable {
     this.weights = weights.clone();
     this.shardEnds = shardEnds.clone();
     this.samples = samples;
+    long p = 0;
+    for (long w : weights) {
+      p += w;
+    }
+    this.period = p;
     if (weights.length != names.size() || shardEnds.length != names.size()) {
       throw new IllegalArgumentException(
           "Invalid mixture: " + names.size() + " names, " + weights.length + " weights");
@@ -144,12 +150,9 @@ public final class Mixture implements Serializable {
     return k / weights[s] * period() + pt.occurrences[pt.base[s] + (int) (k % weights[s])];
   }
 
+  /** Slots per period of the pattern: the weights' sum. */
   long period() {
-    long p = 0;
-    for (long w : weights) {
-      p += w;
-    }
-    return p;
+    return period;
   }
 
   /** The epoch's length by {@code spec}'s rule, with this mixture's pattern. */
