@@ -136,6 +136,9 @@ class FeedMixSuite extends AnyFunSuite with SparkFixture {
         feed("--mix", s"a=1:$a", "--mix", s"e=1:$empty", "--world-size", "2"))
       assert(none.getMessage.contains("source \"e\""), none.getMessage)
 
+      val cache = intercept[IllegalArgumentException](
+        feed("--mix", s"a=1:$a", "--manifest", dir.resolve("m.json").toString, "--world-size", "2"))
+      assert(cache.getMessage.contains("--manifest (a manifest cache file) cannot be used with a mixture"))
       val ds = intercept[IllegalArgumentException](
         spark.read.format("spindle").option("mix", s"a=1:$a").load(a.toString))
       assert(ds.getMessage.contains("The spindle data source does not read mixtures (option mix)"))
