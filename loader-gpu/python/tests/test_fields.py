@@ -196,6 +196,68 @@ class FieldsClientTest(unittest.TestCase):
         self.assertEqual(got, [(n, CAPTIONS(n), IDS(n)) for n in range(2)])
 
 
+class _DeviceArray(np.ndarray):
+    """A cupy array's stand-in: ``get()`` copies to the host."""
+
+    def get(self):
+        return np.array(self)
+
+
+class _FakeCupy:
+    """Views host memory through ``__cuda_array_interface__`` as cupy views device memory."""
+
+    def asarray(self, a):
+        cai = a.__cuda_array_interface__
+        dtype, shape = np.dtype(cai["typestr"]), cai["shape"]
+        raw = (ctypes.c_char * (int(np.prod(shape)) * dtype.itemsize)).from_address(
+            cai["data"][0])
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).view(_DeviceArray)
+
+    def empty(self, n, dtype):
+        return np.empty(n, dtype=dtype).view(_DeviceArray)
+
+    class cuda:  # noqa: N801 (cupy's name)
+        class Device:
+            def __init__(self, ordinal):
+                pass
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+class CudaFieldsTest(unittest.TestCase):
+    """CudaSlab.fields on a slab in host memory standing for the device (no GPU here): fixed
+    fields are views at the slab's base + offset, lists Ragged views, text decoded on the host."""
+
+    def test_fields_are_views_of_the_slab_ragged_and_text(self):
+        from spindle_bridge import cuda
+        slab, payloads = slab_and_batch(2)
+        memory = ctypes.create_string_buffer(slab, len(slab))
+        s = object.__new__(cuda.CudaSlab)
+        s.torch, s.cupy, s.ordinal, s.size = None, _FakeCupy(), 0, len(slab)
+        s.base = ctypes.addressof(memory)
+        for n in range(2):
+            d = p.parse_batch(payloads[n])
+            f = s.fields(d)
+            self.assertEqual(f["id"].tolist(), IDS(n))
+            self.assertEqual(f["id"].__array_interface__["data"][0], s.base + n * SLOT + 64)
+            self.assertEqual(f["score"].tolist(), SCORES(n))
+            self.assertEqual(f["caption"], CAPTIONS(n))
+            self.assertEqual([t.tolist() for t in f["tokens"]], TOKENS(n))
+            longest = max(len(t) for t in TOKENS(n))
+            self.assertEqual(f["tokens"].pad(value=-1).tolist(),
+                             [t + [-1] * (longest - len(t)) for t in TOKENS(n)])
+        # every row empty: no bytes to view, an empty array on the device instead
+        empty = s._part(d, {"name": "e", "values_offset": 64, "values_bytes": 0}, "values",
+                        "int32")
+        self.assertEqual((empty.shape, empty.dtype), ((0,), np.int32))
+        with self.assertRaisesRegex(ValueError, "field 'e' lies outside the 512-byte device slab"):
+            s._part(d, {"name": "e", "values_offset": 500, "values_bytes": 16}, "values", "int32")
+
+
 class OldFeederTest(unittest.TestCase):
     def test_a_feeder_of_protocol_version_5_is_refused_by_name(self):
         d = tempfile.TemporaryDirectory()
