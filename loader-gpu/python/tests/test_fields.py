@@ -188,6 +188,17 @@ class FieldsClientTest(unittest.TestCase):
     def test_every_field_value_arrives_as_torch_views(self):
         self.check_batches(as_numpy=False)
 
+    def test_fields_come_with_batches_converted_ahead(self):
+        slab, payloads = slab_and_batch(3)
+        f = HostFeeder(self.dir, [(0, 3)], slab=slab, batch=payloads.__getitem__)
+        f.start()
+        loader = SpindleLoader(f.path, 0, 1, as_numpy=True, token=TOKEN, timeout_s=10,
+                               output="float32-nchw", mean=(0.5,), std=(0.25,))
+        self.addCleanup(loader.close)
+        got = [(b.number, b["id"].tolist(), b["caption"], [t.tolist() for t in b["tokens"]])
+               for b in loader]
+        self.assertEqual(got, [(n, IDS(n), CAPTIONS(n), TOKENS(n)) for n in range(3)])
+
     @unittest.skipIf(torch is None, "torch is not installed")
     def test_fields_survive_a_dataloader_with_batch_size_none(self):
         _, loader = self.serve(2, as_numpy=False)
