@@ -49,7 +49,7 @@ def state(consumed):
 def batch_message(n):
     slot = (n % SLOTS) * SLOT
     return (struct.pack("<qiBB", n, ROWS, 0, 4) + struct.pack("<qqqq", ROWS, H, W, C)
-            + struct.pack("<qqqB", slot, IMAGE, slot + IMAGE, 0)
+            + struct.pack("<qqqBH", slot, IMAGE, slot + IMAGE, 0, 0)  # no extra fields
             + b"".join(struct.pack("<q", n * ROWS + i) for i in range(ROWS))
             + struct.pack("<%df" % ROWS, *([1.0] * ROWS))
             + b"".join(p.string("%06d" % (n * ROWS + i)) for i in range(ROWS)))

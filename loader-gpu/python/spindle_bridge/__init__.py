@@ -6,6 +6,7 @@
         images, labels = batch         # valid until the next batch is requested
         # batch.weights: 1.0 for real rows, 0.0 for padding and quarantine stand-ins, whose
         # label is IGNORED_LABEL (-100, cross_entropy's ignore_index)
+        # batch.fields / batch["caption"]: a job's extra fields (tensors, lists of str, Ragged)
     state = loader.state_dict()        # save with the checkpoint; SpindleLoader(..., state=state)
 
 A checkpoint of the model, the optimizer and the loader's state together, one atomic file per rank
@@ -28,6 +29,8 @@ that export DLPack); see ``spindle_bridge.cuda``.
 from .batch import IGNORED_LABEL
 from .client import SpindleLoader, Batch
 from .protocol import ProtocolError, VERSION
+from .ragged import Ragged
 from . import checkpoint
 
-__all__ = ["SpindleLoader", "Batch", "IGNORED_LABEL", "ProtocolError", "VERSION", "checkpoint"]
+__all__ = ["SpindleLoader", "Batch", "IGNORED_LABEL", "ProtocolError", "Ragged", "VERSION",
+           "checkpoint"]

@@ -25,11 +25,20 @@ class Batch(tuple):
     It looks like a namedtuple (``_fields``) so that ``torch.utils.data.DataLoader(...,
     batch_size=None)`` keeps it a Batch: ``Batch(images, labels)`` with the very images tensor of
     a batch the loader still holds is that batch again, extras included; other images give a
-    Batch whose extras are None."""
+    Batch whose extras are None.
+
+    ``fields``: the batch's extra fields (columns beyond image and label a job declares, e.g.
+    ``--fields image=jpg,caption=txt,tokens=ids:list<int32>``), a dict by name in column order:
+    a tensor ``[N]`` for a number per row (int32, int64, float32, float64), a ``list`` of ``str``
+    for text, a :class:`spindle_bridge.Ragged` (values + offsets, ``.pad()``) for lists and raw
+    bytes; empty for an image and label job. ``batch["caption"]`` is ``batch.fields["caption"]``;
+    ``batch["image"]`` and ``batch["label"]`` are the images and labels. Tensors and Ragged views
+    lie in the feeder's memory, like the images: valid until the next batch is requested, copy
+    what must outlive the step (strings are the trainer's own)."""
 
     _fields = ("images", "labels")
 
-    def __new__(cls, images, labels, weights=None, desc=None):
+    def __new__(cls, images, labels, weights=None, desc=None, fields=None):
         b = super().__new__(cls, (images, labels))
         b.images, b.labels = images, labels
         if desc is None:
@@ -40,6 +49,7 @@ class Batch(tuple):
             desc = dict.fromkeys(("batch", "rows", "indices", "keys", "shape", "dtype",
                                   "image_offset", "labels_offset"))
         b.weights = weights
+        b.fields = {} if fields is None else fields
         b.number = desc["batch"]
         b.rows = desc["rows"]
         b.indices = desc["indices"]
@@ -49,6 +59,22 @@ class Batch(tuple):
         b.image_offset = desc["image_offset"]
         b.labels_offset = desc["labels_offset"]
         return b
+
+    def __getitem__(self, key):
+        """``batch[0]``/``batch[1]`` as a tuple; ``batch["image"]``, ``batch["label"]``, and
+        ``batch[name]`` for an extra field (KeyError naming the batch's fields otherwise)."""
+        if not isinstance(key, str):
+            return tuple.__getitem__(self, key)
+        if key == "image":
+            return self.images
+        if key == "label":
+            return self.labels
+        fields = self.__dict__.get("fields") or {}
+        if key not in fields:
+            raise KeyError("batch %s has no field %r (its fields: %s)"
+                           % (self.__dict__.get("number"), key,
+                              ", ".join(["image", "label"] + list(fields))))
+        return fields[key]
 
 
 def hold(batch):

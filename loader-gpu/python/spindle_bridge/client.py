@@ -12,6 +12,7 @@ import numpy as np
 from . import protocol as p
 from .batch import Batch, drop, hold
 from .convert import Normalizer, Prefetcher, check_output
+from .fields import host_fields
 from .cuda import CudaSlab, parse_device, require_support
 from .pages import PrivatePages
 from .pinned import warn_unpinned
@@ -258,7 +259,8 @@ class SpindleLoader:
                                       "client does not wait on" % (desc["batch"], desc["event"]))
             self._held = desc["batch"]
             images, labels = self._views(desc)
-            self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
+            self.last = Batch(images, labels, self._weights(desc["weights"]), desc,
+                              self._field_views(desc))
             hold(self.last)
             self.batches_yielded += 1
             yield self.last
@@ -346,9 +348,9 @@ class SpindleLoader:
                 self._ended = True
                 self._save_state()
                 return
-            desc, images, labels = got
+            desc, images, labels, fields = got
             self._held = desc["batch"]
-            self.last = Batch(images, labels, self._weights(desc["weights"]), desc)
+            self.last = Batch(images, labels, self._weights(desc["weights"]), desc, fields)
             hold(self.last)
             self.batches_yielded += 1
             # the batch before is consumed: released; the next one converted during this step
@@ -358,8 +360,8 @@ class SpindleLoader:
 
     def _take_converted(self, buffer):
         """On the prefetcher's thread: asks for the next batch and converts its images into
-        output buffer ``buffer``; (desc, images, labels), or None at END. The batch stays held
-        (the trainer has not consumed it)."""
+        output buffer ``buffer``; (desc, images, labels, fields), or None at END. The batch stays
+        held (the trainer has not consumed it)."""
         payload = self._request_batch()
         if payload is None:
             return None
@@ -370,11 +372,12 @@ class SpindleLoader:
                                   % (desc["batch"], desc["dtype"], desc["event"]))
         src, labels = self._host_views(desc)
         images = self._normalizer.convert(src, self._outputs[buffer][0])
+        fields = self._field_views(desc)
         self._holding.append((desc["batch"], self._written))
         if self.torch is None:
-            return desc, images, labels
+            return desc, images, labels, fields
         return (desc, self._outputs[buffer][1][:desc["rows"]],
-                self.torch.from_numpy(labels))
+                self.torch.from_numpy(labels), fields)
 
     def _request_batch(self):
         """Sends NEXT and reads the feeder's answer: a BATCH's payload, or None at END.
@@ -454,6 +457,18 @@ class SpindleLoader:
                                offset=d["labels_offset"])
         self._written = ((d["image_offset"], d["image_bytes"]), (d["labels_offset"], 8 * d["rows"]))
         return images, labels
+
+    def _field_views(self, d):
+        """The batch's extra fields by name (``Batch.fields``): views of the slot, as the
+        images; on the host their ranges join the pages dropped when the batch is released."""
+        if not d["fields"]:
+            return {}
+        if self._cuda is not None:
+            return self._cuda.fields(d)
+        written = list(self._written)
+        fields = host_fields(self._mm, d, self.torch, written)
+        self._written = tuple(written)
+        return fields
 
     def _weights(self, weights):
         w = np.array(weights, dtype=np.float32)

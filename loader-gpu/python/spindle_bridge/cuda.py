@@ -17,6 +17,10 @@ import os
 
 import numpy as np
 
+from . import protocol as p
+from .fields import check_offsets, strings
+from .ragged import Ragged
+
 _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 
 
@@ -79,6 +83,40 @@ class CudaSlab:
         labels = _CudaArray(self, self.base + d["labels_offset"], (d["rows"],), "int64")
         return self._wrap(images), self._wrap(labels)
 
+    def fields(self, d):
+        """The extra fields of batch descriptor ``d`` (``Batch.fields``): fixed ones as device
+        views ``[N]``, list and bytes ones as :class:`Ragged` device views; text is copied to the
+        host and decoded (``str`` lives there)."""
+        out = {}
+        for f in d["fields"]:
+            values = self._part(d, f, "values", f["dtype"])
+            if f["kind"] == p.FIXED:
+                out[f["name"]] = values
+                continue
+            offsets = self._part(d, f, "offsets", "int32")
+            if f["kind"] == p.STRING:
+                host = [_host(values), _host(offsets)]
+                check_offsets(f, host[1], len(host[0]), d)
+                out[f["name"]] = strings(f, host[0].tobytes(), host[1].tolist(), d)
+            else:
+                out[f["name"]] = Ragged(values, offsets)
+        return out
+
+    def _part(self, d, f, part, dtype):
+        """A device view of a field's values or offsets (an empty array for no bytes)."""
+        offset, size = f[part + "_offset"], f[part + "_bytes"]
+        if offset < 0 or offset + size > self.size:
+            raise ValueError("batch %d: field %r lies outside the %d-byte device slab"
+                             % (d["batch"], f["name"], self.size))
+        count = size // np.dtype(dtype).itemsize
+        if count == 0:  # no pointer to view: an empty array on the device
+            if self.torch is None:
+                with self.cupy.cuda.Device(self.ordinal):
+                    return self.cupy.empty(0, dtype=dtype)
+            return self.torch.empty(0, dtype=getattr(self.torch, np.dtype(dtype).name),
+                                    device=self.torch.device("cuda", self.ordinal))
+        return self._wrap(_CudaArray(self, self.base + offset, (count,), dtype))
+
     def _wrap(self, array):
         if self.torch is None:
             return self.cupy.asarray(array)
@@ -120,6 +158,11 @@ class CudaSlab:
         if self._ipc is not None:
             ipc, self._ipc = self._ipc, None
             ipc.close()
+
+
+def _host(array):
+    """A numpy copy of a device tensor or cupy array."""
+    return array.cpu().numpy() if hasattr(array, "cpu") else array.get()
 
 
 class Fence:

@@ -1,11 +1,11 @@
-"""Framing and message layouts of the Spindle bridge protocol, version 5 (see PROTOCOL.md).
+"""Framing and message layouts of the Spindle bridge protocol, version 6 (see PROTOCOL.md).
 
 Every integer is little-endian. A frame is a 12-byte header ``b"SPDL", u16 version, u16 type,
 u32 payload length`` followed by the payload. Strings are ``u32 byte length + UTF-8``.
 """
 import struct
 
-VERSION = 5
+VERSION = 6
 MAGIC = b"SPDL"
 HEADER = struct.Struct("<4sHHI")
 _U32 = struct.Struct("<I")
@@ -20,6 +20,11 @@ ERRORS = {1: "MALFORMED", 2: "BAD_VERSION", 3: "TOO_LARGE", 4: "BAD_RANK", 5: "R
           10: "BAD_TOKEN", 11: "BUSY"}
 
 DTYPES = {0: "uint8", 1: "float16", 2: "float32"}
+#: Element types of an extra field's values (BATCH's field table), by code.
+FIELD_DTYPES = {0: "int32", 1: "int64", 2: "float32", 3: "float64", 4: "uint8"}
+#: How an extra field's rows lie: one value each, a list (values + offsets), UTF-8 text.
+FIXED, LIST, STRING = 0, 1, 2
+FIELD_KINDS = {FIXED: "fixed", LIST: "list", STRING: "string"}
 MEMORY_SHM = 1
 MEMORY_CUDA_IPC = 2
 
@@ -195,7 +200,30 @@ def parse_batch(payload):
     b["event"] = r.u8()
     if b["event"]:
         b["ipc_event"] = r.take("<64s")
+    b["fields"] = [_field(r, b["rows"]) for _ in range(r.u16())]
     b["indices"] = r.i64s(b["rows"])
     b["weights"] = r.f32s(b["rows"])
     b["keys"] = r.strings(b["rows"])
     return b
+
+
+def _field(r, rows):
+    """One entry of BATCH's field table: name, dtype, kind, then where its values (and, for a
+    variable field, its ``rows + 1`` int32 offsets) lie, checked against the row count."""
+    f = {"name": r.string()}
+    dtype, kind = r.u8(), r.u8()
+    if dtype not in FIELD_DTYPES or kind not in FIELD_KINDS or \
+            (kind == STRING and FIELD_DTYPES[dtype] != "uint8"):
+        raise ProtocolError("field %r: unknown dtype %d or kind %d" % (f["name"], dtype, kind))
+    f["dtype"], f["kind"] = FIELD_DTYPES[dtype], kind
+    f["values_offset"], f["values_bytes"] = r.i64(), r.i64()
+    f["offsets_offset"], f["offsets_bytes"] = r.i64(), r.i64()
+    width = {"int32": 4, "int64": 8, "float32": 4, "float64": 8, "uint8": 1}[f["dtype"]]
+    if f["values_offset"] < 0 or f["values_bytes"] < 0 or f["values_bytes"] % width or \
+            (kind == FIXED and f["values_bytes"] != rows * width) or \
+            (kind != FIXED and (f["offsets_offset"] < 0 or f["offsets_bytes"] != 4 * (rows + 1))):
+        raise ProtocolError("field %r of a %d-row batch: %d value bytes at %d, %d offset bytes at "
+                            "%d do not describe its %s rows"
+                            % (f["name"], rows, f["values_bytes"], f["values_offset"],
+                               f["offsets_bytes"], f["offsets_offset"], FIELD_KINDS[kind]))
+    return f

@@ -27,15 +27,18 @@ class HostFeeder(threading.Thread):
     first leg not yet served to its END (from the HELLO's resume point, else 0), then the next
     connection the next leg. ``log`` records ("hello", resume, plan), ("next", state file
     content or None), ("release", n), ("bye",). ``state_file``: the trainer's SPINDLE_STATE_OUT,
-    read at every NEXT."""
+    read at every NEXT. ``slab`` (bytes) and ``batch`` (a function of the batch number giving
+    BATCH's payload) replace the default slab and batches."""
 
-    def __init__(self, folder, legs, state_file=None):
+    def __init__(self, folder, legs, state_file=None, slab=None, batch=None):
         super().__init__(daemon=True)
         self.legs, self.state_file = list(legs), state_file
+        self.batch = globals()["batch"] if batch is None else batch
         self.path = os.path.join(folder, "bridge.sock")
         self.slab = os.path.join(folder, "slab")
+        self.slab_bytes = bytes(i % 251 for i in range(4 * SLOT)) if slab is None else slab
         with open(self.slab, "wb") as f:
-            f.write(bytes(i % 251 for i in range(4 * SLOT)))
+            f.write(self.slab_bytes)
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.server.bind(self.path)
         self.server.listen(4)
@@ -62,8 +65,8 @@ class HostFeeder(threading.Thread):
         self.log.append(("hello", resume, plan))
         n = max(resume, 0)
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, n, p.MEMORY_SHM)
-                             + p.string(self.slab) + struct.pack("<qBiiii", 4 * SLOT, 0, 2, 2,
-                                                                 1, ROWS)
+                             + p.string(self.slab) + struct.pack("<qBiiii", len(self.slab_bytes),
+                                                                 0, 2, 2, 1, ROWS)
                              + p.string(json.dumps(leg_state(epoch, n)))
                              + struct.pack("<q", batches)))
         ended = False
@@ -78,7 +81,7 @@ class HostFeeder(threading.Thread):
                     conn.sendall(p.frame(p.END))
                     ended = True
                 else:
-                    conn.sendall(p.frame(p.BATCH, batch(n)))
+                    conn.sendall(p.frame(p.BATCH, self.batch(n)))
                     n += 1
             elif t == p.RELEASE:
                 self.log.append(("release", struct.unpack("<q", payload)[0]))
@@ -99,5 +102,6 @@ class HostFeeder(threading.Thread):
 def batch(n):
     slot = (n % 4) * SLOT
     return (struct.pack("<qiBB", n, ROWS, 0, 4) + struct.pack("<qqqq", ROWS, 2, 2, 1)
-            + struct.pack("<qqqB", slot, 8, slot + 32, 0) + struct.pack("<qq", 10 * n, 10 * n + 1)
+            + struct.pack("<qqqBH", slot, 8, slot + 32, 0, 0)
+            + struct.pack("<qq", 10 * n, 10 * n + 1)
             + struct.pack("<ff", 1.0, 0.0) + p.string("a%d" % n) + p.string("b%d" % n))

@@ -67,6 +67,7 @@ class FakeFeeder(threading.Thread):
 def batch(n, event=0):
     return (struct.pack("<qiBB", n, 2, 0, 4) + struct.pack("<qqqq", 2, 2, 2, 1)
             + struct.pack("<qqqB", 4096 * n, 8, 4096 * n + 256, event) + b"\xee" * 64 * event
+            + struct.pack("<H", 0)
             + struct.pack("<qq", 2 * n, 2 * n + 1) + struct.pack("<ff", 1.0, 0.0)
             + p.string("a%d" % n) + p.string("b%d" % n))
 

@@ -32,7 +32,7 @@ class ProtocolTest(unittest.TestCase):
         f = p.hello("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3", 4242)
         magic, version, t, n = p.HEADER.unpack(f[:12])
         self.assertEqual((magic, version, t, n),
-                         (b"SPDL", 5, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15 + 4))
+                         (b"SPDL", 6, p.HELLO, 4 + 16 + 4 + 4 + 8 + 4 + 3 + 4 + 15 + 4))
         r = p.Reader(f[12:])
         self.assertEqual((r.string(), r.i32(), r.i32(), r.i64(), r.string(), r.string(),
                           r.i32()), ("t0k3n-0123456789", 1, 2, 5, "cpu", "format=x\nseed=3", 4242))
@@ -101,7 +101,7 @@ class ProtocolTest(unittest.TestCase):
 
     def test_batch_round_trips_with_indices_weights_and_keys(self):
         payload = (struct.pack("<qiBB", 5, 2, 0, 2) + struct.pack("<qq", 2, 3)
-                   + struct.pack("<qqqB", 256, 6, 512, 0) + struct.pack("<qq", 10, 11)
+                   + struct.pack("<qqqBH", 256, 6, 512, 0, 0) + struct.pack("<qq", 10, 11)
                    + struct.pack("<ff", 1.0, 0.0) + p.string("k-é") + p.string("k2"))
         b = p.parse_batch(payload)
         self.assertEqual((b["batch"], b["rows"], b["shape"], b["image_offset"]), (5, 2, (2, 3), 256))
@@ -128,7 +128,7 @@ class ProtocolTest(unittest.TestCase):
 
     def test_batch_with_ipc_event_carries_64_event_bytes(self):
         payload = (struct.pack("<qiBB", 1, 1, 0, 1) + struct.pack("<q", 4)
-                   + struct.pack("<qqqB", 0, 4, 256, 1) + b"\x07" * 64
+                   + struct.pack("<qqqB", 0, 4, 256, 1) + b"\x07" * 64 + struct.pack("<H", 0)
                    + struct.pack("<q", 9) + struct.pack("<f", 0.0) + p.string("k"))
         b = p.parse_batch(payload)
         self.assertEqual((b["event"], b["ipc_event"], b["indices"], b["weights"]),
@@ -139,7 +139,7 @@ class ProtocolTest(unittest.TestCase):
             p.parse_welcome(welcome_payload()[:10])
 
     def test_other_version_is_refused_with_both_versions_named(self):
-        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 5: use the"):
+        with self.assertRaisesRegex(p.ProtocolError, "version 1, this client version 6: use the"):
             p.read_frame(self.pair(p.frame(p.WELCOME, b"", version=1)))
 
     def test_bad_magic_and_oversized_payload_are_refused(self):

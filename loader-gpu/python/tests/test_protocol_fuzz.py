@@ -49,6 +49,7 @@ def batch(rows=2, event=0):
     b += struct.pack("<qqqB", 0, rows * 3 * 28 * 28 * 4, 4096, event)
     if event:
         b += b"e" * 64
+    b += struct.pack("<H", 0)
     b += struct.pack("<%dq" % rows, *range(rows)) + struct.pack("<%df" % rows, *[1.0] * rows)
     return b + b"".join(p.string("key-%d" % i) for i in range(rows))
 

@@ -11,7 +11,10 @@ when the feeder refused the trainer. ``--device cuda:N`` reads a feeder on a GPU
 ``--ipc cupy|driver`` picks how the handle is opened. ``--recipe`` (torch tensors, even with
 ``--numpy``) also runs the README's loss recipe on each batch (a per-row ``cross_entropy`` of a
 linear model, weighted by ``batch.weights``, then ``backward()``) and writes ``L, number, per-row
-losses, loss`` after the batch's line (values as ``repr``).
+losses, loss`` after the batch's line (values as ``repr``). ``--fields`` writes ``F, number, JSON``
+after it: per extra field (``batch[name]``) its ``type``, and its values: ``values`` (a tensor's
+list), ``strings`` (a list of str), or a Ragged's ``rows`` (each ``row(i)`` as a list),
+``offsets`` and ``pad`` (``pad(value=-1)`` as nested lists).
 """
 import argparse
 import hashlib
@@ -43,6 +46,8 @@ def main():
     a.add_argument("--token", help="the run token (default: SPINDLE_RUN_TOKEN)")
     a.add_argument("--recipe", action="store_true",
                    help="run the README's weighted loss recipe on each batch (needs torch)")
+    a.add_argument("--fields", action="store_true",
+                   help="write each batch's extra fields (F lines)")
     a.add_argument("--scribble", action="store_true",
                    help="after recording a batch, write into its images and labels in place")
     args = a.parse_args()
@@ -72,6 +77,9 @@ def main():
                 ",".join("%g" % w for w in host_list(b.weights))]) + "\n")
             if args.recipe:
                 out.write(recipe(batch) + "\n")
+            if args.fields:
+                out.write("F\t%d\t%s\n" % (b.number, json.dumps(
+                    {name: field_record(batch[name]) for name in b.fields})))
             out.flush()
             if args.scribble:
                 images[0, 0, 0, 0] = 1
@@ -107,6 +115,17 @@ def recipe(batch):
     loss.backward()
     return "\t".join(["L", str(batch.number), ",".join(map(repr, per_row.tolist())),
                       repr(loss.item())])
+
+
+def field_record(value):
+    """An extra field as the trainer got it, for the suite to compare (see --fields)."""
+    if isinstance(value, list):
+        return {"type": "list", "strings": value}
+    if hasattr(value, "pad"):  # Ragged
+        return {"type": type(value).__name__, "dtype": str(value.values.dtype),
+                "rows": [host_list(value.row(i)) for i in range(len(value))],
+                "offsets": host_list(value.offsets), "pad": host_list(value.pad(value=-1))}
+    return {"type": type(value).__name__, "dtype": str(value.dtype), "values": host_list(value)}
 
 
 def host_bytes(images):

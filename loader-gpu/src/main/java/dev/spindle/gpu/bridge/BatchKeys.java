@@ -23,8 +23,16 @@ final class BatchKeys {
 
   private BatchKeys() {}
 
-  /** Most UTF-8 bytes of each key in a BATCH of {@code rows} rows. */
+  /** Most UTF-8 bytes of each key in a BATCH of {@code rows} rows without extra fields. */
   static int limit(int rows) {
+    return limit(rows, 0);
+  }
+
+  /**
+   * Most UTF-8 bytes of each key in a BATCH of {@code rows} rows whose field table takes {@code
+   * fieldTable} bytes beyond the empty table's 2 (which {@code FIXED} covers).
+   */
+  static int limit(int rows, int fieldTable) {
     if (rows < 1 || rows > MAX_ROWS) {
       throw new IllegalArgumentException(
           "Invalid batch rows: "
@@ -33,7 +41,7 @@ final class BatchKeys {
               + MAX_ROWS
               + " to fit in a BATCH message)");
     }
-    long room = (Wire.MAX_PAYLOAD - FIXED - (long) PER_ROW * rows) / rows;
+    long room = (Wire.MAX_PAYLOAD - FIXED - (long) fieldTable - (long) PER_ROW * rows) / rows;
     return (int) Math.min(MAX_KEY_BYTES, room);
   }
 

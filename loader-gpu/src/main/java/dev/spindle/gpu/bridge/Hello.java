@@ -4,9 +4,9 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 
 /**
- * A trainer's HELLO (protocol version 5): the run token, rank, world size, resume point, device,
- * the plan identity of the loader state it resumes from, and the trainer's process id. Immutable;
- * made by the connection's thread.
+ * A trainer's HELLO (as of protocol version 5, unchanged in 6): the run token, rank, world size,
+ * resume point, device, the plan identity of the loader state it resumes from, and the trainer's
+ * process id. Immutable; made by the connection's thread.
  *
  * @param token the run token presented ("" for none)
  * @param rank the rank asked for

@@ -237,14 +237,15 @@ final class TrainerSession implements Runnable {
     ServedMemory memory = rank.memory;
     int rows = b.rows();
     long[] shape = b.shape();
-    int keyLimit = BatchKeys.limit(rows);
+    int table = BatchFields.bytes(b.fields());
+    int keyLimit = BatchKeys.limit(rows, table - 2);
     int keyBytes = 0;
     byte[][] keys = new byte[rows][];
     for (int i = 0; i < rows; i++) {
       keys[i] = BatchKeys.cut(b.key(i), keyLimit);
       keyBytes += 4 + keys[i].length;
     }
-    ByteBuffer o = Wire.buffer(64 + 8 * shape.length + 12 * rows + keyBytes);
+    ByteBuffer o = Wire.buffer(64 + table + 8 * shape.length + 12 * rows + keyBytes);
     o.putLong(rank.number(b)).putInt(rows).put((byte) b.dtype().ordinal()).put((byte) shape.length);
     for (long d : shape) {
       o.putLong(d);
@@ -254,6 +255,7 @@ final class TrainerSession implements Runnable {
         .putLong(b.imageBytes())
         .putLong(memory.offsetOf(b.labelsPointer(), 8L * rows))
         .put((byte) 0);
+    BatchFields.put(o, b, memory);
     for (int i = 0; i < rows; i++) {
       o.putLong(b.index(i));
     }

@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * one thread at a time.
  */
 final class Wire {
-  static final int VERSION = 5;
+  static final int VERSION = 6;
   static final int HEADER = 12;
   static final int MAX_PAYLOAD = 1 << 20;
   private static final byte[] MAGIC = {'S', 'P', 'D', 'L'};

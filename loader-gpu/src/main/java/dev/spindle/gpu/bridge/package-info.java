@@ -14,7 +14,7 @@
  *       ─► checkToken(RunToken, else BAD_TOKEN) ─► ServedRanks.forHello: RankChannel
  *          (ResumeCheck; LateRanks for ranks served later) ─► claim
  *       ─► WELCOME(memory, spec, state)
- *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, plan indices, keys)
+ *     NEXT ─► RankChannel.next ─► BATCH(offsets, shape, dtype, field table, plan indices, keys)
  *     RELEASE(batch) ─► DeviceBatch.close ─► slot back to the ring
  *     disconnect ─► held batches revoked ─► RankChannel pending ─► the rank's next trainer
  * </pre>

@@ -24,7 +24,8 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  *
  * <p>Expected columns: {@code image} (FixedSizeList&lt;uint8&gt;, bare or as the storage of an
  * extension type such as {@code arrow.fixed_shape_tensor}), {@code label} (int32 or int64), {@code
- * key} (utf8), {@code index} (int64). Runs on filler threads; stateless.
+ * key} (utf8), {@code index} (int64), then exactly the feeder's extra fields ({@link SlotField}),
+ * written by {@link FieldWriter} into the slot's field regions. Runs on filler threads; stateless.
  */
 final class BatchWriter {
   private BatchWriter() {}
@@ -58,6 +59,7 @@ final class BatchWriter {
       m.indices[i] = index.get(i);
       m.weights[i] = unweighted.get(i) ? 0f : 1f;
     }
+    FieldWriter.write(root, keys, rows, m);
     m.rows = rows;
     return placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);
   }
@@ -170,7 +172,7 @@ final class BatchWriter {
     }
   }
 
-  private static void requireValue(ValueVector v, int row, VarCharVector keys) {
+  static void requireValue(ValueVector v, int row, VarCharVector keys) {
     if (v.isNull(row)) {
       String key =
           keys.isNull(row)
@@ -187,7 +189,7 @@ final class BatchWriter {
     }
   }
 
-  private static <T> T column(VectorSchemaRoot root, String name, Class<T> type) {
+  static <T> T column(VectorSchemaRoot root, String name, Class<T> type) {
     FieldVector v = root.getVector(name);
     if (v == null) {
       throw new IllegalArgumentException(

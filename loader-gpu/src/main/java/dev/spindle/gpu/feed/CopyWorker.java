@@ -120,6 +120,7 @@ final class CopyWorker implements Runnable {
     if (!inPlace(m)) {
       stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
       stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
+      copyFields(stream, m);
     }
     if (spec.type() != ElementType.UINT8) {
       stream.normalize(
@@ -129,9 +130,27 @@ final class CopyWorker implements Runnable {
     inFlight.add(s);
   }
 
-  /** Bytes that reached device memory: copied there, or, in place, written there by producers. */
+  /** Each extra field's values and offsets, into the same layout in the slot's device range. */
+  private void copyFields(CopyStream stream, SlotMemory m) {
+    FieldRegions f = m.fields;
+    for (int i = 0; i < f.count(); i++) {
+      if (m.fieldValueBytes[i] > 0) {
+        long from = f.hostBase() + f.values(i);
+        stream.copyToDevice(m.host, from, arena.device, m.deviceValues(i), m.fieldValueBytes[i]);
+      }
+      if (f.field(i).variable()) {
+        long from = f.hostBase() + f.offsets(i);
+        stream.copyToDevice(m.host, from, arena.device, m.deviceOffsets(i), 4L * (m.rows + 1));
+      }
+    }
+  }
+
+  /**
+   * Bytes that reached device memory: copied there, or, in place, written there by producers
+   * (images, labels and the extra fields).
+   */
   private long transferBytes(SlotMemory m) {
-    return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows;
+    return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows + m.fieldBytes();
   }
 
   /** Written by a SlotWriter into a host device's slab: already where the trainers read it. */

@@ -83,6 +83,60 @@ public final class DeviceBatch implements AutoCloseable {
     return feeder.deviceBase() + m.deviceLabels;
   }
 
+  /** The batch's extra fields, in column order (empty for image and label batches). */
+  public java.util.List<SlotField> fields() {
+    return m.fields.list();
+  }
+
+  /**
+   * Device pointer (a host address on the host device) of extra field {@code i}'s values: {@link
+   * #rows()} elements of a fixed field; a variable field's rows back to back.
+   */
+  public long fieldValuesPointer(int i) {
+    checkValid();
+    return feeder.deviceBase() + m.deviceValues(Objects.checkIndex(i, m.fields.count()));
+  }
+
+  /** Bytes of extra field {@code i}'s values in this batch. */
+  public long fieldValuesBytes(int i) {
+    return checked(m.fieldValueBytes[Objects.checkIndex(i, m.fields.count())]);
+  }
+
+  /**
+   * Device pointer of variable field {@code i}'s {@code rows + 1} int32 offsets (in elements, from
+   * 0: row r is elements {@code offsets[r]..offsets[r+1]}).
+   *
+   * @throws IllegalStateException for a fixed field, which has none
+   */
+  public long fieldOffsetsPointer(int i) {
+    SlotField f = m.fields.field(Objects.checkIndex(i, m.fields.count()));
+    if (!f.variable()) {
+      throw new IllegalStateException("Field '" + f.name() + "' is fixed-width: no offsets");
+    }
+    checkValid();
+    return feeder.deviceBase() + m.deviceOffsets(i);
+  }
+
+  /** Bytes of variable field {@code i}'s offsets: 4 × (rows + 1); 0 for a fixed field. */
+  public long fieldOffsetsBytes(int i) {
+    SlotField f = m.fields.field(Objects.checkIndex(i, m.fields.count()));
+    return checked(f.variable() ? 4L * (rows + 1) : 0);
+  }
+
+  /**
+   * Copies extra field {@code i}'s values, then (variable fields) its offsets, from device memory
+   * into {@code dst}, synchronously. For verification, not the training path.
+   */
+  public void copyFieldTo(int i, ByteBuffer dst) {
+    checkValid();
+    int values = (int) fieldValuesBytes(i);
+    feeder.device().copyToHost(feeder.deviceSlab(), m.deviceValues(i), dst.slice().limit(values));
+    if (m.fields.field(i).variable()) {
+      ByteBuffer o = dst.slice().position(values).slice().limit((int) fieldOffsetsBytes(i));
+      feeder.device().copyToHost(feeder.deviceSlab(), m.deviceOffsets(i), o);
+    }
+  }
+
   /** Label of {@code row}. */
   public long label(int row) {
     return checked(m.labels[Objects.checkIndex(row, rows)]);

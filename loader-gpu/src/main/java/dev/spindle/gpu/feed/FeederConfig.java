@@ -3,6 +3,8 @@ package dev.spindle.gpu.feed;
 import dev.spindle.gpu.device.NormalizeSpec;
 import dev.spindle.gpu.ring.WaitPolicy;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 
 /**
  * Settings of one {@link GpuFeeder}. Memory is fixed at creation: {@code slots} host slots of
@@ -19,6 +21,8 @@ import java.time.Duration;
  * @param waitPolicy how the copy thread idles while polling copy events
  * @param pinnedPoolBytes size of the pinned pool producers may allocate Arrow batches from, so
  *     images are copied to the device in place (0: none; every batch is staged into a slot)
+ * @param fields the batches' extra fields, in column order (empty: image and label only); each gets
+ *     its own region in every slot, beside the images
  */
 public record FeederConfig(
     int slots,
@@ -27,7 +31,11 @@ public record FeederConfig(
     Duration leaseTimeout,
     Duration closeGrace,
     WaitPolicy waitPolicy,
-    long pinnedPoolBytes) {
+    long pinnedPoolBytes,
+    List<SlotField> fields) {
+
+  /** Most extra fields a feeder carries (BATCH's field table must stay small). */
+  public static final int MAX_FIELDS = 64;
 
   /** Validates every field, naming the bad value. */
   public FeederConfig {
@@ -51,6 +59,25 @@ public record FeederConfig(
       throw new IllegalArgumentException(
           "Invalid pinned pool size: " + pinnedPoolBytes + " (must be >= 0)");
     }
+    fields = checkFields(fields);
+  }
+
+  private static List<SlotField> checkFields(List<SlotField> fields) {
+    if (fields == null || fields.size() > MAX_FIELDS) {
+      throw new IllegalArgumentException(
+          "Invalid fields: "
+              + (fields == null ? "null" : fields.size() + " extra fields")
+              + " (at most "
+              + MAX_FIELDS
+              + ")");
+    }
+    HashSet<String> names = new HashSet<>();
+    for (SlotField f : fields) {
+      if (!names.add(f.name())) {
+        throw new IllegalArgumentException("Invalid fields: '" + f.name() + "' twice");
+      }
+    }
+    return List.copyOf(fields);
   }
 
   /** 8 slots, 60 s leases, 10 s close grace, parking wait policy, no pinned pool. */
@@ -62,35 +89,44 @@ public record FeederConfig(
         Duration.ofSeconds(60),
         Duration.ofSeconds(10),
         WaitPolicy.PARKING,
-        0);
+        0,
+        List.of());
+  }
+
+  /** This config with the batches' extra fields {@code f} (in column order). */
+  public FeederConfig withFields(List<SlotField> f) {
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes, f);
   }
 
   /** This config with a pinned pool of {@code bytes} for zero-copy batches (0: none). */
   public FeederConfig withPinnedPool(long bytes) {
-    return new FeederConfig(slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, bytes);
+    return new FeederConfig(
+        slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, bytes, fields);
   }
 
   /** This config with {@code slots} slots. */
   public FeederConfig withSlots(int n) {
     return new FeederConfig(
-        n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes);
+        n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes, fields);
   }
 
   /** This config with another lease timeout. */
   public FeederConfig withLeaseTimeout(Duration d) {
-    return new FeederConfig(slots, maxRows, normalize, d, closeGrace, waitPolicy, pinnedPoolBytes);
+    return new FeederConfig(
+        slots, maxRows, normalize, d, closeGrace, waitPolicy, pinnedPoolBytes, fields);
   }
 
   /** This config with another close grace. */
   public FeederConfig withCloseGrace(Duration d) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes);
+        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes, fields);
   }
 
   /** This config with another wait policy. */
   public FeederConfig withWaitPolicy(WaitPolicy p) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes);
+        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes, fields);
   }
 
   private static void checkPositive(String what, Duration d) {

@@ -62,7 +62,9 @@ public final class GpuFeeder implements AutoCloseable {
   private GpuFeeder(Device device, FeederConfig config) throws InterruptedException {
     this.device = device;
     this.config = config;
-    this.arena = new SlotArena(device, config.slots(), config.maxRows(), config.normalize());
+    this.arena =
+        new SlotArena(
+            device, config.slots(), config.maxRows(), config.normalize(), config.fields());
     try {
       this.pool =
           config.pinnedPoolBytes() > 0 ? new PinnedPool(device, config.pinnedPoolBytes()) : null;
@@ -168,8 +170,18 @@ public final class GpuFeeder implements AutoCloseable {
    * engine reads on CUDA), waiting while the ring is full (backpressure). Publish or close it.
    *
    * @throws TimeoutException if no slot became free within {@code timeout}
+   * @throws IllegalStateException if the feeder has extra fields: a slot writer writes images,
+   *     labels and keys only, so such batches are {@link #offer offered} as Arrow batches
    */
   public SlotWriter claimSlot(Duration timeout) throws TimeoutException, InterruptedException {
+    if (!config.fields().isEmpty()) {
+      throw new IllegalStateException(
+          "Feeder on "
+              + device.description()
+              + " has extra fields "
+              + config.fields().stream().map(SlotField::name).toList()
+              + ": offer its batches as Arrow batches (a SlotWriter writes no fields)");
+    }
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     return new SlotWriter(
         ring,

@@ -25,20 +25,23 @@ final class SlotArena implements AutoCloseable {
   private final List<HostBuffer> hostSlabs = new ArrayList<>();
   private boolean closed;
 
-  SlotArena(Device dev, int slotCount, int maxRows, NormalizeSpec spec) {
+  SlotArena(Device dev, int slotCount, int maxRows, NormalizeSpec spec, List<SlotField> fields) {
     long images = (long) maxRows * spec.inputBytesPerImage();
-    long hostPerSlot = align(images) + align(8L * maxRows);
+    FieldRegions regions = FieldRegions.layout(fields, maxRows);
+    long hostPerSlot = align(images) + align(8L * maxRows) + regions.bytes();
     if (hostPerSlot >= Device.MAX_HOST_SLAB_BYTES) {
       throw new IllegalArgumentException(
           "Invalid batch size: "
               + maxRows
               + " (one slot needs "
               + hostPerSlot
-              + " bytes; a pinned slab must stay under 2 GiB)");
+              + " bytes"
+              + (fields.isEmpty() ? "" : ", " + regions.bytes() + " of them for the extra fields")
+              + "; a pinned slab must stay under 2 GiB)");
     }
     long output =
         spec.type() == ElementType.UINT8 ? 0 : align(maxRows * spec.outputBytesPerImage());
-    long devicePerSlot = align(images) + align(8L * maxRows) + output;
+    long devicePerSlot = align(images) + align(8L * maxRows) + output + regions.bytes();
     tableBytes = align(8L * spec.channels());
     int perSlab = (int) Math.min(slotCount, (Device.MAX_HOST_SLAB_BYTES - 1) / hostPerSlot);
     HostBuffer table = null;
@@ -54,6 +57,7 @@ final class SlotArena implements AutoCloseable {
         long h = hostPerSlot * (i % perSlab);
         long d = tableBytes + devicePerSlot * i;
         long dLabels = d + align(images);
+        long hFields = h + align(images) + align(8L * maxRows);
         slots.add(
             new SlotMemory(
                 hostSlabs.get(hostSlabs.size() - 1),
@@ -62,7 +66,8 @@ final class SlotArena implements AutoCloseable {
                 d,
                 dLabels,
                 output == 0 ? d : dLabels + align(8L * maxRows),
-                maxRows));
+                maxRows,
+                regions.at(hFields, dLabels + align(8L * maxRows) + output)));
       }
     } catch (RuntimeException | Error e) {
       closeAll(deviceSlab, table, e);

@@ -11,10 +11,13 @@
  * </pre>
  *
  * <p>Enters: {@code VectorSchemaRoot}s with columns {@code image} (FixedSizeList&lt;uint8&gt;,
- * optionally as extension type storage), {@code label}, {@code key}, {@code index}; the caller
- * keeps them. Leaves: {@link dev.spindle.gpu.feed.DeviceBatch} leases, views of feeder-owned device
- * memory valid until closed. Threads: producers and consumers are the caller's; the feeder runs one
- * copy thread, the only one that drives the device stream.
+ * optionally as extension type storage), {@code label}, {@code key}, {@code index}, then the
+ * feeder's extra fields ({@link dev.spindle.gpu.feed.SlotField}, fixed in {@link
+ * dev.spindle.gpu.feed.FeederConfig#fields()}: numbers, text, bytes, lists, written into their own
+ * region of each slot by {@code FieldWriter}); the caller keeps them. Leaves: {@link
+ * dev.spindle.gpu.feed.DeviceBatch} leases, views of feeder-owned device memory valid until closed.
+ * Threads: producers and consumers are the caller's; the feeder runs one copy thread, the only one
+ * that drives the device stream.
  *
  * <p>The benchmark, {@code FeederBench} (ring against bare-copy bandwidth, a consumer's wait), is
  * in the loader-bench module, in a package of this name.

@@ -11,7 +11,7 @@ import java.util.{Comparator, HexFormat}
 import java.util.concurrent.{ConcurrentHashMap, CountDownLatch, TimeUnit}
 
 import dev.spindle.gpu.device.{Device, NormalizeSpec, SharedMemoryDevice}
-import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, TestBatches}
+import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, TestBatches, TestFields}
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{BigIntVector, IntVector, VarCharVector}
 import org.apache.arrow.vector.complex.FixedSizeListVector
@@ -33,14 +33,16 @@ object BridgeFixture {
 
   /**
    * One rank's feeder with a producer thread offering one batch per id of `ids`, on `device`
-   * (which the feeder then owns).
+   * (which the feeder then owns); with `fields`, its batches carry [[TestFields]]' extra fields.
    */
-  final class Feed(val rank: Int, ids: Seq[Long], slots: Int,
+  final class Feed(val rank: Int, val ids: Seq[Long], slots: Int,
       gate: CountDownLatch = new CountDownLatch(0), val device: Device = new SharedMemoryDevice(),
-      keyOf: (Long, Int) => String = TestBatches.key, lease: Option[Duration] = None) {
+      keyOf: (Long, Int) => String = TestBatches.key, lease: Option[Duration] = None,
+      fields: Boolean = false) {
     val feeder: GpuFeeder = GpuFeeder.open(device, {
       val c = FeederConfig.of(Rows, NormalizeSpec.raw(ImageBytes, 1, 1)).withSlots(slots)
         .withCloseGrace(Duration.ofMillis(200))
+        .withFields((if (fields) TestFields.Slots else Seq.empty).asJava)
       lease.fold(c)(c.withLeaseTimeout)
     })
     val expected = new ConcurrentHashMap[Long, Expected]()
@@ -54,8 +56,9 @@ object BridgeFixture {
       try {
         gate.await()
         for ((id, seq) <- ids.zipWithIndex) {
-          val root = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0,
+          val core = TestBatches.build(alloc, id, Rows, ImageBytes, tensor = seq % 2 == 0,
             keyOf = keyOf)
+          val root = if (fields) TestFields.append(alloc, core, id) else core
           try {
             expected.put(seq.toLong, describe(seq, root))
             feeder.offer(root, Duration.ofSeconds(120))
@@ -178,7 +181,7 @@ object BridgeFixture {
     if (Files.exists(f)) Some(Files.readString(f).trim) else None
   }
 
-  /** A HELLO payload (version 5): token, rank, world, resume, device, plan identity, pid. */
+  /** A HELLO payload (versions 5 and 6): token, rank, world, resume, device, plan identity, pid. */
   def hello(rank: Int, world: Int, device: String = "cpu", token: String = "",
       resume: Long = -1, plan: String = "", pid: Int = 0): ByteBuffer = {
     val parts = Seq(token, device, plan).map(_.getBytes("UTF-8"))

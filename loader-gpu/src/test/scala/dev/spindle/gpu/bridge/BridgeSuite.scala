@@ -16,7 +16,7 @@ import scala.concurrent.duration._
 
 import dev.spindle.gpu.bridge.BridgeFixture._
 import dev.spindle.gpu.device.{HostDevice, NormalizeSpec, SharedMemoryDevice}
-import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder}
+import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, TestFields}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -171,13 +171,13 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       while (server.stats().trainersConnected < 1 && System.nanoTime() < deadline) Thread.sleep(50)
       val s = server.socketPath()
       assert(refusal(s, header(1, Wire.HELLO, 20)) == (2,
-        "Unsupported protocol version 1: this feeder speaks version 5; use the spindle_bridge "
-          + "client of this Spindle release (loader-gpu/python), which speaks version 5"))
+        "Unsupported protocol version 1: this feeder speaks version 6; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 6"))
       // clients of versions 2 (no loss weights in BATCH), 3 (no end batch in WELCOME) and 4 (no
       // pid in HELLO) are told which version to use
       for (old <- Seq(2, 3, 4)) {
         assert(refusal(s, frameOf(old, Wire.HELLO, helloTo(s, 1, 2)))._2.startsWith(
-          s"Unsupported protocol version $old: this feeder speaks version 5"))
+          s"Unsupported protocol version $old: this feeder speaks version 6"))
       }
       assert(refusal(s, header(Wire.VERSION, Wire.HELLO, 1 << 24)) == (3,
         "Invalid message: payload of 16777216 bytes (must be <= 1048576)"))
@@ -207,6 +207,64 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(good.await() == 0, good.output)
       assertArrived(good.batches(), feeds(0), 0L until 8L)
       assert(server.stats().refused == 14)
+    }
+  }
+
+  test("a version 5 client (no field table in BATCH) is refused by name, before its HELLO is read") {
+    val feed = new Feed(0, 0L until 2L, 3)
+    withBridge(1, Seq(feed)) { (server, dir) =>
+      val s = server.socketPath()
+      assert(refusal(s, frameOf(5, Wire.HELLO, helloTo(s, 0, 1))) == (2,
+        "Unsupported protocol version 5: this feeder speaks version 6; use the spindle_bridge "
+          + "client of this Spindle release (loader-gpu/python), which speaks version 6"))
+      val t = new Trainer(s, 0, 1, dir, Np) // the rank is untouched: a current client gets it all
+      assert(t.await() == 0, t.output)
+      assertArrived(t.batches(), feed, 0L until 2L)
+    }
+  }
+
+  test("extra fields reach the Python trainer exactly: int64 and float32 tensors, captions, token and byte lists") {
+    val feeds = Seq(new Feed(0, Seq(4L, 9L, 0L, 13L, 2L, 7L), 3, fields = true),
+      new Feed(1, Seq(5L, 1L, 11L, 6L, 3L, 8L), 3, fields = true))
+    withBridge(2, feeds) { (server, dir) =>
+      // rank 0 gets torch tensors, rank 1 numpy arrays; 6 batches through 3 slots each
+      val ts = Seq(new Trainer(server.socketPath(), 0, 2, dir, Seq("--fields")),
+        new Trainer(server.socketPath(), 1, 2, dir, Seq("--fields") ++ Np))
+      ts.foreach(t => assert(t.await() == 0, t.output))
+      for ((t, feed) <- ts.zip(feeds)) {
+        assertArrived(t.batches(), feed, 0L until 6L)
+        val got = t.lines().filter(_.kind == "F")
+        assert(got.map(_.batch) == (0L until 6L))
+        for (l <- got) assertFields(l.fields(2), feed.ids(l.batch.toInt), torch = feed.rank == 0)
+      }
+    }
+  }
+
+  /** The trainer's record of one batch's fields (trainer_check.py --fields) is batch `id`'s. */
+  private def assertFields(json: String, id: Long, torch: Boolean): Unit = {
+    val tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+    def longs(n: com.fasterxml.jackson.databind.JsonNode) = n.elements().asScala.map(_.asLong).toSeq
+    val rows = 0 until Rows
+    assert(tree.fieldNames().asScala.toSeq == Seq("id", "score", "caption", "tokens", "blob"))
+    val array = if (torch) "Tensor" else "ndarray"
+    assert(tree.get("id").get("type").asText == array)
+    assert(longs(tree.get("id").get("values")) == rows.map(TestFields.id(id, _)))
+    assert(tree.get("score").get("values").elements().asScala.map(_.floatValue).toSeq ==
+      rows.map(TestFields.score(id, _)))
+    assert(tree.get("caption").get("strings").elements().asScala.map(_.asText).toSeq ==
+      rows.map(TestFields.caption(id, _)))
+    val tokens = rows.map(TestFields.tokens(id, _).map(_.toLong))
+    val blobs = rows.map(TestFields.blob(id, _).map(b => (b & 0xff).toLong))
+    for ((name, want) <- Seq("tokens" -> tokens, "blob" -> blobs)) {
+      val r = tree.get(name)
+      assert(r.get("type").asText == "Ragged", name)
+      assert(r.get("rows").elements().asScala.map(longs).toSeq == want, name)
+      assert(longs(r.get("offsets")) == want.scanLeft(0L)(_ + _.size), name)
+      // pad(value=-1): every row as long as the longest, filled with -1 (bytes: uint8 255)
+      val fill = if (name == "blob") 255L else -1L
+      val longest = want.map(_.size).max
+      assert(r.get("pad").elements().asScala.map(longs).toSeq ==
+        want.map(w => w ++ Seq.fill(longest - w.size)(fill)), name)
     }
   }
 
@@ -753,7 +811,7 @@ class BridgeSuite extends AnyFunSuite with BeforeAndAfterAll {
       val got = run(py, "-c", "import spindle_bridge as s; print(s.__file__); print(s.VERSION); "
         + "print(s.SpindleLoader.from_env.__name__)")
       val lines = got.linesIterator.toSeq
-      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "5"
+      assert(lines.size == 3 && lines(0).startsWith(venv.toString + "/lib/") && lines(1) == "6"
         && lines(2) == "from_env", got)
     } finally deleteRecursively(dir)
   }

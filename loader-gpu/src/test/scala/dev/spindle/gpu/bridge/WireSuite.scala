@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import scala.jdk.CollectionConverters._
+
 /** Framing rules that need no peer: what the server may put in a frame. */
 class WireSuite extends AnyFunSuite {
 
@@ -29,6 +31,22 @@ class WireSuite extends AnyFunSuite {
       assert(worst <= Wire.MAX_PAYLOAD, s"$rows rows")
     }
     intercept[IllegalArgumentException](BatchKeys.limit(BatchKeys.MAX_ROWS + 1))
+  }
+
+  test("a field table takes its share of a BATCH frame: keys get less room, the frame still fits") {
+    import dev.spindle.gpu.feed.{FeederConfig, SlotField}
+    val fields = (0 until FeederConfig.MAX_FIELDS).map(i =>
+      SlotField.fixed(f"f$i%03d" + "n" * (SlotField.MAX_NAME_BYTES - 4), SlotField.Dtype.INT64))
+    val table = BatchFields.bytes(fields.asJava)
+    assert(BatchFields.bytes(Seq.empty[SlotField].asJava) == 2) // the empty table: its count
+    assert(table == 2 + 64 * (4 + 2 + 32 + 255))
+    assert(BatchKeys.limit(1, 0) == BatchKeys.limit(1))
+    assert(BatchKeys.limit(3854, table - 2) < BatchKeys.limit(3854))
+    for (rows <- Seq(1, 64, 4096, 20000, BatchKeys.MAX_ROWS)) {
+      val keys = BatchKeys.limit(rows, table - 2)
+      assert(keys > 0, s"$rows rows")
+      assert(200L + table + rows * (8L + 4L + 4L + keys) <= Wire.MAX_PAYLOAD, s"$rows rows")
+    }
   }
 
   test("a key is cut at a character boundary, never inside a UTF-8 sequence") {

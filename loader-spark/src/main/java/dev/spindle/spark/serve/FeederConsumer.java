@@ -102,12 +102,18 @@ public final class FeederConsumer implements BatchConsumer {
 
   /**
    * A free slot of {@code rank}'s feeder: the task decodes the rank's next batch straight into it
-   * (waits while the ring is full: the trainer back-pressures the readers).
+   * (waits while the ring is full: the trainer back-pressures the readers). Null for a feeder with
+   * extra fields: a slot writer writes no fields, so such batches come as Arrow batches ({@link
+   * #accept} offers them, fields and all).
    */
   @Override
   public SlotWriter claimSlot(int rank) throws InterruptedException {
+    GpuFeeder feeder = feeder(rank, "its next batch");
+    if (!feeder.config().fields().isEmpty()) {
+      return null;
+    }
     try {
-      return feeder(rank, "its next batch").claimSlot(timeout);
+      return feeder.claimSlot(timeout);
     } catch (TimeoutException e) {
       throw new TrainerTookNoBatch(
           "Trainer of rank " + rank + " took no batch for " + timeout + "; no ring slot came free",

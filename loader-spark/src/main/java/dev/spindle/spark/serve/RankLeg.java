@@ -390,6 +390,7 @@ public final class RankLeg {
             plan.spec().batchSize(),
             NormalizeSpec.raw(images.height(), images.width(), images.channels()))
         .withSlots(serve.slots())
-        .withLeaseTimeout(serve.trainerTimeout());
+        .withLeaseTimeout(serve.trainerTimeout())
+        .withFields(FeederFields.of(images));
   }
 }
