@@ -97,9 +97,16 @@ public final class Settings {
     return SpindleConfig.uint8Transform(this);
   }
 
-  /** {@code spark.spindle.maxSampleBytes} and {@code spark.spindle.numClasses}. */
+  /**
+   * {@code spark.spindle.maxSampleBytes}, {@code spark.spindle.numClasses}, the declared fields
+   * ({@code spark.spindle.fields}) and their bound ({@code spark.spindle.fields.maxBytes}).
+   */
   public SampleLimits sampleLimits() {
-    return new SampleLimits(get(SpindleConfig.MAX_SAMPLE_BYTES), get(SpindleConfig.NUM_CLASSES));
+    return new SampleLimits(
+        get(SpindleConfig.MAX_SAMPLE_BYTES),
+        get(SpindleConfig.NUM_CLASSES),
+        get(SpindleConfig.FIELDS),
+        get(SpindleConfig.FIELDS_MAX_BYTES));
   }
 
   /** The failure budget ({@code spark.spindle.maxFailures} over at least {@code .minSamples}). */
