@@ -89,6 +89,18 @@ public record FieldSpec(String name, String source, FieldType type) implements S
     return TEXT_EXTENSIONS.contains(s) ? FieldType.STRING : FieldType.BYTES;
   }
 
+  /**
+   * The type of field {@code name} without a written type: {@code image} is the image and {@code
+   * label} an int64 whatever their source (a Parquet column's name says nothing), others by {@link
+   * #defaultType(String)}.
+   */
+  static FieldType defaultType(String name, String source) {
+    if (name.equals(IMAGE)) {
+      return FieldType.IMAGE;
+    }
+    return name.equals(LABEL) ? FieldType.INT64 : defaultType(source);
+  }
+
   /** True when a value from {@code source} must be valid JSON ({@code json}, {@code jsn}). */
   public boolean json() {
     return source.equals("json") || source.equals("jsn");
@@ -138,7 +150,7 @@ public record FieldSpec(String name, String source, FieldType type) implements S
         throw new IllegalArgumentException("expected NAME=SOURCE[:TYPE] with a source");
       }
       FieldType type =
-          colon < 0 ? defaultType(source) : FieldType.parse(rest.substring(colon + 1).trim());
+          colon < 0 ? defaultType(name, source) : FieldType.parse(rest.substring(colon + 1).trim());
       return new FieldSpec(name, source, type);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("entry '" + entry + "': " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package dev.spindle.spark.config;
 
+import dev.spindle.spark.batch.FieldSet;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.shard.ParquetColumns;
@@ -115,9 +116,15 @@ public final class Settings {
         get(SpindleConfig.MAX_FAILURES), get(SpindleConfig.MAX_FAILURES_MIN_SAMPLES));
   }
 
-  /** The columns of Parquet shards that hold image and label. */
+  /**
+   * The columns of Parquet shards that hold image and label: the declared {@code image} and {@code
+   * label} fields' sources ({@code spark.spindle.fields}) when there are, else {@code
+   * spark.spindle.parquet.imageColumn} and {@code .labelColumn}.
+   */
   public ParquetColumns parquetColumns() {
+    FieldSet fields = get(SpindleConfig.FIELDS);
     return new ParquetColumns(
-        get(SpindleConfig.PARQUET_IMAGE_COLUMN), get(SpindleConfig.PARQUET_LABEL_COLUMN));
+        fields.image() != null ? fields.image().source() : get(SpindleConfig.PARQUET_IMAGE_COLUMN),
+        fields.label() != null ? fields.label().source() : get(SpindleConfig.PARQUET_LABEL_COLUMN));
   }
 }
