@@ -206,6 +206,13 @@ final class SampleBuilder {
   }
 
   private String missing(FieldSpec field) {
+    if (entryNames.isEmpty() && stored == null) { // no tar entries: an image folder's file
+      return "no value for field '"
+          + field.name()
+          + "' of key '"
+          + key
+          + "': an image folder's sample has only its image and its class";
+    }
     return "no '."
         + field.source()
         + "' member for field '"

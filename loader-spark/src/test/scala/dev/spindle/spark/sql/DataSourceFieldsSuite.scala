@@ -142,6 +142,23 @@ class DataSourceFieldsSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("image folders: image and label as today; a declared extra field quarantines each sample, saying why") {
+    TestFiles.withTempDir("ds-folder-fields") { dir =>
+      val in = dir.resolve("in")
+      for ((cls, i) <- Seq("cat" -> 0, "dog" -> 1)) {
+        java.nio.file.Files.createDirectories(in.resolve(cls))
+        java.nio.file.Files.write(in.resolve(s"$cls/$i.jpg"), dev.spindle.spark.example.SampleImages.jpeg(1L, i, 48, 40))
+      }
+      assert(read(in, "fields" -> "image=jpg,label=cls").collect().map(_.getAs[Int]("label")).sorted.toSeq == Seq(0, 1))
+      val q = dir.resolve("q")
+      assert(read(in, "fields" -> "image=jpg,caption=txt", "maxFailures" -> "5", "quarantine" -> q.toString).collect().isEmpty)
+      val reasons = spark.read.json(q.toString).collect().map(_.getAs[String]("reason")).sorted.toSeq
+      assert(reasons == Seq("cat/0.jpg", "dog/1.jpg").map(k =>
+        s"no value for field 'caption' of key '$k': an image folder's sample has only its image and its class"), reasons)
+      assertAllocatorsClosed()
+    }
+  }
+
   private def assertAllocatorsClosed(): Unit = {
     val root = ExecutorAllocator.root(Long.MaxValue)
     assert(root.getChildAllocators.isEmpty, root.toVerboseString)
