@@ -82,6 +82,30 @@ public record Sample(
     this(shard, key, position, image, imageName, imageName, label, problem, null);
   }
 
+  /**
+   * Bytes its extra field values hold (a string's UTF-16 length twice, an array's elements), for
+   * the byte bounds of the queues it waits in; 0 without extra fields.
+   */
+  public long fieldBytes() {
+    long n = 0;
+    for (Object v : fields) {
+      if (v instanceof String s) {
+        n += 2L * s.length();
+      } else if (v instanceof byte[] b) {
+        n += b.length;
+      } else if (v instanceof int[] a) {
+        n += 4L * a.length;
+      } else if (v instanceof long[] a) {
+        n += 8L * a.length;
+      } else if (v instanceof float[] a) {
+        n += 4L * a.length;
+      } else {
+        n += 8; // a number
+      }
+    }
+    return n;
+  }
+
   /** True when the sample can go on to decoding. */
   public boolean usable() {
     return problem == null;

@@ -44,6 +44,11 @@ class TarFieldsSuite extends AnyFunSuite {
     assert(f(4) == 9000000000L)
     assert(f(5).asInstanceOf[Array[Byte]].toSeq == Seq[Byte](0, -1, 2))
     assert(f(6).asInstanceOf[Array[Byte]].toSeq == "a red cat ✓".getBytes("UTF-8").toSeq)
+    // what the queues' byte bounds count for them: strings as UTF-16, arrays by element, numbers 8
+    assert(s.fieldBytes == 2 * "a red cat ✓".length + 2 * f(1).asInstanceOf[String].length + 5 * 4 + 8 + 8 + 3 +
+      "a red cat ✓".getBytes("UTF-8").length)
+    assert(read(TestFiles.tarBytes(Seq("k.jpg" -> img(0), "k.cls" -> ascii("1"))), new SampleLimits(1 << 20, 0))
+      .head.fieldBytes == 0)
   }
 
   test("without a label field every sample is labelled -100 and needs no .cls; without fields nothing changes") {
