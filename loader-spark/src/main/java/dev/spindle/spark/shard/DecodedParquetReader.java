@@ -75,8 +75,8 @@ final class DecodedParquetReader implements ShardReader {
       for (String c : COLUMNS) {
         columns.add(projection.getColumnDescription(new String[] {c}));
       }
-      ParquetFiles.checkChunks(file, columns, shard.uri());
       fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
+      ParquetFiles.checkChunks(file, columns, shard.uri());
       ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
       StoredFiles.requireRows(shard, rows.rowCount());
       return new DecodedParquetReader(shard, rows, fields, limits);

@@ -64,6 +64,7 @@ final class ParquetShardReader implements ShardReader {
       file.setRequestedSchema(projection);
       List<ColumnDescriptor> columns = new ArrayList<>(List.of(layout.image(), layout.label()));
       fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
+      ParquetFiles.checkChunks(file, columns.subList(2, columns.size()), shard.uri());
       ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
       return new ParquetShardReader(shard, rows, layout, fields, limits);
     } catch (IOException | RuntimeException e) {
