@@ -46,6 +46,15 @@ public abstract class ImageJob<B extends ImageJob<B>> {
     return with(SpindleConfig.IMAGE_SIZE, pixels);
   }
 
+  /**
+   * The fields of a sample, as {@code spark.spindle.fields}: comma-separated {@code
+   * NAME=SOURCE[:TYPE]}, e.g. {@code image=jpg,caption=txt,label=cls}; each extra field (neither
+   * {@code image} nor {@code label}) is a column of its own after {@code index}. Checked now.
+   */
+  public B fields(String declaration) {
+    return with(SpindleConfig.FIELDS, declaration);
+  }
+
   /** Rows per batch (an Arrow record batch), as {@code spark.spindle.batchSize}. */
   public B batchSize(int rows) {
     return with(SpindleConfig.BATCH_SIZE, rows);

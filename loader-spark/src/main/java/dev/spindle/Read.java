@@ -35,6 +35,15 @@ public final class Read {
     return this;
   }
 
+  /**
+   * The fields of a sample (the option {@code fields}, {@code spark.spindle.fields}): e.g. {@code
+   * image=jpg,caption=txt,label=cls} reads each tar sample's caption into a {@code caption} column
+   * after {@code index}.
+   */
+  public Read fields(String declaration) {
+    return option("fields", declaration);
+  }
+
   /** Several options at once; later calls win. */
   public Read options(Map<String, String> more) {
     options.putAll(more);

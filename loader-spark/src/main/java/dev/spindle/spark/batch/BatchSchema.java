@@ -1,5 +1,6 @@
 package dev.spindle.spark.batch;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -9,7 +10,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * The Arrow schema of Spindle's image batches (DESIGN.md): {@code image} as {@code
  * arrow.fixed_shape_tensor} uint8 H×W×C, {@code label} int32, {@code key} utf8 (the sample's key
- * inside its shard), {@code index} int64 (the sample's position in the dataset or epoch plan).
+ * inside its shard), {@code index} int64 (the sample's position in the dataset or epoch plan), then
+ * one column per extra field ({@link FieldSpec}) in declaration order.
  */
 public final class BatchSchema {
   public static final String IMAGE = "image";
@@ -28,13 +30,24 @@ public final class BatchSchema {
 
   /** The schema for images of the given size, HWC layout. */
   public static Schema of(int height, int width, int channels) {
+    return of(height, width, channels, List.of());
+  }
+
+  /**
+   * The schema for images of the given size, HWC layout, with a column per extra field after {@code
+   * index}, in declaration order ({@link FieldType#arrowField}).
+   */
+  public static Schema of(int height, int width, int channels, List<FieldSpec> extras) {
     FixedShapeTensorType image =
         new FixedShapeTensorType(new int[] {height, width, channels}, List.of("H", "W", "C"));
-    return new Schema(
-        List.of(
-            image.field(IMAGE),
-            new Field(LABEL, FieldType.notNullable(new ArrowType.Int(32, true)), null),
-            new Field(KEY, FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
-            new Field(INDEX, FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+    List<Field> fields = new ArrayList<>();
+    fields.add(image.field(IMAGE));
+    fields.add(new Field(LABEL, FieldType.notNullable(new ArrowType.Int(32, true)), null));
+    fields.add(new Field(KEY, FieldType.notNullable(ArrowType.Utf8.INSTANCE), null));
+    fields.add(new Field(INDEX, FieldType.notNullable(new ArrowType.Int(64, true)), null));
+    for (FieldSpec extra : extras) {
+      fields.add(extra.type().arrowField(extra.name()));
+    }
+    return new Schema(fields);
   }
 }

@@ -2,6 +2,7 @@ package dev.spindle.spark.batch;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -13,16 +14,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
 /**
- * A reusable batch of up to {@code capacity} images with their labels, keys and indices, laid out
- * in one {@link VectorSchemaRoot}. Image pixels are written straight into the tensor column's data
- * buffer ({@link #imageData()}, row {@code r} at {@code r * rowBytes()}), by any number of threads
- * at once as long as each writes only its own rows; everything else is single-threaded.
+ * A reusable batch of up to {@code capacity} images with their labels, keys and indices, and the
+ * values of a job's extra fields ({@link FieldSpec}) when it declares some, laid out in one {@link
+ * VectorSchemaRoot}. Image pixels are written straight into the tensor column's data buffer ({@link
+ * #imageData()}, row {@code r} at {@code r * rowBytes()}), by any number of threads at once as long
+ * as each writes only its own rows; everything else is single-threaded.
  *
  * <p>Rows may be set in any order and set again ({@link #setRow}): the fixed-width columns are
  * written in place, while the keys, a variable-width column whose row {@code r} starts where row
  * {@code r - 1} ends, are kept per row and written in row order by {@link #seal}. (Writing a key at
- * an earlier row after later ones moves the later rows' offsets and loses their keys.) Every row up
- * to the sealed count must have been set since the last {@link #reset}.
+ * an earlier row after later ones moves the later rows' offsets and loses their keys.) Extra fields
+ * ({@link #setFields}) are kept per row the same way and written by {@link #seal}. Every row up to
+ * the sealed count must have been set since the last {@link #reset}.
  *
  * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link #reset()}
  * after the rows were consumed (e.g. written to a file).
@@ -37,16 +40,33 @@ public final class ImageBatch implements AutoCloseable {
   private final int capacity;
   private final long rowBytes;
   private final byte[][] rowKeys;
+  private final FieldColumns fields;
+  private final Object[][] rowFields; // each row's extra field values, in declaration order
   private int rows;
 
   public ImageBatch(BufferAllocator allocator, int height, int width, int channels, int capacity) {
+    this(allocator, height, width, channels, capacity, List.of());
+  }
+
+  /**
+   * A batch with a column per extra field after {@code index} ({@link BatchSchema#of(int, int, int,
+   * List)}), set per row by {@link #setFields}.
+   */
+  public ImageBatch(
+      BufferAllocator allocator,
+      int height,
+      int width,
+      int channels,
+      int capacity,
+      List<FieldSpec> extras) {
     if (capacity <= 0) {
       throw new IllegalArgumentException("Invalid batch size: " + capacity + " (must be > 0)");
     }
     this.capacity = capacity;
     this.rowBytes = (long) height * width * channels;
     this.rowKeys = new byte[capacity][];
-    this.root = VectorSchemaRoot.create(BatchSchema.of(height, width, channels), allocator);
+    this.rowFields = new Object[capacity][];
+    this.root = VectorSchemaRoot.create(BatchSchema.of(height, width, channels, extras), allocator);
     try {
       FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
       this.images = tensor.getUnderlyingVector();
@@ -59,6 +79,7 @@ public final class ImageBatch implements AutoCloseable {
       labels.allocateNew(capacity);
       keys.allocateNew(capacity * 32L, capacity);
       indices.allocateNew(capacity);
+      this.fields = new FieldColumns(root, extras, capacity);
       markAllValid();
     } catch (RuntimeException e) {
       root.close();
@@ -103,6 +124,27 @@ public final class ImageBatch implements AutoCloseable {
     indices.set(row, index);
   }
 
+  /**
+   * Sets the extra fields of row {@code row} (single-threaded): one value per extra field, in
+   * declaration order, each as its {@link FieldType} holds it ({@code Integer}, {@code Long},
+   * {@code Float}, {@code Double}, {@code String}, {@code byte[]}, {@code int[]}, {@code long[]},
+   * {@code float[]}). A row given none (a stand-in) gets empty values. The batch keeps the list
+   * until it is sealed.
+   */
+  public void setFields(int row, List<Object> values) {
+    Objects.checkIndex(row, capacity);
+    if (values.size() != fields.size()) {
+      throw new IllegalArgumentException(
+          "Row " + row + " has " + values.size() + " field values; the batch has " + fields.size());
+    }
+    rowFields[row] = values.toArray();
+  }
+
+  /** The number of extra field columns. */
+  public int extraFields() {
+    return fields.size();
+  }
+
   /** Sets the label of row {@code row}, which was set before (single-threaded). */
   public void setLabel(int row, int label) {
     if (rowKeys[Objects.checkIndex(row, capacity)] == null) {
@@ -137,6 +179,7 @@ public final class ImageBatch implements AutoCloseable {
       }
       keys.setSafe(r, rowKeys[r]); // in row order: see the class documentation
     }
+    fields.write(rowFields, count);
     rows = count;
     pixels.setValueCount((int) (count * rowBytes));
     images.setValueCount(count);
@@ -151,7 +194,9 @@ public final class ImageBatch implements AutoCloseable {
   public void reset() {
     rows = 0;
     Arrays.fill(rowKeys, null);
+    Arrays.fill(rowFields, null);
     keys.reset();
+    fields.reset();
     root.setRowCount(0);
   }
 

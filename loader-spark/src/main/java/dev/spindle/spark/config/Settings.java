@@ -1,5 +1,6 @@
 package dev.spindle.spark.config;
 
+import dev.spindle.spark.batch.FieldSet;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.shard.ParquetColumns;
@@ -97,9 +98,16 @@ public final class Settings {
     return SpindleConfig.uint8Transform(this);
   }
 
-  /** {@code spark.spindle.maxSampleBytes} and {@code spark.spindle.numClasses}. */
+  /**
+   * {@code spark.spindle.maxSampleBytes}, {@code spark.spindle.numClasses}, the declared fields
+   * ({@code spark.spindle.fields}) and their bound ({@code spark.spindle.fields.maxBytes}).
+   */
   public SampleLimits sampleLimits() {
-    return new SampleLimits(get(SpindleConfig.MAX_SAMPLE_BYTES), get(SpindleConfig.NUM_CLASSES));
+    return new SampleLimits(
+        get(SpindleConfig.MAX_SAMPLE_BYTES),
+        get(SpindleConfig.NUM_CLASSES),
+        get(SpindleConfig.FIELDS),
+        get(SpindleConfig.FIELDS_MAX_BYTES));
   }
 
   /** The failure budget ({@code spark.spindle.maxFailures} over at least {@code .minSamples}). */
@@ -108,9 +116,15 @@ public final class Settings {
         get(SpindleConfig.MAX_FAILURES), get(SpindleConfig.MAX_FAILURES_MIN_SAMPLES));
   }
 
-  /** The columns of Parquet shards that hold image and label. */
+  /**
+   * The columns of Parquet shards that hold image and label: the declared {@code image} and {@code
+   * label} fields' sources ({@code spark.spindle.fields}) when there are, else {@code
+   * spark.spindle.parquet.imageColumn} and {@code .labelColumn}.
+   */
   public ParquetColumns parquetColumns() {
+    FieldSet fields = get(SpindleConfig.FIELDS);
     return new ParquetColumns(
-        get(SpindleConfig.PARQUET_IMAGE_COLUMN), get(SpindleConfig.PARQUET_LABEL_COLUMN));
+        fields.image() != null ? fields.image().source() : get(SpindleConfig.PARQUET_IMAGE_COLUMN),
+        fields.label() != null ? fields.label().source() : get(SpindleConfig.PARQUET_LABEL_COLUMN));
   }
 }

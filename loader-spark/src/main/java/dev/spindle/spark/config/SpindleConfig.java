@@ -1,5 +1,7 @@
 package dev.spindle.spark.config;
 
+import dev.spindle.spark.batch.FieldSet;
+import dev.spindle.spark.batch.FieldType;
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.image.OutputMode;
 import dev.spindle.spark.pipeline.FailureBudget;
@@ -102,6 +104,20 @@ public final class SpindleConfig {
           "0",
           "Number of classes when known: a sample whose label is not below it is quarantined (tar labels and image-folder class indices); 0 = unknown: any label from 0 to 2147483647",
           SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<FieldSet> FIELDS =
+      register(
+          "spark.spindle.fields",
+          "",
+          "The fields of a sample, comma-separated NAME=SOURCE[:TYPE] (--fields): SOURCE a tar member's extension (jpg, txt, cls, json, seg.png) or a Parquet column; TYPE one of "
+              + FieldType.names()
+              + " (default by extension: an image's is image; cls, label, index, id int64; txt, json string (json validated); else bytes). The field 'image' is the image column, 'label' the int32 label column (without one, labels are -100); others are extra columns after image, label, key, index. Empty: image and label, as without fields",
+          SpindleConfig::fieldSet);
+  public static final ConfigKey<Integer> FIELDS_MAX_BYTES =
+      register(
+          "spark.spindle.fields.maxBytes",
+          "65536",
+          "Bytes one string, bytes or list value of a declared field may hold: a sample with a larger one is quarantined",
+          SpindleConfig::positiveInt);
   public static final ConfigKey<Integer> FOLDER_SHARD_FILES =
       register(
           "spark.spindle.folderShardFiles",
@@ -491,6 +507,15 @@ public final class SpindleConfig {
       OutputMode.parse(s);
     }
     return s;
+  }
+
+  private static FieldSet fieldSet(String s) {
+    FieldSet fields = FieldSet.parse(s);
+    if (!fields.isEmpty() && fields.image() == null) {
+      throw new IllegalArgumentException(
+          "no field named 'image' (e.g. image=jpg): a sample without an image is not supported yet");
+    }
+    return fields;
   }
 
   private static String nonBlank(String s) {

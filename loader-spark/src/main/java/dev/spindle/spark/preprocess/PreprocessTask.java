@@ -71,7 +71,8 @@ final class PreprocessTask implements Serializable {
                 images.height(),
                 images.width(),
                 images.channels(),
-                settings.batchSize());
+                settings.batchSize(),
+                settings.sample().extras());
         BatchFileSink sink =
             settings
                 .format()

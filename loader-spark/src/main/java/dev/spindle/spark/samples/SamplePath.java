@@ -130,10 +130,11 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
 
   /**
    * Copies the rows' pixels (decoded, or a preprocess output's stored pixels, which the decode
-   * stage only checked), labels, keys and indices into rows {@code 0..} of {@code batch}, row
-   * {@code r} of the list into row {@code r}; rows with a problem are left unset and returned (the
-   * caller sets them, in any order, before it seals: {@link ImageBatch#seal} refuses a row left
-   * unset). Does not seal the batch. Task thread; for paths with {@link PathSpec#images()}.
+   * stage only checked), labels, keys, indices and extra fields into rows {@code 0..} of {@code
+   * batch}, row {@code r} of the list into row {@code r}; rows with a problem are left unset and
+   * returned (the caller sets them, in any order, before it seals: {@link ImageBatch#seal} refuses
+   * a row left unset). Does not seal the batch. Task thread; for paths with {@link
+   * PathSpec#images()}.
    */
   public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
     BitSet bad = new BitSet(rows.size());
@@ -159,6 +160,9 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
                 + " stored bytes");
       }
       batch.setRow(r, s.label(), s.key(), d.item().index());
+      if (batch.extraFields() > 0) {
+        batch.setFields(r, s.fields());
+      }
     }
     return bad;
   }

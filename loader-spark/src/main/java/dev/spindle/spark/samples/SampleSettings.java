@@ -1,10 +1,12 @@
 package dev.spindle.spark.samples;
 
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.pipeline.FailureBudget;
 import dev.spindle.spark.shard.SampleLimits;
 import java.io.Serializable;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -86,6 +88,14 @@ public record SampleSettings(
   /** {@link #decodesInFlight(int)} on this executor JVM's pool; a task thread calls it. */
   public int decodesInFlight() {
     return decodesInFlight(SamplePath.cpuThreads());
+  }
+
+  /**
+   * The extra fields every batch of the job carries after {@code index} ({@code
+   * spark.spindle.fields}), in declaration order; empty without a declaration.
+   */
+  public List<FieldSpec> extras() {
+    return limits.fields().extras();
   }
 
   /** The same settings with other images (e.g. a preprocess output's stored ones). */

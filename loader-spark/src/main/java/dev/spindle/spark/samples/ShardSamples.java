@@ -41,7 +41,7 @@ public final class ShardSamples implements Iterator<ShardSamples.Located>, AutoC
 
     @Override
     public long bytes() {
-      return sample.image() == null ? 64 : sample.image().length;
+      return (sample.image() == null ? 64 : sample.image().length) + sample.fieldBytes();
     }
   }
 

@@ -5,6 +5,7 @@ import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.plan.BatchKey;
 import dev.spindle.spark.samples.RowBatch;
 import java.util.BitSet;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.ReferenceManager;
@@ -31,6 +32,12 @@ abstract class BatchTarget extends RowBatch {
   /** Sets row {@code row}'s label, key, planned index and loss weight (task thread). */
   abstract void setRow(int row, int label, String key, long index, boolean weighted);
 
+  /**
+   * Sets row {@code row}'s extra field values ({@code ImageBatch#setFields}), in declaration order
+   * (task thread).
+   */
+  abstract void setFields(int row, List<Object> values);
+
   /** The first {@code rows} rows, all set, as the batch {@code key} for the consumer. */
   abstract FeedBatch batch(BatchKey key, int rows, int padded, BitSet substituted);
 
@@ -55,6 +62,16 @@ abstract class BatchTarget extends RowBatch {
     void setRow(int row, int label, String key, long index, boolean weighted) {
       writer.setRow(row, label, key, index, weighted);
       indices[row] = index;
+    }
+
+    /**
+     * Refused: a ring slot has no room for extra fields until the wire carries them ({@link
+     * FeedSettings#from} refuses a feed that declares some).
+     */
+    @Override
+    void setFields(int row, List<Object> values) {
+      throw new UnsupportedOperationException(
+          "A feeder's ring slot carries no extra fields (spark.spindle.fields)");
     }
 
     @Override
@@ -83,6 +100,11 @@ abstract class BatchTarget extends RowBatch {
     @Override
     void setRow(int row, int label, String key, long index, boolean weighted) {
       batch.setRow(row, label, key, index); // weights travel as FeedBatch's padding and stand-ins
+    }
+
+    @Override
+    void setFields(int row, List<Object> values) {
+      batch.setFields(row, values);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.gpu.feed.SlotWriter;
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.samples.BatchImages;
 import java.util.ArrayDeque;
@@ -27,14 +28,24 @@ final class BatchTargets implements AutoCloseable {
   private final BufferAllocator allocator;
   private final BatchImages images;
   private final int batchSize;
+  private final List<FieldSpec> extras;
   private final ArrayDeque<ImageBatch> free = new ArrayDeque<>();
   private final List<ImageBatch> all = new ArrayList<>();
   private final List<BatchTarget> open = new ArrayList<>();
   private boolean closed;
 
+  /**
+   * @param extras the job's extra fields: the pooled Arrow batches carry a vector for each after
+   *     {@code image}, {@code label}, {@code key}, {@code index}
+   */
   BatchTargets(
-      BatchConsumer consumer, BufferAllocator allocator, BatchImages images, int batchSize) {
+      BatchConsumer consumer,
+      BufferAllocator allocator,
+      BatchImages images,
+      int batchSize,
+      List<FieldSpec> extras) {
     this.consumer = consumer;
+    this.extras = List.copyOf(extras);
     this.allocator = allocator;
     this.images = images;
     this.batchSize = batchSize;
@@ -96,7 +107,8 @@ final class BatchTargets implements AutoCloseable {
       return free.pop();
     }
     ImageBatch b =
-        new ImageBatch(allocator, images.height(), images.width(), images.channels(), batchSize);
+        new ImageBatch(
+            allocator, images.height(), images.width(), images.channels(), batchSize, extras);
     all.add(b);
     return b;
   }

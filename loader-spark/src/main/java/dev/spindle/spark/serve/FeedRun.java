@@ -1,6 +1,7 @@
 package dev.spindle.spark.serve;
 
 import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
@@ -29,6 +30,7 @@ final class FeedRun {
   private final String runId;
   private final BatchTargets targets;
   private final long rowBytes;
+  private final List<FieldSpec> extras;
   private final BatchConsumer consumer;
   private final EpochPlan plan;
   private final List<FeedSlice> slices;
@@ -49,6 +51,7 @@ final class FeedRun {
     this.runId = runId;
     this.targets = targets;
     this.rowBytes = settings.sample().images().rowBytes();
+    this.extras = settings.sample().extras();
     this.consumer = consumer;
     this.plan = plan;
     this.slices = List.copyOf(slices);
@@ -84,6 +87,9 @@ final class FeedRun {
         boolean ignored = standIn || r >= size - padded;
         into.setRow(
             r, ignored ? BatchSchema.IGNORED_LABEL : s.label(), s.key(), row.index(), !ignored);
+        if (!extras.isEmpty() && !standIn) {
+          into.setFields(r, s.fields()); // a stand-in's stay empty (weight 0)
+        }
       }
       deliver(into.batch(rank.batchKey(k), size, padded, bad));
     } finally {

@@ -110,7 +110,8 @@ public final class FeedTask implements Serializable {
     BatchConsumer delivered = ConsumerHook.wrap(consumer);
     try (BufferAllocator allocator =
             ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-        BatchTargets targets = new BatchTargets(delivered, allocator, images, batchSize)) {
+        BatchTargets targets =
+            new BatchTargets(delivered, allocator, images, batchSize, settings.sample().extras())) {
       RowSource source = new RowSource(in, slices, settings, conf.get(), targets);
       FeedRun run = new FeedRun(scope, settings, targets, delivered, in.plan(), slices);
       PathSpec spec = pathSpec(owner, settings, batchSize, SamplePath.cpuThreads());

@@ -28,6 +28,6 @@ record Row(int rank, int batch, int row, long index, Sample sample, BatchTarget 
 
   @Override
   public long bytes() {
-    return sample.image() == null ? 0 : sample.image().length;
+    return (sample.image() == null ? 0 : sample.image().length) + sample.fieldBytes();
   }
 }

@@ -66,7 +66,7 @@ final class DecodedArrowReader implements ShardReader {
     try {
       this.blocks = file.getRecordBlocks();
       this.batchCrcs = StoredFiles.batchCrcs(shard, file.getMetaData(), blocks.size());
-      StoredColumns.check(file.getVectorSchemaRoot(), shard.uri());
+      StoredColumns.check(file.getVectorSchemaRoot(), shard.uri(), limits.fields().extras());
       this.starts = ArrowBlockRows.starts(channel, blocks, shard.samples());
       StoredFiles.requireRows(shard, starts[starts.length - 1]);
     } catch (IOException | RuntimeException e) {
@@ -169,7 +169,7 @@ final class DecodedArrowReader implements ShardReader {
                 + " were expected");
       }
       loaded = b;
-      columns = new StoredColumns(root);
+      columns = new StoredColumns(root, limits.fields().extras());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Failed reading record batch " + b + " of " + shard.uri() + ": " + e.getMessage(), e);

@@ -43,9 +43,12 @@ final class DecodedParquetReader implements ShardReader {
   private final ParquetRows rows;
   private final SampleLimits limits;
   private final StoredIndexCheck indices;
+  private final ParquetFields fields;
 
-  private DecodedParquetReader(Shard shard, ParquetRows rows, SampleLimits limits) {
+  private DecodedParquetReader(
+      Shard shard, ParquetRows rows, ParquetFields fields, SampleLimits limits) {
     this.shard = shard;
+    this.fields = fields;
     this.fileName = new Path(shard.uri()).getName();
     this.rows = rows;
     this.limits = limits;
@@ -61,16 +64,22 @@ final class DecodedParquetReader implements ShardReader {
     }
     WatchedInputFile.Reader file = ParquetFiles.open(shard.uri(), conf, limits);
     try {
-      MessageType projection = project(file.getFileMetaData().getSchema(), shard.uri());
+      MessageType schema = file.getFileMetaData().getSchema();
+      MessageType base = project(schema, shard.uri());
+      ParquetFields fields = ParquetFields.resolve(schema, limits.fields().extras(), shard.uri());
+      List<Type> all = new ArrayList<>(base.getFields());
+      fields.columns().stream().filter(t -> !base.containsField(t.getName())).forEach(all::add);
+      MessageType projection = new MessageType(schema.getName(), all);
       file.setRequestedSchema(projection);
       List<ColumnDescriptor> columns = new ArrayList<>();
       for (String c : COLUMNS) {
         columns.add(projection.getColumnDescription(new String[] {c}));
       }
+      fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
       ParquetFiles.checkChunks(file, columns, shard.uri());
       ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
       StoredFiles.requireRows(shard, rows.rowCount());
-      return new DecodedParquetReader(shard, rows, limits);
+      return new DecodedParquetReader(shard, rows, fields, limits);
     } catch (IOException | RuntimeException e) {
       file.close();
       throw e;
@@ -147,7 +156,26 @@ final class DecodedParquetReader implements ShardReader {
         image == null ? null : image::getBytes,
         label,
         index,
-        limits);
+        limits,
+        b -> readFields(group, row, b));
+  }
+
+  /** The row's extra fields, columns 4.. of the row group: a null one is the sample's problem. */
+  private void readFields(ParquetRowGroup group, long row, SampleBuilder b) {
+    for (int i = 0; i < fields.fields().size(); i++) {
+      String where =
+          " (field '" + fields.fields().get(i).name() + "', row " + row + " of " + fileName + ")";
+      try {
+        Object v = fields.value(i, group, COLUMNS.length + i, limits.maxFieldBytes());
+        if (v == null) {
+          b.problem("the value is null" + where);
+        } else {
+          b.fieldValue(i, v);
+        }
+      } catch (IllegalArgumentException e) {
+        b.problem(e.getMessage() + where);
+      }
+    }
   }
 
   @Override

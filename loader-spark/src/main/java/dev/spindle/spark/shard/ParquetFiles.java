@@ -147,14 +147,19 @@ final class ParquetFiles {
    * The footer's column chunks of {@code columns} (the ones a reader reads) must lie within the
    * file and hold one value per row of their row group. parquet-mr allocates a chunk's declared
    * length before reading it, so a footer placing a chunk past the end of a small file allocated
-   * what it declared. The columns Spindle reads are not repeated (see {@link ParquetLayout}), so
-   * each row, null or not, is one value; a footer whose row count exceeds what its chunks hold is
-   * corrupt (see {@link #checkRowCounts}).
+   * what it declared. The image and label columns are not repeated (see {@link ParquetLayout}), so
+   * each row, null or not, is one value; a repeated column (a declared field's list, {@link
+   * ParquetFields}) holds at least one entry per row, an empty or null list included; a footer
+   * whose row count exceeds what its chunks hold is corrupt (see {@link #checkRowCounts}).
    */
   static void checkChunks(WatchedInputFile.Reader file, List<ColumnDescriptor> columns, String name)
       throws ShardRefusedException {
     Set<ColumnPath> read = new HashSet<>();
+    Set<ColumnPath> repeated = new HashSet<>();
     columns.forEach(c -> read.add(ColumnPath.get(c.getPath())));
+    columns.stream()
+        .filter(c -> c.getMaxRepetitionLevel() > 0)
+        .forEach(c -> repeated.add(ColumnPath.get(c.getPath())));
     List<BlockMetaData> groups = file.getRowGroups();
     for (int g = 0; g < groups.size(); g++) {
       for (ColumnChunkMetaData chunk : groups.get(g).getColumns()) {
@@ -163,6 +168,7 @@ final class ParquetFiles {
               chunk,
               "column '" + chunk.getPath().toDotString() + "' of row group " + g,
               groups.get(g).getRowCount(),
+              repeated.contains(chunk.getPath()),
               file.length(),
               name);
         }
@@ -171,7 +177,7 @@ final class ParquetFiles {
   }
 
   private static void checkChunk(
-      ColumnChunkMetaData chunk, String what, long rows, long length, String name)
+      ColumnChunkMetaData chunk, String what, long rows, boolean repeated, long length, String name)
       throws ShardRefusedException {
     long start = chunk.getStartingPos();
     long size = chunk.getTotalSize();
@@ -188,7 +194,7 @@ final class ParquetFiles {
               + length
               + " bytes); the file is corrupt");
     }
-    if (chunk.getValueCount() != rows) {
+    if (repeated ? chunk.getValueCount() < rows : chunk.getValueCount() != rows) {
       throw new ShardRefusedException(
           name
               + ": "

@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.batch.FieldType;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -37,6 +38,8 @@ final class ParquetRowGroup implements AutoCloseable {
   private final ColumnReader[] readers;
   private final PrimitiveIterator.OfLong rows; // the rows the readers visit, in order
   private final long rowCount;
+  private final MessageType schema;
+  private final boolean[] advanced; // a list column already consumed its current row's values
   private long current;
 
   private ParquetRowGroup(
@@ -46,6 +49,8 @@ final class ParquetRowGroup implements AutoCloseable {
       long rowCount,
       String createdBy) {
     this.columns = List.copyOf(columns);
+    this.schema = schema;
+    this.advanced = new boolean[columns.size()];
     this.pages = pages;
     ColumnReadStoreImpl store =
         new ColumnReadStoreImpl(
@@ -130,7 +135,11 @@ final class ParquetRowGroup implements AutoCloseable {
   void seek(long row) {
     while (current < row) {
       for (int c = 0; c < readers.length; c++) {
-        skip(readers[c], columns.get(c).getMaxDefinitionLevel());
+        if (advanced[c]) {
+          advanced[c] = false; // its values were read, up to this row's first
+        } else {
+          skip(readers[c], columns.get(c));
+        }
       }
       current = rows.hasNext() ? rows.nextLong() : rowCount;
     }
@@ -160,10 +169,67 @@ final class ParquetRowGroup implements AutoCloseable {
     pages.close();
   }
 
-  private static void skip(ColumnReader reader, int maxDefinitionLevel) {
-    if (reader.getCurrentDefinitionLevel() == maxDefinitionLevel) {
-      reader.skip();
+  /** Skips the current row's values of a column: one, or a repeated column's every one. */
+  private static void skip(ColumnReader reader, ColumnDescriptor column) {
+    boolean repeated = column.getMaxRepetitionLevel() > 0;
+    do {
+      if (reader.getCurrentDefinitionLevel() == column.getMaxDefinitionLevel()) {
+        reader.skip();
+      }
+      reader.consume();
+    } while (repeated && reader.getCurrentRepetitionLevel() > 0);
+  }
+
+  /**
+   * Repeated column {@code c}'s values in the current row as a list of {@code type} ({@code int[]},
+   * {@code long[]}, {@code float[]}); null when the row's list is null. Reads the column once per
+   * row: its values are consumed, up to the next row's first.
+   *
+   * @throws IllegalArgumentException for a null element, or a list over {@code maxBytes}
+   */
+  Object list(int c, FieldType type, int maxBytes) {
+    ColumnReader r = readers[c];
+    ColumnDescriptor d = columns.get(c);
+    int repeatedLevel = repeatedDefinitionLevel(d);
+    int first = r.getCurrentDefinitionLevel();
+    ListValues values = new ListValues(type, d.getPrimitiveType().getPrimitiveTypeName());
+    boolean nullElement = false;
+    do {
+      int level = r.getCurrentDefinitionLevel();
+      if (level == d.getMaxDefinitionLevel()) {
+        values.add(r);
+      } else if (level >= repeatedLevel) {
+        nullElement = true;
+      }
+      r.consume();
+    } while (r.getCurrentRepetitionLevel() > 0);
+    advanced[c] = true;
+    if (first < repeatedLevel - 1) {
+      return null;
     }
-    reader.consume();
+    if (nullElement) {
+      throw new IllegalArgumentException("the list holds a null element");
+    }
+    if ((long) values.size() * type.width() > maxBytes) {
+      throw new IllegalArgumentException(
+          values.size()
+              + " elements ("
+              + (long) values.size() * type.width()
+              + " bytes), over spark.spindle.fields.maxBytes="
+              + maxBytes);
+    }
+    return values.array();
+  }
+
+  /** The definition level at which the column's repeated node (the list's entry) is present. */
+  private int repeatedDefinitionLevel(ColumnDescriptor d) {
+    String[] path = d.getPath();
+    for (int n = path.length; n > 0; n--) {
+      String[] prefix = Arrays.copyOf(path, n);
+      if (schema.getType(prefix).isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
+        return schema.getMaxDefinitionLevel(prefix);
+      }
+    }
+    throw new IllegalStateException("Column " + Arrays.toString(path) + " is not repeated");
   }
 }

@@ -1,21 +1,27 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.batch.FieldSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
 
 /**
  * Reads a Parquet shard row by row: row {@code N} (counted from 0 over the whole file) is sample
  * {@code N}, key {@code <file name>#N}. Only the image and label columns are read ({@link
- * ParquetLayout}); row groups without a wanted row are never read, and within a row group only the
- * pages that hold one ({@link ParquetRows}). A null image or label, an image over {@code
- * spark.spindle.maxSampleBytes} or a label outside {@link LabelRule} makes a sample with a problem;
- * so does every wanted row of a row group whose pages cannot be decoded (from the failing row on),
- * while the next row groups are read as usual. A storage error fails the reader ({@link
- * UncheckedIOException} naming the shard). One thread.
+ * ParquetLayout}), and the columns of the job's extra fields ({@link ParquetFields}); row groups
+ * without a wanted row are never read, and within a row group only the pages that hold one ({@link
+ * ParquetRows}). A null image or label, an image over {@code spark.spindle.maxSampleBytes} or a
+ * label outside {@link LabelRule} makes a sample with a problem; so does every wanted row of a row
+ * group whose pages cannot be decoded (from the failing row on), while the next row groups are read
+ * as usual. A storage error fails the reader ({@link UncheckedIOException} naming the shard). One
+ * thread.
  */
 final class ParquetShardReader implements ShardReader {
   private final Shard shard;
@@ -23,10 +29,16 @@ final class ParquetShardReader implements ShardReader {
   private final ParquetRows rows;
   private final ParquetLayout layout;
   private final SampleLimits limits;
+  private final ParquetFields fields;
 
   private ParquetShardReader(
-      Shard shard, ParquetRows rows, ParquetLayout layout, SampleLimits limits) {
+      Shard shard,
+      ParquetRows rows,
+      ParquetLayout layout,
+      ParquetFields fields,
+      SampleLimits limits) {
     this.shard = shard;
+    this.fields = fields;
     this.fileName = new Path(shard.uri()).getName();
     this.rows = rows;
     this.layout = layout;
@@ -45,19 +57,35 @@ final class ParquetShardReader implements ShardReader {
       throws IOException {
     try {
       ParquetLayout layout = ParquetFiles.layout(file, shard.columns(), shard.uri());
-      file.setRequestedSchema(layout.schema());
-      ParquetRows rows =
-          new ParquetRows(
-              shard.uri(),
-              file,
-              layout.schema(),
-              List.of(layout.image(), layout.label()),
-              positions);
-      return new ParquetShardReader(shard, rows, layout, limits);
+      ParquetFields fields =
+          ParquetFields.resolve(
+              file.getFileMetaData().getSchema(), limits.fields().extras(), shard.uri());
+      MessageType projection = projection(layout.schema(), fields);
+      file.setRequestedSchema(projection);
+      List<ColumnDescriptor> columns = new ArrayList<>(List.of(layout.image(), layout.label()));
+      fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
+      ParquetFiles.checkChunks(file, columns.subList(2, columns.size()), shard.uri());
+      ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
+      return new ParquetShardReader(shard, rows, layout, fields, limits);
     } catch (IOException | RuntimeException e) {
       file.close();
       throw e;
     }
+  }
+
+  /**
+   * The image and label columns' projection with the extra fields' columns added (a column that is
+   * already there is not added twice).
+   */
+  private static MessageType projection(MessageType base, ParquetFields fields) {
+    List<Type> all = new ArrayList<>(base.getFields());
+    for (Type t : fields.columns()) {
+      if (!base.containsField(t.getName())
+          && all.stream().noneMatch(a -> a.getName().equals(t.getName()))) {
+        all.add(t);
+      }
+    }
+    return new MessageType(base.getName(), all);
   }
 
   @Override
@@ -99,6 +127,25 @@ final class ParquetShardReader implements ShardReader {
     } else {
       long label = layout.labelRaw(group.reader(1));
       sample.label(layout.labelNumber(label), "label " + layout.labelText(label) + labelColumn);
+    }
+    for (int i = 0; i < fields.fields().size(); i++) {
+      field(group, sample, row, i);
+    }
+  }
+
+  /** Extra field {@code i} of the row (columns 2.. of the row group): a null is the problem. */
+  private void field(ParquetRowGroup group, SampleBuilder sample, long row, int i) {
+    FieldSpec f = fields.fields().get(i);
+    String where = " (field '" + f.name() + "', column '" + f.source() + "', row " + row + ")";
+    try {
+      Object value = fields.value(i, group, 2 + i, limits.maxFieldBytes());
+      if (value == null) {
+        sample.problem("the value is null" + where);
+      } else {
+        sample.fieldValue(i, value);
+      }
+    } catch (IllegalArgumentException e) {
+      sample.problem(e.getMessage() + where);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.spindle.spark.shard;
 
+import java.util.List;
+
 /**
  * One sample read from a shard, before decoding: its encoded image, or for a row of a {@code
  * preprocess} output its stored pixels ({@link #stored()}), which are never decoded. Owned by
@@ -26,6 +28,9 @@ package dev.spindle.spark.shard;
  *     ShardFormat#DECODED_PARQUET}): {@code image} holds its stored uint8 pixels (H·W·C, row-major
  *     HWC: already decoded and transformed), and this is what else the row stored; null for an
  *     encoded sample
+ * @param fields the values of the job's extra fields ({@link
+ *     dev.spindle.spark.batch.FieldSet#extras()}), in declaration order, each as its type holds it
+ *     ({@link FieldValues}); empty without extra fields, or when the sample has a problem
  */
 public record Sample(
     String shard,
@@ -36,7 +41,26 @@ public record Sample(
     String imageFile,
     Integer label,
     String problem,
-    Stored stored) {
+    Stored stored,
+    List<Object> fields) {
+
+  public Sample {
+    fields = fields == null ? List.of() : fields;
+  }
+
+  /** A sample without extra fields. */
+  public Sample(
+      String shard,
+      String key,
+      long position,
+      byte[] image,
+      String imageName,
+      String imageFile,
+      Integer label,
+      String problem,
+      Stored stored) {
+    this(shard, key, position, image, imageName, imageFile, label, problem, stored, List.of());
+  }
 
   /**
    * What a row of a {@code preprocess} output stored besides its pixels and label.
@@ -56,6 +80,30 @@ public record Sample(
       Integer label,
       String problem) {
     this(shard, key, position, image, imageName, imageName, label, problem, null);
+  }
+
+  /**
+   * Bytes its extra field values hold (a string's UTF-16 length twice, an array's elements), for
+   * the byte bounds of the queues it waits in; 0 without extra fields.
+   */
+  public long fieldBytes() {
+    long n = 0;
+    for (Object v : fields) {
+      if (v instanceof String s) {
+        n += 2L * s.length();
+      } else if (v instanceof byte[] b) {
+        n += b.length;
+      } else if (v instanceof int[] a) {
+        n += 4L * a.length;
+      } else if (v instanceof long[] a) {
+        n += 8L * a.length;
+      } else if (v instanceof float[] a) {
+        n += 4L * a.length;
+      } else {
+        n += 8; // a number
+      }
+    }
+    return n;
   }
 
   /** True when the sample can go on to decoding. */

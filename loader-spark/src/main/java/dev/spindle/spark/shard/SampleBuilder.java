@@ -1,6 +1,10 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.batch.FieldSet;
+import dev.spindle.spark.batch.FieldSpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,12 +33,16 @@ final class SampleBuilder {
   private String labelEntry; // "label '3' in k.cls": the entry the label came from
   private String problem;
   private Sample.Stored stored;
+  private final List<FieldSpec> extras;
+  private final Object[] values; // the extra fields' values, in declaration order
 
   SampleBuilder(String shard, String key, long position, SampleLimits limits) {
     this.shard = shard;
     this.key = key;
     this.position = position;
     this.limits = limits;
+    this.extras = limits.fields().isEmpty() ? List.of() : limits.fields().extras();
+    this.values = new Object[extras.size()];
   }
 
   /** Notes one entry of the sample (tar): a second entry with the same extension is a problem. */
@@ -115,6 +123,38 @@ final class SampleBuilder {
         : problem("label entries disagree: " + labelEntry + ", " + what + " (key '" + key + "')");
   }
 
+  /** The extra fields this sample must have ({@link FieldSet#extras()}), in order. */
+  List<FieldSpec> extras() {
+    return extras;
+  }
+
+  /**
+   * True while extra field {@code i} has no value and the sample no problem: its member is worth
+   * reading.
+   */
+  boolean wantsField(int i) {
+    return values[i] == null && problem == null;
+  }
+
+  /**
+   * Extra field {@code i}'s value from {@code bytes}, read from {@code where} ({@link
+   * FieldValues}): one that does not parse as its type is the sample's problem.
+   */
+  SampleBuilder fieldBytes(int i, byte[] bytes, String where) {
+    try {
+      values[i] = FieldValues.parse(extras.get(i), bytes, where, limits.maxFieldBytes());
+    } catch (IllegalArgumentException e) {
+      problem(e.getMessage() + " (key '" + key + "')");
+    }
+    return this;
+  }
+
+  /** Extra field {@code i}'s value, already of its type (a Parquet or Arrow column's). */
+  SampleBuilder fieldValue(int i, Object value) {
+    values[i] = value;
+    return this;
+  }
+
   /** Marks the sample as a stored row of a preprocess output: its image is decoded pixels. */
   SampleBuilder stored(long index) {
     stored = new Sample.Stored(index);
@@ -129,6 +169,10 @@ final class SampleBuilder {
   }
 
   Sample build() {
+    FieldSet fields = limits.fields();
+    if (!fields.isEmpty()) {
+      return buildDeclared(fields);
+    }
     if (problem == null && image == null) {
       problem = "no image entry (" + IMAGE_ENTRIES + ") for key '" + key + "'" + entriesNote();
     }
@@ -136,6 +180,47 @@ final class SampleBuilder {
       problem = "no label entry (.cls or .label) for key '" + key + "'" + entriesNote();
     }
     return new Sample(shard, key, position, image, imageName, imageFile, label, problem, stored);
+  }
+
+  /**
+   * The sample of a job that declares its fields: each declared one must be there; a job without a
+   * {@code label} field labels every sample {@link BatchSchema#IGNORED_LABEL}.
+   */
+  private Sample buildDeclared(FieldSet fields) {
+    if (problem == null && image == null) {
+      problem = missing(fields.image());
+    }
+    if (fields.label() == null) {
+      label = BatchSchema.IGNORED_LABEL;
+    } else if (problem == null && label == null) {
+      problem = missing(fields.label());
+    }
+    for (int i = 0; i < values.length && problem == null; i++) {
+      if (values[i] == null) {
+        problem = missing(extras.get(i));
+      }
+    }
+    List<Object> kept = problem == null ? Arrays.asList(values.clone()) : List.of();
+    return new Sample(
+        shard, key, position, image, imageName, imageFile, label, problem, stored, kept);
+  }
+
+  private String missing(FieldSpec field) {
+    if (entryNames.isEmpty() && stored == null) { // no tar entries: an image folder's file
+      return "no value for field '"
+          + field.name()
+          + "' of key '"
+          + key
+          + "': an image folder's sample has only its image and its class";
+    }
+    return "no '."
+        + field.source()
+        + "' member for field '"
+        + field.name()
+        + "' of key '"
+        + key
+        + "'"
+        + entriesNote();
   }
 
   private static String imageEntries() {

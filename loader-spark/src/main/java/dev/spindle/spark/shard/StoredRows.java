@@ -30,6 +30,25 @@ final class StoredRows {
       Integer label,
       Long index,
       SampleLimits limits) {
+    return sample(shard, fileName, row, key, imageBytes, pixels, label, index, limits, b -> {});
+  }
+
+  /**
+   * {@link #sample(Shard, String, long, String, int, Supplier, Integer, Long, SampleLimits)}, with
+   * the row's extra fields given to the sample by {@code fields} (which sets each value, or the
+   * sample's problem).
+   */
+  static Sample sample(
+      Shard shard,
+      String fileName,
+      long row,
+      String key,
+      int imageBytes,
+      Supplier<byte[]> pixels,
+      Integer label,
+      Long index,
+      SampleLimits limits,
+      java.util.function.Consumer<SampleBuilder> fields) {
     String at = " (row " + row + " of " + fileName + ")";
     SampleBuilder b =
         new SampleBuilder(shard.uri(), key != null ? key : fileName + "#" + row, row, limits);
@@ -56,6 +75,7 @@ final class StoredRows {
     } else {
       b.stored(index);
     }
+    fields.accept(b);
     return b.build();
   }
 

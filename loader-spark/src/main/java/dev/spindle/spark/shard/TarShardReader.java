@@ -1,10 +1,13 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.batch.FieldSet;
+import dev.spindle.spark.batch.FieldSpec;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -271,7 +274,17 @@ final class TarShardReader implements ShardReader {
     String name = cursor.entryName();
     String ext = cursor.entryExtension();
     sample.entry(name, ext);
-    if (WebDatasetKeys.TAR_IMAGE_EXTENSIONS.contains(ext) && sample.wantsImage()) {
+    byte[] read = null; // the member's content once read: it cannot be read twice
+    FieldSet fields = limits.fields();
+    boolean image =
+        fields.isEmpty()
+            ? WebDatasetKeys.TAR_IMAGE_EXTENSIONS.contains(ext)
+            : ext.equals(fields.image().source());
+    boolean label =
+        fields.isEmpty()
+            ? WebDatasetKeys.LABEL_EXTENSIONS.contains(ext)
+            : fields.label() != null && ext.equals(fields.label().source());
+    if (image && sample.wantsImage()) {
       byte[] bytes =
           content(
               sample,
@@ -281,7 +294,8 @@ final class TarShardReader implements ShardReader {
       if (bytes != null) {
         sample.image(bytes, name);
       }
-    } else if (WebDatasetKeys.LABEL_EXTENSIONS.contains(ext) && sample.wantsLabelEntry()) {
+      read = bytes;
+    } else if (label && sample.wantsLabelEntry()) {
       byte[] bytes =
           content(
               sample,
@@ -291,7 +305,52 @@ final class TarShardReader implements ShardReader {
       if (bytes != null) {
         sample.labelText(bytes, name);
       }
+      read = bytes;
     }
+    collectFields(sample, name, ext, read);
+  }
+
+  /**
+   * Reads the member once for every extra field whose source is its extension ({@code
+   * caption=txt,raw=txt:bytes} share one read): a string or bytes member over {@code
+   * spark.spindle.fields.maxBytes} is the sample's problem, unread.
+   *
+   * @param read the member's content when the image or label took it, else null
+   */
+  private void collectFields(SampleBuilder sample, String name, String ext, byte[] read)
+      throws IOException {
+    List<FieldSpec> extras = sample.extras();
+    byte[] bytes = read;
+    for (int i = 0; i < extras.size(); i++) {
+      FieldSpec f = extras.get(i);
+      if (!f.source().equals(ext) || !sample.wantsField(i)) {
+        continue;
+      }
+      if (bytes == null) {
+        bytes = content(sample, name, memberLimit(f), overLimit(f));
+      }
+      if (bytes != null) {
+        sample.fieldBytes(i, bytes, name);
+      }
+    }
+  }
+
+  /** The largest member a field's value is read from (lists are bounded again once parsed). */
+  private int memberLimit(FieldSpec f) {
+    if (f.type().isScalar()) {
+      return MAX_LABEL_BYTES;
+    }
+    return f.type().isList() ? limits.maxSampleBytes() : limits.maxFieldBytes();
+  }
+
+  private static String overLimit(FieldSpec f) {
+    String bound =
+        f.type().isScalar()
+            ? "the limit of %3$d bytes for a number"
+            : f.type().isList()
+                ? "spark.spindle.maxSampleBytes=%3$d"
+                : "spark.spindle.fields.maxBytes=%3$d";
+    return "field '" + f.name() + "': member %1$s is %2$d bytes, over " + bound;
   }
 
   /**

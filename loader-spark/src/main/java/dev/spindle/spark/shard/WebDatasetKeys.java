@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import dev.spindle.spark.batch.FieldSpec;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -17,9 +18,7 @@ final class WebDatasetKeys {
    * A tar sample's image entries, in the order messages list them: an image folder's, WebDataset's
    * other Netpbm names ({@code pbm}, {@code pnm}) and {@code gif} (its first frame is decoded).
    */
-  static final List<String> TAR_IMAGES =
-      List.of(
-          "jpg", "jpeg", "png", "webp", "bmp", "ppm", "pgm", "pbm", "pnm", "tif", "tiff", "gif");
+  static final List<String> TAR_IMAGES = FieldSpec.IMAGE_EXTENSIONS;
 
   static final Set<String> TAR_IMAGE_EXTENSIONS = Set.copyOf(TAR_IMAGES);
   static final Set<String> LABEL_EXTENSIONS = Set.of("cls", "label");

@@ -46,7 +46,12 @@ public enum OutputFormat {
       throws IOException {
     return switch (this) {
       case ARROW -> new ArrowFileSink(path, conf, root);
-      case PARQUET -> new ParquetFileSink(path, conf, shape);
+      case PARQUET ->
+          new ParquetFileSink(
+              path,
+              conf,
+              shape,
+              root.getSchema().getFields().subList(4, root.getSchema().getFields().size()));
     };
   }
 

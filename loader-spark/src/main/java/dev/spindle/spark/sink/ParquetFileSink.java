@@ -2,7 +2,9 @@ package dev.spindle.spark.sink;
 
 import dev.spindle.spark.shard.PartChecks;
 import java.io.IOException;
+import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -33,8 +35,14 @@ final class ParquetFileSink implements BatchFileSink {
   private boolean closed;
 
   ParquetFileSink(Path path, Configuration conf, int[] shape) throws IOException {
+    this(path, conf, shape, List.of());
+  }
+
+  /** A sink of batches with {@code extras}, the Arrow columns after {@code index}. */
+  ParquetFileSink(Path path, Configuration conf, int[] shape, List<Field> extras)
+      throws IOException {
     this.path = path;
-    this.support = new PixelRowWriteSupport(shape);
+    this.support = new PixelRowWriteSupport(shape, extras);
     try {
       this.file = new CrcOutputFile(HadoopOutputFile.fromPath(path, conf));
       this.writer =

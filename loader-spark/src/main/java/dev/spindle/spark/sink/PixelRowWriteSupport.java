@@ -2,12 +2,16 @@ package dev.spindle.spark.sink;
 
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.batch.FixedShapeTensorVector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.api.Binary;
@@ -15,6 +19,7 @@ import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 
 /**
@@ -29,9 +34,10 @@ import org.apache.parquet.schema.Types;
  * }
  * </pre>
  *
- * with the image shape in the file's key-value metadata ({@value #SHAPE_KEY} = {@code [H,W,C]}).
- * Pixels are handed to parquet-mr as a reused buffer: it copies what it keeps, since the batch is
- * refilled after each write. One thread (the sink's).
+ * then one column per extra field after {@code index} ({@link FieldParquetColumns}), with the image
+ * shape in the file's key-value metadata ({@value #SHAPE_KEY} = {@code [H,W,C]}). Pixels are handed
+ * to parquet-mr as a reused buffer: it copies what it keeps, since the batch is refilled after each
+ * write. One thread (the sink's).
  */
 final class PixelRowWriteSupport extends WriteSupport<Integer> {
   static final String IMAGE = BatchSchema.IMAGE;
@@ -52,8 +58,12 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
           .named(BatchSchema.INDEX)
           .named("spindle");
 
+  private static final int BASE_COLUMNS = SCHEMA.getFieldCount();
+
   private final int[] shape;
   private final int rowBytes;
+  private final MessageType schema;
+  private List<FieldVector> extras = List.of();
   private RecordConsumer out;
   private ArrowBuf pixels;
   private IntVector labels;
@@ -61,14 +71,22 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
   private BigIntVector indices;
 
   PixelRowWriteSupport(int[] shape) {
+    this(shape, List.of());
+  }
+
+  /** Rows of a batch whose Arrow schema has {@code extras} after {@code index}. */
+  PixelRowWriteSupport(int[] shape, List<Field> extras) {
     this.shape = shape.clone();
     this.rowBytes = Math.multiplyExact(Math.multiplyExact(shape[0], shape[1]), shape[2]);
+    List<Type> columns = new ArrayList<>(SCHEMA.getFields());
+    extras.forEach(f -> columns.add(FieldParquetColumns.type(f)));
+    this.schema = extras.isEmpty() ? SCHEMA : new MessageType(SCHEMA.getName(), columns);
   }
 
   @Override
   public WriteContext init(Configuration configuration) {
     String json = "[" + shape[0] + "," + shape[1] + "," + shape[2] + "]";
-    return new WriteContext(SCHEMA, Map.of(SHAPE_KEY, json));
+    return new WriteContext(schema, Map.of(SHAPE_KEY, json));
   }
 
   @Override
@@ -83,8 +101,10 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
       labels = null;
       keys = null;
       indices = null;
+      extras = List.of();
       return;
     }
+    extras = FieldParquetColumns.extras(root, BASE_COLUMNS);
     FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
     pixels = tensor.getUnderlyingVector().getDataVector().getDataBuffer();
     labels = (IntVector) root.getVector(BatchSchema.LABEL);
@@ -108,6 +128,9 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
     out.startField(BatchSchema.INDEX, 3);
     out.addLong(indices.get(r));
     out.endField(BatchSchema.INDEX, 3);
+    for (int i = 0; i < extras.size(); i++) {
+      FieldParquetColumns.write(out, extras.get(i), BASE_COLUMNS + i, r);
+    }
     out.endMessage();
   }
 }

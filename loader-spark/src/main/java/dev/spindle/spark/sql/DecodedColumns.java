@@ -1,6 +1,7 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.BatchSchema;
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.Decoded;
@@ -33,14 +34,19 @@ final class DecodedColumns extends ScanColumns {
   private final ImageBatch batch;
   private final VarCharVector shards;
 
-  DecodedColumns(BatchImages images, int capacity, StructType schema, BufferAllocator allocator) {
+  DecodedColumns(
+      BatchImages images,
+      int capacity,
+      List<FieldSpec> extras,
+      StructType schema,
+      BufferAllocator allocator) {
     this.images = images;
     this.capacity = capacity;
     this.allocator = allocator;
     this.batch =
         own(
             new ImageBatch(
-                allocator, images.height(), images.width(), images.channels(), capacity));
+                allocator, images.height(), images.width(), images.channels(), capacity, extras));
     try {
       this.shards = own(new VarCharVector(ScanSchema.SHARD, allocator));
       shards.allocateNew(capacity * 64L, capacity);
@@ -76,13 +82,21 @@ final class DecodedColumns extends ScanColumns {
       case ScanSchema.KEY -> batch.root().getVector(BatchSchema.KEY);
       case ScanSchema.SHARD -> shards;
       case ScanSchema.INDEX -> batch.root().getVector(BatchSchema.INDEX);
-      default ->
-          throw new IllegalArgumentException(
-              "No column '"
-                  + column
-                  + "' in the spindle data source's decoded schema "
-                  + ScanSchema.of(true).simpleString());
+      default -> extra(column);
     };
+  }
+
+  /** An extra field's column: the batch's own vector, as it is (Spark reads Arrow lists). */
+  private ValueVector extra(String column) {
+    ValueVector v = batch.extraFields() == 0 ? null : batch.root().getVector(column);
+    if (v != null) {
+      return v;
+    }
+    throw new IllegalArgumentException(
+        "No column '"
+            + column
+            + "' in the spindle data source's decoded schema "
+            + ScanSchema.of(true).simpleString());
   }
 
   /** A binary vector whose row {@code i} is the batch's pixels {@code [i, i+1) x rowBytes}. */

@@ -1,5 +1,7 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.batch.FieldColumns;
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.image.ImageFormat;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.samples.ShardSamples;
@@ -18,8 +20,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Encoded columns ({@code decode=false}): {@code image} holds each image's bytes as read from its
  * shard, {@code format} what they are ({@link #format}), then {@code label}, {@code key}, {@code
- * shard}, {@code index}. Vectors are allocated once per task and grow as needed; each batch
- * overwrites them. Task thread only.
+ * shard}, {@code index}, and a column per extra field. Vectors are allocated once per task and grow
+ * as needed; each batch overwrites them. Task thread only.
  */
 final class EncodedColumns extends ScanColumns {
   /** The {@code format} of a preprocess output's stored pixels: uint8 H×W×C, row-major. */
@@ -31,9 +33,14 @@ final class EncodedColumns extends ScanColumns {
   private final VarCharVector key;
   private final VarCharVector shard;
   private final BigIntVector index;
+  private final FieldColumns fields;
+  private final Object[][] values;
 
-  EncodedColumns(int capacity, StructType schema, BufferAllocator allocator) {
+  EncodedColumns(
+      int capacity, List<FieldSpec> extras, StructType schema, BufferAllocator allocator) {
     try {
+      this.fields = own(FieldColumns.standalone(allocator, extras, capacity));
+      this.values = new Object[capacity][];
       this.image = own(new VarBinaryVector(ScanSchema.IMAGE, allocator));
       this.format = own(new VarCharVector(ScanSchema.FORMAT, allocator));
       this.label = own(new IntVector(ScanSchema.LABEL, allocator));
@@ -67,7 +74,9 @@ final class EncodedColumns extends ScanColumns {
       key.setSafe(r, s.key().getBytes(StandardCharsets.UTF_8));
       shard.setSafe(r, utf8(s.shard()));
       index.set(r, rows.get(r).item().index());
+      values[r] = s.fields().toArray();
     }
+    fields.write(values, rows.size());
     for (ValueVector v : List.of(image, format, label, key, shard, index)) {
       v.setValueCount(rows.size());
     }
@@ -82,13 +91,20 @@ final class EncodedColumns extends ScanColumns {
       case ScanSchema.KEY -> key;
       case ScanSchema.SHARD -> shard;
       case ScanSchema.INDEX -> index;
-      default ->
-          throw new IllegalArgumentException(
-              "No column '"
-                  + column
-                  + "' in the spindle data source's encoded schema "
-                  + ScanSchema.of(false).simpleString());
+      default -> extra(column);
     };
+  }
+
+  private ValueVector extra(String column) {
+    ValueVector v = fields.vector(column);
+    if (v != null) {
+      return v;
+    }
+    throw new IllegalArgumentException(
+        "No column '"
+            + column
+            + "' in the spindle data source's encoded schema "
+            + ScanSchema.of(false).simpleString());
   }
 
   /**

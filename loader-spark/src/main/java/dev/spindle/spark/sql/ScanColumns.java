@@ -31,8 +31,13 @@ abstract class ScanColumns implements AutoCloseable {
   /** The columns of {@code schema} (a subset of {@link ScanSchema}, in any order). */
   static ScanColumns create(ScanSettings settings, StructType schema, BufferAllocator allocator) {
     return settings.decode()
-        ? new DecodedColumns(settings.sample().images(), settings.batchSize(), schema, allocator)
-        : new EncodedColumns(settings.batchSize(), schema, allocator);
+        ? new DecodedColumns(
+            settings.sample().images(),
+            settings.batchSize(),
+            settings.sample().extras(),
+            schema,
+            allocator)
+        : new EncodedColumns(settings.batchSize(), settings.sample().extras(), schema, allocator);
   }
 
   /** Fills the vectors with {@code rows} (good samples only) and returns them as one batch. */

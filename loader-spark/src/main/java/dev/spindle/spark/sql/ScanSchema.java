@@ -1,5 +1,9 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.batch.FieldSpec;
+import dev.spindle.spark.batch.FieldType;
+import java.util.List;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -11,7 +15,8 @@ import org.apache.spark.sql.types.StructType;
  * Encoded ({@code decode=false}): {@code image} (the image's bytes as stored), {@code format} (a
  * file's extension: jpg, jpeg, png; a Parquet value's format by its magic number: jpeg, png, or "";
  * see {@link EncodedColumns#format}), then {@code label}, {@code key}, {@code shard}, {@code
- * index}. No column is nullable. Stateless.
+ * index}. Either has one more column per extra field ({@code spark.spindle.fields}, the option
+ * {@code fields}) after {@code index}. No column is nullable. Stateless.
  */
 final class ScanSchema {
   static final String IMAGE = "image";
@@ -27,6 +32,43 @@ final class ScanSchema {
   private ScanSchema() {}
 
   static StructType of(boolean decode) {
+    return of(decode, List.of());
+  }
+
+  /**
+   * The columns with one per extra field after {@code index}, in declaration order: int32 an int,
+   * int64 a long, float32 a float, float64 a double, string a string, bytes binary, {@code list<T>}
+   * an array of T.
+   */
+  static StructType of(boolean decode, List<FieldSpec> extras) {
+    StructType schema = base(decode);
+    for (FieldSpec f : extras) {
+      schema = schema.add(f.name(), type(f.type()), false);
+    }
+    return schema;
+  }
+
+  /** The columns of a scan with {@code settings}. */
+  static StructType of(ScanSettings settings) {
+    return of(settings.decode(), settings.sample().extras());
+  }
+
+  private static DataType type(FieldType type) {
+    return switch (type) {
+      case INT32 -> DataTypes.IntegerType;
+      case INT64 -> DataTypes.LongType;
+      case FLOAT32 -> DataTypes.FloatType;
+      case FLOAT64 -> DataTypes.DoubleType;
+      case STRING -> DataTypes.StringType;
+      case BYTES -> DataTypes.BinaryType;
+      case LIST_INT32 -> DataTypes.createArrayType(DataTypes.IntegerType, false);
+      case LIST_INT64 -> DataTypes.createArrayType(DataTypes.LongType, false);
+      case LIST_FLOAT32 -> DataTypes.createArrayType(DataTypes.FloatType, false);
+      case IMAGE -> throw new IllegalStateException("The image is not an extra column");
+    };
+  }
+
+  private static StructType base(boolean decode) {
     StructType head = new StructType().add(IMAGE, DataTypes.BinaryType, false);
     head =
         decode

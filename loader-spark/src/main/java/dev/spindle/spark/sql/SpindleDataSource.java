@@ -38,12 +38,14 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
    */
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    ScanOptions.check(
-        options.asCaseSensitiveMap(),
-        scala.jdk.javaapi.CollectionConverters.asJava(SparkSession.active().conf().getAll()));
+    Map<String, String> session =
+        scala.jdk.javaapi.CollectionConverters.asJava(SparkSession.active().conf().getAll());
+    ScanOptions.check(options.asCaseSensitiveMap(), session);
     CaseInsensitiveStringMap given =
         new CaseInsensitiveStringMap(ScanOptions.given(options.asCaseSensitiveMap()));
-    return ScanSchema.of(ScanOptions.decode(given.get(ScanOptions.DECODE)));
+    return ScanSchema.of(
+        ScanOptions.decode(given.get(ScanOptions.DECODE)),
+        ScanOptions.extras(options.asCaseSensitiveMap(), session));
   }
 
   /**

@@ -12,7 +12,7 @@ final class SpindleScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
 
   SpindleScanBuilder(ScanSettings settings) {
     this.settings = settings;
-    this.schema = ScanSchema.of(settings.decode());
+    this.schema = ScanSchema.of(settings);
   }
 
   @Override

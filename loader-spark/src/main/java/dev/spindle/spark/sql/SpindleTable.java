@@ -31,7 +31,7 @@ final class SpindleTable implements SupportsRead {
 
   @Override
   public Column[] columns() {
-    return Arrays.stream(ScanSchema.of(settings.decode()).fields())
+    return Arrays.stream(ScanSchema.of(settings).fields())
         .map(f -> Column.create(f.name(), f.dataType(), f.nullable()))
         .toArray(Column[]::new);
   }

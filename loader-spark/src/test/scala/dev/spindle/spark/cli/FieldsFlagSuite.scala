@@ -1,0 +1,36 @@
+package dev.spindle.spark.cli
+
+import scala.jdk.CollectionConverters._
+
+import dev.spindle.spark.testkit.{ArrowFiles, CaptionData, TestFiles}
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * `--fields` on the command line: checked before Spark starts, naming the flag; `preprocess`
+ * writes the declared extra fields; `feed` refuses extra fields naming the flag.
+ */
+class FieldsFlagSuite extends AnyFunSuite {
+  test("--fields: a bad declaration fails before Spark, preprocess writes the fields, feed refuses extras") {
+    TestFiles.withTempDir("fields-flag") { dir =>
+      val in = CaptionData.write(dir.resolve("in"), shards = 1, perShard = 4).toString
+      val out = dir.resolve("out").toString
+      val (code, _, err) = Cli.run("preprocess", "--input", in, "--output", out,
+        "--fields", "image=jpg,caption=txt:strin", "--master", "no-such-master://x")
+      assert(code != 0)
+      assert(err.contains("Invalid value for --fields: 'image=jpg,caption=txt:strin' (entry 'caption=txt:strin':" +
+        " unknown type 'strin' (valid types: image, int32, int64"), err)
+
+      val (ok, _, okErr) = Cli.run("preprocess", "--input", in, "--output", out, "--size", "16",
+        "--fields", "image=jpg,label=cls,caption=txt", "--master", "local[2]", "--no-ui", "--progress", "never")
+      assert(ok == 0, okErr)
+      val (schema, rows) = ArrowFiles.read(ArrowFiles.partFiles(dir.resolve("out")).head)
+      assert(schema.getFields.asScala.map(_.getName).toSeq == Seq("image", "label", "key", "index", "caption"))
+      assert(rows.size == 4)
+
+      val (refused, _, feedErr) = Cli.run("feed", "--input", in, "--world-size", "1", "--size", "16",
+        "--fields", "image=jpg,label=cls,caption=txt", "--master", "local[2]", "--no-ui", "--progress", "never")
+      assert(refused != 0)
+      assert(feedErr.contains("--fields (spark.spindle.fields) declares the extra fields [caption=txt:string]"), feedErr)
+    }
+  }
+}
