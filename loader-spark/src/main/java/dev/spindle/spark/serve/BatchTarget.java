@@ -65,8 +65,9 @@ abstract class BatchTarget extends RowBatch {
     }
 
     /**
-     * Refused: a ring slot has no room for extra fields until the wire carries them ({@link
-     * FeedSettings#from} refuses a feed that declares some).
+     * Refused: a slot writer writes no extra fields, so a feed that declares some is never given
+     * one ({@code FeederConsumer.claimSlot} returns null for its feeder: its batches come as Arrow
+     * batches, which carry the fields).
      */
     @Override
     void setFields(int row, List<Object> values) {

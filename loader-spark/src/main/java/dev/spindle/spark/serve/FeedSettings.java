@@ -1,6 +1,5 @@
 package dev.spindle.spark.serve;
 
-import dev.spindle.spark.batch.FieldSet;
 import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.Manifest;
@@ -33,7 +32,6 @@ public record FeedSettings(SampleSettings sample, int readBatches, IoSettings io
    *     stored images (before any task)
    */
   public static FeedSettings from(Settings conf, Manifest manifest) {
-    refuseExtras(conf);
     return new FeedSettings(
         SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
         conf.get(SpindleConfig.FEED_READ_BATCHES),
@@ -42,24 +40,6 @@ public record FeedSettings(SampleSettings sample, int readBatches, IoSettings io
             conf.get(SpindleConfig.IO_COALESCE_BYTES),
             conf.get(SpindleConfig.IO_CONCURRENCY),
             null));
-  }
-
-  /**
-   * Refuses extra fields: a feeder's ring slot carries image, label, key, index and weight only, so
-   * far. (The pooled Arrow batches, {@code BatchTargets}, and {@code FeedRun} already carry them.)
-   *
-   * @throws IllegalArgumentException naming {@code --fields} and the extra fields
-   */
-  private static void refuseExtras(Settings conf) {
-    FieldSet fields = conf.get(SpindleConfig.FIELDS);
-    if (!fields.extras().isEmpty()) {
-      throw new IllegalArgumentException(
-          "feed and train deliver image and label only, so far: --fields ("
-              + SpindleConfig.FIELDS.key()
-              + ") declares the extra fields "
-              + fields.extras()
-              + "; read them with preprocess or the spindle data source (option fields)");
-    }
   }
 
   /**

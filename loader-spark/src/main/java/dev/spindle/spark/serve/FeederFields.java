@@ -3,6 +3,7 @@ package dev.spindle.spark.serve;
 import dev.spindle.gpu.feed.SlotField;
 import dev.spindle.spark.batch.BatchSchema;
 import dev.spindle.spark.samples.BatchImages;
+import dev.spindle.spark.samples.SampleSettings;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -14,18 +15,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * threads.
  */
 final class FeederFields {
-  /**
-   * The default of {@code spark.spindle.fields.maxBytes}: the bound on one variable value the
-   * sample readers enforce (quarantining a sample over it), so a slot never needs more.
-   */
-  static final int DEFAULT_MAX_BYTES = 65_536;
-
   private FeederFields() {}
 
-  /** The feeder fields of a feed whose batches hold {@code images} (no extra fields yet). */
-  static List<SlotField> of(BatchImages images) {
+  /**
+   * The feeder fields of a feed of {@code sample}'s settings: its declared extra fields ({@code
+   * spark.spindle.fields}), the variable ones bounded by {@code spark.spindle.fields.maxBytes}, the
+   * bound the sample readers quarantine a value over, so a slot never needs more.
+   */
+  static List<SlotField> of(SampleSettings sample) {
+    BatchImages images = sample.images();
     return of(
-        BatchSchema.of(images.height(), images.width(), images.channels()), DEFAULT_MAX_BYTES);
+        BatchSchema.of(images.height(), images.width(), images.channels(), sample.extras()),
+        sample.limits().maxFieldBytes());
   }
 
   /**

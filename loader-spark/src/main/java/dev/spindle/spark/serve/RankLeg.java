@@ -391,6 +391,6 @@ public final class RankLeg {
             NormalizeSpec.raw(images.height(), images.width(), images.channels()))
         .withSlots(serve.slots())
         .withLeaseTimeout(serve.trainerTimeout())
-        .withFields(FeederFields.of(images));
+        .withFields(FeederFields.of(feed.settings().sample()));
   }
 }

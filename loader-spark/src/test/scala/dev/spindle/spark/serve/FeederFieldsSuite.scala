@@ -5,7 +5,7 @@ import java.time.Duration
 import dev.spindle.gpu.device.{NormalizeSpec, SharedMemoryDevice}
 import dev.spindle.gpu.feed.{FeederConfig, GpuFeeder, SlotField}
 import dev.spindle.spark.batch.BatchSchema
-import dev.spindle.spark.samples.BatchImages
+import dev.spindle.spark.samples.{BatchImages, SampleSettings}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -18,8 +18,21 @@ class FeederFieldsSuite extends AnyFunSuite {
 
   test("an image + label feed's feeder has no extra fields: today's slots") {
     val images = new BatchImages(null, 8, 6, 3, "stored")
-    assert(FeederFields.of(images).isEmpty)
+    assert(FeederFields.of(SampleSettings.from(Map.empty[String, String].asJava, images)).isEmpty)
+    assert(FeederFields.of(SampleSettings.from(
+      Map("spark.spindle.fields" -> "image=jpg,label=cls").asJava, images)).isEmpty)
     assert(FeederFields.of(BatchSchema.of(8, 6, 3), 100).isEmpty)
+  }
+
+  test("a feed's declared extra fields are its feeder's, bounded by spark.spindle.fields.maxBytes") {
+    val images = new BatchImages(null, 8, 6, 3, "stored")
+    val got = FeederFields.of(SampleSettings.from(Map(
+      "spark.spindle.fields" -> "image=jpg,caption=txt,tokens=json:list<int32>,score=score:float32",
+      "spark.spindle.fields.maxBytes" -> "4096").asJava, images))
+    assert(got.asScala == Seq(
+      new SlotField("caption", SlotField.Dtype.UINT8, SlotField.Kind.STRING, 4096),
+      new SlotField("tokens", SlotField.Dtype.INT32, SlotField.Kind.LIST, 4096),
+      SlotField.fixed("score", SlotField.Dtype.FLOAT32)))
   }
 
   test("the batch schema's columns after index become the feeder's fields, in order") {
@@ -27,8 +40,8 @@ class FeederFieldsSuite extends AnyFunSuite {
     val extra = Seq(column("caption", ArrowType.Utf8.INSTANCE),
       column("tokens", ArrowType.List.INSTANCE, column("item", new ArrowType.Int(32, true))),
       column("id", new ArrowType.Int(64, true)), column("raw", ArrowType.Binary.INSTANCE))
-    val got = FeederFields.of(new Schema((core ++ extra).asJava), FeederFields.DEFAULT_MAX_BYTES)
-    val max = FeederFields.DEFAULT_MAX_BYTES
+    val got = FeederFields.of(new Schema((core ++ extra).asJava), 65536)
+    val max = 65536
     assert(got.asScala == Seq(
       new SlotField("caption", SlotField.Dtype.UINT8, SlotField.Kind.STRING, max),
       new SlotField("tokens", SlotField.Dtype.INT32, SlotField.Kind.LIST, max),
