@@ -36,6 +36,33 @@ public record FieldSet(List<FieldSpec> declared) implements Serializable {
     return named(FieldSpec.IMAGE);
   }
 
+  /**
+   * Whether samples carry an image: always without a declaration, else when a field named {@code
+   * image} is declared. A job without one (text only, any fields) has no image column at all: no
+   * decode, no image-size settings ({@code docs/guide/dataframe.md}).
+   */
+  public boolean hasImage() {
+    return isEmpty() || image() != null;
+  }
+
+  /**
+   * Refuses a declaration without an {@code image} field for a job that cannot run without one yet,
+   * naming the key and the flag.
+   *
+   * @param job the job, as its command is named ({@code preprocess}, {@code feed}, {@code train})
+   * @throws IllegalArgumentException when {@link #hasImage()} is false
+   */
+  public void requireImage(String job) {
+    if (!hasImage()) {
+      throw new IllegalArgumentException(
+          "spark.spindle.fields (--fields) '"
+              + this
+              + "' declares no field named 'image' (e.g. image=jpg): "
+              + job
+              + " does not run samples without an image yet; the spindle data source reads them");
+    }
+  }
+
   /** The {@code label} field, or null. */
   public FieldSpec label() {
     return named(FieldSpec.LABEL);

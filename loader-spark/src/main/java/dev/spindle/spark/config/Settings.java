@@ -118,13 +118,18 @@ public final class Settings {
 
   /**
    * The columns of Parquet shards that hold image and label: the declared {@code image} and {@code
-   * label} fields' sources ({@code spark.spindle.fields}) when there are, else {@code
-   * spark.spindle.parquet.imageColumn} and {@code .labelColumn}.
+   * label} fields' sources ({@code spark.spindle.fields}) when fields are declared (null for one
+   * that is not: no such column is read), else {@code spark.spindle.parquet.imageColumn} and {@code
+   * .labelColumn}.
    */
   public ParquetColumns parquetColumns() {
     FieldSet fields = get(SpindleConfig.FIELDS);
+    if (!fields.isEmpty()) { // a part not declared is not read
+      return new ParquetColumns(
+          fields.image() == null ? null : fields.image().source(),
+          fields.label() == null ? null : fields.label().source());
+    }
     return new ParquetColumns(
-        fields.image() != null ? fields.image().source() : get(SpindleConfig.PARQUET_IMAGE_COLUMN),
-        fields.label() != null ? fields.label().source() : get(SpindleConfig.PARQUET_LABEL_COLUMN));
+        get(SpindleConfig.PARQUET_IMAGE_COLUMN), get(SpindleConfig.PARQUET_LABEL_COLUMN));
   }
 }

@@ -110,8 +110,8 @@ public final class SpindleConfig {
           "",
           "The fields of a sample, comma-separated NAME=SOURCE[:TYPE] (--fields): SOURCE a tar member's extension (jpg, txt, cls, json, seg.png) or a Parquet column; TYPE one of "
               + FieldType.names()
-              + " (default by extension: an image's is image; cls, label, index, id int64; txt, json string (json validated); else bytes). The field 'image' is the image column, 'label' the int32 label column (without one, labels are -100); others are extra columns after image, label, key, index. Empty: image and label, as without fields",
-          SpindleConfig::fieldSet);
+              + " (default by extension: an image's is image; cls, label, index, id int64; txt, json string (json validated); else bytes). The field 'image' is the image column, 'label' the int32 label column (without one, labels are -100; without 'image' a sample has no image column, read by the spindle data source only); others are extra columns after image, label, key, index. Empty: image and label, as without fields",
+          FieldSet::parse);
   public static final ConfigKey<Integer> FIELDS_MAX_BYTES =
       register(
           "spark.spindle.fields.maxBytes",
@@ -507,15 +507,6 @@ public final class SpindleConfig {
       OutputMode.parse(s);
     }
     return s;
-  }
-
-  private static FieldSet fieldSet(String s) {
-    FieldSet fields = FieldSet.parse(s);
-    if (!fields.isEmpty() && fields.image() == null) {
-      throw new IllegalArgumentException(
-          "no field named 'image' (e.g. image=jpg): a sample without an image is not supported yet");
-    }
-    return fields;
   }
 
   private static String nonBlank(String s) {

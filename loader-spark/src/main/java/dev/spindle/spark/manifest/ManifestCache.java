@@ -249,14 +249,7 @@ public final class ManifestCache {
   private String otherColumns(Manifest written) {
     for (Shard s : written.shards()) {
       if (s.columns() != null && !s.columns().equals(columns)) {
-        return "the manifest was counted for Parquet columns "
-            + s.columns().image()
-            + ", "
-            + s.columns().label()
-            + "; now "
-            + columns.image()
-            + ", "
-            + columns.label();
+        return "the manifest was counted for Parquet columns " + s.columns() + "; now " + columns;
       }
     }
     return null;

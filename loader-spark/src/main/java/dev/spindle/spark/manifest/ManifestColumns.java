@@ -34,8 +34,8 @@ final class ManifestColumns {
     m.classNames().forEach(out::writeString);
     out.writeByte(columns == null ? 0 : 1);
     if (columns != null) {
-      out.writeString(columns.image());
-      out.writeString(columns.label());
+      out.writeString(absentAsEmpty(columns.image()));
+      out.writeString(absentAsEmpty(columns.label()));
     }
     out.writeVarint(shards.size());
     FrontCodedNames paths = new FrontCodedNames();
@@ -73,7 +73,8 @@ final class ManifestColumns {
           case 0 -> null;
           case 1 ->
               new ParquetColumns(
-                  in.readString("the image column"), in.readString("the label column"));
+                  emptyAsAbsent(in.readString("the image column")),
+                  emptyAsAbsent(in.readString("the label column")));
           default -> throw BinaryIn.invalid("the Parquet columns' flag is neither 0 nor 1");
         };
     // every shard takes at least 2 bytes of paths and 1 of each other column
@@ -173,5 +174,17 @@ final class ManifestColumns {
       throw BinaryIn.invalid("an entry of " + path + " has label " + label);
     }
     return (int) label;
+  }
+
+  /**
+   * A column a job does not read (no {@code image} or {@code label} field declared) is written as
+   * "" (no column name is empty), so a manifest with both columns keeps its bytes.
+   */
+  private static String absentAsEmpty(String column) {
+    return column == null ? "" : column;
+  }
+
+  private static String emptyAsAbsent(String column) {
+    return column.isEmpty() ? null : column;
   }
 }

@@ -189,9 +189,7 @@ public final class ShardCatalog {
               + ": expected tar shards (WebDataset: KEY.jpg + KEY.cls; "
               + TarCompression.suffixList()
               + "), .parquet files (columns "
-              + columns.image()
-              + ", "
-              + columns.label()
+              + columns
               + "), an image folder tree ROOT/<class>/<image> (torchvision's ImageFolder: "
               + String.join(", ", FolderImages.EXTENSIONS)
               + ") or a preprocess output (its "

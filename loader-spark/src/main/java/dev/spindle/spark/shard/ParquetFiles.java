@@ -139,7 +139,7 @@ final class ParquetFiles {
   static ParquetLayout layout(WatchedInputFile.Reader file, ParquetColumns columns, String name)
       throws ShardRefusedException {
     ParquetLayout layout = ParquetLayout.resolve(file.getFileMetaData().getSchema(), columns, name);
-    checkChunks(file, List.of(layout.image(), layout.label()), name);
+    checkChunks(file, layout.read(), name);
     return layout;
   }
 

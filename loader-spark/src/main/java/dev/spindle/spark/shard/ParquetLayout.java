@@ -1,5 +1,6 @@
 package dev.spindle.spark.shard;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -18,27 +19,49 @@ import org.apache.parquet.schema.Type;
  * (int8 … int64, uint8 … uint64). Neither may be repeated. Counting and reading resolve with this
  * one class, so a file that counts is a file that reads. Immutable; any thread.
  *
- * @param image the leaf column of the image bytes
- * @param label the leaf column of the label
+ * @param image the leaf column of the image bytes, or null when the job reads no image
+ * @param label the leaf column of the label, or null when the job reads no label
  * @param labelUnsigned true when the label's integer type is unsigned
- * @param schema the projection: the file's schema reduced to these two columns
+ * @param schema the projection: the file's schema reduced to these columns
  */
 record ParquetLayout(
     ColumnDescriptor image, ColumnDescriptor label, boolean labelUnsigned, MessageType schema) {
 
-  /** The layout of a file's schema, or a refusal naming the file, the column and what is wrong. */
+  /**
+   * The layout of a file's schema, or a refusal naming the file, the column and what is wrong. A
+   * part the job does not read ({@link ParquetColumns}: null) has a null column here.
+   */
   static ParquetLayout resolve(MessageType schema, ParquetColumns columns, String file)
       throws ShardRefusedException {
-    String[] imagePath = imagePath(schema, columns.image(), file);
-    PrimitiveType label = labelType(schema, columns.label(), file);
-    MessageType projection =
-        new MessageType(
-            schema.getName(), schema.getType(columns.image()), schema.getType(columns.label()));
+    String[] imagePath = columns.image() == null ? null : imagePath(schema, columns.image(), file);
+    PrimitiveType label = columns.label() == null ? null : labelType(schema, columns.label(), file);
+    List<Type> read = new ArrayList<>();
+    if (imagePath != null) {
+      read.add(schema.getType(columns.image()));
+    }
+    if (label != null) {
+      read.add(schema.getType(columns.label()));
+    }
+    MessageType projection = new MessageType(schema.getName(), read);
     return new ParquetLayout(
-        projection.getColumnDescription(imagePath),
-        projection.getColumnDescription(new String[] {columns.label()}),
-        label.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation i && !i.isSigned(),
+        imagePath == null ? null : projection.getColumnDescription(imagePath),
+        label == null ? null : projection.getColumnDescription(new String[] {columns.label()}),
+        label != null
+            && label.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation i
+            && !i.isSigned(),
         projection);
+  }
+
+  /** The columns read, image first then label, those of them there are. */
+  List<ColumnDescriptor> read() {
+    List<ColumnDescriptor> read = new ArrayList<>();
+    if (image != null) {
+      read.add(image);
+    }
+    if (label != null) {
+      read.add(label);
+    }
+    return read;
   }
 
   /**

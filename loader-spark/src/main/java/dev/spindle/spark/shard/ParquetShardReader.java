@@ -15,13 +15,13 @@ import org.apache.parquet.schema.Type;
 /**
  * Reads a Parquet shard row by row: row {@code N} (counted from 0 over the whole file) is sample
  * {@code N}, key {@code <file name>#N}. Only the image and label columns are read ({@link
- * ParquetLayout}), and the columns of the job's extra fields ({@link ParquetFields}); row groups
- * without a wanted row are never read, and within a row group only the pages that hold one ({@link
- * ParquetRows}). A null image or label, an image over {@code spark.spindle.maxSampleBytes} or a
- * label outside {@link LabelRule} makes a sample with a problem; so does every wanted row of a row
- * group whose pages cannot be decoded (from the failing row on), while the next row groups are read
- * as usual. A storage error fails the reader ({@link UncheckedIOException} naming the shard). One
- * thread.
+ * ParquetLayout}; not one the job's declared fields leave out), and the columns of the job's extra
+ * fields ({@link ParquetFields}); row groups without a wanted row are never read, and within a row
+ * group only the pages that hold one ({@link ParquetRows}). A null image or label, an image over
+ * {@code spark.spindle.maxSampleBytes} or a label outside {@link LabelRule} makes a sample with a
+ * problem; so does every wanted row of a row group whose pages cannot be decoded (from the failing
+ * row on), while the next row groups are read as usual. A storage error fails the reader ({@link
+ * UncheckedIOException} naming the shard). One thread.
  */
 final class ParquetShardReader implements ShardReader {
   private final Shard shard;
@@ -62,9 +62,10 @@ final class ParquetShardReader implements ShardReader {
               file.getFileMetaData().getSchema(), limits.fields().extras(), shard.uri());
       MessageType projection = projection(layout.schema(), fields);
       file.setRequestedSchema(projection);
-      List<ColumnDescriptor> columns = new ArrayList<>(List.of(layout.image(), layout.label()));
+      List<ColumnDescriptor> columns = layout.read();
+      int first = columns.size(); // the extra fields' columns follow the image and label
       fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
-      ParquetFiles.checkChunks(file, columns.subList(2, columns.size()), shard.uri());
+      ParquetFiles.checkChunks(file, columns.subList(first, columns.size()), shard.uri());
       ParquetRows rows = new ParquetRows(shard.uri(), file, projection, columns, positions);
       return new ParquetShardReader(shard, rows, layout, fields, limits);
     } catch (IOException | RuntimeException e) {
@@ -109,8 +110,21 @@ final class ParquetShardReader implements ShardReader {
   }
 
   private void fill(ParquetRowGroup group, SampleBuilder sample, long row) {
+    int column = 0; // the row group's columns: layout.read(), then the extra fields'
+    if (layout.image() != null) {
+      image(group, sample, row, column++);
+    }
+    if (layout.label() != null) {
+      label(group, sample, row, column++);
+    }
+    for (int i = 0; i < fields.fields().size(); i++) {
+      field(group, sample, row, i, column + i);
+    }
+  }
+
+  private void image(ParquetRowGroup group, SampleBuilder sample, long row, int column) {
     String imageColumn = String.join(".", layout.image().getPath());
-    Binary image = group.binary(0);
+    Binary image = group.binary(column);
     if (image == null) {
       sample.problem("the image is null (column '" + imageColumn + "', row " + row + ")");
     } else if (image.length() > limits.maxSampleBytes()) {
@@ -121,24 +135,24 @@ final class ParquetShardReader implements ShardReader {
     } else {
       sample.imageValue(image.getBytes(), imageColumn + " of row " + row);
     }
+  }
+
+  private void label(ParquetRowGroup group, SampleBuilder sample, long row, int column) {
     String labelColumn = " (column '" + shard.columns().label() + "', row " + row + ")";
-    if (group.isNull(1)) {
+    if (group.isNull(column)) {
       sample.problem("the label is null" + labelColumn);
     } else {
-      long label = layout.labelRaw(group.reader(1));
+      long label = layout.labelRaw(group.reader(column));
       sample.label(layout.labelNumber(label), "label " + layout.labelText(label) + labelColumn);
-    }
-    for (int i = 0; i < fields.fields().size(); i++) {
-      field(group, sample, row, i);
     }
   }
 
-  /** Extra field {@code i} of the row (columns 2.. of the row group): a null is the problem. */
-  private void field(ParquetRowGroup group, SampleBuilder sample, long row, int i) {
+  /** Extra field {@code i} of the row (row group column {@code column}): a null is the problem. */
+  private void field(ParquetRowGroup group, SampleBuilder sample, long row, int i, int column) {
     FieldSpec f = fields.fields().get(i);
     String where = " (field '" + f.name() + "', column '" + f.source() + "', row " + row + ")";
     try {
-      Object value = fields.value(i, group, 2 + i, limits.maxFieldBytes());
+      Object value = fields.value(i, group, column, limits.maxFieldBytes());
       if (value == null) {
         sample.problem("the value is null" + where);
       } else {

@@ -184,10 +184,11 @@ final class SampleBuilder {
 
   /**
    * The sample of a job that declares its fields: each declared one must be there; a job without a
-   * {@code label} field labels every sample {@link BatchSchema#IGNORED_LABEL}.
+   * {@code label} field labels every sample {@link BatchSchema#IGNORED_LABEL}; one without an
+   * {@code image} field has samples without an image (null).
    */
   private Sample buildDeclared(FieldSet fields) {
-    if (problem == null && image == null) {
+    if (problem == null && image == null && fields.image() != null) {
       problem = missing(fields.image());
     }
     if (fields.label() == null) {

@@ -279,7 +279,7 @@ final class TarShardReader implements ShardReader {
     boolean image =
         fields.isEmpty()
             ? WebDatasetKeys.TAR_IMAGE_EXTENSIONS.contains(ext)
-            : ext.equals(fields.image().source());
+            : fields.image() != null && ext.equals(fields.image().source());
     boolean label =
         fields.isEmpty()
             ? WebDatasetKeys.LABEL_EXTENSIONS.contains(ext)

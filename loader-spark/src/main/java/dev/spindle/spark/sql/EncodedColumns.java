@@ -21,7 +21,8 @@ import org.apache.spark.sql.types.StructType;
  * Encoded columns ({@code decode=false}): {@code image} holds each image's bytes as read from its
  * shard, {@code format} what they are ({@link #format}), then {@code label}, {@code key}, {@code
  * shard}, {@code index}, and a column per extra field. Vectors are allocated once per task and grow
- * as needed; each batch overwrites them. Task thread only.
+ * as needed; each batch overwrites them. Samples without an image (the declared fields have none)
+ * leave {@code image} and {@code format} unset: their schema has neither. Task thread only.
  */
 final class EncodedColumns extends ScanColumns {
   /** The {@code format} of a preprocess output's stored pixels: uint8 H×W×C, row-major. */
@@ -68,8 +69,10 @@ final class EncodedColumns extends ScanColumns {
     image.reset();
     for (int r = 0; r < rows.size(); r++) {
       Sample s = rows.get(r).item().sample();
-      image.setSafe(r, s.image());
-      format.setSafe(r, utf8(format(s)));
+      if (s.image() != null) { // none: a sample without an image, whose schema has no image column
+        image.setSafe(r, s.image());
+        format.setSafe(r, utf8(format(s)));
+      }
       label.set(r, s.label());
       key.setSafe(r, s.key().getBytes(StandardCharsets.UTF_8));
       shard.setSafe(r, utf8(s.shard()));

@@ -30,7 +30,7 @@ abstract class ScanColumns implements AutoCloseable {
 
   /** The columns of {@code schema} (a subset of {@link ScanSchema}, in any order). */
   static ScanColumns create(ScanSettings settings, StructType schema, BufferAllocator allocator) {
-    return settings.decode()
+    return settings.decodes()
         ? new DecodedColumns(
             settings.sample().images(),
             settings.batchSize(),

@@ -1,7 +1,7 @@
 package dev.spindle.spark.sql;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.spindle.spark.batch.FieldSpec;
+import dev.spindle.spark.batch.FieldSet;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
 import dev.spindle.spark.config.Settings;
@@ -80,12 +80,12 @@ final class ScanOptions {
   }
 
   /**
-   * The extra fields a scan with {@code options} declares (the option {@code fields}, else the
-   * session's {@code spark.spindle.fields}), in declaration order.
+   * The fields a scan with {@code options} declares (the option {@code fields}, else the session's
+   * {@code spark.spindle.fields}).
    */
-  static List<FieldSpec> extras(Map<String, String> options, Map<String, String> session) {
+  static FieldSet fields(Map<String, String> options, Map<String, String> session) {
     Map<String, String> conf = settings(given(options), session, false);
-    return Settings.read(conf).get(SpindleConfig.FIELDS).extras();
+    return Settings.read(conf).get(SpindleConfig.FIELDS);
   }
 
   /**

@@ -16,7 +16,9 @@ import org.apache.spark.sql.types.StructType;
  * file's extension: jpg, jpeg, png; a Parquet value's format by its magic number: jpeg, png, or "";
  * see {@link EncodedColumns#format}), then {@code label}, {@code key}, {@code shard}, {@code
  * index}. Either has one more column per extra field ({@code spark.spindle.fields}, the option
- * {@code fields}) after {@code index}. No column is nullable. Stateless.
+ * {@code fields}) after {@code index}. Samples without an image (declared fields without {@code
+ * image}) have neither: {@code label}, {@code key}, {@code shard}, {@code index} and the extra
+ * fields. No column is nullable. Stateless.
  */
 final class ScanSchema {
   static final String IMAGE = "image";
@@ -41,7 +43,17 @@ final class ScanSchema {
    * an array of T.
    */
   static StructType of(boolean decode, List<FieldSpec> extras) {
-    StructType schema = base(decode);
+    return of(decode, true, extras);
+  }
+
+  /**
+   * {@link #of(boolean, List)}, or for samples without an image ({@code images} false: the declared
+   * fields have no {@code image}) the columns without {@code image}, {@code height}, {@code width},
+   * {@code channels} and {@code format}: {@code label} (-100 without a declared label), {@code
+   * key}, {@code shard}, {@code index}, then the extra fields, whatever {@code decode} says.
+   */
+  static StructType of(boolean decode, boolean images, List<FieldSpec> extras) {
+    StructType schema = images ? base(decode) : rowColumns(new StructType());
     for (FieldSpec f : extras) {
       schema = schema.add(f.name(), type(f.type()), false);
     }
@@ -50,7 +62,7 @@ final class ScanSchema {
 
   /** The columns of a scan with {@code settings}. */
   static StructType of(ScanSettings settings) {
-    return of(settings.decode(), settings.sample().extras());
+    return of(settings.decode(), settings.images(), settings.sample().extras());
   }
 
   private static DataType type(FieldType type) {
@@ -76,6 +88,11 @@ final class ScanSchema {
                 .add(WIDTH, DataTypes.IntegerType, false)
                 .add(CHANNELS, DataTypes.IntegerType, false)
             : head.add(FORMAT, DataTypes.StringType, false);
+    return rowColumns(head);
+  }
+
+  /** {@code label}, {@code key}, {@code shard}, {@code index} after {@code head}. */
+  private static StructType rowColumns(StructType head) {
     return head.add(LABEL, DataTypes.IntegerType, false)
         .add(KEY, DataTypes.StringType, false)
         .add(SHARD, DataTypes.StringType, false)

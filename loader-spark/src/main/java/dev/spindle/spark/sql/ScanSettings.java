@@ -62,6 +62,19 @@ record ScanSettings(
         conf.parquetColumns());
   }
 
+  /**
+   * Whether samples have an image (the declared fields have one, or none are declared): without,
+   * nothing is decoded and the columns have no image ({@link ScanSchema}).
+   */
+  boolean images() {
+    return sample.limits().fields().hasImage();
+  }
+
+  /** Whether the scan decodes images: asked to ({@code decode}) and there are images. */
+  boolean decodes() {
+    return decode && images();
+  }
+
   /** Rows per columnar batch ({@link SampleSettings#batchSize}). */
   int batchSize() {
     return sample.batchSize();

@@ -1,5 +1,6 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.batch.FieldSet;
 import dev.spindle.spark.config.ConfigKey;
 import dev.spindle.spark.config.OptionNames;
 import dev.spindle.spark.config.SpindleConfig;
@@ -43,9 +44,9 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
     ScanOptions.check(options.asCaseSensitiveMap(), session);
     CaseInsensitiveStringMap given =
         new CaseInsensitiveStringMap(ScanOptions.given(options.asCaseSensitiveMap()));
+    FieldSet fields = ScanOptions.fields(options.asCaseSensitiveMap(), session);
     return ScanSchema.of(
-        ScanOptions.decode(given.get(ScanOptions.DECODE)),
-        ScanOptions.extras(options.asCaseSensitiveMap(), session));
+        ScanOptions.decode(given.get(ScanOptions.DECODE)), fields.hasImage(), fields.extras());
   }
 
   /**

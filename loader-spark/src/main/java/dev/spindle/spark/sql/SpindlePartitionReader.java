@@ -99,7 +99,7 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   static PathSpec spec(String owner, ScanSettings settings, int poolThreads) {
     return PathSpec.quarantining(
         owner,
-        settings.decode() ? settings.sample().images() : null,
+        settings.decodes() ? settings.sample().images() : null,
         settings.batchSize(),
         settings.sample().decodesInFlight(poolThreads),
         settings.sample().budget());

@@ -31,6 +31,13 @@ final class SpindleScan implements Scan {
   @Override
   public String description() {
     BatchImages images = settings.sample().images();
+    if (!settings.images()) {
+      return "spindle "
+          + settings.input()
+          + " [no image: "
+          + settings.sample().limits().fields()
+          + "]";
+    }
     String shown = images.decodes() ? images.transforms() : "stored: " + images.transforms();
     return "spindle "
         + settings.input()

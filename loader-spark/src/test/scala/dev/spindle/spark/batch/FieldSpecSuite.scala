@@ -34,8 +34,18 @@ class FieldSpecSuite extends AnyFunSuite {
     assert(error("image=txt:string").contains("the field 'image' is the image column: its type must be image, not string"))
     assert(error("image=jpg,thumb=png").contains("field 'thumb' is of type image: only the field named 'image' may be"))
     assert(error("image=jpg,label=txt:string").contains("its type must be int32 or int64, not string"))
-    assert(error("caption=txt").contains("no field named 'image'"))
     assert(Settings.read(java.util.Map.of()).get(SpindleConfig.FIELDS).isEmpty)
     assert(Settings.read(java.util.Map.of()).get(SpindleConfig.FIELDS_MAX_BYTES) == 65536)
+  }
+
+  test("a declaration without an image is a sample without one: the data source reads it; preprocess, feed and train refuse it naming --fields") {
+    val text = Settings.read(java.util.Map.of("spark.spindle.fields", "text=txt,tokens=tok:list<int32>")).get(SpindleConfig.FIELDS)
+    assert(!text.hasImage && !text.labelled && text.extras.asScala.map(_.name) == Seq("text", "tokens"))
+    assert(FieldSet.NONE.hasImage && FieldSet.parse("image=png").hasImage)
+    FieldSet.NONE.requireImage("preprocess")
+    FieldSet.parse("image=jpg,caption=txt").requireImage("preprocess")
+    val e = intercept[IllegalArgumentException](text.requireImage("preprocess"))
+    assert(e.getMessage == "spark.spindle.fields (--fields) 'text=txt:string,tokens=tok:list<int32>' declares no" +
+      " field named 'image' (e.g. image=jpg): preprocess does not run samples without an image yet; the spindle data source reads them")
   }
 }

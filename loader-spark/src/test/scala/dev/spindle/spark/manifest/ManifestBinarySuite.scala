@@ -77,6 +77,19 @@ class ManifestBinarySuite extends AnyFunSuite {
     assert(binary * 20 < json, s"binary $binary bytes, JSON $json")
   }
 
+  test("Parquet columns a job does not read (no image, no label declared) read back from JSON and binary as absent") {
+    for (columns <- Seq(new ParquetColumns(null, null), new ParquetColumns(null, "l"), new ParquetColumns("i", null))) {
+      val m = new Manifest("file:/p", JList.of(
+        new Shard("file:/p/a.parquet", ShardFormat.PARQUET, 10L, 1L, 3L, JList.of(), columns)), JList.of())
+      val stored = ManifestBinary.fromBytes(bin(m))
+      assert(stored.manifest == m && stored.manifest.shards.get(0).columns == columns, columns)
+      assert(ManifestCodec.fromJson(ManifestCodec.toJson(m)) == m, columns)
+      assert(stored.fingerprint == ManifestFingerprint.of(m))
+    }
+    assert(new ParquetColumns(null, null).toString == "(neither image nor label)")
+    assert(new ParquetColumns(null, "l").toString == "l" && ParquetColumns.DEFAULT.toString == "image, label")
+  }
+
   test("manifests the JSON form cannot write are refused by the binary form with the same reason") {
     val outside = new Manifest("file:/data/in", JList.of(new Shard("file:/data/input2/a.tar",
       ShardFormat.TAR, 1L, 1L, 1L, JList.of())), JList.of())

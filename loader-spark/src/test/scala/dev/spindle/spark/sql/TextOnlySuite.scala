@@ -1,0 +1,126 @@
+package dev.spindle.spark.sql
+
+import java.nio.file.Path
+
+import dev.spindle.spark.batch.ExecutorAllocator
+import dev.spindle.spark.testkit.{SparkFixture, TestFiles, TextCorpus}
+import dev.spindle.spark.testkit.TestFiles.ascii
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Samples without an image through the `spindle` data source: declared fields with no `image`
+ * (pre-tokenised text in Parquet, WebDataset tars of `.txt`/`.tok`/`.json` members only) give rows
+ * of `label` (-100), `key`, `shard`, `index` and the fields, with no image column, nothing decoded
+ * and no image setting needed; bad values are quarantined or refused as for samples with images.
+ */
+class TextOnlySuite extends AnyFunSuite with SparkFixture {
+  private val Text = "text=text:string,tokens=tokens:list<int32>"
+
+  private def read(in: Path, options: (String, String)*): DataFrame =
+    spark.read.format("spindle").option("batchSize", "4").option("partitionBytes", "1")
+      .options(options.toMap).load(in.toString)
+
+  private val RowColumns = Seq(
+    StructField("label", IntegerType, nullable = false),
+    StructField("key", StringType, nullable = false),
+    StructField("shard", StringType, nullable = false),
+    StructField("index", LongType, nullable = false))
+
+  /** Every row's text is its sentence, and its tokens the tokenizer's ids of that text. */
+  private def assertSentences(rows: Seq[Row], number: Row => Int): Unit = rows.foreach { r =>
+    val i = number(r)
+    assert(r.getAs[String]("text") == TextCorpus.sentence(i), s"row $i")
+    val tokens = r.getAs[scala.collection.Seq[Int]]("tokens").toSeq
+    assert(tokens == TextCorpus.tokens(TextCorpus.sentence(i)), s"row $i")
+    assert(tokens.map(t => TextCorpus.Vocabulary(t - 1)).mkString(" ") == r.getAs[String]("text"))
+    assert(r.getAs[Int]("label") == -100)
+  }
+
+  test("example: a pre-tokenised Parquet corpus (no image, no label column) is read, one column per field") {
+    TestFiles.withTempDir("text-parquet") { dir =>
+      val in = TextCorpus.writeParquet(dir.resolve("in"), 23, files = 2)
+      val df = read(in, "fields" -> Text)
+      assert(df.schema.fields.toSeq == RowColumns ++ Seq(
+        StructField("text", StringType, nullable = false),
+        StructField("tokens", ArrayType(IntegerType, containsNull = false), nullable = false)))
+      val rows = df.collect().toSeq
+      assert(rows.map(_.getAs[Long]("index")).sorted == (0L until 23L))
+      assertSentences(rows, r => {
+        val Array(file, row) = r.getAs[String]("key").split('#')
+        (if (file == "text-000.parquet") 0 else 12) + row.toInt
+      })
+      assert(rows.map(r => r.getAs[String]("shard").split('/').last).distinct.sorted ==
+        Seq("text-000.parquet", "text-001.parquet"))
+      // decode=false is the same: there is nothing to decode; a second read uses the manifest cache
+      val again = read(in, "fields" -> Text, "decode" -> "false").collect().toSeq
+      assert(again.head.schema == df.schema)
+      assert(again.map(r => r.getAs[String]("key") -> r.getAs[String]("text")).toMap ==
+        rows.map(r => r.getAs[String]("key") -> r.getAs[String]("text")).toMap)
+      // SQL over the text, and a subset of the columns
+      val dogs = spark.sql(s"SELECT count(*) FROM spindle.`$in` WITH ('fields' = 'text=text')" +
+        " WHERE text LIKE 'a dog %'").collect().head.getLong(0)
+      assert(dogs == (0 until 23).count(i => TextCorpus.sentence(i).startsWith("a dog ")))
+      assert(read(in, "fields" -> Text).select("tokens").collect().length == 23)
+      assertAllocatorsClosed()
+    }
+  }
+
+  test("WebDataset tars of .txt, .tok and .json members only: rows without an image; a missing member quarantines its sample") {
+    TestFiles.withTempDir("text-tars") { dir =>
+      val in = TextCorpus.writeTars(dir.resolve("in"), shards = 2, perShard = 5)
+      TestFiles.writeTar(in.resolve("text-bad.tar"),
+        TextCorpus.members(100).filterNot(_._1.endsWith(".tok")) ++
+          TextCorpus.members(101).map { case (n, b) => if (n.endsWith(".json")) n -> ascii("{\"words\":") else n -> b })
+      val q = dir.resolve("q")
+      val df = read(in, "fields" -> "text=txt,tokens=tok:list<int32>,meta=json,label=cls",
+        "maxFailures" -> "5", "quarantine" -> q.toString)
+      assert(df.schema.fieldNames.toSeq == Seq("label", "key", "shard", "index", "text", "tokens", "meta"))
+      val noLabel = read(in, "fields" -> "text=txt,tokens=tok:list<int32>,meta=json",
+        "maxFailures" -> "5", "quarantine" -> q.toString).collect().toSeq
+      assert(noLabel.map(_.getAs[String]("key")).sorted == (0 until 10).map(TextCorpus.key))
+      assertSentences(noLabel, r => TextCorpus.number(r.getAs[String]("key")))
+      noLabel.foreach(r => assert(r.getAs[String]("meta") ==
+        s"""{"words": ${TextCorpus.tokens(r.getAs[String]("text")).size}}"""))
+      val listed = spark.read.json(q.toString).collect()
+        .map(r => r.getAs[String]("key") -> r.getAs[String]("reason")).toMap
+      assert(listed.keySet == Set(TextCorpus.key(100), TextCorpus.key(101)), listed)
+      assert(listed(TextCorpus.key(100)).startsWith(s"no '.tok' member for field 'tokens' of key '${TextCorpus.key(100)}'"), listed)
+      assert(listed(TextCorpus.key(101)).contains("json"), listed)
+      // with a declared label, the text samples have none: each is quarantined saying so
+      val q2 = dir.resolve("q2")
+      assert(read(in, "fields" -> "text=txt,label=cls", "maxFailures" -> "20", "quarantine" -> q2.toString)
+        .collect().isEmpty)
+      assert(spark.read.json(q2.toString).collect().map(_.getAs[String]("reason"))
+        .forall(_.startsWith("no '.cls' member for field 'label'")))
+      assertAllocatorsClosed()
+    }
+  }
+
+  test("Parquet without an image: a missing or mistyped declared column is refused naming file, column and types; a null quarantines its row") {
+    TestFiles.withTempDir("text-parquet-bad") { dir =>
+      val in = TextCorpus.writeParquet(dir.resolve("in"), 5, nullText = 3)
+      def failure(fields: String): String = {
+        val e = intercept[Exception](read(in, "fields" -> fields).collect())
+        Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      }
+      val missing = failure("text=text,ids=ids:list<int32>")
+      assert(missing.contains("text-000.parquet") && missing.contains("'ids'"), missing)
+      val typed = failure("text=text,tokens=tokens:list<float32>")
+      assert(typed.contains("column 'tokens'") && typed.contains("list<float32>"), typed)
+      val q = dir.resolve("q")
+      val rows = read(in, "fields" -> Text, "maxFailures" -> "5", "quarantine" -> q.toString).collect()
+      assert(rows.map(_.getAs[Long]("index")).sorted.toSeq == Seq(0L, 1L, 2L, 4L))
+      val listed = spark.read.json(q.toString).collect().map(r => r.getAs[String]("key") -> r.getAs[String]("reason"))
+      assert(listed.toSeq == Seq("text-000.parquet#3" -> "the value is null (field 'text', column 'text', row 3)"))
+      assertAllocatorsClosed()
+    }
+  }
+
+  private def assertAllocatorsClosed(): Unit = {
+    val root = ExecutorAllocator.root(Long.MaxValue)
+    assert(root.getChildAllocators.isEmpty, root.toVerboseString)
+    assert(root.getAllocatedMemory == 0)
+  }
+}
