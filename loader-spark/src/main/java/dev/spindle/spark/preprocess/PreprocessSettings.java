@@ -23,6 +23,7 @@ record PreprocessSettings(
     implements Serializable {
 
   static PreprocessSettings from(Settings conf) {
+    conf.get(SpindleConfig.FIELDS).requireImage("preprocess");
     return new PreprocessSettings(
         SampleSettings.from(conf, BatchImages.decoding(conf.uint8Transform())),
         conf.get(SpindleConfig.PARTITION_BYTES),

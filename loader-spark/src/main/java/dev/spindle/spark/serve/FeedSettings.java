@@ -29,9 +29,10 @@ public record FeedSettings(SampleSettings sample, int readBatches, IoSettings io
 
   /**
    * @throws IllegalArgumentException when image settings disagree with a preprocessed input's
-   *     stored images (before any task)
+   *     stored images (before any task), or the declared fields have no image
    */
   public static FeedSettings from(Settings conf, Manifest manifest) {
+    conf.get(SpindleConfig.FIELDS).requireImage("feed (and train)");
     return new FeedSettings(
         SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
         conf.get(SpindleConfig.FEED_READ_BATCHES),

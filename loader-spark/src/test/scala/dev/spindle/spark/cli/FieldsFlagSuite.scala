@@ -32,4 +32,21 @@ class FieldsFlagSuite extends AnyFunSuite {
       assert(fed == 0, feedErr)
     }
   }
+
+  test("--fields without an image: preprocess, feed and train refuse it before Spark, naming the flag") {
+    TestFiles.withTempDir("fields-noimage") { dir =>
+      val in = dev.spindle.spark.testkit.TextCorpus.writeTars(dir.resolve("in"), shards = 1, perShard = 2).toString
+      java.nio.file.Files.writeString(dir.resolve("t.py"), "raise SystemExit('not run')\n")
+      for ((args, script) <- Seq(
+          Seq("preprocess", "--output", dir.resolve("out").toString) -> Nil,
+          Seq("feed", "--world-size", "1") -> Nil,
+          Seq("train", "--world-size", "1") -> Seq(dir.resolve("t.py").toString))) {
+        val (code, _, err) = Cli.run(args ++ Seq("--input", in, "--fields", "text=txt,tokens=tok:list<int32>",
+          "--master", "no-such-master://x") ++ script: _*)
+        assert(code != 0, args)
+        assert(err.contains(s"spark.spindle.fields (--fields) 'text=txt:string,tokens=tok:list<int32>' declares no field" +
+          s" named 'image' (e.g. image=jpg): ${args.head} does not run samples without an image yet"), err)
+      }
+    }
+  }
 }
