@@ -3,7 +3,7 @@ package dev.spindle.spark.sql
 import java.nio.file.Path
 
 import dev.spindle.spark.batch.ExecutorAllocator
-import dev.spindle.spark.testkit.{SparkFixture, TestFiles, TextCorpus}
+import dev.spindle.spark.testkit.{CaptionData, ParquetInputs, SparkFixture, TestFiles, TextCorpus}
 import dev.spindle.spark.testkit.TestFiles.ascii
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.types._
@@ -114,6 +114,28 @@ class TextOnlySuite extends AnyFunSuite with SparkFixture {
       assert(rows.map(_.getAs[Long]("index")).sorted.toSeq == Seq(0L, 1L, 2L, 4L))
       val listed = spark.read.json(q.toString).collect().map(r => r.getAs[String]("key") -> r.getAs[String]("reason"))
       assert(listed.toSeq == Seq("text-000.parquet#3" -> "the value is null (field 'text', column 'text', row 3)"))
+      assertAllocatorsClosed()
+    }
+  }
+
+  test("Parquet with an image and no label column: a declaration without label reads no label column") {
+    TestFiles.withTempDir("image-only-parquet") { dir =>
+      val captions = CaptionData.writeParquet(dir.resolve("captions"), 5)
+      val in = dir.resolve("in")
+      java.nio.file.Files.createDirectories(in)
+      ParquetInputs.duckdb(s"COPY (SELECT image, caption FROM read_parquet('${captions.resolve("captions.parquet")}'))" +
+        s" TO '${in.resolve("images.parquet")}' (FORMAT parquet)")
+      val rows = read(in, "fields" -> "image=image,caption=caption:string", "size" -> "16").collect()
+      assert(rows.map(_.getAs[Long]("index")).sorted.toSeq == (0L until 5L))
+      rows.foreach { r =>
+        val i = r.getAs[Long]("index").toInt
+        assert(r.getAs[String]("caption") == CaptionData.caption(i) && r.getAs[Int]("label") == -100)
+        assert(r.getAs[Array[Byte]]("image").length == 16 * 16 * 3)
+      }
+      // without a declaration the label column is still required, as before, naming it
+      val e = intercept[Exception](read(in, "size" -> "16").collect())
+      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+      assert(msg.contains("has no column 'label' for the label"), msg)
       assertAllocatorsClosed()
     }
   }
