@@ -63,8 +63,45 @@ class TextOnlySuite extends AnyFunSuite with SparkFixture {
         " WHERE text LIKE 'a dog %'").collect().head.getLong(0)
       assert(dogs == (0 until 23).count(i => TextCorpus.sentence(i).startsWith("a dog ")))
       assert(read(in, "fields" -> Text).select("tokens").collect().length == 23)
+      // the rows' tokens train a tiny PyTorch next-token model on the CPU: its loss decreases
+      val (first, last) = trainTinyLm(dir, rows.map(_.getAs[scala.collection.Seq[Int]]("tokens").toSeq))
+      assert(last < first * 0.7, s"loss $first -> $last")
       assertAllocatorsClosed()
     }
+  }
+
+  /**
+   * A next-token predictor (embedding + linear, 16 dimensions) trained by 40 full-batch SGD steps
+   * on `docs`, padded with id 0 (ignored by the loss), in Debian's PyTorch; its first and last loss.
+   */
+  private def trainTinyLm(dir: Path, docs: Seq[Seq[Int]]): (Double, Double) = {
+    val script = dir.resolve("tiny_lm.py")
+    java.nio.file.Files.writeString(script,
+      """import json, sys
+        |import torch
+        |docs = json.load(open(sys.argv[1]))
+        |vocab = int(sys.argv[2]) + 1
+        |torch.manual_seed(0)
+        |batch = torch.nn.utils.rnn.pad_sequence([torch.tensor(d) for d in docs], batch_first=True)
+        |model = torch.nn.Sequential(torch.nn.Embedding(vocab, 16), torch.nn.Linear(16, vocab))
+        |opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        |losses = []
+        |for _ in range(40):
+        |    logits = model(batch[:, :-1])
+        |    loss = torch.nn.functional.cross_entropy(
+        |        logits.reshape(-1, vocab), batch[:, 1:].reshape(-1), ignore_index=0)
+        |    opt.zero_grad(); loss.backward(); opt.step()
+        |    losses.append(loss.item())
+        |print(json.dumps([losses[0], losses[-1]]))
+        |""".stripMargin)
+    val data = dir.resolve("tokens.json")
+    java.nio.file.Files.writeString(data, docs.map(_.mkString("[", ",", "]")).mkString("[", ",", "]"))
+    val out = new StringBuilder
+    val code = scala.sys.process.Process(Seq("/usr/bin/python3", script.toString, data.toString,
+      TextCorpus.Vocabulary.size.toString)).!(scala.sys.process.ProcessLogger(l => out.append(l).append('\n'), l => out.append(l).append('\n')))
+    assert(code == 0, out.toString)
+    val Array(first, last) = out.toString.trim.linesIterator.toSeq.last.stripPrefix("[").stripSuffix("]").split(",").map(_.trim.toDouble)
+    (first, last)
   }
 
   test("WebDataset tars of .txt, .tok and .json members only: rows without an image; a missing member quarantines its sample") {
