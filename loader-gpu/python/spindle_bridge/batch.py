@@ -19,7 +19,9 @@ class Batch(tuple):
     weight 0 carry the label :data:`IGNORED_LABEL` (-100); a stand-in keeps its sample's key
     and plan index (as the job's quarantine list names it) and shows the batch's first good
     image (zeros when none is good), padding repeats the rank's first samples.
-    ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
+    ``images`` is None for a batch without images (a job whose declared fields have no
+    ``image``, e.g. pre-tokenised text); labels are then -100 unless a ``label`` field is
+    declared. ``images``, ``labels`` and ``weights`` are tensors (arrays with ``as_numpy=True``) on the
     loader's device.
 
     It looks like a namedtuple (``_fields``) so that ``torch.utils.data.DataLoader(...,
@@ -42,8 +44,9 @@ class Batch(tuple):
         b = super().__new__(cls, (images, labels))
         b.images, b.labels = images, labels
         if desc is None:
-            held = _LIVE.get(id(images))
-            if held is not None and held.images is images:
+            held = _LIVE.get(_key(images, labels))
+            if held is not None and held.images is images and \
+                    (images is not None or held.labels is labels):
                 b.__dict__.update({k: v for k, v in held.__dict__.items() if k != "labels"})
                 return b
             desc = dict.fromkeys(("batch", "rows", "indices", "keys", "shape", "dtype",
@@ -77,12 +80,17 @@ class Batch(tuple):
         return fields[key]
 
 
+def _key(images, labels):
+    """The _LIVE key of a batch: its images, or its labels when it has none (images None)."""
+    return id(labels) if images is None else id(images)
+
+
 def hold(batch):
     """Registers a batch handed to the trainer (see _LIVE)."""
-    _LIVE[id(batch.images)] = batch
+    _LIVE[_key(batch.images, batch.labels)] = batch
 
 
 def drop(batch):
     """Unregisters a batch once it is released (or its loader closed)."""
-    if batch is not None and _LIVE.get(id(batch.images)) is batch:
-        del _LIVE[id(batch.images)]
+    if batch is not None and _LIVE.get(_key(batch.images, batch.labels)) is batch:
+        del _LIVE[_key(batch.images, batch.labels)]

@@ -409,6 +409,10 @@ class SpindleLoader:
         """output=: the feeder must serve uint8 [N, H, W, C] with one mean/std per channel;
         allocates the two output buffers (kept while the shape stays)."""
         w = self.welcome
+        if w["channels"] == 0:
+            self.close()
+            raise ValueError("output=%r converts images; the feeder on %s serves batches "
+                             "without images: drop output=" % (self.output, self.socket_path))
         if w["dtype"] != "uint8":
             self.close()
             raise ValueError("output=%r converts uint8 batches; the feeder on %s serves %s "
@@ -441,12 +445,24 @@ class SpindleLoader:
         return "%s%d%s" % (self._state_parts[0], self.position(), self._state_parts[1])
 
     def _views(self, d):
+        if not d["shape"]:
+            # a batch without images (PROTOCOL.md: BATCH, ndim 0): labels only; images None
+            return None, self._label_view(d)
         if self._cuda is not None:
             return self._cuda.views(d)
         images, labels = self._host_views(d)
         if self.torch is None:
             return images, labels
         return self.torch.from_numpy(images), self.torch.from_numpy(labels)
+
+    def _label_view(self, d):
+        """The labels of a batch without images, on the host or the device."""
+        if self._cuda is not None:
+            return self._cuda.labels(d)
+        labels = np.frombuffer(self._mm, dtype=np.int64, count=d["rows"],
+                               offset=d["labels_offset"])
+        self._written = ((d["labels_offset"], 8 * d["rows"]),)
+        return labels if self.torch is None else self.torch.from_numpy(labels)
 
     def _host_views(self, d):
         """numpy views of a batch's images and labels in the feeder's shared memory."""

@@ -83,6 +83,13 @@ class CudaSlab:
         labels = _CudaArray(self, self.base + d["labels_offset"], (d["rows"],), "int64")
         return self._wrap(images), self._wrap(labels)
 
+    def labels(self, d):
+        """The labels of batch descriptor ``d`` without images, on the device."""
+        if d["labels_offset"] < 0 or d["labels_offset"] + 8 * d["rows"] > self.size:
+            raise ValueError("batch %d lies outside the %d-byte device slab" % (d["batch"],
+                                                                               self.size))
+        return self._wrap(_CudaArray(self, self.base + d["labels_offset"], (d["rows"],), "int64"))
+
     def fields(self, d):
         """The extra fields of batch descriptor ``d`` (``Batch.fields``): fixed ones as device
         views ``[N]``, list and bytes ones as :class:`Ragged` device views; text is copied to the

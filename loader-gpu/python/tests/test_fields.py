@@ -41,8 +41,10 @@ def offsets(rows):
     return o
 
 
-def slab_and_batch(batches=4):
-    """A slab holding ``batches`` batches' images, labels and fields, and BATCH for each."""
+def slab_and_batch(batches=4, images=True):
+    """A slab holding ``batches`` batches' images, labels and fields, and BATCH for each;
+    ``images=False``: batches without images (ndim 0, 0 image bytes), as a feeder of a job
+    without an image field sends them."""
     slab = bytearray(SLOT * batches)
     payloads = []
     for n in range(batches):
@@ -63,8 +65,11 @@ def slab_and_batch(batches=4):
             slab[at:at + 12] = struct.pack("<3i", *offs)
             table += field(name, dtype, kind, entry_at, len(values), at, 12)
             at += 16
-        payloads.append(struct.pack("<qiBB", n, ROWS, 0, 4) + struct.pack("<qqqq", ROWS, 2, 2, 1)
-                        + struct.pack("<qqqB", base, 8, base + 32, 0)
+        head = (struct.pack("<qiBB", n, ROWS, 0, 4) + struct.pack("<qqqq", ROWS, 2, 2, 1)
+                + struct.pack("<qqqB", base, 8, base + 32, 0)) if images else \
+            (struct.pack("<qiBB", n, ROWS, 0, 0) + struct.pack("<qqqB", base, 0, base + 32, 0))
+        slab[base + 32:base + 48] = struct.pack("<2q", -100, -100)
+        payloads.append(head
                         + struct.pack("<H", len(parts)) + table
                         + struct.pack("<qq", 10 * n, 10 * n + 1) + struct.pack("<ff", 1.0, 1.0)
                         + p.string("a%d" % n) + p.string("b%d" % n))
@@ -295,3 +300,48 @@ class OldFeederTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoImageClientTest(unittest.TestCase):
+    """Batches of a feeder without images (a job whose declared fields have no image): images
+    is None, labels and fields arrive as for an image batch."""
+
+    def setUp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.dir = d.name
+
+    def check(self, as_numpy):
+        slab, payloads = slab_and_batch(3, images=False)
+        f = HostFeeder(self.dir, [(0, 3)], slab=slab, batch=payloads.__getitem__)
+        f.start()
+        loader = SpindleLoader(f.path, 0, 1, as_numpy=as_numpy, token=TOKEN, timeout_s=10)
+        self.addCleanup(loader.close)
+        seen = []
+        for b in loader:
+            self.assertEqual(p.parse_batch(payloads[b.number])["shape"], ())
+            self.assertIsNone(b.images)
+            self.assertIsNone(b["image"])
+            images, labels = b
+            self.assertIsNone(images)
+            self.assertEqual(labels.tolist(), [-100, -100])
+            self.assertEqual(b["id"].tolist(), IDS(b.number))
+            self.assertEqual([t.tolist() for t in b["tokens"]], TOKENS(b.number))
+            self.assertEqual(b.keys, ["a%d" % b.number, "b%d" % b.number])
+            # DataLoader(batch_size=None) rebuilds it as type(b)(images, labels): same batch
+            again = type(b)(images, labels)
+            self.assertEqual(again.number, b.number)
+            self.assertEqual(again["caption"], CAPTIONS(b.number))
+            seen.append(b.number)
+        self.assertEqual(seen, [0, 1, 2])
+        loader.close()
+        f.join(10)
+        self.assertIsNone(f.error)
+        self.assertEqual(f.of("release"), [(0,), (1,), (2,)])
+
+    def test_a_batch_without_images_has_images_none_and_its_fields_as_numpy(self):
+        self.check(as_numpy=True)
+
+    @unittest.skipIf(torch is None, "torch is not installed")
+    def test_a_batch_without_images_has_images_none_and_its_fields_as_torch(self):
+        self.check(as_numpy=False)

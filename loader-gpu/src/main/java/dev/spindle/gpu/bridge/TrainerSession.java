@@ -1,5 +1,6 @@
 package dev.spindle.gpu.bridge;
 
+import dev.spindle.gpu.device.ElementType;
 import dev.spindle.gpu.feed.DeviceBatch;
 import dev.spindle.gpu.feed.FeederConfig;
 import dev.spindle.gpu.ring.LeaseExpiredException;
@@ -170,10 +171,12 @@ final class TrainerSession implements Runnable {
     b.putInt(c.rank).putInt(server.worldSize).putLong(c.position());
     b.put(c.memory.kind());
     c.memory.putBlock(b);
-    b.put((byte) spec.type().ordinal())
-        .putInt(spec.height())
-        .putInt(spec.width())
-        .putInt(spec.channels())
+    // a feeder without images says so with a 0x0x0 uint8 shape (PROTOCOL.md, WELCOME)
+    boolean images = cfg.images();
+    b.put((byte) (images ? spec.type() : ElementType.UINT8).ordinal())
+        .putInt(images ? spec.height() : 0)
+        .putInt(images ? spec.width() : 0)
+        .putInt(images ? spec.channels() : 0)
         .putInt(cfg.maxRows());
     Wire.putString(b, c.loaderState);
     b.putLong(c.endBatch() == RankFeed.UNKNOWN_END ? -1 : c.endBatch());

@@ -31,8 +31,10 @@ final class BatchWriter {
   private BatchWriter() {}
 
   /**
-   * Validates {@code root} against {@code spec} and {@code maxRows}, then fills {@code m}; rows set
-   * in {@code unweighted} get loss weight 0, the others 1.
+   * Validates {@code root} against {@code config} (image shape, batch size, whether batches carry
+   * images), then fills {@code m}; rows set in {@code unweighted} get loss weight 0, the others 1.
+   * A feeder without images takes a root without an {@code image} column (one with it is refused:
+   * its pixels would be dropped unseen).
    *
    * @return the image bytes copied on the host (the staging copy), 0 when placed in place
    */
@@ -40,17 +42,24 @@ final class BatchWriter {
       VectorSchemaRoot root,
       BitSet unweighted,
       SlotMemory m,
-      NormalizeSpec spec,
-      int maxRows,
+      FeederConfig config,
       PinnedPool pool) {
+    NormalizeSpec spec = config.normalize();
+    int maxRows = config.maxRows();
     int rows = root.getRowCount();
     if (rows <= 0 || rows > maxRows) {
       throw new IllegalArgumentException(
           "Invalid batch: " + rows + " rows (must be 1.." + maxRows + ")");
     }
     VarCharVector keys = column(root, "key", VarCharVector.class);
-    FixedSizeListVector images = images(root, spec);
-    ArrowBuf data = checkImages(images, keys, rows, spec);
+    ArrowBuf data = null;
+    if (config.images()) {
+      data = checkImages(images(root, spec), keys, rows, spec);
+    } else if (root.getVector("image") != null) {
+      throw new IllegalArgumentException(
+          "Invalid batch: column 'image' given to a feeder without images (its samples have no"
+              + " image; drop the column or declare the image)");
+    }
     writeLabels(root.getVector("label"), keys, rows, m);
     writeKeys(keys, rows, m);
     BigIntVector index = column(root, "index", BigIntVector.class);
@@ -61,6 +70,12 @@ final class BatchWriter {
     }
     FieldWriter.write(root, keys, rows, m);
     m.rows = rows;
+    if (data == null) {
+      m.written = false;
+      m.source = m.host;
+      m.sourceOffset = m.hostImages;
+      return 0;
+    }
     return placeImages(data, (long) rows * spec.inputBytesPerImage(), m, pool);
   }
 

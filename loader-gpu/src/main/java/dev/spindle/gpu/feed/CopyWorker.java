@@ -28,6 +28,8 @@ final class CopyWorker implements Runnable {
   private final SlotArena arena;
   private final PrefetchRing<SlotMemory> ring;
   private final NormalizeSpec spec;
+  private final int imageBytes;
+  private final boolean normalize;
   private final WaitPolicy waitPolicy;
   private final ArrayDeque<Slot<SlotMemory>> inFlight;
   private final CountDownLatch started = new CountDownLatch(1);
@@ -39,6 +41,8 @@ final class CopyWorker implements Runnable {
     this.arena = arena;
     this.ring = ring;
     this.spec = config.normalize();
+    this.imageBytes = config.inputBytesPerImage();
+    this.normalize = config.images() && spec.type() != ElementType.UINT8;
     this.waitPolicy = config.waitPolicy();
     this.inFlight = new ArrayDeque<>(config.slots());
   }
@@ -116,13 +120,15 @@ final class CopyWorker implements Runnable {
   private void submit(CopyStream stream, Slot<SlotMemory> s) {
     SlotMemory m = s.payload();
     m.submitNanos = System.nanoTime();
-    long images = (long) m.rows * spec.inputBytesPerImage();
+    long images = (long) m.rows * imageBytes;
     if (!inPlace(m)) {
-      stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
+      if (images > 0) {
+        stream.copyToDevice(m.source, m.sourceOffset, arena.device, m.deviceInput, images);
+      }
       stream.copyToDevice(m.host, m.hostLabels, arena.device, m.deviceLabels, 8L * m.rows);
       copyFields(stream, m);
     }
-    if (spec.type() != ElementType.UINT8) {
+    if (normalize) {
       stream.normalize(
           arena.device, m.deviceInput, arena.device, m.deviceOutput, arena.device, 0, m.rows, spec);
     }
@@ -150,7 +156,7 @@ final class CopyWorker implements Runnable {
    * (images, labels and the extra fields).
    */
   private long transferBytes(SlotMemory m) {
-    return (long) m.rows * spec.inputBytesPerImage() + 8L * m.rows + m.fieldBytes();
+    return (long) m.rows * imageBytes + 8L * m.rows + m.fieldBytes();
   }
 
   /** Written by a SlotWriter into a host device's slab: already where the trainers read it. */

@@ -30,6 +30,7 @@ public final class DeviceBatch implements AutoCloseable {
   private final Lease<SlotMemory> lease;
   private final SlotMemory m;
   private final NormalizeSpec spec;
+  private final boolean images;
   private final int rows;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -38,6 +39,7 @@ public final class DeviceBatch implements AutoCloseable {
     this.lease = lease;
     this.m = lease.slot().payload();
     this.spec = feeder.config().normalize();
+    this.images = feeder.config().images();
     this.rows = m.rows;
   }
 
@@ -53,11 +55,17 @@ public final class DeviceBatch implements AutoCloseable {
 
   /** Element type of the image tensor. */
   public ElementType dtype() {
-    return spec.type();
+    return images ? spec.type() : ElementType.UINT8;
   }
 
-  /** {@code [rows, H, W, C]} for uint8, {@code [rows, C, H, W]} for normalised output. */
+  /**
+   * {@code [rows, H, W, C]} for uint8, {@code [rows, C, H, W]} for normalised output; empty (no
+   * dimensions) for a feeder without images.
+   */
   public long[] shape() {
+    if (!images) {
+      return new long[0];
+    }
     return spec.type() == ElementType.UINT8
         ? new long[] {rows, spec.height(), spec.width(), spec.channels()}
         : new long[] {rows, spec.channels(), spec.height(), spec.width()};
@@ -69,8 +77,11 @@ public final class DeviceBatch implements AutoCloseable {
     return feeder.deviceBase() + m.deviceOutput;
   }
 
-  /** Size of the image tensor in bytes. */
+  /** Size of the image tensor in bytes (0 for a feeder without images). */
   public long imageBytes() {
+    if (!images) {
+      return 0;
+    }
     return rows
         * (spec.type() == ElementType.UINT8
             ? spec.inputBytesPerImage()

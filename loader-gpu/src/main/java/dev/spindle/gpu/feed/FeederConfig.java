@@ -23,6 +23,9 @@ import java.util.List;
  *     images are copied to the device in place (0: none; every batch is staged into a slot)
  * @param fields the batches' extra fields, in column order (empty: image and label only); each gets
  *     its own region in every slot, beside the images
+ * @param images whether batches carry an {@code image} column (false: a job whose samples have no
+ *     image, e.g. pre-tokenised text; its slots hold no image region, {@code normalize} is unused
+ *     and its batches' image tensor is empty)
  */
 public record FeederConfig(
     int slots,
@@ -32,7 +35,8 @@ public record FeederConfig(
     Duration closeGrace,
     WaitPolicy waitPolicy,
     long pinnedPoolBytes,
-    List<SlotField> fields) {
+    List<SlotField> fields,
+    boolean images) {
 
   /** Most extra fields a feeder carries (BATCH's field table must stay small). */
   public static final int MAX_FIELDS = 64;
@@ -60,6 +64,50 @@ public record FeederConfig(
           "Invalid pinned pool size: " + pinnedPoolBytes + " (must be >= 0)");
     }
     fields = checkFields(fields);
+  }
+
+  /** A feeder whose batches carry images (the usual case). */
+  public FeederConfig(
+      int slots,
+      int maxRows,
+      NormalizeSpec normalize,
+      Duration leaseTimeout,
+      Duration closeGrace,
+      WaitPolicy waitPolicy,
+      long pinnedPoolBytes,
+      List<SlotField> fields) {
+    this(
+        slots,
+        maxRows,
+        normalize,
+        leaseTimeout,
+        closeGrace,
+        waitPolicy,
+        pinnedPoolBytes,
+        fields,
+        true);
+  }
+
+  /**
+   * This config for batches without an {@code image} column: no image region in the slots, nothing
+   * normalised, an empty image tensor in every batch.
+   */
+  public FeederConfig withoutImages() {
+    return new FeederConfig(
+        slots,
+        maxRows,
+        normalize,
+        leaseTimeout,
+        closeGrace,
+        waitPolicy,
+        pinnedPoolBytes,
+        fields,
+        false);
+  }
+
+  /** Bytes of one row's uint8 input image in a slot: 0 for a feeder without images. */
+  public int inputBytesPerImage() {
+    return images ? normalize.inputBytesPerImage() : 0;
   }
 
   private static List<SlotField> checkFields(List<SlotField> fields) {
@@ -96,37 +144,53 @@ public record FeederConfig(
   /** This config with the batches' extra fields {@code f} (in column order). */
   public FeederConfig withFields(List<SlotField> f) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes, f);
+        slots,
+        maxRows,
+        normalize,
+        leaseTimeout,
+        closeGrace,
+        waitPolicy,
+        pinnedPoolBytes,
+        f,
+        images);
   }
 
   /** This config with a pinned pool of {@code bytes} for zero-copy batches (0: none). */
   public FeederConfig withPinnedPool(long bytes) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, bytes, fields);
+        slots, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, bytes, fields, images);
   }
 
   /** This config with {@code slots} slots. */
   public FeederConfig withSlots(int n) {
     return new FeederConfig(
-        n, maxRows, normalize, leaseTimeout, closeGrace, waitPolicy, pinnedPoolBytes, fields);
+        n,
+        maxRows,
+        normalize,
+        leaseTimeout,
+        closeGrace,
+        waitPolicy,
+        pinnedPoolBytes,
+        fields,
+        images);
   }
 
   /** This config with another lease timeout. */
   public FeederConfig withLeaseTimeout(Duration d) {
     return new FeederConfig(
-        slots, maxRows, normalize, d, closeGrace, waitPolicy, pinnedPoolBytes, fields);
+        slots, maxRows, normalize, d, closeGrace, waitPolicy, pinnedPoolBytes, fields, images);
   }
 
   /** This config with another close grace. */
   public FeederConfig withCloseGrace(Duration d) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes, fields);
+        slots, maxRows, normalize, leaseTimeout, d, waitPolicy, pinnedPoolBytes, fields, images);
   }
 
   /** This config with another wait policy. */
   public FeederConfig withWaitPolicy(WaitPolicy p) {
     return new FeederConfig(
-        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes, fields);
+        slots, maxRows, normalize, leaseTimeout, closeGrace, p, pinnedPoolBytes, fields, images);
   }
 
   private static void checkPositive(String what, Duration d) {

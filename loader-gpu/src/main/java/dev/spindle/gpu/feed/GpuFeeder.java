@@ -64,7 +64,12 @@ public final class GpuFeeder implements AutoCloseable {
     this.config = config;
     this.arena =
         new SlotArena(
-            device, config.slots(), config.maxRows(), config.normalize(), config.fields());
+            device,
+            config.slots(),
+            config.maxRows(),
+            config.normalize(),
+            config.images(),
+            config.fields());
     try {
       this.pool =
           config.pinnedPoolBytes() > 0 ? new PinnedPool(device, config.pinnedPoolBytes()) : null;
@@ -151,9 +156,7 @@ public final class GpuFeeder implements AutoCloseable {
     Slot<SlotMemory> slot = ring.claim(timeout.toNanos(), TimeUnit.NANOSECONDS);
     boolean published = false;
     try {
-      long copied =
-          BatchWriter.write(
-              root, unweighted, slot.payload(), config.normalize(), config.maxRows(), pool);
+      long copied = BatchWriter.write(root, unweighted, slot.payload(), config, pool);
       ring.publish(slot);
       hostCopyBytes.add(copied);
       published = true;
@@ -188,7 +191,7 @@ public final class GpuFeeder implements AutoCloseable {
         slot,
         device.kind(),
         arena.device.address(),
-        config.normalize().inputBytesPerImage(),
+        config.inputBytesPerImage(),
         config.maxRows());
   }
 

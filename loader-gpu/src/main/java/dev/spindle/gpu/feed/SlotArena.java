@@ -25,8 +25,15 @@ final class SlotArena implements AutoCloseable {
   private final List<HostBuffer> hostSlabs = new ArrayList<>();
   private boolean closed;
 
-  SlotArena(Device dev, int slotCount, int maxRows, NormalizeSpec spec, List<SlotField> fields) {
-    long images = (long) maxRows * spec.inputBytesPerImage();
+  SlotArena(
+      Device dev,
+      int slotCount,
+      int maxRows,
+      NormalizeSpec spec,
+      boolean withImages,
+      List<SlotField> fields) {
+    // a feeder without images has an empty image region and nothing to normalise
+    long images = withImages ? (long) maxRows * spec.inputBytesPerImage() : 0;
     FieldRegions regions = FieldRegions.layout(fields, maxRows);
     long hostPerSlot = align(images) + align(8L * maxRows) + regions.bytes();
     if (hostPerSlot >= Device.MAX_HOST_SLAB_BYTES) {
@@ -40,7 +47,9 @@ final class SlotArena implements AutoCloseable {
               + "; a pinned slab must stay under 2 GiB)");
     }
     long output =
-        spec.type() == ElementType.UINT8 ? 0 : align(maxRows * spec.outputBytesPerImage());
+        !withImages || spec.type() == ElementType.UINT8
+            ? 0
+            : align(maxRows * spec.outputBytesPerImage());
     long devicePerSlot = align(images) + align(8L * maxRows) + output + regions.bytes();
     tableBytes = align(8L * spec.channels());
     int perSlab = (int) Math.min(slotCount, (Device.MAX_HOST_SLAB_BYTES - 1) / hostPerSlot);

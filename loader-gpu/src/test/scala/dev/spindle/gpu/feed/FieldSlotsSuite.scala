@@ -181,4 +181,68 @@ class FieldSlotsSuite extends AnyFunSuite {
     val twice = intercept[IllegalArgumentException](config(Seq(TestFields.Slots(0), TestFields.Slots(0))))
     assert(twice.getMessage == "Invalid fields: 'id' twice")
   }
+
+  /** `root` without its `image` column (a batch of a job whose samples have no image). */
+  private def withoutImage(root: org.apache.arrow.vector.VectorSchemaRoot) = {
+    val vectors = root.getFieldVectors.asScala.toSeq.filter(_.getName != "image")
+    val out = new org.apache.arrow.vector.VectorSchemaRoot(vectors.map(_.getField).asJava, vectors.asJava)
+    out.setRowCount(root.getRowCount)
+    out
+  }
+
+  test("a feeder without images has no image region in its slots: labels and fields only") {
+    val d = new Recording
+    GpuFeeder.open(d, config(TestFields.Slots).withoutImages()).close()
+    val fields = align(8L * Rows) + align(4L * Rows) +
+      3 * (align(Rows * TestFields.MaxBytes.toLong) + align(4L * (Rows + 1)))
+    val perSlot = align(8L * Rows) + fields
+    assert(d.device.result() == Seq(align(8L) + 3 * perSlot))
+    assert(d.host.result() == Seq(align(8L), 3 * perSlot))
+  }
+
+  for ((name, device) <- Seq[(String, () => Device)](("host", () => new HostDevice()),
+      ("shared memory", () => new SharedMemoryDevice()))) {
+    test(s"a batch without images carries labels, keys, indices and every field ($name)") {
+      withAllocator { alloc =>
+        val feeder = GpuFeeder.open(device(), config(TestFields.Slots).withoutImages())
+        try {
+          for (batch <- 0L until 5L) {
+            val full = TestFields.append(alloc, build(alloc, batch, Rows, ImageBytes), batch)
+            try feeder.offer(withoutImage(full), T) finally full.close()
+            val b = feeder.next(T)
+            try {
+              assert(b.shape().isEmpty && b.imageBytes() == 0)
+              val labels = ByteBuffer.allocateDirect(8 * Rows).order(ByteOrder.LITTLE_ENDIAN)
+              b.copyLabelsTo(labels)
+              assert(longs(labels, Rows) == (0 until Rows).map(label(batch, _)))
+              assert((0 until Rows).map(b.key) == (0 until Rows).map(key(batch, _)))
+              assert((0 until Rows).map(b.label) == (0 until Rows).map(label(batch, _)))
+              assertFields(b, batch)
+            } finally b.close()
+          }
+        } finally feeder.close()
+      }
+    }
+  }
+
+  test("a feeder without images refuses an image column; one with images needs it") {
+    withAllocator { alloc =>
+      val none = GpuFeeder.open(new HostDevice(), config(Seq.empty).withoutImages())
+      val usual = GpuFeeder.open(new HostDevice(), config(Seq.empty))
+      try {
+        val root = build(alloc, 0, Rows, ImageBytes)
+        try {
+          val e = intercept[IllegalArgumentException](none.offer(root, T))
+          assert(e.getMessage == "Invalid batch: column 'image' given to a feeder without images "
+            + "(its samples have no image; drop the column or declare the image)")
+          val bare = withoutImage(root)
+          val m = intercept[IllegalArgumentException](usual.offer(bare, T))
+          assert(m.getMessage == "Invalid batch: no column 'image' (columns: [label, key, index])")
+          none.offer(bare, T)
+          val b = none.next(T)
+          try assert(b.rows() == Rows && b.shape().isEmpty) finally b.close()
+        } finally root.close()
+      } finally { none.close(); usual.close() }
+    }
+  }
 }
