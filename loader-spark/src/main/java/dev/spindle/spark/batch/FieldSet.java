@@ -49,7 +49,8 @@ public record FieldSet(List<FieldSpec> declared) implements Serializable {
    * Refuses a declaration without an {@code image} field for a job that cannot run without one yet,
    * naming the key and the flag.
    *
-   * @param job the job, as its command is named ({@code preprocess}, {@code feed}, {@code train})
+   * @param job the job, as its command is named ({@code preprocess}: the one job that does not run
+   *     such samples; {@code feed} and {@code train} do)
    * @throws IllegalArgumentException when {@link #hasImage()} is false
    */
   public void requireImage(String job) {

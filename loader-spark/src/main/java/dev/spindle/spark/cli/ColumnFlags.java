@@ -49,7 +49,8 @@ final class ColumnFlags {
 
   /**
    * Refuses, before Spark starts, declared fields without an {@code image} for a command that does
-   * not run such samples yet ({@code preprocess}, {@code feed}, {@code train}), naming the flag.
+   * not run such samples yet ({@code preprocess}; {@code feed} and {@code train} do), naming the
+   * flag.
    *
    * @param checked the command's settings ({@link JobConf#checked})
    * @throws ParameterException when {@code --fields} (or {@code spark.spindle.fields}) has no image

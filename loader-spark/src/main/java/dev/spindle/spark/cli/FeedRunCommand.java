@@ -218,7 +218,6 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
     putInto(conf, cl);
     columns.putInto(conf);
     Map<String, String> checked = conf.checked(cl);
-    ColumnFlags.requireImage(checked, cl);
     boolean mixed = !checked.getOrDefault(SpindleConfig.MIX.key(), "").isBlank();
     if (input == null && !mixed) {
       throw new ParameterException(

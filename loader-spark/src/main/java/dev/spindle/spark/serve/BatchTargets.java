@@ -24,6 +24,13 @@ final class BatchTargets implements AutoCloseable {
    */
   static final int POOLED = 3;
 
+  /**
+   * The images of a feed whose samples have none: a 1x1x1 placeholder column, never written nor
+   * delivered (a feeder without images takes the batch without it, {@code
+   * FeederConsumer#forFeeder}), so the pooled Arrow batches hold a byte a row, not a decoded image.
+   */
+  static final BatchImages NO_IMAGE = new BatchImages(null, 1, 1, 1, "none (no image)");
+
   private final BatchConsumer consumer;
   private final BufferAllocator allocator;
   private final BatchImages images;

@@ -31,6 +31,7 @@ final class FeedRun {
   private final BatchTargets targets;
   private final long rowBytes;
   private final List<FieldSpec> extras;
+  private final boolean hasImage;
   private final BatchConsumer consumer;
   private final EpochPlan plan;
   private final List<FeedSlice> slices;
@@ -52,6 +53,7 @@ final class FeedRun {
     this.targets = targets;
     this.rowBytes = settings.sample().images().rowBytes();
     this.extras = settings.sample().extras();
+    this.hasImage = settings.hasImage();
     this.consumer = consumer;
     this.plan = plan;
     this.slices = List.copyOf(slices);
@@ -72,7 +74,7 @@ final class FeedRun {
     }
     BatchTarget into = rows.get(0).item().into();
     try {
-      BitSet bad = badRows(rows, into);
+      BitSet bad = badRows(rows, into, hasImage);
       int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
       int padded = rank.paddedIn(k);
       for (int r = 0; r < size; r++) {
@@ -81,7 +83,9 @@ final class FeedRun {
         boolean standIn = bad.get(r);
         if (standIn) {
           quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
-          standIn(into, r, firstGood);
+          if (hasImage) {
+            standIn(into, r, firstGood); // no pixels to fill without images
+          }
         }
         // stand-ins and padding (a repeat) carry the label the loss ignores, and weight 0
         boolean ignored = standIn || r >= size - padded;
@@ -99,15 +103,15 @@ final class FeedRun {
 
   /**
    * The rows whose sample is quarantined; fails unless every other row was written into {@code
-   * into}.
+   * into} (its pixels placed there; without images, only its place: nothing is decoded).
    */
-  private static BitSet badRows(List<Decoded<Row>> rows, BatchTarget into) {
+  private static BitSet badRows(List<Decoded<Row>> rows, BatchTarget into, boolean hasImage) {
     BitSet bad = new BitSet(rows.size());
     for (int r = 0; r < rows.size(); r++) {
       Decoded<Row> d = rows.get(r);
       if (d.problem() != null) {
         bad.set(r);
-      } else if (!d.placed() || d.item().into() != into || d.item().row() != r) {
+      } else if ((hasImage && !d.placed()) || d.item().into() != into || d.item().row() != r) {
         throw new IllegalStateException(
             "Row " + r + " (" + d.item().describe() + ") was not decoded into its batch's row");
       }

@@ -22,6 +22,15 @@ import java.util.Map;
 public record FeedSettings(SampleSettings sample, int readBatches, IoSettings io)
     implements Serializable {
 
+  /**
+   * Whether the feed's samples have an image: false when the declared fields ({@code
+   * spark.spindle.fields}) have none (e.g. pre-tokenised text); nothing is then decoded and the
+   * batches carry label, key, index and the fields.
+   */
+  public boolean hasImage() {
+    return sample.limits().fields().hasImage();
+  }
+
   /** Settings that read every shard in order (no member indexes). */
   public FeedSettings(SampleSettings sample, int readBatches) {
     this(sample, readBatches, IoSettings.SEQUENTIAL);
@@ -29,10 +38,9 @@ public record FeedSettings(SampleSettings sample, int readBatches, IoSettings io
 
   /**
    * @throws IllegalArgumentException when image settings disagree with a preprocessed input's
-   *     stored images (before any task), or the declared fields have no image
+   *     stored images (before any task)
    */
   public static FeedSettings from(Settings conf, Manifest manifest) {
-    conf.get(SpindleConfig.FIELDS).requireImage("feed (and train)");
     return new FeedSettings(
         SampleSettings.from(conf, BatchImages.of(manifest.stored(), conf, manifest.input())),
         conf.get(SpindleConfig.FEED_READ_BATCHES),

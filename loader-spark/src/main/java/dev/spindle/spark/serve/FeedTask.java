@@ -111,7 +111,12 @@ public final class FeedTask implements Serializable {
     try (BufferAllocator allocator =
             ExecutorAllocator.child(owner, settings.sample().arrowLimit());
         BatchTargets targets =
-            new BatchTargets(delivered, allocator, images, batchSize, settings.sample().extras())) {
+            new BatchTargets(
+                delivered,
+                allocator,
+                settings.hasImage() ? images : BatchTargets.NO_IMAGE,
+                batchSize,
+                settings.sample().extras())) {
       RowSource source = new RowSource(in, slices, settings, conf.get(), targets);
       FeedRun run = new FeedRun(scope, settings, targets, delivered, in.plan(), slices);
       PathSpec spec = pathSpec(owner, settings, batchSize, SamplePath.cpuThreads());
@@ -152,7 +157,7 @@ public final class FeedTask implements Serializable {
   static PathSpec pathSpec(String owner, FeedSettings settings, int batchSize, int poolThreads) {
     return PathSpec.keeping(
         owner,
-        settings.sample().images(),
+        settings.hasImage() ? settings.sample().images() : null, // null: nothing decoded
         batchSize,
         settings.sample().decodesInFlight(poolThreads));
   }

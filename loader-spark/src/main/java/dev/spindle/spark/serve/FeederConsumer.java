@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Hands a feed task's batches to the feeder of their rank in this JVM: the path from the feed job
@@ -103,13 +105,13 @@ public final class FeederConsumer implements BatchConsumer {
   /**
    * A free slot of {@code rank}'s feeder: the task decodes the rank's next batch straight into it
    * (waits while the ring is full: the trainer back-pressures the readers). Null for a feeder with
-   * extra fields: a slot writer writes no fields, so such batches come as Arrow batches ({@link
-   * #accept} offers them, fields and all).
+   * extra fields or without images: a slot writer writes no fields and needs pixel rows, so such
+   * batches come as Arrow batches ({@link #accept} offers them, fields and all).
    */
   @Override
   public SlotWriter claimSlot(int rank) throws InterruptedException {
     GpuFeeder feeder = feeder(rank, "its next batch");
-    if (!feeder.config().fields().isEmpty()) {
+    if (!feeder.config().fields().isEmpty() || !feeder.config().images()) {
       return null;
     }
     try {
@@ -136,6 +138,23 @@ public final class FeederConsumer implements BatchConsumer {
   }
 
   /**
+   * {@code root} as {@code feeder} takes it: without its placeholder {@code image} column for a
+   * feeder without images (a job whose declared fields have no image), else itself. The view shares
+   * the batch's vectors and owns nothing: the batch stays their owner.
+   */
+  static VectorSchemaRoot forFeeder(GpuFeeder feeder, VectorSchemaRoot root) {
+    if (feeder.config().images()) {
+      return root;
+    }
+    List<FieldVector> kept =
+        root.getFieldVectors().stream().filter(v -> !v.getName().equals("image")).toList();
+    VectorSchemaRoot view =
+        new VectorSchemaRoot(kept.stream().map(FieldVector::getField).toList(), kept);
+    view.setRowCount(root.getRowCount());
+    return view;
+  }
+
+  /**
    * Checks the batch, then publishes its slot (a batch written into the ring: no copy), or offers
    * an Arrow batch (copied into a slot).
    */
@@ -149,7 +168,7 @@ public final class FeederConsumer implements BatchConsumer {
       return;
     }
     try {
-      feeder.offer(batch.root(), unweighted(batch), timeout);
+      feeder.offer(forFeeder(feeder, batch.root()), unweighted(batch), timeout);
     } catch (TimeoutException e) {
       throw new TrainerTookNoBatch(
           "Trainer of rank " + rank + " took no batch for " + timeout + "; batch " + batch.key(),

@@ -386,11 +386,14 @@ public final class RankLeg {
 
   private static FeederConfig config(FeedTask feed, ServeSettings serve, EpochPlan plan) {
     BatchImages images = feed.settings().sample().images();
-    return FeederConfig.of(
-            plan.spec().batchSize(),
-            NormalizeSpec.raw(images.height(), images.width(), images.channels()))
-        .withSlots(serve.slots())
-        .withLeaseTimeout(serve.trainerTimeout())
-        .withFields(FeederFields.of(feed.settings().sample()));
+    FeederConfig c =
+        FeederConfig.of(
+                plan.spec().batchSize(),
+                NormalizeSpec.raw(images.height(), images.width(), images.channels()))
+            .withSlots(serve.slots())
+            .withLeaseTimeout(serve.trainerTimeout())
+            .withFields(FeederFields.of(feed.settings().sample()));
+    // samples without an image (the declared fields have none): slots hold no image region
+    return feed.settings().hasImage() ? c : c.withoutImages();
   }
 }
