@@ -28,10 +28,12 @@ class HostFeeder(threading.Thread):
     connection the next leg. ``log`` records ("hello", resume, plan), ("next", state file
     content or None), ("release", n), ("bye",). ``state_file``: the trainer's SPINDLE_STATE_OUT,
     read at every NEXT. ``slab`` (bytes) and ``batch`` (a function of the batch number giving
-    BATCH's payload) replace the default slab and batches."""
+    BATCH's payload) replace the default slab and batches; ``image`` is the (height, width,
+    channels) WELCOME states ((0, 0, 0): a feeder without images)."""
 
-    def __init__(self, folder, legs, state_file=None, slab=None, batch=None):
+    def __init__(self, folder, legs, state_file=None, slab=None, batch=None, image=(2, 2, 1)):
         super().__init__(daemon=True)
+        self.image = image
         self.legs, self.state_file = list(legs), state_file
         self.batch = globals()["batch"] if batch is None else batch
         self.path = os.path.join(folder, "bridge.sock")
@@ -66,7 +68,7 @@ class HostFeeder(threading.Thread):
         n = max(resume, 0)
         conn.sendall(p.frame(p.WELCOME, struct.pack("<iiqB", 0, 1, n, p.MEMORY_SHM)
                              + p.string(self.slab) + struct.pack("<qBiiii", len(self.slab_bytes),
-                                                                 0, 2, 2, 1, ROWS)
+                                                                 0, *self.image, ROWS)
                              + p.string(json.dumps(leg_state(epoch, n)))
                              + struct.pack("<q", batches)))
         ended = False

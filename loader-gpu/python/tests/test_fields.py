@@ -345,3 +345,14 @@ class NoImageClientTest(unittest.TestCase):
     @unittest.skipIf(torch is None, "torch is not installed")
     def test_a_batch_without_images_has_images_none_and_its_fields_as_torch(self):
         self.check(as_numpy=False)
+
+    def test_output_conversion_refuses_a_feeder_without_images_naming_it(self):
+        slab, payloads = slab_and_batch(1, images=False)
+        f = HostFeeder(self.dir, [(0, 1)], slab=slab, batch=payloads.__getitem__, image=(0, 0, 0))
+        f.start()
+        with self.assertRaisesRegex(ValueError, "converts images; the feeder on %s serves batches "
+                                                "without images: drop output=" % f.path):
+            loader = SpindleLoader(f.path, 0, 1, as_numpy=True, token=TOKEN, timeout_s=10,
+                                   output="float32-nchw", mean=(0.5,), std=(0.25,))
+            self.addCleanup(loader.close)
+            next(iter(loader))
