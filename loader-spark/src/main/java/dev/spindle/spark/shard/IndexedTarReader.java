@@ -12,8 +12,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.util.functional.FutureIO;
 
 /**
@@ -26,10 +29,11 @@ import org.apache.hadoop.util.functional.FutureIO;
  * the same code as a sequential read ({@link TarShardReader#sampleAt}): the samples are identical
  * (bytes, key, position, problems). A range is read through its own stream, opened with the shard's
  * known length and the {@code random} read policy ({@code FileSystem.openFile}: on S3A a bounded
- * ranged GET and no HEAD; HDFS and local files read it positioned), so reads never contend for one
- * stream's lock. With the shard cache on ({@link ShardCache}) the ranges are read from the shard's
- * local copy instead, fetched whole on a miss. Without a usable index (none written, damaged, taken
- * of another version of the shard) the shard is read whole, in order ({@link TarShardReader}), as
+ * ranged GET and no HEAD; HDFS reads it positioned), so reads never contend for one stream's lock;
+ * a local file's ranges are positioned reads of one stream opened once ({@code pread}s, which take
+ * no lock). With the shard cache on ({@link ShardCache}) the ranges are read from the shard's local
+ * copy instead, fetched whole on a miss. Without a usable index (none written, damaged, taken of
+ * another version of the shard) the shard is read whole, in order ({@link TarShardReader}), as
  * before indexes existed.
  *
  * <p>Consumed by one thread; the reads run on the pool. A storage failure surfaces from {@code
@@ -61,8 +65,8 @@ final class IndexedTarReader implements ShardReader {
   private record Range(long from, long to, int first, int last, CompletableFuture<byte[]> bytes) {}
 
   /**
-   * The index and the reads started from it; {@code local} is the shard cache's copy they read, or
-   * null when they read storage.
+   * The index and the reads started from it; {@code local} is the one stream they read (the shard
+   * cache's copy, or the shard itself when it is a local file), or null when each opens its own.
    */
   private record Plan(TarIndex index, List<Range> ranges, FSDataInputStream local) {}
 
@@ -86,8 +90,10 @@ final class IndexedTarReader implements ShardReader {
               if (index == null) {
                 return null;
               }
-              FSDataInputStream local = cached();
-              return new Plan(index, start(index, io.coalesceBytes(), pool, local), local);
+              FSDataInputStream copy = cached();
+              FSDataInputStream local = copy != null ? copy : localFile();
+              return new Plan(
+                  index, start(index, io.coalesceBytes(), pool, local, copy == null), local);
             },
             pool);
   }
@@ -116,9 +122,39 @@ final class IndexedTarReader implements ShardReader {
     }
   }
 
-  /** The planned samples' ranges, coalesced, each one's read already started. */
+  /**
+   * The shard opened once for positioned reads when it is a file of this machine that Hadoop's
+   * local file system reads without a checksum side file, else null (each range then opens a stream
+   * of its own). A ranged read of it is then one {@code pread}, where opening a stream per range (a
+   * {@link Path}, the file system's lookup, an {@code openFile} builder's options, a checksum
+   * stream) cost as much CPU as a tenth of the image decode (measured with {@code
+   * bin/bench-train-gap}: the range-read threads at 0.12 ms per image against 1.05 ms of decode). A
+   * shard with a {@code .crc} side file is read as Hadoop opens it, so that the side file still
+   * checks it.
+   */
+  private FSDataInputStream localFile() {
+    Path path = new Path(shard.uri());
+    try {
+      FileSystem fs = path.getFileSystem(conf);
+      if (fs instanceof LocalFileSystem checked) {
+        if (checked.exists(checked.getChecksumFile(path))) {
+          return null;
+        }
+        fs = checked.getRawFileSystem();
+      }
+      return fs instanceof RawLocalFileSystem raw ? raw.open(path) : null;
+    } catch (IOException e) {
+      throw new UncheckedIOException("opening tar shard " + shard.uri() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The planned samples' ranges, coalesced, each one's read already started: from {@code local}
+   * when it is not null (the shard cache's copy, or the shard itself when it is a local file: then
+   * each read counts as a request of {@code stored}), else through a stream per range.
+   */
   private List<Range> start(
-      TarIndex index, long coalesceBytes, Executor pool, FSDataInputStream local) {
+      TarIndex index, long coalesceBytes, Executor pool, FSDataInputStream local, boolean stored) {
     List<Range> out = new ArrayList<>();
     int first = 0;
     while (first < positions.length && positions[first] < index.samples()) {
@@ -140,20 +176,35 @@ final class IndexedTarReader implements ShardReader {
               first,
               last,
               CompletableFuture.supplyAsync(
-                  () -> local != null ? readLocal(local, f, t) : read(f, t), pool)));
+                  () -> local != null ? readLocal(local, f, t, stored) : read(f, t), pool)));
       first = last;
     }
     return out;
   }
 
-  /** One ranged read of the cache's local copy (positioned: the copy's readers share it). */
-  private byte[] readLocal(FSDataInputStream local, long from, long to) {
+  /**
+   * One ranged read of a local file (positioned: the reads of one shard share it), the shard's own
+   * when {@code stored} (counted as a storage request), else the shard cache's copy of it.
+   */
+  private byte[] readLocal(FSDataInputStream local, long from, long to, boolean stored) {
     byte[] bytes = new byte[Math.toIntExact(to - from)];
     try {
       local.readFully(from, bytes);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "reading bytes " + from + ".." + to + " of the cached copy of " + shard.uri(), e);
+          "reading bytes "
+              + from
+              + ".."
+              + to
+              + " of "
+              + (stored ? "" : "the cached copy of ")
+              + shard.uri()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    if (stored) {
+      counters.request(bytes.length);
     }
     return bytes;
   }
@@ -292,7 +343,7 @@ final class IndexedTarReader implements ShardReader {
   @Override
   public void close() throws IOException {
     closed = true;
-    planned.cancel(false);
+    // not cancelled: a plan still being made opens its stream, which is closed once it is made
     planned.thenAccept(
         p -> {
           if (p != null) {

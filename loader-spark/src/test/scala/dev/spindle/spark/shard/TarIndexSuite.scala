@@ -254,6 +254,38 @@ class TarIndexSuite extends AnyFunSuite {
     }
   }
 
+  test("a local shard is read by position without Hadoop's checksum stream, unless a .crc side file checks it") {
+    TestFiles.withTempDir("tar-index-crc") { dir =>
+      val base = "file:" + dir
+      val where = new TarIndexes("file:" + dir.resolve("_idx"), base)
+      val entries = (0 until 8).flatMap(i => Seq(s"k$i.png" -> png(i), s"k$i.cls" -> ascii(i.toString)))
+      val bytes = TarBlocks.tar(entries.map { case (n, b) => TarBlocks.file(n, b) }: _*)
+      // written through Hadoop's local file system: a .crc side file beside it
+      val local = org.apache.hadoop.fs.FileSystem.getLocal(conf)
+      val tar = new org.apache.hadoop.fs.Path(base + "/a.tar")
+      val out = local.create(tar)
+      try out.write(bytes) finally out.close()
+      val crc = dir.resolve(".a.tar.crc")
+      assert(Files.exists(crc))
+      val c = ShardFiles.counting(ShardFormat.TAR, ParquetColumns.DEFAULT, where).count(base + "/a.tar", conf)
+      val shard = shardOf(c)
+      val io = new IoSettings(true, 0, 4, where)
+      val positions = Array(1, 2, 5)
+      def read() = readAll(ShardReader.open(shard, conf, limits, positions, io, new IoCounters()))
+      val want = readAll(TarShardReader.open(shard, conf, limits, positions)).map(fields)
+      assert(read().map(fields) == want)
+      // a side file of other bytes of the same length: the shard's reads are checked against it
+      val other = new org.apache.hadoop.fs.Path(base + "/other.tar")
+      val o = local.create(other)
+      try o.write(bytes.map(b => (b ^ 0x5a).toByte)) finally o.close()
+      Files.copy(dir.resolve(".other.tar.crc"), crc, java.nio.file.StandardCopyOption.REPLACE_EXISTING)
+      val e = intercept[java.io.UncheckedIOException](read())
+      assert(e.getMessage.contains(base + "/a.tar") && e.getMessage.contains("Checksum"), e.getMessage)
+      Files.delete(crc) // no side file: positioned reads of the file itself, the same samples
+      assert(read().map(fields) == want)
+    }
+  }
+
   test("the ranged reads of every shard opened are in flight at once, at most spark.spindle.io.concurrency") {
     TestFiles.withTempDir("tar-index-overlap") { dir =>
       val slow = SlowReadsFileSystem.register(new Configuration())
