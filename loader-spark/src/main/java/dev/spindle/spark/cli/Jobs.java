@@ -87,6 +87,7 @@ final class Jobs {
       Job<R> job)
       throws Exception {
     Interruption.guard();
+    Sessions.warmUpDecode(master, settings);
     check.run(Preflight.of(settings));
     Interruption.throwIfHappened();
     SparkSession session = session(cl, command, master, settings);

@@ -1,6 +1,8 @@
 package dev.spindle.spark.cli;
 
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.metrics.SpindlePlugin;
+import dev.spindle.spark.samples.DecodeWarmUp;
 import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
@@ -51,6 +53,19 @@ final class Sessions {
       System.err.println("spindle: Spark UI at " + session.sparkContext().uiWebUrl().get());
     }
     return session;
+  }
+
+  /**
+   * Starts compiling the decode path ({@link DecodeWarmUp}) when a session on {@code master} with
+   * {@code settings} will decode images in this JVM (a local master: this JVM is its executor), so
+   * that it runs while the command's checks and Spark's start keep one core busy.
+   */
+  static void warmUpDecode(String master, Map<String, String> settings) {
+    String effective = master(master, settings);
+    if ((effective.equals("local") || effective.startsWith("local["))
+        && SpindleConfig.get(settings, SpindleConfig.FIELDS).hasImage()) {
+      DecodeWarmUp.start();
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.spindle.gpu.bridge.RunToken;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.progress.ProgressCounters;
+import dev.spindle.spark.samples.DecodeWarmUp;
 import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeedInputs;
 import dev.spindle.spark.serve.FeedSettings;
@@ -144,6 +145,9 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       env.put(RunToken.ENV, serve.token().value());
       env.put("SPINDLE_CHECKPOINT_OUT", checkpointOut.toString());
       env.put("SPINDLE_CHECKPOINT", begin.checkpoint() == null ? "" : begin.checkpoint());
+      if (settings.hasImage()) {
+        DecodeWarmUp.start(); // an executor's decode path compiles while the script imports torch
+      }
       TrainerProcess trainer = startTrainer(rank, env, state);
       TrainerWatch watch =
           new TrainerWatch(rank, trainer, ctx, stateOut, checkpointOut, store, runId, attempt);
