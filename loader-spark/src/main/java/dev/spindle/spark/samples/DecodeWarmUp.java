@@ -2,7 +2,6 @@ package dev.spindle.spark.samples;
 
 import dev.spindle.spark.image.ImageTransform;
 import dev.spindle.spark.pipeline.Pipeline;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,6 @@ import org.slf4j.LoggerFactory;
 public final class DecodeWarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeWarmUp.class);
   private static final AtomicBoolean STARTED = new AtomicBoolean();
-  private static final CountDownLatch DONE = new CountDownLatch(1);
 
   private DecodeWarmUp() {}
 
@@ -37,19 +35,6 @@ public final class DecodeWarmUp {
     t.start();
   }
 
-  /**
-   * Waits until a started warm-up is done (tests, benchmarks that want it off their clock).
-   *
-   * @return false when none was started
-   */
-  public static boolean await() throws InterruptedException {
-    if (!STARTED.get()) {
-      return false;
-    }
-    DONE.await();
-    return true;
-  }
-
   private static void run() {
     long start = System.nanoTime();
     try {
@@ -61,8 +46,6 @@ public final class DecodeWarmUp {
     } catch (RuntimeException | LinkageError e) {
       // a decoder that cannot load is said by the first sample that needs it, with its shard
       LOG.debug("Decode warm-up stopped: {}", e.toString());
-    } finally {
-      DONE.countDown();
     }
   }
 }
