@@ -14,7 +14,17 @@
 - runs the script as ``__main__`` with ``sys.argv = [SCRIPT, ARGS...]`` and the script's folder
   first on ``sys.path``; the exit status is the script's (0, ``sys.exit(n)``, 1 after a
   traceback). A missing script: a message on stderr and status 2.
+
+``python -m spindle_bridge.launch --warm`` is a trainer started before its rank is known: it
+imports numpy, torch and the client, prints ``spindle-warm: ready`` (so a Python that cannot
+import them fails there, saying why, as the JVM's check of the trainers' Python expects), then
+reads one line from stdin: a JSON object ``{"env": {...}, "argv": [SCRIPT, ARGS...]}``. It adds
+``env`` to its environment and runs the script as above. ``bin/spindle train`` on a local master
+starts its ranks' interpreters this way beside Spark's start, so that ``import torch`` (about a
+second) overlaps it instead of coming after the rank's task started. End of input before a line:
+exit 0 (the run did not need it).
 """
+import json
 import faulthandler
 import os
 import runpy
@@ -26,7 +36,14 @@ import traceback
 POLL_S = 0.2
 
 
-def main(argv):
+WARM_READY = "spindle-warm: ready"
+
+
+def main(argv, owned=False):
+    """Runs ``argv`` (SCRIPT, ARGS...); ``owned``: this process already leads its group and
+    watches its parent (a warm start)."""
+    if argv and argv[0] == "--warm":
+        return warm()
     if not argv or argv[0] in ("-h", "--help"):
         sys.stderr.write("usage: python -m spindle_bridge.launch SCRIPT.py [ARGS...]\n")
         return 2
@@ -38,8 +55,9 @@ def main(argv):
         return 2
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=True)
-    lead_own_group()
-    die_with_parent(os.getppid())
+    if not owned:
+        lead_own_group()
+        die_with_parent(os.getppid())
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     sys.argv = [script] + list(argv[1:])
     sys.path[0] = os.path.dirname(os.path.abspath(script))
@@ -49,6 +67,27 @@ def main(argv):
         traceback.print_exception(type(e), e, _from_script(e.__traceback__))
         return 1
     return 0
+
+
+def warm():
+    """The ``--warm`` start: imports, says it is ready, then runs what the first line of stdin
+    names (see the module's doc)."""
+    lead_own_group()
+    die_with_parent(os.getppid())
+    import numpy  # noqa: F401  what every trainer imports first, and the check asks for
+    import torch  # noqa: F401
+    import spindle_bridge  # noqa: F401
+    sys.stdout.write(WARM_READY + "\n")
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0
+    start = json.loads(line)
+    os.environ.update(start["env"])
+    for entry in reversed(start["env"].get("PYTHONPATH", "").split(os.pathsep)):
+        if entry and entry not in sys.path:
+            sys.path.insert(1, entry)  # as the interpreter would have put them at its start
+    return main(start["argv"], owned=True)
 
 
 def _from_script(tb):

@@ -1,5 +1,6 @@
 """``python -m spindle_bridge.launch``: exit statuses, argv, its own process group, and a group
 that dies with the launcher's parent."""
+import json
 import os
 import select
 import subprocess
@@ -48,6 +49,27 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual((r.returncode, r.stderr), (0, ""))
         self.assertEqual(r.stdout.splitlines(), [
             "__main__ %r True from the script folder" % [s, "--lr", "0.1", "x y"], "True True"])
+
+    def test_a_warm_start_imports_first_then_runs_the_script_its_first_line_names(self):
+        s = self.script("train.py", "import os, sys\n"
+                        "print(__name__, sys.argv, os.environ['RANK'], 'torch' in sys.modules,"
+                        " os.getpgrp() == os.getpid())\n")
+        env = dict(os.environ, PYTHONPATH=PACKAGE, PYTHONDONTWRITEBYTECODE="1")
+        p = subprocess.Popen([sys.executable, "-u", "-m", "spindle_bridge.launch", "--warm"],
+                             env=env, cwd=self.dir, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stdout.readline(), "spindle-warm: ready\n")  # before any input
+            out, err = p.communicate(json.dumps({"env": {"RANK": "3"},
+                                                 "argv": [s, "--lr", "0.1"]}) + "\n", 60)
+        finally:
+            p.kill()
+        self.assertEqual((p.returncode, err), (0, ""))
+        self.assertEqual(out.splitlines(), ["__main__ %r 3 True True" % [s, "--lr", "0.1"]])
+        r = subprocess.run([sys.executable, "-m", "spindle_bridge.launch", "--warm"], env=env,
+                           input="", capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "spindle-warm: ready\n", ""),
+                         "no start line: it was not needed")
 
     def test_the_exit_status_is_the_scripts(self):
         self.assertEqual(self.launch(self.script("ok.py", "pass\n")).returncode, 0)

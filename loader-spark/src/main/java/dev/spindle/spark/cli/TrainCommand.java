@@ -5,6 +5,7 @@ import dev.spindle.FeedReport;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.train.PythonClient;
 import dev.spindle.spark.train.TrainJob;
+import dev.spindle.spark.train.WarmTrainers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,7 +124,8 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
    * Where the executors run on this machine, starts checking that the trainers' Python imports
    * torch and the client; {@link #execute} waits for the verdict before the run's first Spark job,
    * so a Python that cannot is refused as a usage error instead of as every rank's failure, and the
-   * check overlaps Spark's start.
+   * check overlaps Spark's start. On a local master the checked interpreters are the ranks' own
+   * ({@link WarmTrainers}): their {@code import torch} overlaps Spark's start too.
    */
   private void requirePython(JobConf conf, CommandLine cl) {
     String master = sessionMaster != null ? sessionMaster : spark.master;
@@ -133,10 +135,12 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
     if (master != null && !master.startsWith("local")) {
       return; // the executors' nodes have their own Python
     }
-    String python = conf.value(SpindleConfig.TRAIN_PYTHON.key());
+    String value = conf.value(SpindleConfig.TRAIN_PYTHON.key());
+    String python = value == null ? SpindleConfig.TRAIN_PYTHON.defaultValue() : value;
     pythonCheck =
-        PythonClient.startImportCheck(
-            python == null ? SpindleConfig.TRAIN_PYTHON.defaultValue() : python);
+        master == null || master.equals("local") || master.startsWith("local[")
+            ? WarmTrainers.start(python, Math.min(worldSize, 16)) // this JVM starts the trainers
+            : PythonClient.startImportCheck(python);
     pythonCheckLine = cl;
   }
 
@@ -171,8 +175,12 @@ public final class TrainCommand extends FeedRunCommand<TrainCommand.Flags> {
 
   @Override
   FeedReport execute(Feed feed) throws IOException {
-    awaitPython();
-    List<String> args = own.command.subList(1, own.command.size());
-    return feed.train(own.command.get(0), args.toArray(new String[0]));
+    try {
+      awaitPython();
+      List<String> args = own.command.subList(1, own.command.size());
+      return feed.train(own.command.get(0), args.toArray(new String[0]));
+    } finally {
+      WarmTrainers.stopAll(); // those no rank took: its restarts start cold
+    }
   }
 }

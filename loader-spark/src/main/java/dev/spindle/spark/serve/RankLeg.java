@@ -78,6 +78,16 @@ public final class RankLeg {
     return new RankLeg(feed, serve, rank, from, Math.max(from, end));
   }
 
+  /**
+   * Has the bridge on {@code rank}'s socket listen for this run ({@code serve}'s token, {@code
+   * world} ranks) before the rank's trainer starts: a bridge of an earlier run in this JVM on the
+   * same socket would otherwise still answer, refusing a trainer fast enough to connect before the
+   * run's first leg opens (a warm one). Task thread.
+   */
+  public static void listen(ServeSettings serve, int rank, int world) {
+    ExecutorServing.bridge(serve.socketFor(rank), world, serve.trainerTimeout(), serve.token());
+  }
+
   /** The rank. */
   public int rank() {
     return rank;

@@ -53,7 +53,7 @@ public final class PythonClient {
   public static final class ImportCheck {
     private final FutureTask<Void> task;
 
-    private ImportCheck(FutureTask<Void> task) {
+    ImportCheck(FutureTask<Void> task) {
       this.task = task;
     }
 
@@ -85,13 +85,7 @@ public final class PythonClient {
     try {
       p = pb.start();
     } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "Cannot run the trainers' Python '"
-              + python
-              + "' ("
-              + e.getMessage()
-              + "); pass --python EXE",
-          e);
+      throw cannotRun(python, e);
     }
     try {
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
@@ -100,15 +94,9 @@ public final class PythonClient {
             "'" + python + " -c \"" + IMPORTS + "\"' did not finish in 120 s");
       }
       if (p.exitValue() != 0) {
-        String last =
-            out.isEmpty() ? "exit " + p.exitValue() : out.lines().reduce((a, b) -> b).orElse("");
-        throw new IllegalArgumentException(
-            "The trainers' Python '"
-                + python
-                + "' cannot import torch, numpy and the Spindle client spindle_bridge ("
-                + last
-                + "); pass --python EXE with one that can (Debian's python3-torch: --python"
-                + " /usr/bin/python3)");
+        throw cannotImport(
+            python,
+            out.isEmpty() ? "exit " + p.exitValue() : out.lines().reduce((a, b) -> b).orElse(""));
       }
     } catch (IOException e) {
       throw new IllegalArgumentException(
@@ -119,6 +107,28 @@ public final class PythonClient {
     } finally {
       p.destroyForcibly();
     }
+  }
+
+  /** The verdict on a trainers' Python that could not be run at all. */
+  static IllegalArgumentException cannotRun(String python, IOException e) {
+    return new IllegalArgumentException(
+        "Cannot run the trainers' Python '"
+            + python
+            + "' ("
+            + e.getMessage()
+            + "); pass --python EXE",
+        e);
+  }
+
+  /** The verdict on a trainers' Python whose imports failed, {@code last} the last line it said. */
+  static IllegalArgumentException cannotImport(String python, String last) {
+    return new IllegalArgumentException(
+        "The trainers' Python '"
+            + python
+            + "' cannot import torch, numpy and the Spindle client spindle_bridge ("
+            + last
+            + "); pass --python EXE with one that can (Debian's python3-torch: --python"
+            + " /usr/bin/python3)");
   }
 
   /**

@@ -148,6 +148,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       if (settings.hasImage()) {
         DecodeWarmUp.start(); // an executor's decode path compiles while the script imports torch
       }
+      RankLeg.listen(serve, rank, rankStart.plan().worldSize()); // before its trainer connects
       TrainerProcess trainer = startTrainer(rank, env, state);
       TrainerWatch watch =
           new TrainerWatch(rank, trainer, ctx, stateOut, checkpointOut, store, runId, attempt);
@@ -166,7 +167,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   }
 
   private TrainerProcess startTrainer(int rank, Map<String, String> env, LoaderState state)
-      throws IOException {
+      throws IOException, InterruptedException {
     try {
       return TrainerProcess.start(
           rank,

@@ -36,17 +36,19 @@ final class TrainerProcess implements AutoCloseable {
   private final Thread pump;
   private final long startNanos = System.nanoTime();
 
-  private TrainerProcess(int rank, Process process, boolean echo) {
+  private TrainerProcess(
+      int rank, Process process, BufferedReader output, List<String> early, boolean echo) {
     this.rank = rank;
     this.process = process;
-    this.pump = new Thread(() -> pump(echo), "spindle-trainer-log-" + rank);
+    this.pump = new Thread(() -> pump(output, early, echo), "spindle-trainer-log-" + rank);
     pump.setDaemon(true);
     pump.start();
   }
 
   /**
    * Starts {@code python -m spindle_bridge.launch script args} with {@code env} added to this JVM's
-   * environment.
+   * environment: hands them to a {@link WarmTrainers warm interpreter} when there is one (its torch
+   * already imported), else starts one.
    *
    * @throws IOException if the interpreter cannot be started (names it and the rank)
    */
@@ -57,14 +59,26 @@ final class TrainerProcess implements AutoCloseable {
       List<String> args,
       Map<String, String> env,
       boolean echo)
-      throws IOException {
+      throws IOException, InterruptedException {
+    List<String> argv = new java.util.ArrayList<>(List.of(script));
+    argv.addAll(args);
+    WarmTrainers.Warm warm = WarmTrainers.take(python, env, argv);
+    if (warm != null) {
+      return new TrainerProcess(rank, warm.process(), warm.output(), warm.early().join(), echo);
+    }
     List<String> command =
-        new java.util.ArrayList<>(List.of(python, "-u", "-m", "spindle_bridge.launch", script));
-    command.addAll(args);
+        new java.util.ArrayList<>(List.of(python, "-u", "-m", "spindle_bridge.launch"));
+    command.addAll(argv);
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().putAll(env);
     try {
-      return new TrainerProcess(rank, pb.start(), echo);
+      Process p = pb.start();
+      return new TrainerProcess(
+          rank,
+          p,
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)),
+          List.of(),
+          echo);
     } catch (IOException e) {
       throw new IOException(
           "Cannot start the trainer of rank "
@@ -166,28 +180,32 @@ final class TrainerProcess implements AutoCloseable {
     kill();
   }
 
-  private void pump(boolean echo) {
-    try (BufferedReader in =
-        new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+  /** Passes on {@code early} (what a warm interpreter said while it imported), then its output. */
+  private void pump(BufferedReader output, List<String> early, boolean echo) {
+    early.forEach(line -> say(line, echo));
+    try (BufferedReader in = output) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
-        String prefixed = "[rank " + rank + "] " + line;
-        if (echo) {
-          System.out.println(prefixed);
-          LOG.debug(prefixed);
-        } else {
-          LOG.info(prefixed);
-        }
-        synchronized (this) {
-          tail.addLast(line);
-          if (tail.size() > TAIL_LINES) {
-            tail.removeFirst();
-          }
-        }
+        say(line, echo);
       }
     } catch (IOException e) {
       if (process.isAlive()) {
         throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  private void say(String line, boolean echo) {
+    String prefixed = "[rank " + rank + "] " + line;
+    if (echo) {
+      System.out.println(prefixed);
+      LOG.debug(prefixed);
+    } else {
+      LOG.info(prefixed);
+    }
+    synchronized (this) {
+      tail.addLast(line);
+      if (tail.size() > TAIL_LINES) {
+        tail.removeFirst();
       }
     }
   }
