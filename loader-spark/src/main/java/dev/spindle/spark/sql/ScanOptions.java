@@ -7,6 +7,7 @@ import dev.spindle.spark.config.OptionNames;
 import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.PreprocessedInput;
+import dev.spindle.spark.plan.MixSpec;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,10 +54,14 @@ final class ScanOptions {
     Map<String, String> conf = settings(given, session, !catalogTable(options));
     Map<String, String> own = new HashMap<>();
     given.forEach((name, value) -> own.put(lower(name), value));
-    String input = input(own);
+    String mix = conf.getOrDefault(SpindleConfig.MIX.key(), "").trim();
+    String input = mix.isEmpty() ? input(own) : mixInput(own, mix);
     StoredImages stored;
     try {
-      stored = PreprocessedInput.storedImages(hadoop, input);
+      // a mixture's sources must hold the same kind of samples (checked when it is planned)
+      stored =
+          PreprocessedInput.storedImages(
+              hadoop, mix.isEmpty() ? input : MixSpec.parse(mix, "total").uris().get(0));
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
     }
@@ -198,6 +203,23 @@ final class ScanOptions {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(invalid(option, key.key(), value, e.getMessage()), e);
     }
+  }
+
+  /**
+   * The input of a scan of the mixture {@code entries}: {@code mix:} and its entries, for names and
+   * messages; a path given as well is refused, naming both.
+   */
+  private static String mixInput(Map<String, String> own, String entries) {
+    if (own.containsKey(PATH) || own.containsKey(PATHS)) {
+      throw new IllegalArgumentException(
+          "The spindle data source reads either one input URI (load(uri)) or a mixture (option mix,"
+              + " spark.spindle.mix), not both: got "
+              + own.getOrDefault(PATH, own.get(PATHS))
+              + " and mix '"
+              + entries
+              + "'; use load() without a path");
+    }
+    return "mix:" + entries;
   }
 
   private static String input(Map<String, String> own) {

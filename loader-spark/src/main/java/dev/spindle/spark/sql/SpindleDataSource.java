@@ -1,9 +1,6 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.FieldSet;
-import dev.spindle.spark.config.ConfigKey;
-import dev.spindle.spark.config.OptionNames;
-import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.ShardCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,33 +53,18 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
-    refuseMixture(options);
     SparkSession spark = SparkSession.active();
     Map<String, String> session =
         scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll());
     ScanSettings settings =
         ScanOptions.resolve(options, session, spark.sparkContext().hadoopConfiguration());
-    requireInput(spark, settings.input());
+    if (settings.mix() == null) {
+      requireInput(spark, settings.input());
+    } else {
+      settings.mix().spec().uris().forEach(uri -> requireInput(spark, uri));
+    }
     return new SpindleTable(
         settings, ScanOptions.catalogTable(options) ? ScanOptions.refusal(options, session) : null);
-  }
-
-  /**
-   * Refuses the {@code mix} option: the data source reads every sample of one input once, in
-   * manifest order; a mixture is an epoch order, which {@code feed} and {@code train} plan.
-   */
-  private static void refuseMixture(Map<String, String> options) {
-    for (String option : options.keySet()) {
-      ConfigKey<?> key = OptionNames.key(option);
-      if (key == SpindleConfig.MIX || key == SpindleConfig.MIX_EPOCH) {
-        throw new IllegalArgumentException(
-            "The spindle data source does not read mixtures (option "
-                + option
-                + "): it reads each sample of one input once, in manifest order, with no epoch"
-                + " order to mix; read each source as its own DataFrame, or feed the mixture with"
-                + " feed/train --mix");
-      }
-    }
   }
 
   /**
