@@ -2,7 +2,9 @@ package dev.spindle.spark.sql;
 
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.plan.EpochPlan;
+import dev.spindle.spark.plan.Mixture;
 import dev.spindle.spark.shard.SampleLimits;
+import java.util.function.LongFunction;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -17,6 +19,13 @@ record MixInputPartition(EpochPlan plan, Manifest catalog, int partition, int fr
   @Override
   public String describe() {
     return "positions " + from + ".." + (to - 1) + " of the mixture's epoch " + plan.epoch();
+  }
+
+  /** The name of the source of the catalog's sample {@code index} (the {@code source} column). */
+  LongFunction<String> sourceNames() {
+    long[] offsets = catalog.offsets();
+    Mixture mixture = plan.mixture();
+    return index -> mixture.names().get(mixture.sourceOf(offsets, index));
   }
 
   @Override

@@ -54,7 +54,7 @@ final class ScanOptions {
     Map<String, String> conf = settings(given, session, !catalogTable(options));
     Map<String, String> own = new HashMap<>();
     given.forEach((name, value) -> own.put(lower(name), value));
-    String mix = conf.getOrDefault(SpindleConfig.MIX.key(), "").trim();
+    String mix = mixture(given, conf) ? conf.get(SpindleConfig.MIX.key()).trim() : "";
     String input = mix.isEmpty() ? input(own) : mixInput(own, mix);
     StoredImages stored;
     try {
@@ -71,7 +71,8 @@ final class ScanOptions {
         uri(own, QUARANTINE),
         uri(own, MANIFEST),
         Settings.read(conf),
-        stored);
+        stored,
+        !mix.isEmpty());
   }
 
   /**
@@ -91,6 +92,29 @@ final class ScanOptions {
   static FieldSet fields(Map<String, String> options, Map<String, String> session) {
     Map<String, String> conf = settings(given(options), session, false);
     return Settings.read(conf).get(SpindleConfig.FIELDS);
+  }
+
+  /** Whether a scan with {@code options} reads a mixture ({@link #mixture}). */
+  static boolean mixed(Map<String, String> options, Map<String, String> session) {
+    Map<String, String> given = given(options);
+    return mixture(given, settings(given, session, false));
+  }
+
+  /**
+   * Whether a scan reads a mixture: the option {@code mix} is given, or the session's {@code
+   * spark.spindle.mix} is set and no path is (a session's mixture, set for {@code feed}, does not
+   * turn {@code load(uri)} into a mixture).
+   */
+  private static boolean mixture(Map<String, String> given, Map<String, String> conf) {
+    if (conf.getOrDefault(SpindleConfig.MIX.key(), "").isBlank()) {
+      return false;
+    }
+    boolean option = given.keySet().stream().anyMatch(n -> OptionNames.key(n) == SpindleConfig.MIX);
+    boolean path =
+        given.keySet().stream()
+            .map(ScanOptions::lower)
+            .anyMatch(n -> n.equals(PATH) || n.equals(PATHS));
+    return option || !path;
   }
 
   /**

@@ -75,6 +75,21 @@ record ScanSettings(
       String manifest,
       Settings conf,
       StoredImages stored) {
+    return of(input, decode, quarantine, manifest, conf, stored, false);
+  }
+
+  /**
+   * {@link #of(String, boolean, String, String, Settings, StoredImages)} of one input, or, when
+   * {@code mixture}, of one epoch of the mixture {@code conf} sets ({@code spark.spindle.mix}).
+   */
+  static ScanSettings of(
+      String input,
+      boolean decode,
+      String quarantine,
+      String manifest,
+      Settings conf,
+      StoredImages stored,
+      boolean mixture) {
     return new ScanSettings(
         input,
         decode,
@@ -84,7 +99,7 @@ record ScanSettings(
         conf.get(SpindleConfig.PARTITION_BYTES),
         conf.get(SpindleConfig.FOLDER_SHARD_FILES),
         conf.parquetColumns(),
-        conf.get(SpindleConfig.MIX).isEmpty() ? null : MixScan.of(conf));
+        mixture ? MixScan.of(conf) : null);
   }
 
   /**

@@ -43,7 +43,10 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
         new CaseInsensitiveStringMap(ScanOptions.given(options.asCaseSensitiveMap()));
     FieldSet fields = ScanOptions.fields(options.asCaseSensitiveMap(), session);
     return ScanSchema.of(
-        ScanOptions.decode(given.get(ScanOptions.DECODE)), fields.hasImage(), fields.extras());
+        ScanOptions.decode(given.get(ScanOptions.DECODE)),
+        fields.hasImage(),
+        fields.extras(),
+        ScanOptions.mixed(options.asCaseSensitiveMap(), session));
   }
 
   /**

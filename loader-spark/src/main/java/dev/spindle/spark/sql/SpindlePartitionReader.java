@@ -78,6 +78,9 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     this.source = part.open(conf, settings.sample().limits());
     try {
       this.columns = ScanColumns.create(settings, schema, allocator);
+      if (part instanceof MixInputPartition mix) {
+        columns.nameSources(mix.sourceNames());
+      }
       this.path =
           SamplePath.start(
               spec(owner, settings, SamplePath.cpuThreads()),

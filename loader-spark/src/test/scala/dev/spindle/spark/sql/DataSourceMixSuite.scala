@@ -24,13 +24,19 @@ class DataSourceMixSuite extends AnyFunSuite with SparkFixture {
   private def read(entries: String, more: Map[String, String] = Map.empty): DataFrame =
     spark.read.format("spindle").option("decode", "false").option("mix", entries).options(more).load()
 
-  /** (source, shard file, key, index) of every row, in the DataFrame's order. */
-  private def rows(df: DataFrame): Seq[(String, String, String, Long)] =
-    df.select("shard", "key", "index").collect().toSeq.map { r =>
+  /**
+   * (source, shard file, key, index) of every row, in the DataFrame's order; the `source` column
+   * must name the source whose folder holds the row's shard.
+   */
+  private def rows(df: DataFrame): Seq[(String, String, String, Long)] = {
+    assert(df.schema.fieldNames.toSeq == Seq("image", "format", "label", "key", "shard", "index", "source"))
+    df.select("shard", "key", "index", "source").collect().toSeq.map { r =>
       val shard = r.getString(0)
-      val source = if (shard.contains("/a/")) "a" else if (shard.contains("/b/")) "b" else fail(shard)
+      val source = r.getString(3)
+      assert(shard.contains(s"/$source/"), (source, shard))
       (source, shard.substring(shard.lastIndexOf('/') + 1), r.getString(1), r.getLong(2))
     }
+  }
 
   private def sources(dir: Path): (Path, Path) =
     (FeedData.tars(dir.resolve("a"), countsA), FeedData.tars(dir.resolve("b"), countsB))
@@ -105,6 +111,21 @@ class DataSourceMixSuite extends AnyFunSuite with SparkFixture {
       assert(both.getMessage.contains("either one input URI (load(uri)) or a mixture (option mix"), both.getMessage)
       val missing = intercept[Exception](read(s"a=1:$a;b=1:${dir.resolve("nowhere")}"))
       assert(missing.getMessage.contains("nowhere"), missing.getMessage)
+      val field = intercept[IllegalArgumentException](read(s"a=1:$a", Map("fields" -> "image=png,source=cls")))
+      assert(field.getMessage.contains("The field 'source'"), field.getMessage)
+    }
+  }
+
+  test("the session's spark.spindle.mix: load() reads the mixture, load(uri) still reads the one input") {
+    TestFiles.withTempDir("ds-mix-session") { dir =>
+      val (a, b) = sources(dir)
+      spark.conf.set("spark.spindle.mix", s"a=0.7:$a;b=0.3:$b")
+      try {
+        val mixed = spark.read.format("spindle").option("decode", "false").load()
+        assert(mixed.schema.fieldNames.last == "source" && mixed.count() == 100)
+        val one = spark.read.format("spindle").option("decode", "false").load(b.toString)
+        assert(!one.schema.fieldNames.contains("source") && one.count() == 30)
+      } finally spark.conf.unset("spark.spindle.mix")
     }
   }
 }
