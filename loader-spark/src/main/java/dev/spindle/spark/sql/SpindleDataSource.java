@@ -16,10 +16,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * The {@code spindle} data source: {@code spark.read.format("spindle").option(...).load(uri)} over
  * anything {@code preprocess} reads, as decoded images or (with {@code decode=false}) the image
- * files' bytes; see {@link ScanSchema} for the columns and {@link ScanOptions} for the options.
- * Registered as a {@link DataSourceRegister} service, so the jar on the classpath is all it needs;
- * {@link SpindleExtensions} adds {@code SELECT ... FROM spindle.`uri`}. Spark instantiates it by
- * name, on the driver; stateless.
+ * files' bytes, or one epoch of a weighted mixture in plan order (option {@code mix}, {@code
+ * load()} without a path; {@link MixInputPartition}); see {@link ScanSchema} for the columns and
+ * {@link ScanOptions} for the options. Registered as a {@link DataSourceRegister} service, so the
+ * jar on the classpath is all it needs; {@link SpindleExtensions} adds {@code SELECT ... FROM
+ * spindle.`uri`}. Spark instantiates it by name, on the driver; stateless.
  */
 public final class SpindleDataSource implements TableProvider, DataSourceRegister {
   /** The format name. */
