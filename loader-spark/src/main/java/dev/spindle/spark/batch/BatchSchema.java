@@ -11,7 +11,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The Arrow schema of Spindle's image batches (DESIGN.md): {@code image} as {@code
  * arrow.fixed_shape_tensor} uint8 H×W×C, {@code label} int32, {@code key} utf8 (the sample's key
  * inside its shard), {@code index} int64 (the sample's position in the dataset or epoch plan), then
- * one column per extra field ({@link FieldSpec}) in declaration order.
+ * one column per extra field ({@link FieldSpec}) in declaration order. Samples without an image
+ * have every column but {@code image} ({@link #withoutImage}).
  */
 public final class BatchSchema {
   public static final String IMAGE = "image";
@@ -42,6 +43,19 @@ public final class BatchSchema {
         new FixedShapeTensorType(new int[] {height, width, channels}, List.of("H", "W", "C"));
     List<Field> fields = new ArrayList<>();
     fields.add(image.field(IMAGE));
+    return rest(fields, extras);
+  }
+
+  /**
+   * The schema of samples without an image ({@link FieldSet#hasImage()} false): {@code label},
+   * {@code key}, {@code index}, then a column per extra field in declaration order. No image column
+   * at all, not even a placeholder.
+   */
+  public static Schema withoutImage(List<FieldSpec> extras) {
+    return rest(new ArrayList<>(), extras);
+  }
+
+  private static Schema rest(List<Field> fields, List<FieldSpec> extras) {
     fields.add(new Field(LABEL, FieldType.notNullable(new ArrowType.Int(32, true)), null));
     fields.add(new Field(KEY, FieldType.notNullable(ArrowType.Utf8.INSTANCE), null));
     fields.add(new Field(INDEX, FieldType.notNullable(new ArrowType.Int(64, true)), null));

@@ -45,25 +45,6 @@ public record FieldSet(List<FieldSpec> declared) implements Serializable {
     return isEmpty() || image() != null;
   }
 
-  /**
-   * Refuses a declaration without an {@code image} field for a job that cannot run without one yet,
-   * naming the key and the flag.
-   *
-   * @param job the job, as its command is named ({@code preprocess}: the one job that does not run
-   *     such samples; {@code feed} and {@code train} do)
-   * @throws IllegalArgumentException when {@link #hasImage()} is false
-   */
-  public void requireImage(String job) {
-    if (!hasImage()) {
-      throw new IllegalArgumentException(
-          "spark.spindle.fields (--fields) '"
-              + this
-              + "' declares no field named 'image' (e.g. image=jpg): "
-              + job
-              + " does not run samples without an image yet; the spindle data source reads them");
-    }
-  }
-
   /** The {@code label} field, or null. */
   public FieldSpec label() {
     return named(FieldSpec.LABEL);

@@ -12,6 +12,7 @@ import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A reusable batch of up to {@code capacity} images with their labels, keys and indices, and the
@@ -26,6 +27,9 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
  * an earlier row after later ones moves the later rows' offsets and loses their keys.) Extra fields
  * ({@link #setFields}) are kept per row the same way and written by {@link #seal}. Every row up to
  * the sealed count must have been set since the last {@link #reset}.
+ *
+ * <p>A batch of samples without an image ({@link #withoutImages}: a job whose declared fields have
+ * no {@code image}) has the same columns but {@code image}, and no pixel buffer.
  *
  * <p>Owns its root and every buffer in it; {@link #close()} releases them. Reuse: {@link #reset()}
  * after the rows were consumed (e.g. written to a file).
@@ -48,6 +52,11 @@ public final class ImageBatch implements AutoCloseable {
     this(allocator, height, width, channels, capacity, List.of());
   }
 
+  /** Whether the batch has an {@code image} column ({@link #withoutImages} has none). */
+  public boolean hasImage() {
+    return images != null;
+  }
+
   /**
    * A batch with a column per extra field after {@code index} ({@link BatchSchema#of(int, int, int,
    * List)}), set per row by {@link #setFields}.
@@ -59,28 +68,56 @@ public final class ImageBatch implements AutoCloseable {
       int channels,
       int capacity,
       List<FieldSpec> extras) {
+    this(
+        allocator,
+        BatchSchema.of(height, width, channels, extras),
+        (long) height * width * channels,
+        capacity,
+        extras);
+  }
+
+  /**
+   * A batch of samples without an image ({@link FieldSet#hasImage()} false): {@code label}, {@code
+   * key}, {@code index} and the extra fields ({@link BatchSchema#withoutImage}); it has no image
+   * column, no pixel buffer ({@link #imageData()} is null) and {@link #rowBytes()} 0.
+   */
+  public static ImageBatch withoutImages(
+      BufferAllocator allocator, int capacity, List<FieldSpec> extras) {
+    return new ImageBatch(allocator, BatchSchema.withoutImage(extras), 0, capacity, extras);
+  }
+
+  private ImageBatch(
+      BufferAllocator allocator,
+      Schema schema,
+      long rowBytes,
+      int capacity,
+      List<FieldSpec> extras) {
     if (capacity <= 0) {
       throw new IllegalArgumentException("Invalid batch size: " + capacity + " (must be > 0)");
     }
     this.capacity = capacity;
-    this.rowBytes = (long) height * width * channels;
+    this.rowBytes = rowBytes;
     this.rowKeys = new byte[capacity][];
     this.rowFields = new Object[capacity][];
-    this.root = VectorSchemaRoot.create(BatchSchema.of(height, width, channels, extras), allocator);
+    this.root = VectorSchemaRoot.create(schema, allocator);
     try {
       FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
-      this.images = tensor.getUnderlyingVector();
+      this.images = tensor == null ? null : tensor.getUnderlyingVector();
       this.labels = (IntVector) root.getVector(BatchSchema.LABEL);
       this.keys = (VarCharVector) root.getVector(BatchSchema.KEY);
       this.indices = (BigIntVector) root.getVector(BatchSchema.INDEX);
-      images.setInitialCapacity(capacity);
-      images.allocateNew();
-      this.pixels = (UInt1Vector) images.getDataVector();
+      if (images != null) {
+        images.setInitialCapacity(capacity);
+        images.allocateNew();
+        this.pixels = (UInt1Vector) images.getDataVector();
+        markAllValid();
+      } else {
+        this.pixels = null;
+      }
       labels.allocateNew(capacity);
       keys.allocateNew(capacity * 32L, capacity);
       indices.allocateNew(capacity);
       this.fields = new FieldColumns(root, extras, capacity);
-      markAllValid();
     } catch (RuntimeException e) {
       root.close();
       throw e;
@@ -108,9 +145,12 @@ public final class ImageBatch implements AutoCloseable {
     return rows;
   }
 
-  /** The pixel buffer; row {@code r} starts at byte {@code r * rowBytes()}. */
+  /**
+   * The pixel buffer; row {@code r} starts at byte {@code r * rowBytes()}. Null for a batch {@link
+   * #withoutImages}.
+   */
   public ArrowBuf imageData() {
-    return pixels.getDataBuffer();
+    return pixels == null ? null : pixels.getDataBuffer();
   }
 
   /**
@@ -158,7 +198,7 @@ public final class ImageBatch implements AutoCloseable {
    * by quarantined samples. Rows never overlap, so the copy is safe.
    */
   public void movePixels(int from, int to) {
-    if (from == to) {
+    if (from == to || images == null) {
       return;
     }
     ArrowBuf data = imageData();
@@ -181,8 +221,10 @@ public final class ImageBatch implements AutoCloseable {
     }
     fields.write(rowFields, count);
     rows = count;
-    pixels.setValueCount((int) (count * rowBytes));
-    images.setValueCount(count);
+    if (images != null) {
+      pixels.setValueCount((int) (count * rowBytes));
+      images.setValueCount(count);
+    }
     labels.setValueCount(count);
     keys.setValueCount(count);
     indices.setValueCount(count);

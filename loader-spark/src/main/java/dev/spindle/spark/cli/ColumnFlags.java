@@ -1,10 +1,6 @@
 package dev.spindle.spark.cli;
 
-import dev.spindle.spark.batch.FieldSet;
-import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 /**
  * Which parts of a sample a job reads: the fields it declares, and which columns of a Parquet input
@@ -45,21 +41,5 @@ final class ColumnFlags {
     conf.flag("--fields", fields, FIELDS_KEY);
     conf.flag("--image-column", imageColumn, IMAGE_COLUMN_KEY);
     conf.flag("--label-column", labelColumn, LABEL_COLUMN_KEY);
-  }
-
-  /**
-   * Refuses, before Spark starts, declared fields without an {@code image} for a command that does
-   * not run such samples yet ({@code preprocess}; {@code feed} and {@code train} do), naming the
-   * flag.
-   *
-   * @param checked the command's settings ({@link JobConf#checked})
-   * @throws ParameterException when {@code --fields} (or {@code spark.spindle.fields}) has no image
-   */
-  static void requireImage(Map<String, String> checked, CommandLine cl) {
-    try {
-      FieldSet.parse(checked.getOrDefault(FIELDS_KEY, "")).requireImage(cl.getCommandName());
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(cl, e.getMessage());
-    }
   }
 }

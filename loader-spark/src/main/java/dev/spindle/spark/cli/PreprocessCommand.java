@@ -71,7 +71,6 @@ final class PreprocessCommand implements Callable<Integer> {
     trace.putInto(conf);
     conf.flag("--format", format, SpindleConfig.OUTPUT_FORMAT.key());
     Map<String, String> settings = conf.checked(cl);
-    ColumnFlags.requireImage(settings, cl);
     PreprocessReport r =
         Jobs.run(
             cl,

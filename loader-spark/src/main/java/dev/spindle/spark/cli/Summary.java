@@ -20,7 +20,8 @@ final class Summary {
   static String line(Map<String, Object> r, Path report, List<String> notes) {
     StringBuilder s = new StringBuilder();
     s.append(r.get("command")).append(": ");
-    s.append(r.get("images")).append(" images");
+    String unit = images(r) ? "images" : "samples";
+    s.append(r.get("images")).append(" ").append(unit);
     if (r.get("failures") != null) {
       s.append(" (")
           .append(r.get("failures"))
@@ -36,7 +37,7 @@ final class Summary {
     }
     s.append(
         String.format(
-            " in %.2f s, %.1f images/s", num(r.get("wall_s")), num(r.get("images_per_s"))));
+            " in %.2f s, %.1f %s/s", num(r.get("wall_s")), num(r.get("images_per_s")), unit));
     if (r.get("time_to_first_batch_s") != null) {
       s.append(String.format(", first batch after %.2f s", num(r.get("time_to_first_batch_s"))));
     }
@@ -61,6 +62,14 @@ final class Summary {
     }
     notes.forEach(n -> s.append("; ").append(n));
     return s.toString();
+  }
+
+  /**
+   * Whether the job's samples have images: a report of samples without one says {@code image_shape}
+   * null (its {@code images} and {@code images_per_s} keys, contracts, count samples).
+   */
+  private static boolean images(Map<String, Object> r) {
+    return !(r.containsKey("image_shape") && r.get("image_shape") == null);
   }
 
   private static String quarantineNote(double count, Path report) {

@@ -298,7 +298,9 @@ public final class FeedJob {
               + " per rank"
               + (serve != null ? ", served" : "")
               + ")";
-      return JobLabel.of(jsc.sc(), "spindle-feed-" + runId, "feed " + epoch, description, rows);
+      JobLabel label =
+          JobLabel.of(jsc.sc(), "spindle-feed-" + runId, "feed " + epoch, description, rows);
+      return settings.hasImage() ? label : label.withoutImages();
     }
 
     /** Delivers the epoch up to {@code stop}; returns the batch each rank started from. */
@@ -396,8 +398,10 @@ public final class FeedJob {
               .put("shuffle_window", spec.shuffleWindow())
               .put("partitions", partitions)
               .put("threads", settings.sample().threads())
-              .put("image_shape", settings.sample().images().shape())
-              .put("transforms", settings.sample().images().transforms())
+              .put("image_shape", settings.hasImage() ? settings.sample().images().shape() : null)
+              .put(
+                  "transforms",
+                  settings.hasImage() ? settings.sample().images().transforms() : null)
               .put("ranks", ranks)
               .put(
                   "serve",

@@ -117,14 +117,7 @@ public final class PreprocessedInput {
           case "parquet" -> ShardFormat.DECODED_PARQUET;
           default -> throw f.invalid("format is '" + format + "' (arrow-ipc-file or parquet)");
         };
-    JsonNode shape = f.array(m, "image_shape");
-    f.require(shape.size() == 3, "image_shape is " + shape + " (must be [H, W, C])");
-    StoredImages stored =
-        new StoredImages(
-            f.positive(shape.get(0), "image_shape[0]"),
-            f.positive(shape.get(1), "image_shape[1]"),
-            f.positive(shape.get(2), "image_shape[2]"),
-            f.text(m, "transforms"));
+    StoredImages stored = storedImages(f, m);
     List<String> classNames = new ArrayList<>();
     for (JsonNode n : f.array(m, "class_names")) {
       f.require(n.isTextual(), "class_names holds " + n + " (must be strings)");
@@ -136,6 +129,23 @@ public final class PreprocessedInput {
         !m.has("rows") || m.get("rows").asLong() == rows,
         "rows is " + m.get("rows") + " but its files hold " + rows);
     return new Manifest(dir, shards, classNames, stored);
+  }
+
+  /**
+   * {@code image_shape} and {@code transforms}: both null for an output of samples without an image
+   * ({@link StoredImages#none()}).
+   */
+  private static StoredImages storedImages(Fields f, JsonNode m) {
+    if (m.has("image_shape") && m.get("image_shape").isNull()) {
+      return StoredImages.none();
+    }
+    JsonNode shape = f.array(m, "image_shape");
+    f.require(shape.size() == 3, "image_shape is " + shape + " (must be [H, W, C])");
+    return new StoredImages(
+        f.positive(shape.get(0), "image_shape[0]"),
+        f.positive(shape.get(1), "image_shape[1]"),
+        f.positive(shape.get(2), "image_shape[2]"),
+        f.text(m, "transforms"));
   }
 
   private static List<Shard> shards(Fields f, JsonNode m, String dir, ShardFormat format) {

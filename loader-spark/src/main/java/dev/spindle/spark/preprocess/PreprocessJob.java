@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkContext;
@@ -128,6 +129,9 @@ public final class PreprocessJob {
                     "preprocess",
                     description(input, manifest, groups.size()),
                     manifest.totalSamples())) {
+          if (!settings.hasImage()) {
+            label.withoutImages();
+          }
           submitted = true;
           results = jsc.parallelize(groups, groups.size()).map(task::run).collect();
           List<TaskResult> done = results;
@@ -283,16 +287,20 @@ public final class PreprocessJob {
     m.put("files", fileList);
     m.put("rows", o.rows());
     List<Map<String, Object>> fields = new ArrayList<>();
-    BatchImages t = s.sample().images();
-    for (Field f : BatchSchema.of(t.height(), t.width(), t.channels()).getFields()) {
+    BatchImages t = s.hasImage() ? s.sample().images() : null; // null: samples without images
+    Schema schema =
+        t == null
+            ? BatchSchema.withoutImage(List.of())
+            : BatchSchema.of(t.height(), t.width(), t.channels());
+    for (Field f : schema.getFields()) {
       Map<String, Object> field = new LinkedHashMap<>();
       field.put("name", f.getName());
       field.put("type", f.getType().toString());
       fields.add(field);
     }
     m.put("schema", fields);
-    m.put("image_shape", t.shape());
-    m.put("transforms", t.transforms());
+    m.put("image_shape", t == null ? null : t.shape()); // null: read back as StoredImages.none()
+    m.put("transforms", t == null ? null : t.transforms());
     m.put("class_names", manifest.classNames());
     Map<String, Object> in = new LinkedHashMap<>();
     in.put("uri", manifest.input());
@@ -364,8 +372,8 @@ public final class PreprocessJob {
         .putInto(report)
         .put("shards", manifest.shards().size())
         .put("partitions", partitions)
-        .put("image_shape", s.sample().images().shape())
-        .put("transforms", s.sample().images().transforms())
+        .put("image_shape", s.hasImage() ? s.sample().images().shape() : null)
+        .put("transforms", s.hasImage() ? s.sample().images().transforms() : null)
         .put("batch_size", s.batchSize())
         .put("stages", o.stats().toReport().get("stages"))
         .put("bottleneck", o.stats().bottleneck())

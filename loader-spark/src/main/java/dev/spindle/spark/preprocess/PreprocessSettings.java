@@ -23,7 +23,6 @@ record PreprocessSettings(
     implements Serializable {
 
   static PreprocessSettings from(Settings conf) {
-    conf.get(SpindleConfig.FIELDS).requireImage("preprocess");
     return new PreprocessSettings(
         SampleSettings.from(conf, BatchImages.decoding(conf.uint8Transform())),
         conf.get(SpindleConfig.PARTITION_BYTES),
@@ -48,6 +47,14 @@ record PreprocessSettings(
         partitionBytes,
         folderShardFiles,
         format);
+  }
+
+  /**
+   * Whether samples carry an image ({@code dev.spindle.spark.batch.FieldSet#hasImage}): without,
+   * nothing is decoded and the output has no {@code image} column nor image shape.
+   */
+  boolean hasImage() {
+    return sample.limits().fields().hasImage();
   }
 
   /** Rows per Arrow record batch ({@link SampleSettings#batchSize}). */

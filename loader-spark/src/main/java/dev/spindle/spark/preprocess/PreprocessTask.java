@@ -1,6 +1,7 @@
 package dev.spindle.spark.preprocess;
 
 import dev.spindle.spark.batch.ExecutorAllocator;
+import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.batch.ImageBatch;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
@@ -65,14 +66,7 @@ final class PreprocessTask implements Serializable {
         new ShardSamples(group.shards(), group.offsets(), conf.get(), settings.sample().limits());
     try (BufferAllocator allocator =
             ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-        ImageBatch batch =
-            new ImageBatch(
-                allocator,
-                images.height(),
-                images.width(),
-                images.channels(),
-                settings.batchSize(),
-                settings.sample().extras());
+        ImageBatch batch = batch(settings, allocator);
         BatchFileSink sink =
             settings
                 .format()
@@ -80,7 +74,9 @@ final class PreprocessTask implements Serializable {
                     file,
                     conf.get(),
                     batch.root(),
-                    new int[] {images.height(), images.width(), images.channels()})) {
+                    settings.hasImage()
+                        ? new int[] {images.height(), images.width(), images.channels()}
+                        : null)) {
       PathSpec spec = pathSpec(owner, settings, SamplePath.cpuThreads());
       Outcome outcome = pump(spec, source, allocator, batch, sink, new Progress(progress, source));
       sink.close();
@@ -97,6 +93,21 @@ final class PreprocessTask implements Serializable {
     } finally {
       source.close();
     }
+  }
+
+  /** The task's batch: without an image column when the samples have none. */
+  private static ImageBatch batch(PreprocessSettings settings, BufferAllocator allocator) {
+    BatchImages images = settings.sample().images();
+    List<FieldSpec> extras = settings.sample().extras();
+    return settings.hasImage()
+        ? new ImageBatch(
+            allocator,
+            images.height(),
+            images.width(),
+            images.channels(),
+            settings.batchSize(),
+            extras)
+        : ImageBatch.withoutImages(allocator, settings.batchSize(), extras);
   }
 
   /** What the consumer saw. */
@@ -174,7 +185,7 @@ final class PreprocessTask implements Serializable {
   static PathSpec pathSpec(String owner, PreprocessSettings settings, int poolThreads) {
     return PathSpec.quarantining(
         owner,
-        settings.sample().images(),
+        settings.hasImage() ? settings.sample().images() : null, // null: nothing decoded
         settings.batchSize(),
         settings.sample().decodesInFlight(poolThreads),
         settings.sample().budget());

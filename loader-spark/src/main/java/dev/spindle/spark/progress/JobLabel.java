@@ -17,6 +17,12 @@ public final class JobLabel implements AutoCloseable {
   /** The local property holding the samples done before the job (a restarted run's). */
   static final String BEFORE = "spindle.progress.before";
 
+  /**
+   * The local property naming what the progress line counts per second: unset for images, {@code
+   * samples} for a job whose samples have no image ({@link #withoutImages}).
+   */
+  static final String UNIT = "spindle.progress.unit";
+
   private static final String GROUP = "spark.jobGroup.id";
   private static final String DESCRIPTION = "spark.job.description";
 
@@ -32,7 +38,8 @@ public final class JobLabel implements AutoCloseable {
           sc.getLocalProperty(DESCRIPTION),
           sc.getLocalProperty(TOTAL),
           sc.getLocalProperty(LABEL),
-          sc.getLocalProperty(BEFORE)
+          sc.getLocalProperty(BEFORE),
+          sc.getLocalProperty(UNIT)
         };
     // SparkContext.setJobGroup's two properties; its third (interrupt on cancel) stays the caller's
     sc.setLocalProperty(GROUP, group);
@@ -40,6 +47,7 @@ public final class JobLabel implements AutoCloseable {
     sc.setLocalProperty(TOTAL, total);
     sc.setLocalProperty(LABEL, label);
     sc.setLocalProperty(BEFORE, null);
+    sc.setLocalProperty(UNIT, null);
   }
 
   /**
@@ -73,6 +81,15 @@ public final class JobLabel implements AutoCloseable {
   }
 
   /**
+   * The labelled jobs' samples have no image (their declared fields have none): the progress line
+   * says {@code samples/s}, not {@code images/s}. Returns this label.
+   */
+  public JobLabel withoutImages() {
+    sc.setLocalProperty(UNIT, "samples");
+    return this;
+  }
+
+  /**
    * Inside a label whose total was unknown (0), the jobs the calling thread starts next will handle
    * {@code total} samples: a {@code spindle} DataSource scan says so when Spark plans it, just
    * before its job starts on that thread. Outside a label, nothing: a query in a user's program
@@ -91,5 +108,6 @@ public final class JobLabel implements AutoCloseable {
     sc.setLocalProperty(TOTAL, before[2]);
     sc.setLocalProperty(LABEL, before[3]);
     sc.setLocalProperty(BEFORE, before[4]);
+    sc.setLocalProperty(UNIT, before[5]);
   }
 }

@@ -9,7 +9,8 @@ final class ProgressLine {
   /**
    * {@code preprocess: 1,234/2,000 samples 61.7% 812 images/s 38.2 MB/s 0 quarantined bottleneck
    * decode ETA 0:01}; without a total, no percentage and no ETA; rates are NaN until known, the
-   * bottleneck null.
+   * bottleneck null; {@code samples/s} instead of {@code images/s} for samples without an image
+   * ({@link ProgressListener.Snapshot#unit}).
    */
   static String format(
       ProgressListener.Snapshot s, double samplesPerS, double bytesPerS, String bottleneck) {
@@ -28,7 +29,8 @@ final class ProgressLine {
     }
     if (Double.isFinite(samplesPerS)) {
       b.append(
-          String.format(Locale.ROOT, " %,.0f images/s %.1f MB/s", samplesPerS, bytesPerS / 1e6));
+          String.format(
+              Locale.ROOT, " %,.0f %s/s %.1f MB/s", samplesPerS, s.unit(), bytesPerS / 1e6));
     }
     b.append(String.format(Locale.ROOT, " %,d quarantined", s.quarantined()));
     if (bottleneck != null) {

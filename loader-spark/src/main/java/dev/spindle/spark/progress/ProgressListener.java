@@ -27,6 +27,7 @@ final class ProgressListener extends SparkListener {
   private final Set<Long> ended = new HashSet<>();
   private long total;
   private String label;
+  private String unit = "images";
   private boolean started;
 
   /**
@@ -40,7 +41,20 @@ final class ProgressListener extends SparkListener {
       long samples,
       long bytes,
       long quarantined,
-      Map<String, long[]> stages) {}
+      Map<String, long[]> stages,
+      String unit) {
+    /** A snapshot of a job of images ({@code unit} {@code images}). */
+    public Snapshot(
+        boolean started,
+        String label,
+        long total,
+        long samples,
+        long bytes,
+        long quarantined,
+        Map<String, long[]> stages) {
+      this(started, label, total, samples, bytes, quarantined, stages, "images");
+    }
+  }
 
   /** One task's (or the ended tasks') counters. */
   private static final class Counts {
@@ -69,6 +83,7 @@ final class ProgressListener extends SparkListener {
     }
     total = Long.parseLong(t);
     label = p.getProperty(JobLabel.LABEL);
+    unit = p.getProperty(JobLabel.UNIT, "images");
     started = true;
     done.clear();
     String before = p.getProperty(JobLabel.BEFORE);
@@ -106,7 +121,7 @@ final class ProgressListener extends SparkListener {
     Map<String, long[]> stages = new TreeMap<>();
     done.addTo(sum, stages);
     running.values().forEach(v -> v.addTo(sum, stages));
-    return new Snapshot(started, label, total, sum[0], sum[1], sum[2], stages);
+    return new Snapshot(started, label, total, sum[0], sum[1], sum[2], stages, unit);
   }
 
   /** Adds the updates of Spindle's counters among {@code infos} to {@code into}. */

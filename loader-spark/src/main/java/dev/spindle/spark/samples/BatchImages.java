@@ -44,11 +44,17 @@ public record BatchImages(
    *
    * @param conf the job's settings, knowing every key the user set
    * @param input the input, for messages
+   *     <p>A preprocess output of samples without an image ({@link StoredImages#none()}) is read
+   *     only by a job whose declared fields have no {@code image} either: it then has no images at
+   *     all.
    * @throws IllegalArgumentException when the settings disagree with the stored images
    */
   public static BatchImages of(StoredImages stored, Settings conf, String input) {
     if (stored == null) {
       return decoding(conf.uint8Transform());
+    }
+    if (!stored.images()) {
+      return withoutImages(stored, conf, input);
     }
     boolean size = conf.isSet(SpindleConfig.IMAGE_SIZE);
     boolean chain = conf.isSet(SpindleConfig.IMAGE_TRANSFORMS);
@@ -61,6 +67,23 @@ public record BatchImages(
       if (!sameShape || chain && !normal(asked.spec()).equals(normal(stored.transforms()))) {
         throw new IllegalArgumentException(disagreement(stored, asked, conf.given(), input));
       }
+    }
+    return stored(stored);
+  }
+
+  /** {@code stored}, which has no images, for a job that declares none, else refused by name. */
+  private static BatchImages withoutImages(StoredImages stored, Settings conf, String input) {
+    if (conf.get(SpindleConfig.FIELDS).hasImage()) {
+      throw new IllegalArgumentException(
+          input
+              + " is a preprocess output of samples without an image (its _manifest.json records"
+              + " image_shape null), but "
+              + SpindleConfig.FIELDS.key()
+              + " (--fields, the data source's option fields) "
+              + (conf.get(SpindleConfig.FIELDS).isEmpty()
+                  ? "is not set (image and label)"
+                  : "'" + conf.get(SpindleConfig.FIELDS) + "' declares an image")
+              + ": declare its columns without one, e.g. label=label,text=text:string");
     }
     return stored(stored);
   }

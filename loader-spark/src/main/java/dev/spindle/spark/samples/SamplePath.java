@@ -138,7 +138,6 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
    */
   public static BitSet fill(ImageBatch batch, List<? extends Decoded<?>> rows) {
     BitSet bad = new BitSet(rows.size());
-    long rowBytes = batch.rowBytes();
     for (int r = 0; r < rows.size(); r++) {
       Decoded<?> d = rows.get(r);
       if (d.problem() != null) {
@@ -146,18 +145,8 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
         continue;
       }
       Sample s = d.item().sample();
-      if (d.pixels() != null) {
-        batch.imageData().setBytes(r * rowBytes, d.pixels(), 0, rowBytes);
-      } else if (s.stored() != null && s.image().length == rowBytes) {
-        batch.imageData().setBytes(r * rowBytes, s.image(), 0, rowBytes);
-      } else {
-        throw new IllegalStateException(
-            "Row "
-                + r
-                + " holds no pixels for this batch: the path"
-                + " neither decoded it nor holds its "
-                + rowBytes
-                + " stored bytes");
+      if (batch.hasImage()) { // a batch without an image column: nothing was decoded
+        placePixels(batch, r, d, s);
       }
       batch.setRow(r, s.label(), s.key(), d.item().index());
       if (batch.extraFields() > 0) {
@@ -165,6 +154,23 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
       }
     }
     return bad;
+  }
+
+  private static void placePixels(ImageBatch batch, int r, Decoded<?> d, Sample s) {
+    long rowBytes = batch.rowBytes();
+    if (d.pixels() != null) {
+      batch.imageData().setBytes(r * rowBytes, d.pixels(), 0, rowBytes);
+    } else if (s.stored() != null && s.image().length == rowBytes) {
+      batch.imageData().setBytes(r * rowBytes, s.image(), 0, rowBytes);
+    } else {
+      throw new IllegalStateException(
+          "Row "
+              + r
+              + " holds no pixels for this batch: the path"
+              + " neither decoded it nor holds its "
+              + rowBytes
+              + " stored bytes");
+    }
   }
 
   /** True when {@code f} is the decode stage running out of its failure budget. */

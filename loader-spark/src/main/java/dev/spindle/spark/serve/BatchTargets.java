@@ -24,13 +24,6 @@ final class BatchTargets implements AutoCloseable {
    */
   static final int POOLED = 3;
 
-  /**
-   * The images of a feed whose samples have none: a 1x1x1 placeholder column, never written nor
-   * delivered (a feeder without images takes the batch without it, {@code
-   * FeederConsumer#forFeeder}), so the pooled Arrow batches hold a byte a row, not a decoded image.
-   */
-  static final BatchImages NO_IMAGE = new BatchImages(null, 1, 1, 1, "none (no image)");
-
   private final BatchConsumer consumer;
   private final BufferAllocator allocator;
   private final BatchImages images;
@@ -42,6 +35,8 @@ final class BatchTargets implements AutoCloseable {
   private boolean closed;
 
   /**
+   * @param images the batches' images, or null for samples without an image: the pooled Arrow
+   *     batches then have no image column ({@link ImageBatch#withoutImages})
    * @param extras the job's extra fields: the pooled Arrow batches carry a vector for each after
    *     {@code image}, {@code label}, {@code key}, {@code index}
    */
@@ -85,7 +80,7 @@ final class BatchTargets implements AutoCloseable {
   }
 
   private BatchTarget slot(SlotWriter w) {
-    if (w.rowBytes() != images.rowBytes() || w.capacity() < batchSize) {
+    if (images == null || w.rowBytes() != images.rowBytes() || w.capacity() < batchSize) {
       w.close();
       throw new IllegalStateException(
           "The feeder's slots hold "
@@ -95,9 +90,7 @@ final class BatchTargets implements AutoCloseable {
               + " bytes; the feed's batches are "
               + batchSize
               + " rows of "
-              + images.shape()
-              + " = "
-              + images.rowBytes()
+              + (images == null ? "[] (no image) = 0" : images.shape() + " = " + images.rowBytes())
               + " bytes");
     }
     return new BatchTarget.Slot(w);
@@ -114,8 +107,10 @@ final class BatchTargets implements AutoCloseable {
       return free.pop();
     }
     ImageBatch b =
-        new ImageBatch(
-            allocator, images.height(), images.width(), images.channels(), batchSize, extras);
+        images == null
+            ? ImageBatch.withoutImages(allocator, batchSize, extras)
+            : new ImageBatch(
+                allocator, images.height(), images.width(), images.channels(), batchSize, extras);
     all.add(b);
     return b;
   }

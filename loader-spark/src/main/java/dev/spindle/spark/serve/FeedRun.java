@@ -31,7 +31,6 @@ final class FeedRun {
   private final BatchTargets targets;
   private final long rowBytes;
   private final List<FieldSpec> extras;
-  private final boolean hasImage;
   private final BatchConsumer consumer;
   private final EpochPlan plan;
   private final List<FeedSlice> slices;
@@ -51,9 +50,9 @@ final class FeedRun {
       List<FeedSlice> slices) {
     this.runId = runId;
     this.targets = targets;
-    this.rowBytes = settings.sample().images().rowBytes();
+    // bytes of one delivered image, the unit of host copies: none without images
+    this.rowBytes = settings.hasImage() ? settings.sample().images().rowBytes() : 0;
     this.extras = settings.sample().extras();
-    this.hasImage = settings.hasImage();
     this.consumer = consumer;
     this.plan = plan;
     this.slices = List.copyOf(slices);
@@ -74,7 +73,7 @@ final class FeedRun {
     }
     BatchTarget into = rows.get(0).item().into();
     try {
-      BitSet bad = badRows(rows, into, hasImage);
+      BitSet bad = badRows(rows, into);
       int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
       int padded = rank.paddedIn(k);
       for (int r = 0; r < size; r++) {
@@ -83,8 +82,8 @@ final class FeedRun {
         boolean standIn = bad.get(r);
         if (standIn) {
           quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
-          if (hasImage) {
-            standIn(into, r, firstGood); // no pixels to fill without images
+          if (into.rowBytes() > 0) {
+            standIn(into, r, firstGood); // a batch without images has no pixels to fill
           }
         }
         // stand-ins and padding (a repeat) carry the label the loss ignores, and weight 0
@@ -103,15 +102,18 @@ final class FeedRun {
 
   /**
    * The rows whose sample is quarantined; fails unless every other row was written into {@code
-   * into} (its pixels placed there; without images, only its place: nothing is decoded).
+   * into} (its pixels placed there; into a batch without images, only its place: nothing is
+   * decoded).
    */
-  private static BitSet badRows(List<Decoded<Row>> rows, BatchTarget into, boolean hasImage) {
+  private static BitSet badRows(List<Decoded<Row>> rows, BatchTarget into) {
     BitSet bad = new BitSet(rows.size());
     for (int r = 0; r < rows.size(); r++) {
       Decoded<Row> d = rows.get(r);
       if (d.problem() != null) {
         bad.set(r);
-      } else if ((hasImage && !d.placed()) || d.item().into() != into || d.item().row() != r) {
+      } else if ((into.rowBytes() > 0 && !d.placed())
+          || d.item().into() != into
+          || d.item().row() != r) {
         throw new IllegalStateException(
             "Row " + r + " (" + d.item().describe() + ") was not decoded into its batch's row");
       }

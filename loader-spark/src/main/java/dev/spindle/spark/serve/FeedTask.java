@@ -114,7 +114,7 @@ public final class FeedTask implements Serializable {
             new BatchTargets(
                 delivered,
                 allocator,
-                settings.hasImage() ? images : BatchTargets.NO_IMAGE,
+                settings.hasImage() ? images : null, // null: batches without an image column
                 batchSize,
                 settings.sample().extras())) {
       RowSource source = new RowSource(in, slices, settings, conf.get(), targets);

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Hands a feed task's batches to the feeder of their rank in this JVM: the path from the feed job
@@ -138,23 +136,6 @@ public final class FeederConsumer implements BatchConsumer {
   }
 
   /**
-   * {@code root} as {@code feeder} takes it: without its placeholder {@code image} column for a
-   * feeder without images (a job whose declared fields have no image), else itself. The view shares
-   * the batch's vectors and owns nothing: the batch stays their owner.
-   */
-  static VectorSchemaRoot forFeeder(GpuFeeder feeder, VectorSchemaRoot root) {
-    if (feeder.config().images()) {
-      return root;
-    }
-    List<FieldVector> kept =
-        root.getFieldVectors().stream().filter(v -> !v.getName().equals("image")).toList();
-    VectorSchemaRoot view =
-        new VectorSchemaRoot(kept.stream().map(FieldVector::getField).toList(), kept);
-    view.setRowCount(root.getRowCount());
-    return view;
-  }
-
-  /**
    * Checks the batch, then publishes its slot (a batch written into the ring: no copy), or offers
    * an Arrow batch (copied into a slot).
    */
@@ -168,7 +149,7 @@ public final class FeederConsumer implements BatchConsumer {
       return;
     }
     try {
-      feeder.offer(forFeeder(feeder, batch.root()), unweighted(batch), timeout);
+      feeder.offer(batch.root(), unweighted(batch), timeout);
     } catch (TimeoutException e) {
       throw new TrainerTookNoBatch(
           "Trainer of rank " + rank + " took no batch for " + timeout + "; batch " + batch.key(),

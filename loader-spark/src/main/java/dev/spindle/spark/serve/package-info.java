@@ -29,8 +29,8 @@
  *    took END ─► TaskOutcome with ServedRank; FeederReport sums ranks' feeders for the report
  *  train: the same RankLeg steps, overlapped (dev.spindle.spark.train: the feed ahead of HELLO)
  *  samples without an image (declared fields without 'image'): nothing decoded (the path only
- *    checks samples), pooled Arrow batches with a 1x1x1 placeholder image column the consumer
- *    drops (FeederConsumer.forFeeder) for a feeder without images (FeederConfig.withoutImages)
+ *    checks samples), pooled Arrow batches without an image column (ImageBatch.withoutImages),
+ *    offered as they are to a feeder without images (FeederConfig.withoutImages)
  * </pre>
  *
  * <p><b>What enters:</b> a {@link dev.spindle.spark.serve.FeedTask} (shipped from the driver: the

@@ -66,7 +66,11 @@ final class DecodedArrowReader implements ShardReader {
     try {
       this.blocks = file.getRecordBlocks();
       this.batchCrcs = StoredFiles.batchCrcs(shard, file.getMetaData(), blocks.size());
-      StoredColumns.check(file.getVectorSchemaRoot(), shard.uri(), limits.fields().extras());
+      StoredColumns.check(
+          file.getVectorSchemaRoot(),
+          shard.uri(),
+          limits.fields().extras(),
+          limits.fields().hasImage());
       this.starts = ArrowBlockRows.starts(channel, blocks, shard.samples());
       StoredFiles.requireRows(shard, starts[starts.length - 1]);
     } catch (IOException | RuntimeException e) {

@@ -44,9 +44,11 @@ final class DecodedParquetReader implements ShardReader {
   private final SampleLimits limits;
   private final StoredIndexCheck indices;
   private final ParquetFields fields;
+  private final int first; // the column of the image, or of the label in an output without images
 
   private DecodedParquetReader(
       Shard shard, ParquetRows rows, ParquetFields fields, SampleLimits limits) {
+    this.first = limits.fields().hasImage() ? 0 : 1;
     this.shard = shard;
     this.fields = fields;
     this.fileName = new Path(shard.uri()).getName();
@@ -65,15 +67,16 @@ final class DecodedParquetReader implements ShardReader {
     WatchedInputFile.Reader file = ParquetFiles.open(shard.uri(), conf, limits);
     try {
       MessageType schema = file.getFileMetaData().getSchema();
-      MessageType base = project(schema, shard.uri());
+      int first = limits.fields().hasImage() ? 0 : 1; // an output without images has no 'image'
+      MessageType base = project(schema, shard.uri(), first);
       ParquetFields fields = ParquetFields.resolve(schema, limits.fields().extras(), shard.uri());
       List<Type> all = new ArrayList<>(base.getFields());
       fields.columns().stream().filter(t -> !base.containsField(t.getName())).forEach(all::add);
       MessageType projection = new MessageType(schema.getName(), all);
       file.setRequestedSchema(projection);
       List<ColumnDescriptor> columns = new ArrayList<>();
-      for (String c : COLUMNS) {
-        columns.add(projection.getColumnDescription(new String[] {c}));
+      for (int c = first; c < COLUMNS.length; c++) {
+        columns.add(projection.getColumnDescription(new String[] {COLUMNS[c]}));
       }
       fields.leaves().forEach(l -> columns.add(projection.getColumnDescription(l.getPath())));
       ParquetFiles.checkChunks(file, columns, shard.uri());
@@ -86,10 +89,13 @@ final class DecodedParquetReader implements ShardReader {
     }
   }
 
-  /** The four columns of the file's schema, or a refusal naming the file and the column. */
-  private static MessageType project(MessageType schema, String uri) throws IOException {
+  /**
+   * The columns {@code first..3} of {@link #COLUMNS} in the file's schema (from {@code label} for a
+   * job without images), or a refusal naming the file and the column.
+   */
+  private static MessageType project(MessageType schema, String uri, int first) throws IOException {
     List<Type> fields = new ArrayList<>();
-    for (int c = 0; c < COLUMNS.length; c++) {
+    for (int c = first; c < COLUMNS.length; c++) {
       Type t = schema.containsField(COLUMNS[c]) ? schema.getType(COLUMNS[c]) : null;
       if (t == null
           || !t.isPrimitive()
@@ -143,10 +149,11 @@ final class DecodedParquetReader implements ShardReader {
   }
 
   private Sample read(ParquetRowGroup group, long row) {
-    Binary image = group.binary(0);
-    Integer label = group.isNull(1) ? null : group.reader(1).getInteger();
-    Binary key = group.binary(2);
-    Long index = group.isNull(3) ? null : group.reader(3).getLong();
+    int c = -first; // the columns read are COLUMNS[first..]
+    Binary image = first == 0 ? group.binary(c) : null;
+    Integer label = group.isNull(c + 1) ? null : group.reader(c + 1).getInteger();
+    Binary key = group.binary(c + 2);
+    Long index = group.isNull(c + 3) ? null : group.reader(c + 3).getLong();
     return StoredRows.sample(
         shard,
         fileName,
@@ -166,7 +173,7 @@ final class DecodedParquetReader implements ShardReader {
       String where =
           " (field '" + fields.fields().get(i).name() + "', row " + row + " of " + fileName + ")";
       try {
-        Object v = fields.value(i, group, COLUMNS.length + i, limits.maxFieldBytes());
+        Object v = fields.value(i, group, COLUMNS.length - first + i, limits.maxFieldBytes());
         if (v == null) {
           b.problem("the value is null" + where);
         } else {

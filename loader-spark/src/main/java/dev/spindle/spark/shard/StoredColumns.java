@@ -38,15 +38,20 @@ final class StoredColumns {
   StoredColumns(VectorSchemaRoot root, List<FieldSpec> extras) {
     this.extras = List.copyOf(extras);
     this.fields = extras.stream().map(f -> root.getVector(f.source())).toArray(FieldVector[]::new);
-    this.images = list(root.getVector("image"));
-    this.pixels = (UInt1Vector) images.getDataVector();
+    FieldVector image = root.getVector("image");
+    this.images = image == null ? null : list(image); // none in an output without images
+    this.pixels = images == null ? null : (UInt1Vector) images.getDataVector();
     this.labels = (IntVector) root.getVector("label");
     this.keys = (VarCharVector) root.getVector("key");
     this.indices = (BigIntVector) root.getVector("index");
   }
 
-  /** Checks that {@code root} has the columns {@code preprocess} writes, with their types. */
-  static void check(VectorSchemaRoot root, String uri, List<FieldSpec> extras) throws IOException {
+  /**
+   * Checks that {@code root} has the columns {@code preprocess} writes, with their types: {@code
+   * image} only when {@code image} (the job's samples have one).
+   */
+  static void check(VectorSchemaRoot root, String uri, List<FieldSpec> extras, boolean image)
+      throws IOException {
     for (FieldSpec f : extras) {
       FieldVector v = root.getVector(f.source());
       Field want = f.type().arrowField(f.source());
@@ -60,10 +65,13 @@ final class StoredColumns {
                       .equals(v.getField().getChildren().get(0).getType()));
       require(same, uri, f.source(), f.type() + " (field '" + f.name() + "')", v);
     }
-    check(root, uri);
+    if (image) {
+      checkImage(root, uri);
+    }
+    checkRows(root, uri);
   }
 
-  private static void check(VectorSchemaRoot root, String uri) throws IOException {
+  private static void checkImage(VectorSchemaRoot root, String uri) throws IOException {
     FieldVector image = root.getVector("image");
     FixedSizeListVector list = image == null ? null : list(image);
     require(
@@ -72,6 +80,9 @@ final class StoredColumns {
         "image",
         "a fixed-size list of uint8 (arrow.fixed_shape_tensor)",
         image);
+  }
+
+  private static void checkRows(VectorSchemaRoot root, String uri) throws IOException {
     require(
         root.getVector("label") instanceof IntVector,
         uri,
@@ -90,14 +101,14 @@ final class StoredColumns {
 
   /** Row {@code r} of the batch, row {@code row} of the file, as a sample. */
   Sample sample(Shard shard, String fileName, long row, int r, SampleLimits limits) {
-    int rowBytes = images.getListSize();
+    int rowBytes = images == null ? 0 : images.getListSize();
     String key = keys.isNull(r) ? null : new String(keys.get(r), StandardCharsets.UTF_8);
     return StoredRows.sample(
         shard,
         fileName,
         row,
         key,
-        images.isNull(r) ? -1 : rowBytes,
+        images == null || images.isNull(r) ? -1 : rowBytes, // no column: ignored (StoredRows)
         () -> {
           byte[] out = new byte[rowBytes];
           pixels.getDataBuffer().getBytes((long) r * rowBytes, out);

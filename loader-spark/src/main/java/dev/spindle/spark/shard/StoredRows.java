@@ -55,6 +55,34 @@ final class StoredRows {
     if (key == null) {
       b.problem("the key is null" + at);
     }
+    if (limits.fields().hasImage()) { // an output without images has no image column
+      storedImage(b, imageBytes, pixels, limits, row, at);
+    }
+    // a declaration without 'label' does not read the stored one (-100 in an output of samples
+    // without labels): the sample gets the ignored label (SampleBuilder)
+    if (limits.fields().labelled()) {
+      if (label == null) {
+        b.problem("the label is null" + at);
+      } else {
+        b.label(label, "label " + label + at);
+      }
+    }
+    if (index == null) {
+      b.problem("the index is null" + at);
+    } else {
+      b.stored(index);
+    }
+    fields.accept(b);
+    return b.build();
+  }
+
+  private static void storedImage(
+      SampleBuilder b,
+      int imageBytes,
+      Supplier<byte[]> pixels,
+      SampleLimits limits,
+      long row,
+      String at) {
     if (imageBytes < 0) {
       b.problem("the image is null" + at);
     } else if (imageBytes > limits.maxSampleBytes()) {
@@ -65,18 +93,6 @@ final class StoredRows {
     } else {
       b.imageValue(pixels.get(), "the stored image of row " + row);
     }
-    if (label == null) {
-      b.problem("the label is null" + at);
-    } else {
-      b.label(label, "label " + label + at);
-    }
-    if (index == null) {
-      b.problem("the index is null" + at);
-    } else {
-      b.stored(index);
-    }
-    fields.accept(b);
-    return b.build();
   }
 
   /** A row that could not be read, with why ({@code damage} names the file's rows). */

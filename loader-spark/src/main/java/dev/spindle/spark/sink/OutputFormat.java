@@ -1,16 +1,24 @@
 package dev.spindle.spark.sink;
 
+import dev.spindle.spark.batch.BatchSchema;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /** The file format of a job's output files, {@code spark.spindle.output.format}. */
 public enum OutputFormat {
-  /** Arrow IPC file format, the image as {@code arrow.fixed_shape_tensor}. */
+  /**
+   * Arrow IPC file format, the image (when samples have one) as {@code arrow.fixed_shape_tensor}.
+   */
   ARROW("arrow", "arrow-ipc-file"),
-  /** Parquet, the image as BINARY pixels, its shape in the key-value metadata. */
+  /**
+   * Parquet, the image (when samples have one) as BINARY pixels, its shape in the key-value
+   * metadata.
+   */
   PARQUET("parquet", "parquet");
 
   private final String extension;
@@ -41,17 +49,17 @@ public enum OutputFormat {
     return false;
   }
 
-  /** Opens a sink writing {@code root}'s batches ({@code height × width × channels} images). */
+  /**
+   * Opens a sink writing {@code root}'s batches ({@code shape}: {@code height × width × channels}
+   * images, or null for batches without an image column).
+   */
   public BatchFileSink open(Path path, Configuration conf, VectorSchemaRoot root, int[] shape)
       throws IOException {
+    List<Field> fields = root.getSchema().getFields();
+    int extras = fields.indexOf(root.getSchema().findField(BatchSchema.INDEX)) + 1;
     return switch (this) {
       case ARROW -> new ArrowFileSink(path, conf, root);
-      case PARQUET ->
-          new ParquetFileSink(
-              path,
-              conf,
-              shape,
-              root.getSchema().getFields().subList(4, root.getSchema().getFields().size()));
+      case PARQUET -> new ParquetFileSink(path, conf, shape, fields.subList(extras, fields.size()));
     };
   }
 

@@ -35,7 +35,8 @@ import org.apache.parquet.schema.Types;
  * </pre>
  *
  * then one column per extra field after {@code index} ({@link FieldParquetColumns}), with the image
- * shape in the file's key-value metadata ({@value #SHAPE_KEY} = {@code [H,W,C]}). Pixels are handed
+ * shape in the file's key-value metadata ({@value #SHAPE_KEY} = {@code [H,W,C]}). Samples without
+ * an image (no shape) have every column but {@code image}, and no shape metadata. Pixels are handed
  * to parquet-mr as a reused buffer: it copies what it keeps, since the batch is refilled after each
  * write. One thread (the sink's).
  */
@@ -58,11 +59,10 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
           .named(BatchSchema.INDEX)
           .named("spindle");
 
-  private static final int BASE_COLUMNS = SCHEMA.getFieldCount();
-
-  private final int[] shape;
+  private final int[] shape; // null: no image column
   private final int rowBytes;
   private final MessageType schema;
+  private final int baseColumns; // the columns before the extra fields
   private List<FieldVector> extras = List.of();
   private RecordConsumer out;
   private ArrowBuf pixels;
@@ -74,17 +74,29 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
     this(shape, List.of());
   }
 
-  /** Rows of a batch whose Arrow schema has {@code extras} after {@code index}. */
+  /**
+   * Rows of a batch whose Arrow schema has {@code extras} after {@code index}; {@code shape} null
+   * for a batch without an image column.
+   */
   PixelRowWriteSupport(int[] shape, List<Field> extras) {
-    this.shape = shape.clone();
-    this.rowBytes = Math.multiplyExact(Math.multiplyExact(shape[0], shape[1]), shape[2]);
+    this.shape = shape == null ? null : shape.clone();
+    this.rowBytes =
+        shape == null ? 0 : Math.multiplyExact(Math.multiplyExact(shape[0], shape[1]), shape[2]);
     List<Type> columns = new ArrayList<>(SCHEMA.getFields());
+    if (shape == null) {
+      columns.remove(0); // the image
+    }
+    this.baseColumns = columns.size();
     extras.forEach(f -> columns.add(FieldParquetColumns.type(f)));
-    this.schema = extras.isEmpty() ? SCHEMA : new MessageType(SCHEMA.getName(), columns);
+    this.schema =
+        shape != null && extras.isEmpty() ? SCHEMA : new MessageType(SCHEMA.getName(), columns);
   }
 
   @Override
   public WriteContext init(Configuration configuration) {
+    if (shape == null) {
+      return new WriteContext(schema, Map.of());
+    }
     String json = "[" + shape[0] + "," + shape[1] + "," + shape[2] + "]";
     return new WriteContext(schema, Map.of(SHAPE_KEY, json));
   }
@@ -104,9 +116,11 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
       extras = List.of();
       return;
     }
-    extras = FieldParquetColumns.extras(root, BASE_COLUMNS);
-    FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
-    pixels = tensor.getUnderlyingVector().getDataVector().getDataBuffer();
+    extras = FieldParquetColumns.extras(root, baseColumns);
+    if (shape != null) {
+      FixedShapeTensorVector tensor = (FixedShapeTensorVector) root.getVector(BatchSchema.IMAGE);
+      pixels = tensor.getUnderlyingVector().getDataVector().getDataBuffer();
+    }
     labels = (IntVector) root.getVector(BatchSchema.LABEL);
     keys = (VarCharVector) root.getVector(BatchSchema.KEY);
     indices = (BigIntVector) root.getVector(BatchSchema.INDEX);
@@ -116,20 +130,23 @@ final class PixelRowWriteSupport extends WriteSupport<Integer> {
   public void write(Integer row) {
     int r = row;
     out.startMessage();
-    out.startField(IMAGE, 0);
-    out.addBinary(Binary.fromReusedByteBuffer(pixels.nioBuffer((long) r * rowBytes, rowBytes)));
-    out.endField(IMAGE, 0);
-    out.startField(BatchSchema.LABEL, 1);
+    int c = 0;
+    if (shape != null) {
+      out.startField(IMAGE, c);
+      out.addBinary(Binary.fromReusedByteBuffer(pixels.nioBuffer((long) r * rowBytes, rowBytes)));
+      out.endField(IMAGE, c++);
+    }
+    out.startField(BatchSchema.LABEL, c);
     out.addInteger(labels.get(r));
-    out.endField(BatchSchema.LABEL, 1);
-    out.startField(BatchSchema.KEY, 2);
+    out.endField(BatchSchema.LABEL, c++);
+    out.startField(BatchSchema.KEY, c);
     out.addBinary(Binary.fromConstantByteArray(keys.get(r)));
-    out.endField(BatchSchema.KEY, 2);
-    out.startField(BatchSchema.INDEX, 3);
+    out.endField(BatchSchema.KEY, c++);
+    out.startField(BatchSchema.INDEX, c);
     out.addLong(indices.get(r));
-    out.endField(BatchSchema.INDEX, 3);
+    out.endField(BatchSchema.INDEX, c);
     for (int i = 0; i < extras.size(); i++) {
-      FieldParquetColumns.write(out, extras.get(i), BASE_COLUMNS + i, r);
+      FieldParquetColumns.write(out, extras.get(i), baseColumns + i, r);
     }
     out.endMessage();
   }

@@ -50,7 +50,7 @@ final class DecodedColumns extends ScanColumns {
     try {
       this.shards = own(new VarCharVector(ScanSchema.SHARD, allocator));
       shards.allocateNew(capacity * 64L, capacity);
-      wrap(schema);
+      wrap(schema, allocator, capacity);
     } catch (RuntimeException | Error e) {
       close();
       throw e;

@@ -54,7 +54,7 @@ final class EncodedColumns extends ScanColumns {
       key.allocateNew(capacity * 32L, capacity);
       shard.allocateNew(capacity * 64L, capacity);
       index.allocateNew(capacity);
-      wrap(schema);
+      wrap(schema, allocator, capacity);
     } catch (RuntimeException | Error e) {
       close();
       throw e;

@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -27,6 +29,8 @@ abstract class ScanColumns implements AutoCloseable {
   private final Map<String, byte[]> utf8 = new HashMap<>();
   private ColumnarBatch columnar;
   private boolean closed;
+  private VarCharVector sources; // the mixture's source column, or null
+  private LongFunction<String> sourceOf;
 
   /** The columns of {@code schema} (a subset of {@link ScanSchema}, in any order). */
   static ScanColumns create(ScanSettings settings, StructType schema, BufferAllocator allocator) {
@@ -43,6 +47,13 @@ abstract class ScanColumns implements AutoCloseable {
   /** Fills the vectors with {@code rows} (good samples only) and returns them as one batch. */
   final ColumnarBatch fill(List<Decoded<ShardSamples.Located>> rows) {
     write(rows);
+    if (sources != null) {
+      sources.reset();
+      for (int r = 0; r < rows.size(); r++) {
+        sources.setSafe(r, utf8(sourceOf.apply(rows.get(r).item().index())));
+      }
+      sources.setValueCount(rows.size());
+    }
     columnar.setNumRows(rows.size());
     return columnar;
   }
@@ -53,14 +64,35 @@ abstract class ScanColumns implements AutoCloseable {
   /** The vector holding {@code column}, made (and {@link #own}ed) on first use. */
   abstract ValueVector vector(String column);
 
-  /** Wraps the vectors of {@code schema}'s columns, in its order; called once by constructors. */
-  final void wrap(StructType schema) {
+  /**
+   * Wraps the vectors of {@code schema}'s columns, in its order; called once by constructors. A
+   * mixture's {@code source} column is this class's own, written from the names {@link
+   * #nameSources} gives.
+   */
+  final void wrap(StructType schema, BufferAllocator allocator, int capacity) {
     StructField[] fields = schema.fields();
     ColumnVector[] columns = new ColumnVector[fields.length];
     for (int i = 0; i < fields.length; i++) {
-      columns[i] = new ReusedArrowColumnVector(vector(fields[i].name()));
+      String name = fields[i].name();
+      columns[i] =
+          new ReusedArrowColumnVector(
+              name.equals(ScanSchema.SOURCE) ? sources(allocator, capacity) : vector(name));
     }
     columnar = new ColumnarBatch(columns, 0);
+  }
+
+  private VarCharVector sources(BufferAllocator allocator, int capacity) {
+    sources = own(new VarCharVector(ScanSchema.SOURCE, allocator));
+    sources.allocateNew(capacity * 16L, capacity);
+    return sources;
+  }
+
+  /**
+   * How the {@code source} column names a row's source, from its index (a mixture's catalog index);
+   * set before the first {@link #fill} when the schema has that column.
+   */
+  final void nameSources(LongFunction<String> names) {
+    this.sourceOf = names;
   }
 
   /** Takes ownership of {@code v} (a vector, a batch): closed by {@link #close()}. */

@@ -7,6 +7,7 @@ import dev.spindle.spark.config.OptionNames;
 import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.PreprocessedInput;
+import dev.spindle.spark.plan.MixSpec;
 import dev.spindle.spark.shard.StoredImages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,10 +54,14 @@ final class ScanOptions {
     Map<String, String> conf = settings(given, session, !catalogTable(options));
     Map<String, String> own = new HashMap<>();
     given.forEach((name, value) -> own.put(lower(name), value));
-    String input = input(own);
+    String mix = mixture(given, conf) ? conf.get(SpindleConfig.MIX.key()).trim() : "";
+    String input = mix.isEmpty() ? input(own) : mixInput(own, mix);
     StoredImages stored;
     try {
-      stored = PreprocessedInput.storedImages(hadoop, input);
+      // a mixture's sources must hold the same kind of samples (checked when it is planned)
+      stored =
+          PreprocessedInput.storedImages(
+              hadoop, mix.isEmpty() ? input : MixSpec.parse(mix, "total").uris().get(0));
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
     }
@@ -66,7 +71,8 @@ final class ScanOptions {
         uri(own, QUARANTINE),
         uri(own, MANIFEST),
         Settings.read(conf),
-        stored);
+        stored,
+        !mix.isEmpty());
   }
 
   /**
@@ -86,6 +92,29 @@ final class ScanOptions {
   static FieldSet fields(Map<String, String> options, Map<String, String> session) {
     Map<String, String> conf = settings(given(options), session, false);
     return Settings.read(conf).get(SpindleConfig.FIELDS);
+  }
+
+  /** Whether a scan with {@code options} reads a mixture ({@link #mixture}). */
+  static boolean mixed(Map<String, String> options, Map<String, String> session) {
+    Map<String, String> given = given(options);
+    return mixture(given, settings(given, session, false));
+  }
+
+  /**
+   * Whether a scan reads a mixture: the option {@code mix} is given, or the session's {@code
+   * spark.spindle.mix} is set and no path is (a session's mixture, set for {@code feed}, does not
+   * turn {@code load(uri)} into a mixture).
+   */
+  private static boolean mixture(Map<String, String> given, Map<String, String> conf) {
+    if (conf.getOrDefault(SpindleConfig.MIX.key(), "").isBlank()) {
+      return false;
+    }
+    boolean option = given.keySet().stream().anyMatch(n -> OptionNames.key(n) == SpindleConfig.MIX);
+    boolean path =
+        given.keySet().stream()
+            .map(ScanOptions::lower)
+            .anyMatch(n -> n.equals(PATH) || n.equals(PATHS));
+    return option || !path;
   }
 
   /**
@@ -198,6 +227,23 @@ final class ScanOptions {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(invalid(option, key.key(), value, e.getMessage()), e);
     }
+  }
+
+  /**
+   * The input of a scan of the mixture {@code entries}: {@code mix:} and its entries, for names and
+   * messages; a path given as well is refused, naming both.
+   */
+  private static String mixInput(Map<String, String> own, String entries) {
+    if (own.containsKey(PATH) || own.containsKey(PATHS)) {
+      throw new IllegalArgumentException(
+          "The spindle data source reads either one input URI (load(uri)) or a mixture (option mix,"
+              + " spark.spindle.mix), not both: got "
+              + own.getOrDefault(PATH, own.get(PATHS))
+              + " and mix '"
+              + entries
+              + "'; use load() without a path");
+    }
+    return "mix:" + entries;
   }
 
   private static String input(Map<String, String> own) {

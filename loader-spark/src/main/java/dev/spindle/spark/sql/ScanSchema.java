@@ -18,7 +18,8 @@ import org.apache.spark.sql.types.StructType;
  * index}. Either has one more column per extra field ({@code spark.spindle.fields}, the option
  * {@code fields}) after {@code index}. Samples without an image (declared fields without {@code
  * image}) have neither: {@code label}, {@code key}, {@code shard}, {@code index} and the extra
- * fields. No column is nullable. Stateless.
+ * fields. A mixture (option {@code mix}) has one more column, last: {@code source}, the name of the
+ * row's source. No column is nullable. Stateless.
  */
 final class ScanSchema {
   static final String IMAGE = "image";
@@ -30,6 +31,9 @@ final class ScanSchema {
   static final String KEY = "key";
   static final String SHARD = "shard";
   static final String INDEX = "index";
+
+  /** A mixture's column (option {@code mix}): the name of the source each row comes from. */
+  static final String SOURCE = "source";
 
   private ScanSchema() {}
 
@@ -60,9 +64,29 @@ final class ScanSchema {
     return schema;
   }
 
+  /**
+   * {@link #of(boolean, boolean, List)}, and for a mixture ({@code mixed}: option {@code mix}) one
+   * more column, last: {@code source}, the name of the mixture's source each row comes from.
+   *
+   * @throws IllegalArgumentException when a mixture's declared field is named {@code source}
+   */
+  static StructType of(boolean decode, boolean images, List<FieldSpec> extras, boolean mixed) {
+    StructType schema = of(decode, images, extras);
+    if (!mixed) {
+      return schema;
+    }
+    if (extras.stream().anyMatch(f -> f.name().equals(SOURCE))) {
+      throw new IllegalArgumentException(
+          "The field 'source' (spark.spindle.fields, option fields) takes the name of the column"
+              + " a mixture's rows name their source in (option mix): rename the field");
+    }
+    return schema.add(SOURCE, DataTypes.StringType, false);
+  }
+
   /** The columns of a scan with {@code settings}. */
   static StructType of(ScanSettings settings) {
-    return of(settings.decode(), settings.images(), settings.sample().extras());
+    return of(
+        settings.decode(), settings.images(), settings.sample().extras(), settings.mix() != null);
   }
 
   private static DataType type(FieldType type) {

@@ -2,6 +2,9 @@ package dev.spindle.spark.sql;
 
 import dev.spindle.spark.config.Settings;
 import dev.spindle.spark.config.SpindleConfig;
+import dev.spindle.spark.plan.MixSpec;
+import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.plan.Remainder;
 import dev.spindle.spark.samples.BatchImages;
 import dev.spindle.spark.samples.SampleSettings;
 import dev.spindle.spark.shard.ParquetColumns;
@@ -25,6 +28,7 @@ import java.io.Serializable;
  * @param partitionBytes whole shards are grouped into one partition up to this many bytes
  * @param folderShardFiles files of an image-folder tree per shard
  * @param columns the columns of a Parquet input holding the image and the label
+ * @param mix the mixture to read one epoch of (option {@code mix}), or null for the one input
  */
 record ScanSettings(
     String input,
@@ -34,8 +38,28 @@ record ScanSettings(
     SampleSettings sample,
     long partitionBytes,
     int folderShardFiles,
-    ParquetColumns columns)
+    ParquetColumns columns,
+    MixScan mix)
     implements Serializable {
+
+  /**
+   * A mixture's scan: its sources ({@code spark.spindle.mix}, {@code spark.spindle.mix.epoch}) and
+   * the plan whose epoch it reads (seed and shuffle window from the settings, epoch 0, one rank,
+   * batches of one sample).
+   */
+  record MixScan(MixSpec spec, PlanSpec plan) implements Serializable {
+    static MixScan of(Settings conf) {
+      return new MixScan(
+          MixSpec.parse(conf.get(SpindleConfig.MIX), conf.get(SpindleConfig.MIX_EPOCH)),
+          new PlanSpec(
+              conf.get(SpindleConfig.SEED),
+              0,
+              1,
+              1,
+              Remainder.DROP_LAST,
+              conf.get(SpindleConfig.SHUFFLE_WINDOW)));
+    }
+  }
 
   /**
    * Reads the {@code spark.spindle.*} settings from {@code conf} (full key names).
@@ -51,6 +75,21 @@ record ScanSettings(
       String manifest,
       Settings conf,
       StoredImages stored) {
+    return of(input, decode, quarantine, manifest, conf, stored, false);
+  }
+
+  /**
+   * {@link #of(String, boolean, String, String, Settings, StoredImages)} of one input, or, when
+   * {@code mixture}, of one epoch of the mixture {@code conf} sets ({@code spark.spindle.mix}).
+   */
+  static ScanSettings of(
+      String input,
+      boolean decode,
+      String quarantine,
+      String manifest,
+      Settings conf,
+      StoredImages stored,
+      boolean mixture) {
     return new ScanSettings(
         input,
         decode,
@@ -59,7 +98,8 @@ record ScanSettings(
         SampleSettings.from(conf, BatchImages.of(stored, conf, input)),
         conf.get(SpindleConfig.PARTITION_BYTES),
         conf.get(SpindleConfig.FOLDER_SHARD_FILES),
-        conf.parquetColumns());
+        conf.parquetColumns(),
+        mixture ? MixScan.of(conf) : null);
   }
 
   /**

@@ -1,8 +1,10 @@
 package dev.spindle.spark.sql;
 
+import dev.spindle.spark.feed.MixedInput;
 import dev.spindle.spark.manifest.ClusterShardCounter;
 import dev.spindle.spark.manifest.Manifest;
 import dev.spindle.spark.manifest.ManifestCache;
+import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
@@ -46,7 +48,9 @@ final class SpindleBatch implements Batch {
 
   @Override
   public synchronized InputPartition[] planInputPartitions() {
-    if (partitions == null) {
+    if (partitions == null && settings.mix() != null) {
+      planMixture();
+    } else if (partitions == null) {
       Manifest manifest = manifest().manifest();
       requireSameImages(manifest);
       List<ShardGroup> groups = ShardGroup.plan(manifest, settings.partitionBytes());
@@ -56,6 +60,35 @@ final class SpindleBatch implements Batch {
     }
     JobLabel.totalIfUnknown(SparkSession.active().sparkContext(), total);
     return partitions.clone();
+  }
+
+  /**
+   * A mixture's partitions: its epoch plan for one rank (every source's manifest loaded as {@code
+   * feed --mix} loads it, cached next to its own data), cut into consecutive stretches of about
+   * {@code spark.spindle.partitionBytes} of the sources' samples (by their mean size), at least one
+   * sample each; in partition order they are the epoch's order.
+   */
+  private void planMixture() {
+    MixedInput mix;
+    try {
+      mix = MixedInput.load(cache(), settings.mix().spec(), true);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Manifest catalog = mix.loaded().manifest();
+    requireSameImages(catalog);
+    EpochPlan plan = EpochPlan.create(catalog, settings.mix().plan(), mix.mixture());
+    int samples = plan.rank(0).batches();
+    double meanBytes = (double) catalog.totalBytes() / Math.max(1, catalog.totalSamples());
+    long wanted = (long) Math.ceil(samples * meanBytes / settings.partitionBytes());
+    int count = (int) Math.max(1, Math.min(samples, wanted));
+    partitions = new InputPartition[count];
+    for (int p = 0; p < count; p++) {
+      int from = (int) ((long) samples * p / count);
+      int to = (int) ((long) samples * (p + 1) / count);
+      partitions[p] = new MixInputPartition(plan, catalog, p, from, to);
+    }
+    total = samples;
   }
 
   /** The readers' factory, with progress counters of this scan's job ({@link ProgressCounters}). */
@@ -70,14 +103,17 @@ final class SpindleBatch implements Batch {
         ProgressCounters.register(jsc.sc()));
   }
 
-  private ManifestCache.Loaded manifest() {
+  private ManifestCache cache() {
     JavaSparkContext jsc = sparkContext();
-    ManifestCache cache =
-        new ManifestCache(
-            jsc.hadoopConfiguration(),
-            settings.folderShardFiles(),
-            settings.columns(),
-            new ClusterShardCounter(jsc));
+    return new ManifestCache(
+        jsc.hadoopConfiguration(),
+        settings.folderShardFiles(),
+        settings.columns(),
+        new ClusterShardCounter(jsc));
+  }
+
+  private ManifestCache.Loaded manifest() {
+    ManifestCache cache = cache();
     try {
       ManifestCache.Loaded loaded = cache.load(settings.input(), settings.manifest(), true);
       LOG.info(

@@ -1,9 +1,6 @@
 package dev.spindle.spark.sql;
 
 import dev.spindle.spark.batch.FieldSet;
-import dev.spindle.spark.config.ConfigKey;
-import dev.spindle.spark.config.OptionNames;
-import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.manifest.ShardCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,10 +16,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * The {@code spindle} data source: {@code spark.read.format("spindle").option(...).load(uri)} over
  * anything {@code preprocess} reads, as decoded images or (with {@code decode=false}) the image
- * files' bytes; see {@link ScanSchema} for the columns and {@link ScanOptions} for the options.
- * Registered as a {@link DataSourceRegister} service, so the jar on the classpath is all it needs;
- * {@link SpindleExtensions} adds {@code SELECT ... FROM spindle.`uri`}. Spark instantiates it by
- * name, on the driver; stateless.
+ * files' bytes, or one epoch of a weighted mixture in plan order (option {@code mix}, {@code
+ * load()} without a path; {@link MixInputPartition}); see {@link ScanSchema} for the columns and
+ * {@link ScanOptions} for the options. Registered as a {@link DataSourceRegister} service, so the
+ * jar on the classpath is all it needs; {@link SpindleExtensions} adds {@code SELECT ... FROM
+ * spindle.`uri`}. Spark instantiates it by name, on the driver; stateless.
  */
 public final class SpindleDataSource implements TableProvider, DataSourceRegister {
   /** The format name. */
@@ -46,7 +44,10 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
         new CaseInsensitiveStringMap(ScanOptions.given(options.asCaseSensitiveMap()));
     FieldSet fields = ScanOptions.fields(options.asCaseSensitiveMap(), session);
     return ScanSchema.of(
-        ScanOptions.decode(given.get(ScanOptions.DECODE)), fields.hasImage(), fields.extras());
+        ScanOptions.decode(given.get(ScanOptions.DECODE)),
+        fields.hasImage(),
+        fields.extras(),
+        ScanOptions.mixed(options.asCaseSensitiveMap(), session));
   }
 
   /**
@@ -56,33 +57,18 @@ public final class SpindleDataSource implements TableProvider, DataSourceRegiste
    */
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> options) {
-    refuseMixture(options);
     SparkSession spark = SparkSession.active();
     Map<String, String> session =
         scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll());
     ScanSettings settings =
         ScanOptions.resolve(options, session, spark.sparkContext().hadoopConfiguration());
-    requireInput(spark, settings.input());
+    if (settings.mix() == null) {
+      requireInput(spark, settings.input());
+    } else {
+      settings.mix().spec().uris().forEach(uri -> requireInput(spark, uri));
+    }
     return new SpindleTable(
         settings, ScanOptions.catalogTable(options) ? ScanOptions.refusal(options, session) : null);
-  }
-
-  /**
-   * Refuses the {@code mix} option: the data source reads every sample of one input once, in
-   * manifest order; a mixture is an epoch order, which {@code feed} and {@code train} plan.
-   */
-  private static void refuseMixture(Map<String, String> options) {
-    for (String option : options.keySet()) {
-      ConfigKey<?> key = OptionNames.key(option);
-      if (key == SpindleConfig.MIX || key == SpindleConfig.MIX_EPOCH) {
-        throw new IllegalArgumentException(
-            "The spindle data source does not read mixtures (option "
-                + option
-                + "): it reads each sample of one input once, in manifest order, with no epoch"
-                + " order to mix; read each source as its own DataFrame, or feed the mixture with"
-                + " feed/train --mix");
-      }
-    }
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.spindle.spark.sql;
 import dev.spindle.spark.batch.ExecutorAllocator;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.pipeline.PipelineFailure;
-import dev.spindle.spark.plan.ShardGroup;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.progress.TaskProgress;
 import dev.spindle.spark.samples.Decoded;
@@ -23,10 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one partition (whole shards) through the shared sample path into columnar batches:
+ * Reads one partition (whole shards, or a stretch of a mixture's epoch plan: {@link ScanPart})
+ * through the shared sample path into columnar batches:
  *
  * <pre>
- *  ShardSamples ─► SamplePath (read ─► decode on the executor-wide pool ─► batch; bad samples
+ *  PartSamples ─► SamplePath (read ─► decode on the executor-wide pool ─► batch; bad samples
  *  quarantined against the budget) ─► next(): ScanColumns.fill ─► get(): one ColumnarBatch
  * </pre>
  *
@@ -45,13 +45,13 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(SpindlePartitionReader.class);
   private static final int CAUSES = 10;
 
-  private final ShardGroup group;
+  private final ScanPart part;
   private final ScanSettings settings;
   private final String scanId;
   private final Configuration conf;
   private final long attempt;
   private final BufferAllocator allocator;
-  private final ShardSamples source;
+  private final PartSamples source;
   private final ScanColumns columns;
   private final SamplePath<ShardSamples.Located> path;
   private final TaskProgress progress;
@@ -60,25 +60,27 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
   private boolean closed;
 
   SpindlePartitionReader(
-      ShardGroup group,
+      ScanPart part,
       ScanSettings settings,
       StructType schema,
       String scanId,
       Configuration conf,
       ProgressCounters progress) {
-    this.group = group;
+    this.part = part;
     this.progress = new TaskProgress(progress);
     this.settings = settings;
     this.scanId = scanId;
     this.conf = conf;
     TaskContext ctx = TaskContext.get();
     this.attempt = ctx == null ? 0 : ctx.taskAttemptId();
-    String owner = "spindle-scan-" + scanId + "-p" + group.partition() + "-a" + attempt;
+    String owner = "spindle-scan-" + scanId + "-p" + part.partition() + "-a" + attempt;
     this.allocator = ExecutorAllocator.child(owner, settings.sample().arrowLimit());
-    this.source =
-        new ShardSamples(group.shards(), group.offsets(), conf, settings.sample().limits());
+    this.source = part.open(conf, settings.sample().limits());
     try {
       this.columns = ScanColumns.create(settings, schema, allocator);
+      if (part instanceof MixInputPartition mix) {
+        columns.nameSources(mix.sourceNames());
+      }
       this.path =
           SamplePath.start(
               spec(owner, settings, SamplePath.cpuThreads()),
@@ -156,14 +158,17 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
     }
     if (settings.quarantine() != null && !quarantined.isEmpty()) {
       QuarantineFiles.write(
-          settings.quarantine(), scanId, group.partition(), attempt, quarantined, conf);
+          settings.quarantine(), scanId, part.partition(), attempt, quarantined, conf);
     }
   }
 
   private IOException failed(PipelineFailure f) {
     if (!SamplePath.stoppedByBudget(f)) {
       LOG.error(
-          "Reading partition {} ({}) failed: {}", group.partition(), shards(), f.getMessage());
+          "Reading partition {} ({}) failed: {}",
+          part.partition(),
+          part.describe(),
+          f.getMessage());
       return new IOException(f.getMessage(), f.getCause() != null ? f.getCause() : f);
     }
     return overBudget(f);
@@ -180,16 +185,10 @@ final class SpindlePartitionReader implements PartitionReader<ColumnarBatch> {
                 settings.input(),
                 quarantined.size(),
                 source.samples(),
-                group.partition(),
+                part.partition(),
                 settings.sample().budget().describeForSamples()));
     quarantined.stream().limit(CAUSES).forEach(q -> msg.append("\n  ").append(q.describe()));
     return new IOException(msg.toString(), cause);
-  }
-
-  private String shards() {
-    return group.shards().size() == 1
-        ? group.shards().get(0).displayName()
-        : group.shards().size() + " shards from " + group.shards().get(0).displayName();
   }
 
   /** Stops the path, releases the vectors and closes the allocator; idempotent. */

@@ -43,12 +43,7 @@ final class SpindleReaderFactory implements PartitionReaderFactory {
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
     return new SpindlePartitionReader(
-        ((SpindleInputPartition) partition).group(),
-        settings,
-        schema,
-        scanId,
-        conf.get(),
-        progress);
+        (ScanPart) partition, settings, schema, scanId, conf.get(), progress);
   }
 
   @Override

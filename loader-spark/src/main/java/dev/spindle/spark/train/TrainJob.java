@@ -114,6 +114,9 @@ public final class TrainJob {
             "train " + epochs,
             "train " + train.script() + " " + epochs + " (" + world + " ranks)",
             rows(start.resume(manifest, world), request.epochs()))) {
+      if (!settings.hasImage()) {
+        label.withoutImages();
+      }
       TrainAttempts run =
           new TrainAttempts(jsc, world, task, store, train, report, inputs.value(), label);
       report.finished(run.all());

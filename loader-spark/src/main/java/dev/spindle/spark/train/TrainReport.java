@@ -1,6 +1,7 @@
 package dev.spindle.spark.train;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.spindle.spark.config.SpindleConfig;
 import dev.spindle.spark.feed.FeedRequest;
 import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.metrics.JobReport;
@@ -201,6 +202,9 @@ final class TrainReport {
             .put("host_copies_per_sample", hostCopies.perSample())
             .put("io", io.toReport())
             .put("failures", quarantined.total());
+    if (!request.settings().get(SpindleConfig.FIELDS).hasImage()) {
+      report.put("image_shape", null); // samples without an image: as feed and preprocess say it
+    }
     return quarantined
         .putInto(report)
         .put("state", JSON.readValue(end.toJson(), Map.class))

@@ -38,14 +38,9 @@ class FieldSpecSuite extends AnyFunSuite {
     assert(Settings.read(java.util.Map.of()).get(SpindleConfig.FIELDS_MAX_BYTES) == 65536)
   }
 
-  test("a declaration without an image is a sample without one: the data source reads it; preprocess, feed and train refuse it naming --fields") {
+  test("a declaration without an image is a sample without one: no image, no label, its extra fields") {
     val text = Settings.read(java.util.Map.of("spark.spindle.fields", "text=txt,tokens=tok:list<int32>")).get(SpindleConfig.FIELDS)
     assert(!text.hasImage && !text.labelled && text.extras.asScala.map(_.name) == Seq("text", "tokens"))
     assert(FieldSet.NONE.hasImage && FieldSet.parse("image=png").hasImage)
-    FieldSet.NONE.requireImage("preprocess")
-    FieldSet.parse("image=jpg,caption=txt").requireImage("preprocess")
-    val e = intercept[IllegalArgumentException](text.requireImage("preprocess"))
-    assert(e.getMessage == "spark.spindle.fields (--fields) 'text=txt:string,tokens=tok:list<int32>' declares no" +
-      " field named 'image' (e.g. image=jpg): preprocess does not run samples without an image yet; the spindle data source reads them")
   }
 }

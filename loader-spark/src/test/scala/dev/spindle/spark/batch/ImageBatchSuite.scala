@@ -1,5 +1,7 @@
 package dev.spindle.spark.batch
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.arrow.memory.RootAllocator
 import org.apache.arrow.vector.{BigIntVector, IntVector, VarCharVector}
 import org.scalatest.funsuite.AnyFunSuite
@@ -51,5 +53,27 @@ class ImageBatchSuite extends AnyFunSuite {
       b.reset()
       assert(intercept[IllegalStateException](b.seal(1)).getMessage.startsWith("Row 0 "))
     }
+  }
+
+  test("a batch without images has no image column nor pixels: label, key, index and the fields") {
+    val alloc = new RootAllocator()
+    try {
+      val fields = FieldSet.parse("text=txt,tokens=tok:list<int32>").extras()
+      val b = ImageBatch.withoutImages(alloc, 3, fields)
+      try {
+        assert(!b.hasImage && b.imageData() == null && b.rowBytes() == 0)
+        assert(b.root().getSchema.getFields.asScala.map(_.getName).toSeq == Seq("label", "key", "index", "text", "tokens"))
+        for (r <- 0 until 3) {
+          b.setRow(r, BatchSchema.IGNORED_LABEL, s"k$r", r.toLong)
+          b.setFields(r, java.util.List.of(s"text $r", Array.fill(r)(r)))
+        }
+        b.movePixels(2, 1) // nothing to move
+        b.seal(3)
+        assert(columns(b) == (0 until 3).map(r => (-100, s"k$r", r.toLong)))
+        val texts = b.root().getVector("text").asInstanceOf[VarCharVector]
+        assert((0 until 3).map(r => new String(texts.get(r), "UTF-8")) == Seq("text 0", "text 1", "text 2"))
+        assert(b.root().getSchema == BatchSchema.withoutImage(fields))
+      } finally b.close()
+    } finally alloc.close() // fails if a buffer leaked
   }
 }

@@ -33,7 +33,7 @@ class FieldsFlagSuite extends AnyFunSuite {
     }
   }
 
-  test("--fields without an image: preprocess refuses it before Spark, naming the flag; feed and train take it") {
+  test("--fields without an image: preprocess, feed and train take it (no refusal before Spark)") {
     TestFiles.withTempDir("fields-noimage") { dir =>
       val in = dev.spindle.spark.testkit.TextCorpus.writeTars(dir.resolve("in"), shards = 1, perShard = 2).toString
       java.nio.file.Files.writeString(dir.resolve("t.py"), "raise SystemExit('not run')\n")
@@ -43,12 +43,26 @@ class FieldsFlagSuite extends AnyFunSuite {
           Seq("train", "--world-size", "1") -> Seq(dir.resolve("t.py").toString))) {
         val (code, _, err) = Cli.run(args ++ Seq("--input", in, "--fields", "text=txt,tokens=tok:list<int32>",
           "--master", "no-such-master://x") ++ script: _*)
-        assert(code != 0, args) // preprocess refuses; feed and train fail on the master
-        val refusal = s"spark.spindle.fields (--fields) 'text=txt:string,tokens=tok:list<int32>' declares no field" +
-          s" named 'image' (e.g. image=jpg): ${args.head} does not run samples without an image yet"
-        assert(err.contains(refusal) == (args.head == "preprocess"), err)
-        if (args.head != "preprocess") assert(err.contains("no-such-master"), err)
+        assert(code != 0, args) // each fails on the master, not on the declaration
+        assert(!err.contains("declares no field named 'image'"), err)
+        assert(err.contains("no-such-master"), err)
       }
+    }
+  }
+
+  test("preprocess --fields without an image: every text sample written, no image column, said in samples") {
+    TestFiles.withTempDir("fields-pp-text") { dir =>
+      val in = dev.spindle.spark.testkit.TextCorpus.writeTars(dir.resolve("in"), shards = 2, perShard = 3).toString
+      val (code, out, err) = Cli.run("preprocess", "--input", in, "--output", dir.resolve("out").toString,
+        "--batch-size", "2", "--fields", "text=txt,tokens=tok:list<int32>", "--master", "local[2]", "--no-ui",
+        "--progress", "never")
+      assert(code == 0, err)
+      assert(out.trim.startsWith("preprocess: 6 samples (0 quarantined) in "), out)
+      assert(out.contains(" samples/s") && !out.contains("images"), out)
+      val rows = ArrowFiles.readAll(dir.resolve("out"))
+      assert(rows.size == 6)
+      val (schema, _) = ArrowFiles.read(ArrowFiles.partFiles(dir.resolve("out")).head)
+      assert(schema.getFields.asScala.map(_.getName).toSeq == Seq("label", "key", "index", "text", "tokens"))
     }
   }
 
@@ -60,7 +74,7 @@ class FieldsFlagSuite extends AnyFunSuite {
         "--fields", "text=txt,tokens=tok:list<int32>", "--master", "local[2]", "--no-ui", "--progress", "never",
         "--report", report.toString)
       assert(code == 0, err)
-      assert(out.trim.startsWith("feed: 12 images (0 quarantined) in "), out) // 12 = 3 batches of 2 a rank
+      assert(out.trim.startsWith("feed: 12 samples (0 quarantined) in "), out) // 12 = 3 batches of 2 a rank
       val json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile)
       assert(json.findValues("images_decoded").asScala.map(_.asLong()).sum == 0, json)
     }

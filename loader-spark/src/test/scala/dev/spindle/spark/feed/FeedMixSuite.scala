@@ -141,7 +141,7 @@ class FeedMixSuite extends AnyFunSuite with SparkFixture {
       assert(cache.getMessage.contains("--manifest (a manifest cache file) cannot be used with a mixture"))
       val ds = intercept[IllegalArgumentException](
         spark.read.format("spindle").option("mix", s"a=1:$a").load(a.toString))
-      assert(ds.getMessage.contains("The spindle data source does not read mixtures (option mix)"))
+      assert(ds.getMessage.contains("reads either one input URI (load(uri)) or a mixture (option mix"))
       val pre = intercept[IllegalArgumentException](
         Spindle.preprocess(spark).input(a.toString).set("spark.spindle.mix", s"a=1:$a")
           .output(dir.resolve("out").toString).run())

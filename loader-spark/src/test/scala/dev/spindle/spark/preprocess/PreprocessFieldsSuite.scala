@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import scala.sys.process._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import dev.spindle.spark.testkit.{ArrowFiles, CaptionData, ParquetInputs, SparkFixture, TestFiles}
+import dev.spindle.spark.testkit.{ArrowFiles, CaptionData, ParquetInputs, SparkFixture, TestFiles, TextCorpus}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -108,6 +108,77 @@ class PreprocessFieldsSuite extends AnyFunSuite with SparkFixture {
           assert(ArrowFiles.read(ArrowFiles.partFiles(again).head)._1.getFields.asScala.map(_.getName).toSeq ==
             Seq("image", "label", "key", "index", "caption", "tokens", "score", "id"))
         }
+      }
+    }
+  }
+
+  private val textFields = "text=txt,tokens=tok:list<int32>"
+  private val textBack = "text=text:string,tokens=tokens:list<int32>"
+  private def textRow(i: Int) = (TextCorpus.key(i), TextCorpus.sentence(i), TextCorpus.tokens(TextCorpus.sentence(i)))
+
+  private def preprocessText(in: Path, out: Path, format: String) = PreprocessJob.run(spark, in.toString,
+    out.toString, false, Map("spark.spindle.batchSize" -> "4", "spark.spindle.partitionBytes" -> "1",
+      "spark.spindle.fields" -> textFields, "spark.spindle.output.format" -> format).asJava)
+
+  test("samples without an image, Arrow output: no image column, as arrow-js reads it; the report says no image shape") {
+    TestFiles.withTempDir("pp-text-arrow") { dir =>
+      val in = TextCorpus.writeTars(dir.resolve("in"), shards = 2, perShard = 5)
+      val out = dir.resolve("out")
+      val report = preprocessText(in, out, "arrow").fields()
+      assert(report.get("images") == 10L && report.containsKey("image_shape") && report.get("image_shape") == null, report)
+      val manifest = new ObjectMapper().readTree(out.resolve("_manifest.json").toFile)
+      assert(manifest.get("image_shape").isNull && manifest.get("transforms").isNull && manifest.get("rows").asLong == 10)
+      assert(manifest.get("schema").elements().asScala.map(_.get("name").asText).toSeq == Seq("label", "key", "index"))
+      val files = ArrowFiles.partFiles(out)
+      assert(files.size == 2) // one per shard, each committed once
+      val json = (Seq("node", nodeDir().resolve("read_columns.mjs").toString) ++ files.map(_.toString)).!!
+      val results = new ObjectMapper().readTree(json).elements().asScala.toSeq
+      assert(results.head.get("fields").elements().asScala.map(_.asText).toSeq ==
+        Seq("label:Int32", "key:Utf8", "index:Int64", "text:Utf8", "tokens:List<Int32>"))
+      val rows = results.flatMap(_.get("rows").elements().asScala).sortBy(_.get("index").asLong)
+      assert(rows.map(n => (n.get("key").asText, n.get("text").asText, n.get("tokens").elements().asScala.map(_.asInt).toSeq))
+        == (0 until 10).map(textRow))
+      assert(rows.forall(_.get("label").asInt == -100))
+    }
+  }
+
+  test("samples without an image, Parquet output: no image column nor shape metadata, as DuckDB reads it") {
+    TestFiles.withTempDir("pp-text-parquet") { dir =>
+      val in = TextCorpus.writeTars(dir.resolve("in"), shards = 2, perShard = 5)
+      val out = dir.resolve("out")
+      preprocessText(in, out, "parquet")
+      val json = dir.resolve("rows.json")
+      ParquetInputs.duckdb(
+        s"COPY (SELECT * FROM read_parquet('$out/*.parquet') ORDER BY index) TO '$json' (FORMAT JSON, ARRAY true)",
+        s"COPY (SELECT DISTINCT key::VARCHAR AS k FROM parquet_kv_metadata('$out/*.parquet')) TO '${dir.resolve("kv.json")}' (FORMAT JSON, ARRAY true)")
+      val rows = new ObjectMapper().readTree(json.toFile).elements().asScala.toSeq
+      assert(rows.head.fieldNames().asScala.toSeq == Seq("label", "key", "index", "text", "tokens"))
+      assert(rows.map(n => (n.get("key").asText, n.get("text").asText, n.get("tokens").elements().asScala.map(_.asInt).toSeq))
+        == (0 until 10).map(textRow))
+      val kv = new ObjectMapper().readTree(dir.resolve("kv.json").toFile).elements().asScala.map(_.get("k").asText).toSeq
+      assert(!kv.contains("spindle.image_shape"), kv)
+    }
+  }
+
+  test("a preprocess output without images read back by the data source, declared without image; undeclared refused naming the key") {
+    TestFiles.withTempDir("pp-text-back") { dir =>
+      val in = TextCorpus.writeTars(dir.resolve("in"), shards = 2, perShard = 4)
+      for (format <- Seq("arrow", "parquet")) {
+        val out = dir.resolve(format)
+        preprocessText(in, out, format)
+        val df = spark.read.format("spindle").option("fields", textBack).load(out.toString)
+        assert(df.schema.fieldNames.toSeq == Seq("label", "key", "shard", "index", "text", "tokens"), format)
+        val rows = df.collect().map(r => (r.getAs[String]("key"), r.getAs[String]("text"),
+          r.getAs[scala.collection.Seq[Int]]("tokens").toSeq)).sortBy(_._1).toSeq
+        assert(rows == (0 until 8).map(textRow), format)
+        val e = intercept[Exception](spark.read.format("spindle").load(out.toString).collect())
+        assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(c =>
+          c.getMessage != null && c.getMessage.contains("is a preprocess output of samples without an image") &&
+            c.getMessage.contains("spark.spindle.fields")), e)
+        // and preprocess of the output keeps its samples without images
+        val again = dir.resolve(format + "-again")
+        PreprocessJob.run(spark, out.toString, again.toString, false, java.util.Map.of("spark.spindle.fields", textBack))
+        assert(spark.read.format("spindle").option("fields", textBack).load(again.toString).count() == 8)
       }
     }
   }

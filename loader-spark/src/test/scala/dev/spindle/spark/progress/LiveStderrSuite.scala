@@ -39,4 +39,11 @@ class LiveStderrSuite extends AnyFunSuite {
       "feed epoch 0 of 0..1: 10 samples 0 quarantined")
     assert(ProgressLine.duration(3723) == "1:02:03")
   }
+
+  test("the line of samples without an image says samples/s, never images") {
+    val none = java.util.Map.of[String, Array[Long]]()
+    val s = new ProgressListener.Snapshot(true, "preprocess", 2000, 1234, 38200000L, 3, none, "samples")
+    assert(ProgressLine.format(s, 812.0, 38.2e6, "check") == "preprocess: 1,234/2,000 samples"
+      + " 61.7% 812 samples/s 38.2 MB/s 3 quarantined bottleneck check ETA 0:01")
+  }
 }

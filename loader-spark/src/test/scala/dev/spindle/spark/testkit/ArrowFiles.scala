@@ -37,15 +37,17 @@ object ArrowFiles {
         val schema = root.getSchema
         for (block <- reader.getRecordBlocks.asScala) {
           reader.loadRecordBatch(block)
-          val images = root.getVector(BatchSchema.IMAGE).asInstanceOf[FixedShapeTensorVector].getUnderlyingVector
-          val data = images.getDataVector.getDataBuffer
-          val rowBytes = images.getListSize
+          // an output of samples without an image has no image column: its rows' images are empty
+          val images = Option(root.getVector(BatchSchema.IMAGE))
+            .map(_.asInstanceOf[FixedShapeTensorVector].getUnderlyingVector)
+          val data = images.map(_.getDataVector.getDataBuffer).orNull
+          val rowBytes = images.map(_.getListSize).getOrElse(0)
           val labels = root.getVector(BatchSchema.LABEL).asInstanceOf[IntVector]
           val keys = root.getVector(BatchSchema.KEY).asInstanceOf[VarCharVector]
           val idx = root.getVector(BatchSchema.INDEX).asInstanceOf[BigIntVector]
           for (r <- 0 until root.getRowCount) {
             val px = new Array[Byte](rowBytes)
-            data.getBytes(r.toLong * rowBytes, px)
+            if (data != null) data.getBytes(r.toLong * rowBytes, px)
             rows += Row(idx.get(r), new String(keys.get(r), "UTF-8"), labels.get(r), px.toSeq)
           }
         }
