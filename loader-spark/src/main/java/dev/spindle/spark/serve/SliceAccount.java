@@ -18,6 +18,7 @@ public final class SliceAccount {
   private final Digest digest = new Digest();
   private int next;
   private long padded;
+  private long rows;
   private long substituted;
   private int notRedelivered;
 
@@ -55,6 +56,7 @@ public final class SliceAccount {
     long[] indices = planned.check(rank, batch);
     digest.update(indices, 0, indices.length);
     padded += batch.padded();
+    rows += indices.length;
     substituted += batch.substituted().cardinality();
     next++;
   }
@@ -86,6 +88,7 @@ public final class SliceAccount {
         substituted,
         notRedelivered,
         slice.digestFrom(),
-        digest.hex());
+        digest.hex(),
+        rows);
   }
 }
