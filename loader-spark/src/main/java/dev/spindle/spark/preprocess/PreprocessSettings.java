@@ -24,6 +24,11 @@ record PreprocessSettings(
 
   static PreprocessSettings from(Settings conf) {
     conf.get(SpindleConfig.FIELDS).requireImage("preprocess");
+    if (conf.get(SpindleConfig.BATCH_TOKENS) > 0) {
+      throw new IllegalArgumentException(
+          "spark.spindle.batchTokens (--batch-tokens) packs the batches of feed and train;"
+              + " preprocess writes every sample once and is not batched by tokens: unset it");
+    }
     return new PreprocessSettings(
         SampleSettings.from(conf, BatchImages.decoding(conf.uint8Transform())),
         conf.get(SpindleConfig.PARTITION_BYTES),

@@ -173,6 +173,7 @@ final class TrainReport {
 
   JobReport build(LoaderState end, double wall) throws IOException {
     long images = lineageBatches * end.batchSize() + rows;
+
     JobReport report =
         new JobReport("train")
             .put("input", request.input())
@@ -201,6 +202,11 @@ final class TrainReport {
             .put("host_copies_per_sample", hostCopies.perSample())
             .put("io", io.toReport())
             .put("failures", quarantined.total());
+    if (end.budget() != null) {
+      report
+          .put("batch_tokens", end.budget().tokens())
+          .put("batch_tokens_field", end.budget().field());
+    }
     return quarantined
         .putInto(report)
         .put("state", JSON.readValue(end.toJson(), Map.class))
