@@ -103,6 +103,19 @@ class FeedBudgetSuite extends AnyFunSuite with SparkFixture {
     }
   }
 
+  test("WebDataset tars' list members are counted as Parquet's list columns are") {
+    TestFiles.withTempDir("feed-budget-tars") { dir =>
+      val in = TextCorpus.writeTars(dir.resolve("in"), shards = 3, perShard = 20)
+      val m = manifestOf(in.toString)
+      val plan = EpochPlan.create(m,
+        new PlanSpec(0, 0, 2, 6, Remainder.PAD, PlanSpec.DEFAULT_SHUFFLE_WINDOW).withBudget(budget(24)))
+      val r = FeedCommand.run(spark, Array("--input", in.toString, "--fields", "text=txt,tokens=tok:list<int32>",
+        "--batch-size", "6", "--batch-tokens", "24", "--remainder", "PAD", "--world-size", "2"))
+      assert(digests(r, 0) == plan.ranks().asScala.map(_.digest()).toSeq)
+      assert(r.get("samples") == N.toLong && r.get("failures") == 0L)
+    }
+  }
+
   test("bad token-budget settings are refused, naming the key or flag") {
     TestFiles.withTempDir("feed-budget-bad") { dir =>
       val in = corpus(dir).toString
