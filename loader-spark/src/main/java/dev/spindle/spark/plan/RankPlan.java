@@ -10,6 +10,11 @@ import java.util.Arrays;
  * different world size). Batches before {@link #firstBatch()} were delivered before a resume and
  * must be skipped.
  *
+ * <p>Under a token budget ({@link #packed()}) the leg's sequence is of whole packed batches, one
+ * entry each, and a batch's rows ({@link #batchRows(int)}, at most {@link #batchSize()}) are the
+ * samples its packed batch holds (package documentation, "Token budgets"); a padding batch is
+ * padded in every row.
+ *
  * <p>The plan holds no indices: it is a stretch of its leg's sequence ({@link Segments}) plus
  * padding, and derives the indices of any batches on demand from the windows they overlap (see the
  * package documentation, "Cost"). {@link #index(int)} keeps the rank's whole sequence once asked.

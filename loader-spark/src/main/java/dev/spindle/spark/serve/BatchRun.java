@@ -24,6 +24,7 @@ import java.io.Serializable;
  *     [digestFrom, toBatch)}, in plan order
  * @param rowCount rows of the run's batches, padded ones included ({@code batches() × batchSize}
  *     unless a token budget packs them)
+ * @param tokens under a token budget, the tokens of the run's real (not padding) batches; else 0
  */
 public record BatchRun(
     BatchKey first,
@@ -34,7 +35,8 @@ public record BatchRun(
     int notRedelivered,
     int digestFrom,
     String digest,
-    long rowCount)
+    long rowCount,
+    long tokens)
     implements Serializable {
 
   /** A run of batches of {@code batchSize} rows each. */
@@ -56,7 +58,8 @@ public record BatchRun(
         notRedelivered,
         digestFrom,
         digest,
-        (long) (toBatch - first.batch()) * batchSize);
+        (long) (toBatch - first.batch()) * batchSize,
+        0);
   }
 
   public int rank() {

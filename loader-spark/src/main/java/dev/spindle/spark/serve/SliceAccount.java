@@ -19,6 +19,7 @@ public final class SliceAccount {
   private int next;
   private long padded;
   private long rows;
+  private long tokens;
   private long substituted;
   private int notRedelivered;
 
@@ -57,6 +58,8 @@ public final class SliceAccount {
     digest.update(indices, 0, indices.length);
     padded += batch.padded();
     rows += indices.length;
+    int k = batch.key().batch();
+    tokens += rank.packed() && rank.paddedIn(k) == 0 ? rank.batchTokens(k) : 0;
     substituted += batch.substituted().cardinality();
     next++;
   }
@@ -89,6 +92,7 @@ public final class SliceAccount {
         notRedelivered,
         slice.digestFrom(),
         digest.hex(),
-        rows);
+        rows,
+        tokens);
   }
 }

@@ -51,6 +51,10 @@ final class TrainReport {
   private long lineageSamples;
   private final List<Map<String, Object>> trainers = new ArrayList<>();
   private final List<Map<String, Object>> legs = new ArrayList<>();
+
+  /** Per epoch, the batches and (under a token budget) tokens of the real batches delivered. */
+  private final java.util.TreeMap<Integer, long[]> epochTokens = new java.util.TreeMap<>();
+
   private final QuarantineList quarantined = new QuarantineList();
   private final FeederReport feeders = new FeederReport();
   private final HostCopies hostCopies = new HostCopies();
@@ -131,10 +135,13 @@ final class TrainReport {
         io.add(o);
         long real = 0;
         int batches = 0;
+        long[] epoch = epochTokens.computeIfAbsent(leg.epoch(), e -> new long[2]);
         for (BatchRun b : o.runs()) {
           real += b.rows() - b.padded() - b.substituted();
           rows += b.rows();
           batches += b.batches();
+          epoch[0] += b.batches();
+          epoch[1] += b.tokens();
         }
         samples += real;
         quarantined.addAll(o.quarantined());
@@ -152,6 +159,20 @@ final class TrainReport {
         legs.add(m);
       }
     }
+  }
+
+  /** {@code [{"epoch", "batches", "tokens"}]} of the last attempt, by epoch. */
+  private List<Map<String, Object>> tokenEpochs() {
+    List<Map<String, Object>> out = new ArrayList<>();
+    epochTokens.forEach(
+        (epoch, n) -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("epoch", epoch);
+          m.put("batches", n[0]);
+          m.put("tokens", n[1]);
+          out.add(m);
+        });
+    return out;
   }
 
   /**
@@ -205,7 +226,8 @@ final class TrainReport {
     if (end.budget() != null) {
       report
           .put("batch_tokens", end.budget().tokens())
-          .put("batch_tokens_field", end.budget().field());
+          .put("batch_tokens_field", end.budget().field())
+          .put("token_epochs", tokenEpochs());
     }
     return quarantined
         .putInto(report)

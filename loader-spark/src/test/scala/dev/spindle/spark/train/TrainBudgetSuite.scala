@@ -61,6 +61,15 @@ class TrainBudgetSuite extends AnyFunSuite with SparkFixture {
           }
         }
       }
+      // the report's per-epoch batches and tokens: every sample's tokens once an epoch
+      val total = (0 until n).map(i => TextCorpus.tokens(TextCorpus.sentence(i)).size.toLong).sum
+      val epochs = report.get("token_epochs").asInstanceOf[java.util.List[java.util.Map[String, AnyRef]]].asScala
+      assert(epochs.map(_.get("epoch")) == Seq(0, 1))
+      for (e <- epochs) {
+        val epoch = e.get("epoch").asInstanceOf[Int]
+        assert(e.get("tokens") == total, e)
+        assert(e.get("batches") == batches.count(_._2.get("epoch").asInt() == epoch).toLong, e)
+      }
       for (rank <- 0 until 2) {
         val losses = json.readTree(out.resolve(s"loss-$rank.json").toFile).elements().asScala.map(_.asDouble()).toSeq
         assert(losses.size >= 6, losses)
