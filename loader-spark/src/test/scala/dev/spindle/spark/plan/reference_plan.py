@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Independent reimplementation of Spindle's epoch plan, written from the package documentation of
 dev.spindle.spark.plan (package-info.java) only. It prints the cross-implementation vectors that
-ReferenceVectorsSuite pins; if the two ever disagree, the documentation or the Java code is wrong.
+ReferenceVectorsSuite pins (TokenBudgetPlanSuite those of token budgets); if the two ever disagree,
+the documentation or the Java code is wrong.
 
 Usage: /usr/bin/python3 reference_plan.py
 """
