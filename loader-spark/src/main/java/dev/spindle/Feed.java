@@ -99,6 +99,24 @@ public final class Feed extends ImageJob<Feed> {
   }
 
   /**
+   * Packs batches to at most {@code tokens} tokens of the one declared {@code list<...>} field's
+   * lengths, the batch size being the most rows a batch holds ({@code spark.spindle.batchTokens};
+   * 0: batches of batch size samples).
+   */
+  public Feed batchTokens(int tokens) {
+    return with(SpindleConfig.BATCH_TOKENS, tokens);
+  }
+
+  /**
+   * {@link #batchTokens(int)} counting the lengths of the declared list field {@code field} ({@code
+   * spark.spindle.batchTokens.field}).
+   */
+  public Feed batchTokens(String field, int tokens) {
+    with(SpindleConfig.BATCH_TOKENS_FIELD, field);
+    return with(SpindleConfig.BATCH_TOKENS, tokens);
+  }
+
+  /**
    * Spark partitions per epoch, as {@code spark.spindle.feed.partitions}; not with {@link
    * #serve()}.
    */

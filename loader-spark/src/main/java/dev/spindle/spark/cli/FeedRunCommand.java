@@ -92,6 +92,23 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
   String remainder;
 
   @Option(
+      names = "--batch-tokens",
+      paramLabel = "N",
+      description =
+          "Pack batches to at most N tokens of a list field's lengths, --batch-size being the most"
+              + " rows (spark.spindle.batchTokens; default ${bundle:spark.spindle.batchTokens}:"
+              + " batches of --batch-size samples)")
+  String batchTokens;
+
+  @Option(
+      names = "--batch-tokens-field",
+      paramLabel = "FIELD",
+      description =
+          "The declared list field --batch-tokens counts (spark.spindle.batchTokens.field;"
+              + " default: the one list<...> field of --fields)")
+  String batchTokensField;
+
+  @Option(
       names = "--manifest",
       paramLabel = "FILE",
       description =
@@ -213,6 +230,8 @@ abstract class FeedRunCommand<F> implements Callable<Integer> {
     conf.flag("--seed", seed, SpindleConfig.SEED.key());
     image.putInto(conf);
     conf.flag("--remainder", remainder, SpindleConfig.FEED_REMAINDER.key());
+    conf.flag("--batch-tokens", batchTokens, SpindleConfig.BATCH_TOKENS.key());
+    conf.flag("--batch-tokens-field", batchTokensField, SpindleConfig.BATCH_TOKENS_FIELD.key());
     conf.flag("--mix", mix == null ? null : String.join(";", mix), SpindleConfig.MIX.key());
     conf.flag("--mix-epoch", mixEpoch, SpindleConfig.MIX_EPOCH.key());
     putInto(conf, cl);

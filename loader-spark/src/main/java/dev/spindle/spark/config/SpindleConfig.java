@@ -221,6 +221,18 @@ public final class SpindleConfig {
           "DROP_LAST",
           "What feed does with samples that do not fill a last round of world size x batch size: DROP_LAST, PAD or EXACT",
           SpindleConfig::remainderName);
+  public static final ConfigKey<Integer> BATCH_TOKENS =
+      register(
+          "spark.spindle.batchTokens",
+          "0",
+          "Token budget of feed and train batches (--batch-tokens): a batch holds as many samples, in plan order, as fit both the batch size (now the most rows a batch may hold) and this many tokens in total of one list field's lengths (docs/guide/epochs.md, \"Token budgets\"); 0 = batches of batch size samples",
+          SpindleConfig::nonNegativeInt);
+  public static final ConfigKey<String> BATCH_TOKENS_FIELD =
+      register(
+          "spark.spindle.batchTokens.field",
+          "",
+          "The declared list<...> field whose lengths spark.spindle.batchTokens counts (--batch-tokens-field); empty = the one list field spark.spindle.fields declares",
+          s -> s);
   public static final ConfigKey<String> MIX =
       register(
           "spark.spindle.mix",

@@ -16,7 +16,9 @@ import dev.spindle.spark.plan.LoaderState;
 import dev.spindle.spark.plan.MixSpec;
 import dev.spindle.spark.plan.Mixture;
 import dev.spindle.spark.plan.PlanSpec;
+import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.plan.Remainder;
+import dev.spindle.spark.plan.TokenBudget;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.serve.BatchRun;
@@ -66,7 +68,8 @@ public final class FeedJob {
     ManifestCache.Loaded loaded = mix != null ? mix.loaded() : loadManifest(jsc, request);
     Manifest manifest = loaded.manifest();
     FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
-    LoaderState state = startState(manifest, mix == null ? null : mix.mixture(), request, settings);
+    LoaderState state =
+        startState(jsc, manifest, mix == null ? null : mix.mixture(), request, settings);
     if (state.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -162,6 +165,36 @@ public final class FeedJob {
    */
   public static LoaderState startState(
       Manifest manifest, Mixture mixture, FeedRequest request, FeedSettings settings) {
+    if (TokenLengths.field(request.settings()) != null) {
+      throw new IllegalStateException(
+          "spark.spindle.batchTokens is set: plan with the budget's lengths"
+              + " (startState(jsc, manifest, mixture, request, settings))");
+    }
+    return startState(manifest, mixture, null, request, settings);
+  }
+
+  /**
+   * The state to start from for a job that may pack batches to a token budget ({@code
+   * spark.spindle.batchTokens}): the samples' lengths of its field are read first (one Spark job).
+   * A resumed state must record the same budget.
+   */
+  public static LoaderState startState(
+      JavaSparkContext jsc,
+      Manifest manifest,
+      Mixture mixture,
+      FeedRequest request,
+      FeedSettings settings) {
+    TokenBudget budget =
+        TokenLengths.budget(jsc, manifest, request.settings(), settings.sample().limits());
+    return startState(manifest, mixture, budget, request, settings);
+  }
+
+  private static LoaderState startState(
+      Manifest manifest,
+      Mixture mixture,
+      TokenBudget budget,
+      FeedRequest request,
+      FeedSettings settings) {
     Settings conf = request.settings();
     LoaderState resume = request.resume();
     long seed = conf.get(SpindleConfig.SEED);
@@ -171,10 +204,14 @@ public final class FeedJob {
     if (resume == null) {
       return LoaderState.initial(
           manifest,
-          new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window),
+          new PlanSpec(seed, 0, request.worldSize(), batchSize, remainder, window)
+              .withBudget(budget),
           mixture);
     }
     resume.requireMixture(mixture);
+    if (budget != null || resume.budget() != null) {
+      resume = resume.withBudget(budget); // refuses another budget, naming both
+    }
     resume.requireSettings(
         new PlanSpec(
             conf.isSet(SpindleConfig.SEED) ? seed : resume.seed(),
@@ -217,6 +254,7 @@ public final class FeedJob {
     private final String runId = UUID.randomUUID().toString();
     private final ProgressCounters progress;
     private final List<Map<String, Object>> ranks = new ArrayList<>();
+    private final List<Map<String, Object>> tokenEpochs = new ArrayList<>();
     private final QuarantineList quarantined = new QuarantineList();
     private final List<Timeline.Task> timeline = new ArrayList<>();
     private long rows;
@@ -281,7 +319,8 @@ public final class FeedJob {
     private JobLabel label(EpochPlan plan, int stop, int epochs) {
       long rows = 0;
       for (int r = 0; r < plan.worldSize(); r++) {
-        rows += (long) Math.max(0, stop - plan.rank(r).firstBatch()) * plan.spec().batchSize();
+        RankPlan rank = plan.rank(r);
+        rows += rank.firstBatch() < stop ? rank.rows(rank.firstBatch(), stop) : 0;
       }
       String epoch = "epoch " + plan.epoch() + " of 0.." + (epochs - 1); // as --epochs counts
       String description =
@@ -358,12 +397,37 @@ public final class FeedJob {
           entry.putAll(served.get(r.rank()).toReport());
         }
         ranks.add(entry);
-        rows += (long) r.batches() * plan.spec().batchSize();
+        rows += r.samples() + r.padded();
         samples += r.samples();
+      }
+      if (plan.spec().budget() != null) {
+        tokenEpochs.add(tokens(plan, ledger.results()));
       }
       quarantined.addAll(ledger.quarantined());
       refused += ledger.refused();
       return starts;
+    }
+
+    /**
+     * What an epoch's run delivered under a token budget: its batches (padding batches included)
+     * and the tokens of its real batches, summed over the ranks.
+     */
+    private static Map<String, Object> tokens(EpochPlan plan, List<FeedLedger.RankResult> done) {
+      long batches = 0;
+      long tokens = 0;
+      for (FeedLedger.RankResult r : done) {
+        RankPlan rank = plan.rank(r.rank());
+        batches += r.batches();
+        for (int k = r.firstBatch(); k < r.firstBatch() + r.batches(); k++) {
+          tokens += rank.paddedIn(k) == 0 ? rank.batchTokens(k) : 0;
+        }
+      }
+      Map<String, Object> e = new java.util.LinkedHashMap<>();
+      e.put("epoch", plan.epoch());
+      e.put("leg", plan.leg());
+      e.put("batches", batches);
+      e.put("tokens", tokens);
+      return e;
     }
 
     private void account(TaskOutcome o) {
@@ -425,6 +489,12 @@ public final class FeedJob {
               .put("host_copies_per_sample", hostCopies.perSample())
               .put("io", io.toReport())
               .put("failures", quarantined.total());
+      if (spec.budget() != null) {
+        report
+            .put("batch_tokens", spec.budget().tokens())
+            .put("batch_tokens_field", spec.budget().field())
+            .put("token_epochs", tokenEpochs);
+      }
       if (mix != null) {
         report.put("mix", mix.report(bySource));
       }

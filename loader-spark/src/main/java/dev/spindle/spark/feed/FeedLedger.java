@@ -238,12 +238,8 @@ final class FeedLedger {
               + ".."
               + (stop - 1));
     }
-    long rows = (long) (stop - from) * rank.batchSize();
-    long planned =
-        Math.max(
-            0,
-            (long) stop * rank.batchSize()
-                - Math.max((long) from * rank.batchSize(), rank.realSamples()));
+    long rows = rank.rows(from, stop); // a token budget's batches vary in rows
+    long planned = rows - rank.realRows(from, stop);
     if (padded != planned) {
       throw new IllegalStateException(
           "Rank "

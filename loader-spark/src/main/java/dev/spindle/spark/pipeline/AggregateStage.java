@@ -2,15 +2,21 @@ package dev.spindle.spark.pipeline;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
- * An {@code aggregate} stage: groups consecutive items into lists of {@code size}, in input order,
- * and at the end emits ({@link LastBatch#KEEP}) or releases ({@link LastBatch#DROP}) a shorter last
- * group. Cheap enough to run entirely in {@link #drain()}: no pool work.
+ * An {@code aggregate} stage: groups consecutive items into lists of {@code size} (or fewer, closed
+ * by an item its {@code ends} predicate accepts), in input order, and at the end emits ({@link
+ * LastBatch#KEEP}) or releases ({@link LastBatch#DROP}) a shorter last group. Cheap enough to run
+ * entirely in {@link #drain()}: no pool work.
  */
 final class AggregateStage extends Stage {
   private final int size;
   private final boolean keepRemainder;
+
+  /** Null, or the items that close their group before it holds {@code size}. */
+  private final Predicate<Object> ends;
+
   // Touched only under the drain guard.
   private List<Object> batch;
   private long batchBytes;
@@ -22,6 +28,7 @@ final class AggregateStage extends Stage {
     super(spec, in, out, run);
     this.size = spec.batchSize();
     this.keepRemainder = spec.remainder() == LastBatch.KEEP;
+    this.ends = spec.ends();
     this.batch = new ArrayList<>(size);
   }
 
@@ -37,7 +44,7 @@ final class AggregateStage extends Stage {
       }
       batch.add(e.item());
       batchBytes += e.bytes();
-      if (batch.size() == size) {
+      if (batch.size() == size || (ends != null && ends.test(e.item()))) {
         seal();
         if (!flushPending()) {
           return;

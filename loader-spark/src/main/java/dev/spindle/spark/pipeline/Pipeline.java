@@ -78,7 +78,8 @@ public final class Pipeline<T> {
               budget,
               previous == null ? null : previous.key,
               d.size,
-              seqLabel));
+              seqLabel,
+              d.ends));
       if (d.kind.equals("aggregate")) {
         seqLabel = "batch";
       }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -81,6 +82,24 @@ public final class PipelineBuilder<T> {
     Objects.requireNonNull(remainder, "remainder");
     defs.add(new Def(checkName(name), "aggregate", null, 1, Order.INPUT, false, size, remainder));
     return retype();
+  }
+
+  /**
+   * {@link #aggregate(String, int, LastBatch)} whose groups also close after an item for which
+   * {@code ends} is true (groups of varying sizes, at most {@code size}: a token budget's batches).
+   * {@code ends} runs on the thread that drains the aggregate.
+   */
+  public PipelineBuilder<List<T>> aggregate(
+      String name, int size, LastBatch remainder, Predicate<? super T> ends) {
+    aggregate(name, size, remainder);
+    Objects.requireNonNull(ends, "ends");
+    defs.get(defs.size() - 1).ends = item -> ends.test(cast(item));
+    return retype();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T cast(Object item) {
+    return (T) item;
   }
 
   /** Keys the items at this point for the quarantine list (default: "item N", N their position). */
@@ -259,6 +278,7 @@ public final class PipelineBuilder<T> {
     final LastBatch remainder;
     Function<Object, String> key;
     ToLongFunction<Object> size;
+    Predicate<Object> ends;
 
     Def(
         String name,

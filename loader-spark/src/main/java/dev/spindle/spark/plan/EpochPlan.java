@@ -59,6 +59,9 @@ public final class EpochPlan implements Serializable {
 
   static EpochPlan create(
       Manifest manifest, ManifestFingerprint fingerprint, PlanSpec spec, Mixture mixture) {
+    if (spec.budget() != null) {
+      return Budgets.create(manifest, fingerprint, spec, mixture);
+    }
     Segments epoch =
         Segments.whole(
             EpochSequence.of(manifest, spec.seed(), spec.epoch(), spec.shuffleWindow(), mixture));
@@ -117,7 +120,7 @@ public final class EpochPlan implements Serializable {
   public long samplesToDeliver() {
     long n = 0;
     for (RankPlan r : ranks) {
-      n += r.realRemainingAfter(r.firstBatch());
+      n += r.realRows(r.firstBatch(), r.batches());
     }
     return n;
   }
@@ -146,7 +149,8 @@ public final class EpochPlan implements Serializable {
         spec.remainder(),
         spec.shuffleWindow(),
         legs,
-        mixture);
+        mixture,
+        spec.budget());
   }
 
   /** The state this plan starts from: every rank at its {@link RankPlan#firstBatch()}. */

@@ -25,6 +25,8 @@ import java.util.Objects;
  * @param shuffleWindow samples per shuffle window
  * @param legs the epoch's legs, oldest first; the last one is the current one
  * @param mixture the mixture the epochs draw from, or null for a single source
+ * @param budget the token budget batches are packed to, or null for fixed-size batches; one read
+ *     from JSON has no lengths until {@link #withBudget} attaches the job's
  */
 public record LoaderState(
     ManifestFingerprint manifest,
@@ -34,7 +36,8 @@ public record LoaderState(
     Remainder remainder,
     int shuffleWindow,
     List<Leg> legs,
-    Mixture mixture)
+    Mixture mixture,
+    TokenBudget budget)
     implements Serializable {
 
   /**
@@ -113,6 +116,19 @@ public record LoaderState(
     }
   }
 
+  /** The state of a run of fixed-size batches. */
+  public LoaderState(
+      ManifestFingerprint manifest,
+      long seed,
+      int epoch,
+      int batchSize,
+      Remainder remainder,
+      int shuffleWindow,
+      List<Leg> legs,
+      Mixture mixture) {
+    this(manifest, seed, epoch, batchSize, remainder, shuffleWindow, legs, mixture, null);
+  }
+
   /** The state of a single-source run. */
   public LoaderState(
       ManifestFingerprint manifest,
@@ -147,7 +163,33 @@ public record LoaderState(
         spec.remainder(),
         spec.shuffleWindow(),
         List.of(new Leg(spec.worldSize(), new int[spec.worldSize()])),
-        mixture);
+        mixture,
+        spec.budget());
+  }
+
+  /**
+   * Refuses a token budget other than this state's (another field or count, or one where the state
+   * has none, and the reverse), naming the key: a resumed run must pack batches the same way.
+   */
+  public void requireBudget(TokenBudget requested) {
+    if (!Objects.equals(budget, requested)) {
+      throw new IllegalArgumentException(
+          "Resume state does not match the requested token budget (spark.spindle.batchTokens,"
+              + " --batch-tokens): the state was written for "
+              + TokenBudget.describe(budget)
+              + ", the run asks for "
+              + TokenBudget.describe(requested));
+    }
+  }
+
+  /**
+   * This state with {@code attached} (equal to its own budget, with the samples' lengths) in place
+   * of its budget: a state read from JSON knows the budget, not the lengths a plan packs by.
+   */
+  public LoaderState withBudget(TokenBudget attached) {
+    requireBudget(attached);
+    return new LoaderState(
+        manifest, seed, epoch, batchSize, remainder, shuffleWindow, legs, mixture, attached);
   }
 
   /**
@@ -176,7 +218,7 @@ public record LoaderState(
 
   /** The settings of the current epoch and leg. */
   public PlanSpec spec() {
-    return new PlanSpec(seed, epoch, worldSize(), batchSize, remainder, shuffleWindow);
+    return new PlanSpec(seed, epoch, worldSize(), batchSize, remainder, shuffleWindow, budget);
   }
 
   /**

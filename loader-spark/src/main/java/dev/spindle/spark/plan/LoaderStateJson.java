@@ -38,6 +38,11 @@ final class LoaderStateJson {
     if (state.mixture() != null) {
       writeMixture(root.putObject("mix"), state.mixture());
     }
+    if (state.budget() != null) {
+      ObjectNode budget = root.putObject("batchTokens");
+      budget.put("field", state.budget().field());
+      budget.put("tokens", state.budget().tokens());
+    }
     try {
       return MAPPER.writeValueAsString(root);
     } catch (JsonProcessingException e) {
@@ -77,7 +82,18 @@ final class LoaderStateJson {
         remainder(text(root, "remainder")),
         integer(root, "shuffleWindow"),
         legs,
-        root.hasNonNull("mix") ? readMixture(root.get("mix")) : null);
+        root.hasNonNull("mix") ? readMixture(root.get("mix")) : null,
+        root.hasNonNull("batchTokens") ? readBudget(root.get("batchTokens")) : null);
+  }
+
+  /** A budget without lengths: the job attaches its own ({@link LoaderState#withBudget}). */
+  private static TokenBudget readBudget(JsonNode node) {
+    int tokens = integer(node, "tokens");
+    if (tokens < 1) {
+      throw new IllegalArgumentException(
+          "Invalid loader state: \"batchTokens.tokens\" is " + tokens + " (must be >= 1)");
+    }
+    return TokenBudget.of(text(node, "field"), tokens);
   }
 
   private static void writeMixture(ObjectNode node, Mixture mix) {

@@ -13,9 +13,18 @@ import java.util.Objects;
  * @param batchSize samples per batch, {@code >= 1}
  * @param remainder what happens to samples that do not fill a last round of batches
  * @param shuffleWindow samples per shuffle window, {@code >= 1}; 1 keeps each shard's own order
+ * @param budget null for batches of {@code batchSize} samples; else batches packed up to a token
+ *     budget, {@code batchSize} being the most rows one may hold (package documentation, "Token
+ *     budgets")
  */
 public record PlanSpec(
-    long seed, int epoch, int worldSize, int batchSize, Remainder remainder, int shuffleWindow)
+    long seed,
+    int epoch,
+    int worldSize,
+    int batchSize,
+    Remainder remainder,
+    int shuffleWindow,
+    TokenBudget budget)
     implements Serializable {
 
   /** The default shuffle window: about 16 ImageNet-sized tar shards of 1,000 samples. */
@@ -29,6 +38,12 @@ public record PlanSpec(
     requireAtLeast("shuffle window", shuffleWindow, 1);
   }
 
+  /** A spec of batches of {@code batchSize} samples (no token budget). */
+  public PlanSpec(
+      long seed, int epoch, int worldSize, int batchSize, Remainder remainder, int shuffleWindow) {
+    this(seed, epoch, worldSize, batchSize, remainder, shuffleWindow, null);
+  }
+
   /** A spec with the default shuffle window. */
   public static PlanSpec of(
       long seed, int epoch, int worldSize, int batchSize, Remainder remainder) {
@@ -37,12 +52,25 @@ public record PlanSpec(
 
   /** The same spec for another epoch. */
   public PlanSpec withEpoch(int newEpoch) {
-    return new PlanSpec(seed, newEpoch, worldSize, batchSize, remainder, shuffleWindow);
+    return new PlanSpec(seed, newEpoch, worldSize, batchSize, remainder, shuffleWindow, budget);
   }
 
   /** The same spec for another world size. */
   public PlanSpec withWorldSize(int newWorldSize) {
-    return new PlanSpec(seed, epoch, newWorldSize, batchSize, remainder, shuffleWindow);
+    return new PlanSpec(seed, epoch, newWorldSize, batchSize, remainder, shuffleWindow, budget);
+  }
+
+  /** The same spec packing batches up to {@code tokens} (null: fixed-size batches). */
+  public PlanSpec withBudget(TokenBudget tokens) {
+    return new PlanSpec(seed, epoch, worldSize, batchSize, remainder, shuffleWindow, tokens);
+  }
+
+  /**
+   * The spec a split of packed batches uses: each unit it splits is a whole batch ({@code
+   * batchSize} 1), the rest as this spec.
+   */
+  PlanSpec unitSpec() {
+    return new PlanSpec(seed, epoch, worldSize, 1, remainder, shuffleWindow, budget);
   }
 
   /**

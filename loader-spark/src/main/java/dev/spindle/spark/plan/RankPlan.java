@@ -10,6 +10,11 @@ import java.util.Arrays;
  * different world size). Batches before {@link #firstBatch()} were delivered before a resume and
  * must be skipped.
  *
+ * <p>Under a token budget ({@link #packed()}) the leg's sequence is of whole packed batches, one
+ * entry each, and a batch's rows ({@link #batchRows(int)}, at most {@link #batchSize()}) are the
+ * samples its packed batch holds (package documentation, "Token budgets"); a padding batch is
+ * padded in every row.
+ *
  * <p>The plan holds no indices: it is a stretch of its leg's sequence ({@link Segments}) plus
  * padding, and derives the indices of any batches on demand from the windows they overlap (see the
  * package documentation, "Cost"). {@link #index(int)} keeps the rank's whole sequence once asked.
@@ -29,6 +34,12 @@ public final class RankPlan implements Serializable {
   private final int length;
   private final int realSamples;
   private final int firstBatch;
+
+  /**
+   * Null: entries are samples, batches {@code batchSize} of them; else entries are packed batches.
+   */
+  private final BatchTable table;
+
   private transient volatile long[] all;
 
   /**
@@ -47,6 +58,21 @@ public final class RankPlan implements Serializable {
       int length,
       int realSamples,
       int firstBatch) {
+    this(epoch, leg, rank, batchSize, source, start, length, realSamples, firstBatch, null);
+  }
+
+  private RankPlan(
+      int epoch,
+      int leg,
+      int rank,
+      int batchSize,
+      Segments source,
+      long start,
+      int length,
+      int realSamples,
+      int firstBatch,
+      BatchTable table) {
+    this.table = table;
     this.epoch = epoch;
     this.leg = leg;
     this.rank = rank;
@@ -60,7 +86,22 @@ public final class RankPlan implements Serializable {
 
   /** The same plan, with the first {@code consumed} batches marked as already delivered. */
   RankPlan startingAt(int consumed) {
-    return new RankPlan(epoch, leg, rank, batchSize, source, start, length, realSamples, consumed);
+    return new RankPlan(
+        epoch, leg, rank, batchSize, source, start, length, realSamples, consumed, table);
+  }
+
+  /**
+   * This plan of whole batches (a split with batch size 1 of {@code table}'s batch numbers) as one
+   * of packed batches of at most {@code maxRows} rows (package documentation, "Token budgets").
+   */
+  RankPlan packed(BatchTable packedBatches, int maxRows) {
+    return new RankPlan(
+        epoch, leg, rank, maxRows, source, start, length, realSamples, firstBatch, packedBatches);
+  }
+
+  /** Entries of the leg's sequence per batch: {@code batchSize}, or 1 (a packed batch). */
+  private int per() {
+    return table == null ? batchSize : 1;
   }
 
   public int epoch() {
@@ -76,13 +117,62 @@ public final class RankPlan implements Serializable {
     return rank;
   }
 
+  /** Rows per batch; with a token budget, the most rows a batch may hold. */
   public int batchSize() {
     return batchSize;
   }
 
+  /** Whether batches are packed to a token budget (their rows vary, at most {@link #batchSize}). */
+  public boolean packed() {
+    return table != null;
+  }
+
   /** All batches of this rank in this leg, delivered or not; equal on every rank. */
   public int batches() {
-    return length / batchSize;
+    return length / per();
+  }
+
+  /** Rows of batch {@code k}: {@link #batchSize()}, or its packed samples under a token budget. */
+  public int batchRows(int k) {
+    checkBatches(k, k + 1);
+    return table == null ? batchSize : table.rows(unit(k));
+  }
+
+  /**
+   * Tokens of batch {@code k} (the budget field's lengths summed, padding batches included), or 0
+   * without a token budget.
+   */
+  public long batchTokens(int k) {
+    checkBatches(k, k + 1);
+    return table == null ? 0 : table.tokens(unit(k));
+  }
+
+  /** Rows of batches {@code [fromBatch, toBatch)}, padded rows included. */
+  public long rows(int fromBatch, int toBatch) {
+    checkBatches(fromBatch, toBatch);
+    if (table == null) {
+      return (long) (toBatch - fromBatch) * batchSize;
+    }
+    long n = 0;
+    for (long u : RankEntries.derive(source, start, realSamples, fromBatch, toBatch)) {
+      n += table.rows((int) u);
+    }
+    return n;
+  }
+
+  /** Real (not padded) rows of batches {@code [fromBatch, toBatch)}. */
+  public long realRows(int fromBatch, int toBatch) {
+    checkBatches(fromBatch, toBatch);
+    if (table == null) {
+      long from = Math.min((long) fromBatch * batchSize, realSamples);
+      return Math.min((long) toBatch * batchSize, realSamples) - from;
+    }
+    return rows(Math.min(fromBatch, realSamples), Math.min(toBatch, realSamples));
+  }
+
+  /** The packed batch (an entry of the leg's sequence of batch numbers) that is batch {@code k}. */
+  private int unit(int k) {
+    return (int) RankEntries.derive(source, start, realSamples, k, k + 1)[0];
   }
 
   /** Batches delivered before the resume this plan continues from; skip them. */
@@ -95,14 +185,14 @@ public final class RankPlan implements Serializable {
     return batches() - firstBatch;
   }
 
-  /** Entries in the sequence, padding included: {@code batches() × batchSize()}. */
+  /** Entries in the sequence, padding included: {@code batches() × batchSize()}, or all rows. */
   public int samples() {
-    return length;
+    return table == null ? length : Math.toIntExact(rows(0, batches()));
   }
 
   /** Entries that are not padding; they come first. */
   public int realSamples() {
-    return realSamples;
+    return table == null ? realSamples : Math.toIntExact(realRows(0, batches()));
   }
 
   /**
@@ -116,12 +206,15 @@ public final class RankPlan implements Serializable {
 
   public boolean isPadded(int position) {
     checkPosition(position);
-    return position >= realSamples;
+    return position >= realSamples();
   }
 
-  /** Padded entries in batch {@code k}; they are its last ones. */
+  /** Padded entries in batch {@code k}; they are its last ones (a padding batch: all of them). */
   public int paddedIn(int batch) {
     checkBatches(batch, batch + 1);
+    if (table != null) {
+      return batch < realSamples ? 0 : batchRows(batch);
+    }
     int end = (batch + 1) * batchSize;
     return Math.max(0, Math.min(batchSize, end - realSamples));
   }
@@ -137,7 +230,32 @@ public final class RankPlan implements Serializable {
    */
   public long[] indices(int fromBatch, int toBatch) {
     checkBatches(fromBatch, toBatch);
+    if (table != null) {
+      return expand(RankEntries.derive(source, start, realSamples, fromBatch, toBatch));
+    }
     return derive(fromBatch * batchSize, toBatch * batchSize);
+  }
+
+  /** The samples of packed batches {@code units}, in order, derived from the epoch's sequence. */
+  private long[] expand(long[] units) {
+    long n = 0;
+    for (long u : units) {
+      n += table.rows((int) u);
+    }
+    long[] out = new long[Math.toIntExact(n)];
+    EpochSequence.Cursor cursor = samplesSequence().new Cursor();
+    int at = 0;
+    for (long u : units) {
+      int t = (int) u;
+      cursor.copy(table.start(t), table.start(t) + table.rows(t), out, at);
+      at += table.rows(t);
+    }
+    return out;
+  }
+
+  /** The epoch's sequence of samples the packed batches were cut from. */
+  private EpochSequence samplesSequence() {
+    return table.samples();
   }
 
   /** The identity of batch {@code k}, the same on every retry of the task that produces it. */
@@ -148,7 +266,9 @@ public final class RankPlan implements Serializable {
 
   /** The digest of what this rank still delivers: batches {@code [firstBatch(), batches())}. */
   public String digest() {
-    return Digest.of(derive(firstBatch * batchSize, length));
+    return table != null
+        ? Digest.of(indices(firstBatch, batches()))
+        : Digest.of(derive(firstBatch * batchSize, length));
   }
 
   /**
@@ -175,7 +295,7 @@ public final class RankPlan implements Serializable {
   }
 
   int realRemainingAfter(int consumedBatches) {
-    return Math.max(0, realSamples - consumedBatches * batchSize);
+    return Math.max(0, realSamples - consumedBatches * per());
   }
 
   /** The epoch's sequence this plan derives its entries from. */
@@ -200,7 +320,7 @@ public final class RankPlan implements Serializable {
   private long[] all() {
     long[] a = all;
     if (a == null) {
-      a = derive(0, length);
+      a = table != null ? indices(0, batches()) : derive(0, length);
       all = a;
     }
     return a;
@@ -222,9 +342,10 @@ public final class RankPlan implements Serializable {
   }
 
   private void checkPosition(int position) {
-    if (position < 0 || position >= length) {
+    int entries = samples();
+    if (position < 0 || position >= entries) {
       throw new IndexOutOfBoundsException(
-          "Invalid position " + position + " for rank " + rank + " with " + length + " entries");
+          "Invalid position " + position + " for rank " + rank + " with " + entries + " entries");
     }
   }
 

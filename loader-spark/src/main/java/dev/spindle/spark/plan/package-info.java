@@ -108,6 +108,40 @@
  * The loader state of a mixture records it ({@code "mix"}: the sources' names, weights and shard
  * counts, and {@code N}); a resume asking for another mixture is refused.
  *
+ * <h3>Token budgets</h3>
+ *
+ * With a token budget {@code T} over a declared list field ({@code spark.spindle.batchTokens}), the
+ * batch size {@code B} is the most rows a batch may hold, and {@code len(i)} is that field's length
+ * (entries of the list) in the sample of dataset index {@code i}. Steps 1–3 are unchanged; step 4
+ * works on packed batches instead of samples:
+ *
+ * <ol>
+ *   <li>Packing: for each window {@code b} in order, walk its positions {@code p} in their shuffled
+ *       order with an open batch of {@code rows} samples and {@code sum} tokens (both 0 at the
+ *       window's start): if {@code rows > 0} and ({@code rows = B} or {@code sum + len(seq[p]) >
+ *       T}), close the batch at {@code p}; then add {@code seq[p]}. At the window's end close the
+ *       open batch. Batch {@code t} of the epoch is the {@code t}-th closed: a stretch {@code
+ *       [start_t, start_{t+1})} of the sequence within one window, of at most {@code B} rows and
+ *       {@code T} tokens, except that a sample with {@code len > T} is a batch of its own (serving
+ *       quarantines it, naming field, length and budget: its row is a stand-in with weight 0). A
+ *       window's batches depend on its own samples' lengths only.
+ *   <li>Split: the epoch's {@code U} batches are split among the ranks exactly as samples are in
+ *       step 4 with batch size 1 ({@code R = W}): {@code DROP_LAST} gives every rank {@code
+ *       floor(U/W)} consecutive batches and drops the last {@code U mod W} batches (their samples)
+ *       this epoch; {@code PAD} gives balanced consecutive shares of batches, padded to {@code
+ *       ceil(U/W)} by repeating the rank's own batches (every row of a padding batch is padded);
+ *       {@code EXACT} refuses unless {@code W} divides {@code U}. Refused when {@code U < W}.
+ *   <li>Resume: the legs count whole batches; the rest after a leg is, rank by rank, each rank's
+ *       real batches from {@code consumed_i[r]} on, and the next leg is the {@code PAD} split of
+ *       that rest with batch size 1. Everything of "Resume" below holds with "entries" meaning
+ *       packed batches.
+ * </ol>
+ *
+ * A rank's batch {@code k} delivers the samples of the packed batch it holds, in sequence order.
+ * The digest is over those samples' indices. The loader state records {@code "batchTokens":
+ * {"field": …, "tokens": T}}; a resume asking for another budget is refused. Mixtures are refused
+ * with a budget. Without a budget nothing here applies and plans are as above, digest for digest.
+ *
  * <h3>Resume</h3>
  *
  * A {@link dev.spindle.spark.plan.LoaderState} names the epoch, the settings and a list of legs
@@ -141,7 +175,8 @@
  *   "worldSize": 4, "batchesConsumed": [10, 10, 10, 10],      (the current leg)
  *   "earlierLegs": [ { "worldSize": 8, "batchesConsumed": [3, 3, 3, 3, 3, 3, 3, 3] } ],
  *   "mix": { "sources": [ { "name": "a", "weight": 7, "shards": 8 },     (mixtures only)
- *                         { "name": "b", "weight": 3, "shards": 4 } ], "samples": 1200 } }
+ *                         { "name": "b", "weight": 3, "shards": 4 } ], "samples": 1200 },
+ *   "batchTokens": { "field": "tokens", "tokens": 4096 } }              (token budgets only)
  * </pre>
  *
  * {@code manifest.sha256} is the manifest fingerprint ({@link dev.spindle.spark.manifest}'s package
@@ -172,5 +207,11 @@
  * 8,192 ranks to 8 with K = 16,384, about 1,025 stretches and 34 M shuffle steps per rank (a
  * fraction of a second). The exact-tail resume (same world size, equal progress) costs what a fresh
  * plan does.
+ *
+ * <p>Token budgets: the driver packs each epoch window by window from the samples' lengths (one
+ * {@code int} per sample, read by one Spark job over the shards when the job starts, {@code
+ * feed.TokenLengths}) and keeps a batch table of one start position and one token count per batch
+ * (12 bytes a batch); plans ship the table, and {@code train}'s ranks, which plan their next epochs
+ * themselves, get the lengths too (4 bytes a sample). Packing an epoch is O(N) on the driver.
  */
 package dev.spindle.spark.plan;

@@ -23,6 +23,11 @@ record PreprocessSettings(
     implements Serializable {
 
   static PreprocessSettings from(Settings conf) {
+    if (conf.get(SpindleConfig.BATCH_TOKENS) > 0) {
+      throw new IllegalArgumentException(
+          "spark.spindle.batchTokens (--batch-tokens) packs the batches of feed and train;"
+              + " preprocess writes every sample once and is not batched by tokens: unset it");
+    }
     return new PreprocessSettings(
         SampleSettings.from(conf, BatchImages.decoding(conf.uint8Transform())),
         conf.get(SpindleConfig.PARTITION_BYTES),

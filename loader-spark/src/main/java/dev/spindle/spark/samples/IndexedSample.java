@@ -21,6 +21,14 @@ public interface IndexedSample {
   long bytes();
 
   /**
+   * Whether this item closes its batch before the path's batch size is reached (a token budget's
+   * batches vary in rows); false by default: batches of the batch size.
+   */
+  default boolean endsBatch() {
+    return false;
+  }
+
+  /**
    * Where the path writes the sample's pixels: its row of the batch it is delivered in, or null
    * (the default) for a buffer of its own ({@link Decoded#pixels()}), which the consumer copies.
    */

@@ -72,7 +72,7 @@ public final class SamplePath<T extends IndexedSample> implements AutoCloseable 
             .sizedBy(IndexedSample::bytes)
             .pipe(spec.stage(), this::decode, spec.concurrency(), Order.INPUT)
             .sizedBy(Decoded::bytes)
-            .aggregate("batch", spec.batchSize(), LastBatch.KEEP);
+            .aggregate("batch", spec.batchSize(), LastBatch.KEEP, d -> d.item().endsBatch());
     if (spec.bad() == PathSpec.BadSamples.QUARANTINE) {
       b.failureBudget(spec.stage(), spec.budget());
     }

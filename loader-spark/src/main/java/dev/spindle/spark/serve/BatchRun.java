@@ -12,7 +12,7 @@ import java.io.Serializable;
  *
  * @param first the key of the run's first batch
  * @param toBatch the batch after its last
- * @param batchSize rows per batch
+ * @param batchSize rows per batch (with a token budget, the most a batch may hold)
  * @param padded padded rows in the run
  * @param substituted rows standing in for quarantined samples
  * @param notRedelivered batches of the run that this JVM's consumer already had (an earlier
@@ -22,6 +22,9 @@ import java.io.Serializable;
  *     FeedSlice#digestFrom()}); the task derived the planned batches before its own to hash them
  * @param digest the {@link dev.spindle.spark.plan.Digest} of the rank's indices of batches {@code
  *     [digestFrom, toBatch)}, in plan order
+ * @param rowCount rows of the run's batches, padded ones included ({@code batches() × batchSize}
+ *     unless a token budget packs them)
+ * @param tokens under a token budget, the tokens of the run's real (not padding) batches; else 0
  */
 public record BatchRun(
     BatchKey first,
@@ -31,8 +34,33 @@ public record BatchRun(
     long substituted,
     int notRedelivered,
     int digestFrom,
-    String digest)
+    String digest,
+    long rowCount,
+    long tokens)
     implements Serializable {
+
+  /** A run of batches of {@code batchSize} rows each. */
+  public BatchRun(
+      BatchKey first,
+      int toBatch,
+      int batchSize,
+      long padded,
+      long substituted,
+      int notRedelivered,
+      int digestFrom,
+      String digest) {
+    this(
+        first,
+        toBatch,
+        batchSize,
+        padded,
+        substituted,
+        notRedelivered,
+        digestFrom,
+        digest,
+        (long) (toBatch - first.batch()) * batchSize,
+        0);
+  }
 
   public int rank() {
     return first.rank();
@@ -47,12 +75,15 @@ public record BatchRun(
   }
 
   public long rows() {
-    return (long) batches() * batchSize;
+    return rowCount;
   }
 
-  /** Rows handed over to this JVM's consumer by this attempt. */
+  /**
+   * Rows handed over to this JVM's consumer by this attempt (exact for batches of one size; under a
+   * token budget, in proportion to the batches handed over).
+   */
   long deliveredRows() {
-    return (long) (batches() - notRedelivered) * batchSize;
+    return batches() == 0 ? 0 : rowCount * (batches() - notRedelivered) / batches();
   }
 
   /** The key of batch {@code k} of the run's rank and leg. */

@@ -5,6 +5,7 @@ import dev.spindle.spark.batch.FieldSpec;
 import dev.spindle.spark.metrics.QuarantineRecord;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.RankPlan;
+import dev.spindle.spark.plan.TokenBudget;
 import dev.spindle.spark.samples.Decoded;
 import dev.spindle.spark.shard.CacheCounts;
 import dev.spindle.spark.shard.IoCounts;
@@ -65,8 +66,8 @@ final class FeedRun {
    * handed over, and given up (given back, or its slot abandoned if it was not handed over).
    */
   void produce(RankPlan rank, List<Decoded<Row>> rows) throws InterruptedException {
-    int size = rank.batchSize();
     int k = rows.get(0).item().batch();
+    int size = rank.batchRows(k);
     if (rows.size() != size || rows.get(size - 1).item().batch() != k) {
       throw new IllegalStateException(
           "Batch " + rank.batchKey(k) + " arrived with " + rows.size() + " rows, planned " + size);
@@ -74,6 +75,7 @@ final class FeedRun {
     BatchTarget into = rows.get(0).item().into();
     try {
       BitSet bad = badRows(rows, into);
+      String[] overBudget = overBudget(rows, bad);
       int firstGood = bad.nextClearBit(0) < size ? bad.nextClearBit(0) : -1;
       int padded = rank.paddedIn(k);
       for (int r = 0; r < size; r++) {
@@ -81,7 +83,8 @@ final class FeedRun {
         Sample s = row.sample();
         boolean standIn = bad.get(r);
         if (standIn) {
-          quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), rows.get(r).problem()));
+          String why = overBudget[r] != null ? overBudget[r] : rows.get(r).problem();
+          quarantine(new QuarantineRecord(s.shard(), s.key(), row.index(), why));
           if (into.rowBytes() > 0) {
             standIn(into, r, firstGood); // a batch without images has no pixels to fill
           }
@@ -98,6 +101,42 @@ final class FeedRun {
     } finally {
       targets.done(into);
     }
+  }
+
+  /**
+   * Per row, why its sample is over the token budget ({@code spark.spindle.batchTokens}): such a
+   * sample is planned as a batch of its own and quarantined here (its row a stand-in, no tokens),
+   * so that no batch a trainer gets holds more tokens than the budget. Marks those rows in {@code
+   * bad}; null entries for the others, and all null without a budget.
+   */
+  private String[] overBudget(List<Decoded<Row>> rows, BitSet bad) {
+    String[] why = new String[rows.size()];
+    TokenBudget budget = plan.spec().budget();
+    int column = budget == null ? -1 : fieldColumn(budget.field());
+    for (int r = 0; column >= 0 && r < rows.size(); r++) {
+      List<Object> values = rows.get(r).item().sample().fields();
+      if (!bad.get(r) && values.size() > column && values.get(column) != null) {
+        int length = java.lang.reflect.Array.getLength(values.get(column));
+        if (length > budget.tokens()) {
+          bad.set(r);
+          why[r] =
+              String.format(
+                  "field '%s' holds %d tokens, more than the batch token budget of %d"
+                      + " (spark.spindle.batchTokens): a sample a batch cannot hold",
+                  budget.field(), length, budget.tokens());
+        }
+      }
+    }
+    return why;
+  }
+
+  private int fieldColumn(String field) {
+    for (int i = 0; i < extras.size(); i++) {
+      if (extras.get(i).name().equals(field)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**

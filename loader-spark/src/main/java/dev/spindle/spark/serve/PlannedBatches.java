@@ -20,6 +20,9 @@ public final class PlannedBatches {
   private int chunkFrom;
   private long[] chunk = new long[0];
 
+  /** Where each batch of the chunk begins in it, then its end. */
+  private int[] chunkRows = new int[1];
+
   /**
    * Fails, naming the batch and the first difference, unless {@code batch} is batch {@code
    * batch.key().batch()} of {@code rank} as planned: its indices in order and its padding.
@@ -71,14 +74,16 @@ public final class PlannedBatches {
 
   /** Batch {@code k} of {@code rank}, derived {@link #CHUNK} batches at a time. */
   private long[] planned(RankPlan rank, int k) {
-    int size = rank.batchSize();
-    long at = (long) (k - chunkFrom) * size;
-    if (rank.rank() != chunkRank || k < chunkFrom || at + size > chunk.length) {
+    if (rank.rank() != chunkRank || k < chunkFrom || k >= chunkFrom + chunkRows.length - 1) {
       chunkRank = rank.rank();
       chunkFrom = k;
-      chunk = rank.indices(k, Math.min(rank.batches(), k + CHUNK));
-      at = 0;
+      int to = Math.min(rank.batches(), k + CHUNK);
+      chunk = rank.indices(k, to);
+      chunkRows = new int[to - k + 1];
+      for (int b = k; b < to; b++) { // a token budget's batches vary in rows
+        chunkRows[b - k + 1] = chunkRows[b - k] + rank.batchRows(b);
+      }
     }
-    return Arrays.copyOfRange(chunk, (int) at, (int) at + size);
+    return Arrays.copyOfRange(chunk, chunkRows[k - chunkFrom], chunkRows[k - chunkFrom + 1]);
   }
 }

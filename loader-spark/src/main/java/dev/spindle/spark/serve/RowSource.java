@@ -45,11 +45,19 @@ final class RowSource implements Iterator<Row> {
   private int slice = -1;
   private RankPlan rank;
   private long[] sliceIndices;
+
+  /** Where each batch of the slice begins in {@link #sliceIndices}, then their end. */
+  private int[] sliceRows;
+
   private int sliceStart;
   private int groupStart;
   private int groupEnd;
   private Sample[] slots;
   private int next;
+
+  /** The batch that row {@link #next} of the group belongs to. */
+  private int batch;
+
   private volatile long samplesRead;
   private volatile long bytesIn;
   private volatile long copiedBytes;
@@ -88,14 +96,17 @@ final class RowSource implements Iterator<Row> {
     if (!hasNext()) {
       throw new NoSuchElementException("No more rows");
     }
-    int size = rank.batchSize();
-    int batch = groupStart + next / size;
-    int row = next % size;
-    long index = sliceIndices[(batch - sliceStart) * size + row];
+    int groupFirst = sliceRows[groupStart - sliceStart];
+    while (groupFirst + next >= sliceRows[batch + 1 - sliceStart]) {
+      batch++; // batches of a token budget vary in rows
+    }
+    int row = next - (sliceRows[batch - sliceStart] - groupFirst);
+    long index = sliceIndices[groupFirst + next];
     if (row == 0) {
       into = claim(rank.rank());
     }
-    return new Row(rank.rank(), batch, row, index, slots[next++], into);
+    boolean last = groupFirst + next + 1 == sliceRows[batch + 1 - sliceStart];
+    return new Row(rank.rank(), batch, row, index, slots[next++], into, last);
   }
 
   /** The batch to decode the next one into; waits while none is free (backpressure). */
@@ -142,19 +153,20 @@ final class RowSource implements Iterator<Row> {
       // The task derives its slice here, from the windows it overlaps; the plan holds no indices.
       sliceIndices = rank.indices(s.fromBatch(), s.toBatch());
       sliceStart = s.fromBatch();
+      sliceRows = new int[s.toBatch() - s.fromBatch() + 1];
+      for (int k = s.fromBatch(); k < s.toBatch(); k++) {
+        sliceRows[k - sliceStart + 1] = sliceRows[k - sliceStart] + rank.batchRows(k);
+      }
       groupEnd = s.fromBatch();
     }
     groupStart = groupEnd;
     groupEnd = Math.min(slices.get(slice).toBatch(), groupStart + readBatches);
-    int size = rank.batchSize();
+    int from = sliceRows[groupStart - sliceStart];
     slots =
         read(
-            ReadPlan.of(
-                in.offsets(),
-                sliceIndices,
-                (groupStart - sliceStart) * size,
-                (groupEnd - groupStart) * size));
+            ReadPlan.of(in.offsets(), sliceIndices, from, sliceRows[groupEnd - sliceStart] - from));
     next = 0;
+    batch = groupStart;
     return true;
   }
 

@@ -18,6 +18,8 @@ public final class SliceAccount {
   private final Digest digest = new Digest();
   private int next;
   private long padded;
+  private long rows;
+  private long tokens;
   private long substituted;
   private int notRedelivered;
 
@@ -55,6 +57,9 @@ public final class SliceAccount {
     long[] indices = planned.check(rank, batch);
     digest.update(indices, 0, indices.length);
     padded += batch.padded();
+    rows += indices.length;
+    int k = batch.key().batch();
+    tokens += rank.packed() && rank.paddedIn(k) == 0 ? rank.batchTokens(k) : 0;
     substituted += batch.substituted().cardinality();
     next++;
   }
@@ -86,6 +91,8 @@ public final class SliceAccount {
         substituted,
         notRedelivered,
         slice.digestFrom(),
-        digest.hex());
+        digest.hex(),
+        rows,
+        tokens);
   }
 }

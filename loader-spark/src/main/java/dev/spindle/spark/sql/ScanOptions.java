@@ -187,6 +187,16 @@ final class ScanOptions {
     options.forEach(
         (name, value) -> {
           ConfigKey<?> key = OWN.contains(lower(name)) ? null : OptionNames.key(name);
+          if (key == SpindleConfig.BATCH_TOKENS || key == SpindleConfig.BATCH_TOKENS_FIELD) {
+            throw new IllegalArgumentException(
+                "Option '"
+                    + name
+                    + "' ("
+                    + key.key()
+                    + ") is for feed and train: the spindle data source reads rows, which Spark"
+                    + " batches itself; pack token batches in the trainer, or feed with"
+                    + " --batch-tokens");
+          }
           if (key != null) {
             check(name, key, value);
             conf.put(key.key(), value);

@@ -143,7 +143,7 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
     Legs(TrainInputs in, int world) {
       this.in = in;
       this.world = world;
-      this.runStart = LoaderState.fromJson(in.startState());
+      this.runStart = in.start();
     }
 
     /** The plan the run starts with. */
@@ -189,9 +189,8 @@ record RankStart(EpochPlan plan, int position, String trainerState) {
         long lo = e == from.epoch() ? from.batch() : r.firstBatch();
         long hi = e == to.epoch() ? to.batch() : plan.batchesPerRank();
         if (hi > lo) {
-          int size = plan.spec().batchSize();
           batches += hi - lo;
-          real += Math.max(0, Math.min(r.realSamples(), hi * size) - lo * size);
+          real += r.realRows((int) lo, (int) hi); // a token budget's batches vary in rows
         }
       }
       return new Span(batches, real);

@@ -11,6 +11,7 @@ import dev.spindle.spark.manifest.ManifestCache;
 import dev.spindle.spark.metrics.JobReport;
 import dev.spindle.spark.plan.EpochPlan;
 import dev.spindle.spark.plan.LoaderState;
+import dev.spindle.spark.plan.RankPlan;
 import dev.spindle.spark.progress.JobLabel;
 import dev.spindle.spark.progress.ProgressCounters;
 import dev.spindle.spark.serve.ExecutorServing;
@@ -62,7 +63,7 @@ public final class TrainJob {
     Manifest manifest = loaded.manifest();
     FeedSettings settings = FeedSettings.from(conf, manifest).withIndexes(loaded.indexes());
     LoaderState start =
-        FeedJob.startState(manifest, mix == null ? null : mix.mixture(), request, settings);
+        FeedJob.startState(jsc, manifest, mix == null ? null : mix.mixture(), request, settings);
     if (start.epoch() >= request.epochs()) {
       throw new IllegalArgumentException(
           "Nothing to do: the state is at epoch "
@@ -91,7 +92,7 @@ public final class TrainJob {
             + "; loader states and checkpoint records in "
             + store.location());
     Broadcast<TrainInputs> inputs =
-        jsc.broadcast(TrainInputs.of(manifest, start.toJson(), request.epochs()));
+        jsc.broadcast(TrainInputs.of(manifest, start, request.epochs()));
     TrainTask task =
         new TrainTask(
             inputs,
@@ -144,8 +145,16 @@ public final class TrainJob {
   /** Rows the run delivers: the rest of the first epoch, then whole epochs up to {@code epochs}. */
   private static long rows(EpochPlan first, int epochs) {
     long batches = 0;
+    long rest = 0;
+    long whole = 0;
     for (int r = 0; r < first.worldSize(); r++) {
-      batches += first.batchesPerRank() - first.rank(r).firstBatch();
+      RankPlan rank = first.rank(r);
+      batches += first.batchesPerRank() - rank.firstBatch();
+      rest += rank.rows(rank.firstBatch(), rank.batches());
+      whole += rank.rows(0, rank.batches());
+    }
+    if (first.spec().budget() != null) { // later epochs pack about as many rows as this one
+      return rest + (long) (epochs - first.epoch() - 1) * whole;
     }
     batches += (long) (epochs - first.epoch() - 1) * first.batchesPerRank() * first.worldSize();
     return batches * first.spec().batchSize();

@@ -52,6 +52,10 @@ final class TrainReport {
   private long lineageSamples;
   private final List<Map<String, Object>> trainers = new ArrayList<>();
   private final List<Map<String, Object>> legs = new ArrayList<>();
+
+  /** Per epoch, the batches and (under a token budget) tokens of the real batches delivered. */
+  private final java.util.TreeMap<Integer, long[]> epochTokens = new java.util.TreeMap<>();
+
   private final QuarantineList quarantined = new QuarantineList();
   private final FeederReport feeders = new FeederReport();
   private final HostCopies hostCopies = new HostCopies();
@@ -132,10 +136,13 @@ final class TrainReport {
         io.add(o);
         long real = 0;
         int batches = 0;
+        long[] epoch = epochTokens.computeIfAbsent(leg.epoch(), e -> new long[2]);
         for (BatchRun b : o.runs()) {
           real += b.rows() - b.padded() - b.substituted();
           rows += b.rows();
           batches += b.batches();
+          epoch[0] += b.batches();
+          epoch[1] += b.tokens();
         }
         samples += real;
         quarantined.addAll(o.quarantined());
@@ -153,6 +160,20 @@ final class TrainReport {
         legs.add(m);
       }
     }
+  }
+
+  /** {@code [{"epoch", "batches", "tokens"}]} of the last attempt, by epoch. */
+  private List<Map<String, Object>> tokenEpochs() {
+    List<Map<String, Object>> out = new ArrayList<>();
+    epochTokens.forEach(
+        (epoch, n) -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("epoch", epoch);
+          m.put("batches", n[0]);
+          m.put("tokens", n[1]);
+          out.add(m);
+        });
+    return out;
   }
 
   /**
@@ -174,6 +195,7 @@ final class TrainReport {
 
   JobReport build(LoaderState end, double wall) throws IOException {
     long images = lineageBatches * end.batchSize() + rows;
+
     JobReport report =
         new JobReport("train")
             .put("input", request.input())
@@ -204,6 +226,12 @@ final class TrainReport {
             .put("failures", quarantined.total());
     if (!request.settings().get(SpindleConfig.FIELDS).hasImage()) {
       report.put("image_shape", null); // samples without an image: as feed and preprocess say it
+    }
+    if (end.budget() != null) {
+      report
+          .put("batch_tokens", end.budget().tokens())
+          .put("batch_tokens_field", end.budget().field())
+          .put("token_epochs", tokenEpochs());
     }
     return quarantined
         .putInto(report)

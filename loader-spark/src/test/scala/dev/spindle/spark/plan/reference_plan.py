@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Independent reimplementation of Spindle's epoch plan, written from the package documentation of
 dev.spindle.spark.plan (package-info.java) only. It prints the cross-implementation vectors that
-ReferenceVectorsSuite pins; if the two ever disagree, the documentation or the Java code is wrong.
+ReferenceVectorsSuite pins (TokenBudgetPlanSuite those of token budgets); if the two ever disagree,
+the documentation or the Java code is wrong.
 
 Usage: /usr/bin/python3 reference_plan.py
 """
@@ -145,11 +146,33 @@ def mix_order(sources, proportions, seed, epoch, window, rule="total"):
     return seq
 
 
+def pack(seq, lengths, window, max_rows, tokens):
+    """Token budgets, step 4: the epoch's batches (lists of indices), packed window by window."""
+    batches = []
+    for lo in range(0, len(seq), window):
+        cur, total = [], 0
+        for i in seq[lo:lo + window]:
+            if cur and (len(cur) == max_rows or total + lengths[i] > tokens):
+                batches.append(cur)
+                cur, total = [], 0
+            cur.append(i)
+            total += lengths[i]
+        batches.append(cur)
+    return batches
+
+
+def flat(batches):
+    return [i for b in batches for i in b]
+
+
 def digest(indices):
     return hashlib.sha256(b"".join(i.to_bytes(8, "big", signed=True) for i in indices)).hexdigest()
 
 
 SIZES = [5, 0, 7, 3, 9, 4]
+# Token budgets: the list field's length of each of the 28 samples (sample 13 is over a budget of 12).
+LENGTHS = [(i * 7 + 3) % 11 + 1 for i in range(28)]
+LENGTHS[13] = 15
 
 if __name__ == "__main__":
     s = Stream(0, 0, 0, 0)
@@ -192,3 +215,20 @@ if __name__ == "__main__":
     print("mix resume 2 -> 3 after [2, 1]:")
     for entries, real in split_pad_any(rest, 3, 3):
         print("  ", entries, real, digest(entries))
+    # Token budgets: batches packed within windows, split as whole batches (batch size 1).
+    print("lengths:", LENGTHS)
+    for seed, epoch, world, rows, tokens, remainder, window in [
+        (42, 0, 5, 4, 20, "DROP_LAST", 8),
+        (-1, 3, 3, 3, 14, "PAD", 5),
+        (7, 2, 2, 8, 23, "EXACT", 1000),
+    ]:
+        batches = pack(epoch_order(SIZES, seed, epoch, window), LENGTHS, window, rows, tokens)
+        print("budget", seed, epoch, world, rows, tokens, remainder, window, "batches", len(batches))
+        for entries, real in split(batches, world, 1, remainder):
+            print("  ", entries, real, digest(flat(entries)))
+    # A budgeted plan resumed 2 -> 3 after [1, 3] batches of the first one above.
+    leg0 = split(pack(epoch_order(SIZES, 42, 0, 8), LENGTHS, 8, 4, 20), 2, 1, "DROP_LAST")
+    rest = [b for (entries, real), c in zip(leg0, [1, 3]) for b in entries[c:real]]
+    print("budget resume 2 -> 3 after [1, 3]:")
+    for entries, real in split_pad_any(rest, 3, 1):
+        print("  ", entries, real, digest(flat(entries)))
