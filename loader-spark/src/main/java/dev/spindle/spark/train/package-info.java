@@ -8,7 +8,9 @@
  *    rank has a CheckpointRecord of, else the run's start: RankStart per rank)
  *  task r (TrainTask, task thread): TrainRendezvous (allGather: MASTER_ADDR/PORT, LOCAL_RANK…;
  *    none for one rank) ─► TrainerProcess: the script with torch.distributed's environment,
- *       SPINDLE_STATE, SPINDLE_CHECKPOINT, the Python client on PYTHONPATH (PythonClient)
+ *       SPINDLE_STATE, SPINDLE_CHECKPOINT, the Python client on PYTHONPATH (PythonClient); on a
+ *       local master handed to an interpreter that imported torch beside Spark's start
+ *       (WarmTrainers, started by the command; the rank's bridge listens for the run first)
  *    ─► per epoch: a RankLeg (serve) fed into the rank's feeder at once, ahead of the trainer
  *    TrainerDoor (thread): per leg, the previous leg's END taken ─► HELLO ─► serve ─► it leases
  *    TrainerWatch (daemon thread): the trainer's exit, another rank's failure, cancellation; mirrors
