@@ -2,7 +2,7 @@
 read from its JSON report (see bin/bench-vs-torch for the report's layout)."""
 import os
 
-COLOURS = {"native": (200, 60, 30), "java-resample": (120, 40, 160), "opencv": (230, 150, 20),
+COLOURS = {"native": (200, 60, 30), "native-resample": (120, 40, 160), "opencv": (230, 150, 20),
            "dataloader": (40, 90, 200)}
 HEAD = "%-44s %10s %13s %13s %8s %8s %8s"
 LINE = "%-44s %10.0f %13.2f %13.2f %8.0f %8.0f %8.1f"
@@ -85,9 +85,9 @@ def ratios(p):
                                                       r["images_per_s_vs_full_decode"]))
     if "native_vs_opencv_images_per_s" in p:
         print("native vs opencv images/s: %.2f" % p["native_vs_opencv_images_per_s"])
-    if "native_vs_java_resample_images_per_s" in p:
+    if "native_resample_vs_java_resample_images_per_s" in p:
         print("native resample vs java resample images/s: %.2f"
-              % p["native_vs_java_resample_images_per_s"])
+              % p["native_resample_vs_java_resample_images_per_s"])
 
 
 def plot(report, path):

@@ -29,8 +29,8 @@ import org.apache.arrow.memory.RootAllocator;
  * jit_compile_s_in_steady_epochs} (JIT compiler time spent during the steady epochs: how far the
  * JVM still was from steady state), and which resample ran: {@code resample_path} {@code native}
  * (C, fused with the region decode; {@code resample} names its SIMD level) or {@code java} (the
- * Vector API or scalar path; {@code -Dspindle.image.nativeResample=false} forces it). A benchmark: it reports, it asserts nothing. Runs on the
- * calling thread plus the loader's pool.
+ * Vector API or scalar path; {@code -Dspindle.image.nativeResample=false} forces it). A benchmark:
+ * it reports, it asserts nothing. Runs on the calling thread plus the loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;

@@ -246,6 +246,7 @@ public final class ImageTransform implements Serializable {
   public void apply(
       byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset)
       throws ImageException {
+    boolean vector = VectorPath.ready();
     apply(
         data,
         offset,
@@ -253,10 +254,10 @@ public final class ImageTransform implements Serializable {
         sampleIndex,
         dst,
         dstOffset,
-        VectorPath.ready(),
+        vector,
         VectorPath.PERMUTE,
         NativeJpeg.AVAILABLE,
-        NativeResample.LEVEL);
+        NativeResample.levelFor(vector));
   }
 
   /**
@@ -287,15 +288,19 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * Which resample {@link #apply} runs where it can (one resample stage, no padding, an upright
-   * image): "native" ({@link NativeResample}, fused with the native JPEG region decode) or "java"
-   * (the Vector API or scalar path, {@link #resampleImplementation}).
+   * Which resample {@link #apply} runs once warm where it can (one resample stage, no padding, an
+   * upright image): "native" ({@link NativeResample}, fused with the native JPEG region decode) or
+   * "java" (the Vector API or scalar path, {@link #resampleImplementation}). By default the native
+   * resample takes the place of the scalar path only (see {@link NativeResample}).
    */
   public static String resamplePath() {
-    return NativeResample.LEVEL >= 0 ? "native" : "java";
+    return NativeResample.levelFor(VectorPath.ENABLED) >= 0 ? "native" : "java";
   }
 
-  /** "native (avx2)" and the like, or "java (why the native resample is off)". */
+  /**
+   * "native (avx2)" and the like, with "where the Java vector path does not run" by default, or
+   * "java (why the native resample is off)".
+   */
   public static String nativeResample() {
     return NativeResample.describe();
   }

@@ -17,12 +17,17 @@ import org.slf4j.LoggerFactory;
  * the output conversion uses {@link OutputWriter}'s tables.
  *
  * <p>SIMD level chosen at run time: {@link #AVX2}, {@link #SSE41} or {@link #C} (plain C), the best
- * the CPU has, or the one the system property {@code spindle.image.nativeResample} names ({@code
- * avx2}, {@code sse4.1}, {@code c}); {@code false} (or {@code java}) turns the native resample off,
- * as does a library that did not load ({@link NativeJpeg#AVAILABLE}): then the Java paths run. A
- * level the CPU lacks is refused (the Java path runs, {@link #describe} says why). The property is
- * for tests and benchmarks; users have no key for it. Stateless and thread-safe; each call's
- * buffers are its own (native, freed before it returns).
+ * the CPU has. When it runs: by default ({@code auto}) in place of the scalar Java path, that is
+ * wherever the Java vector path ({@link VectorPath}) is not running (a JVM without {@code
+ * jdk.incubator.vector}, a CPU without 256-bit vectors, or before C2 has compiled the vector path),
+ * because on the machines measured (docs/benchmarks.md, "Native resample") the JIT-compiled vector
+ * path is faster than this C and the scalar path about half its speed. The system property {@code
+ * spindle.image.nativeResample} changes that: {@code true} runs it everywhere at the best level,
+ * {@code avx2}, {@code sse4.1} or {@code c} everywhere at that level, {@code false} (or {@code
+ * java}) never; a library that did not load ({@link NativeJpeg#AVAILABLE}) means never. A level the
+ * CPU lacks is refused (the Java paths run, {@link #describe} says why). The property is for tests
+ * and benchmarks; users have no key for it. Stateless and thread-safe; each call's buffers are its
+ * own (native, freed before it returns).
  */
 final class NativeResample {
   private static final Logger LOG = LoggerFactory.getLogger(NativeResample.class);
@@ -48,8 +53,15 @@ final class NativeResample {
   /** Why the native resample is off, or null when it runs. */
   private static final String OFF = off();
 
-  /** The level {@link ImageTransform#apply} uses, or -1 for the Java paths. */
+  /** The level {@link ImageTransform#apply} uses when it runs the native resample, or -1: never. */
   static final int LEVEL = OFF == null ? chosen() : -1;
+
+  /**
+   * Whether the native resample runs even where the Java vector path runs ({@code true} or a level
+   * named by spindle.image.nativeResample); otherwise only in place of the scalar Java path.
+   */
+  static final boolean EVERYWHERE =
+      LEVEL >= 0 && !property().isEmpty() && !property().equals("auto");
 
   private NativeResample() {}
 
@@ -72,22 +84,44 @@ final class NativeResample {
     return NAMES[level];
   }
 
-  /** "native (avx2)" and the like, or "java (why)". */
+  /**
+   * The level for one image: {@link #LEVEL} when the native resample runs {@link #EVERYWHERE} or
+   * the Java vector path does not run ({@code vector} false), else -1 (the Java vector path).
+   */
+  static int levelFor(boolean vector) {
+    return EVERYWHERE || !vector ? LEVEL : -1;
+  }
+
+  /**
+   * "native (avx2)" and the like when it runs everywhere; "native (avx2) where the Java vector path
+   * does not run" by default; or "java (why)".
+   */
   static String describe() {
-    return LEVEL >= 0 ? "native (" + name(LEVEL) + ")" : "java (" + OFF + ")";
+    if (LEVEL < 0) {
+      return "java (" + OFF + ")";
+    }
+    return "native ("
+        + name(LEVEL)
+        + ")"
+        + (EVERYWHERE ? "" : " where the Java vector path does not run");
+  }
+
+  private static String property() {
+    return System.getProperty("spindle.image.nativeResample", "").trim().toLowerCase(Locale.ROOT);
   }
 
   private static String off() {
-    String p = System.getProperty("spindle.image.nativeResample", "").trim();
+    String p = property();
     String why = null;
     if (p.equalsIgnoreCase("false") || p.equalsIgnoreCase("java")) {
       why = "disabled by spindle.image.nativeResample=" + p;
     } else if (!NativeJpeg.AVAILABLE) {
       why = "no native library: " + NativeJpeg.describe();
-    } else if (!p.isEmpty() && !p.equalsIgnoreCase("true") && !p.equalsIgnoreCase("auto")) {
+    } else if (!p.isEmpty() && !p.equals("true") && !p.equals("auto")) {
       int forced = level(p);
       if (forced < 0) {
-        why = "invalid spindle.image.nativeResample=" + p + " (avx2, sse4.1, c, true or false)";
+        why =
+            "invalid spindle.image.nativeResample=" + p + " (auto, true, false, avx2, sse4.1 or c)";
       } else if (!supported(forced)) {
         why = "spindle.image.nativeResample=" + p + " but this CPU runs at most " + name(BEST);
       }
@@ -99,14 +133,13 @@ final class NativeResample {
   }
 
   private static int chosen() {
-    String p = System.getProperty("spindle.image.nativeResample", "").trim();
-    int forced = level(p);
+    int forced = level(property());
     return forced >= 0 ? forced : BEST;
   }
 
   private static int level(String name) {
     for (int i = 0; i < NAMES.length; i++) {
-      if (NAMES[i].equals(name.toLowerCase(Locale.ROOT))) {
+      if (NAMES[i].equals(name)) {
         return i;
       }
     }

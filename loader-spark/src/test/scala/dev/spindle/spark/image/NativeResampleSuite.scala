@@ -11,8 +11,9 @@ import ImageTestSupport._
 
 /**
  * The native resample ([[NativeResample]], fused with the native region decode): it loads at the
- * CPU's best SIMD level; the system property spindle.image.nativeResample forces each level (or
- * the Java path) in a fresh JVM, with the same bytes; destinations it cannot write (unaligned
+ * CPU's best SIMD level and by default replaces the scalar Java path; the system property
+ * spindle.image.nativeResample forces each level (or the Java path) in a fresh JVM, with the same
+ * bytes; destinations it cannot write (unaligned
  * floats) fall back to Java; corrupt JPEGs are refused with libjpeg's message, never crash and
  * leak no native memory. Byte-exactness at every level against the Java paths and torchvision is
  * checked by the comparison suites themselves (VectorResampleSuite, NativeJpegSuite,
@@ -29,15 +30,20 @@ class NativeResampleSuite extends AnyFunSuite {
   private lazy val photo: Array[Byte] =
     Files.readAllBytes(Paths.get(getClass.getResource("/photos/photo0.jpg").toURI))
 
-  test("the native resample loads at the CPU's best level and is the default resample") {
+  test("the native resample loads at the CPU's best level and replaces the scalar Java path") {
     requireNative()
     val x86 = System.getProperty("os.arch") == "amd64"
     if (x86) assert(NativeResample.BEST >= NativeResample.SSE41, NativeResample.describe())
     assert(NativeResample.LEVEL == NativeResample.BEST) // no property set under Surefire
-    assert(ImageTransform.resamplePath() == "native")
-    assert(ImageTransform.nativeResample() == s"native (${NativeResample.name(NativeResample.BEST)})")
+    assert(!NativeResample.EVERYWHERE)
+    // by default: native wherever the Java vector path does not run, the vector path where it does
+    assert(NativeResample.levelFor(false) == NativeResample.BEST)
+    assert(NativeResample.levelFor(true) == -1)
+    assert(ImageTransform.resamplePath() == (if (VectorPath.ENABLED) "java" else "native"))
+    assert(ImageTransform.nativeResample() ==
+      s"native (${NativeResample.name(NativeResample.BEST)}) where the Java vector path does not run")
     assert(NativeResample.supportedLevels().toSeq == (0 to NativeResample.BEST))
-    // the public apply takes the native path: the same bytes as every level and the Java path
+    // the public apply: the same bytes as every level and the Java path
     val t = ImageTransform.parse("resize(256),center_crop(224),normalize")
     val default = applyTo(t, photo)
     for (path <- DecodePath(vector = false, nativeJpeg = false) +: nativePaths) {
@@ -45,7 +51,7 @@ class NativeResampleSuite extends AnyFunSuite {
     }
   }
 
-  test("spindle.image.nativeResample forces each level, or the Java resample, in a fresh JVM") {
+  test("spindle.image.nativeResample forces each level, everywhere, or the Java resample, in a fresh JVM") {
     requireNative()
     def run(level: String): String = {
       val java = new File(System.getProperty("java.home"), "bin/java").getPath
@@ -60,6 +66,14 @@ class NativeResampleSuite extends AnyFunSuite {
     }
     val java = run("false")
     assert(java.startsWith("resample=java level=java (disabled by"), java)
+    // this JVM has no jdk.incubator.vector: by default the native resample replaces the scalar one
+    val auto = run("auto")
+    assert(auto.startsWith(s"resample=native level=native (${NativeResample.name(NativeResample.BEST)})" +
+      " where the Java vector path does not run "), auto)
+    assert(auto.split(" ").last == java.split(" ").last, "auto: same output as Java")
+    val everywhere = run("true")
+    assert(everywhere.startsWith(
+      s"resample=native level=native (${NativeResample.name(NativeResample.BEST)}) "), everywhere)
     for (level <- NativeResample.supportedLevels()) {
       val name = NativeResample.name(level)
       val native = run(name)
