@@ -290,8 +290,10 @@ static int run(struct plan *p, struct source *src, uint8_t *rowbuf, uint8_t *rin
   if (d != NULL && setjmp(d->err.escape)) {
     return -1;
   }
-  int produced = 0;
-  int skip = src->skip;
+  /* volatile: changed after setjmp (their values are not used after a longjmp, but gcc's
+   * -Wclobbered, an error here, cannot tell) */
+  volatile int produced = 0;
+  volatile int skip = src->skip;
   for (int y = 0; y < p->h; y++) {
     int first = p->ystart[y];
     int n = p->ytaps[y];
@@ -299,7 +301,7 @@ static int run(struct plan *p, struct source *src, uint8_t *rowbuf, uint8_t *rin
       const uint8_t *row;
       if (d != NULL) {
         JSAMPROW line = rowbuf;
-        do {
+        do { /* the rows above the first one used are read and dropped */
           if (jpeg_read_scanlines(&d->cinfo, &line, 1) != 1) {
             snprintf(d->err.message, JMSG_LENGTH_MAX,
                 "the decoder stopped before the region's end");
