@@ -20,14 +20,14 @@ import org.slf4j.LoggerFactory;
  * the CPU has. When it runs: by default ({@code auto}) in place of the scalar Java path, that is
  * wherever the Java vector path ({@link VectorPath}) is not running (a JVM without {@code
  * jdk.incubator.vector}, a CPU without 256-bit vectors, or before C2 has compiled the vector path),
- * because on the machines measured (docs/benchmarks.md, "Native resample") the JIT-compiled vector
- * path is faster than this C and the scalar path about half its speed. The system property {@code
- * spindle.image.nativeResample} changes that: {@code true} runs it everywhere at the best level,
- * {@code avx2}, {@code sse4.1} or {@code c} everywhere at that level, {@code false} (or {@code
- * java}) never; a library that did not load ({@link NativeJpeg#AVAILABLE}) means never. A level the
- * CPU lacks is refused (the Java paths run, {@link #describe} says why). The property is for tests
- * and benchmarks; users have no key for it. Stateless and thread-safe; each call's buffers are its
- * own (native, freed before it returns).
+ * because on the machine measured (docs/benchmarks.md, "Native resample") this C is at parity with
+ * the JIT-compiled vector path (0.8-1.1 times its speed, within the noise of a loaded VM) and about
+ * 2.8 times the scalar path's. The system property {@code spindle.image.nativeResample} changes
+ * that: {@code true} runs it everywhere at the best level, {@code avx2}, {@code sse4.1} or {@code
+ * c} everywhere at that level, {@code false} (or {@code java}) never; a library that did not load
+ * ({@link NativeJpeg#AVAILABLE}) means never. A level the CPU lacks is refused (the Java paths run,
+ * {@link #describe} says why). The property is for tests and benchmarks; users have no key for it.
+ * Stateless and thread-safe; each call's buffers are its own (native, freed before it returns).
  */
 final class NativeResample {
   private static final Logger LOG = LoggerFactory.getLogger(NativeResample.class);
