@@ -2,7 +2,8 @@
 read from its JSON report (see bin/bench-vs-torch for the report's layout)."""
 import os
 
-COLOURS = {"native": (200, 60, 30), "opencv": (230, 150, 20), "dataloader": (40, 90, 200)}
+COLOURS = {"native": (200, 60, 30), "native-resample": (120, 40, 160), "opencv": (230, 150, 20),
+           "dataloader": (40, 90, 200)}
 HEAD = "%-44s %10s %13s %13s %8s %8s %8s"
 LINE = "%-44s %10.0f %13.2f %13.2f %8.0f %8.0f %8.1f"
 
@@ -59,10 +60,11 @@ def scaling(p):
 
 def notes(p):
     for decoder, s in p["spindle"].items():
-        print("Spindle %s: decoder %s; decode-only (OpenCV whole image, %d threads) %.0f images/s;"
-              " preload %.2f s; JVM start to first batch %.2f s; JIT in steady epochs %.2f s;"
+        print("Spindle %s: decoder %s; resample: %s (%s); decode-only (OpenCV whole image,"
+              " %d threads) %.0f images/s; preload %.2f s; JVM start to first batch %.2f s; JIT in steady epochs %.2f s;"
               " images/s per epoch %s" % (
-                  decoder, s.get("jpeg_decoder"), s["threads"], s["decode_only_images_per_s"],
+                  decoder, s.get("jpeg_decoder"), s.get("resample_path", "java"),
+                  s.get("resample"), s["threads"], s["decode_only_images_per_s"],
                   s.get("preload_s", -1), s.get("jvm_start_to_first_batch_s", -1),
                   s.get("jit_compile_s_in_steady_epochs", -1),
                   ", ".join("%.0f" % r for r in s.get("epoch_images_per_s", []))))
@@ -83,6 +85,9 @@ def ratios(p):
                                                       r["images_per_s_vs_full_decode"]))
     if "native_vs_opencv_images_per_s" in p:
         print("native vs opencv images/s: %.2f" % p["native_vs_opencv_images_per_s"])
+    if "native_resample_vs_java_resample_images_per_s" in p:
+        print("native resample vs java resample images/s: %.2f"
+              % p["native_resample_vs_java_resample_images_per_s"])
 
 
 def plot(report, path):

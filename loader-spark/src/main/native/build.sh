@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds libspindlejpeg.so (spindle_jpeg.c + Debian's static libjpeg-turbo) into
+# Builds libspindlejpeg.so (spindle_jpeg.c, spindle_resample.c + Debian's static libjpeg-turbo) into
 # OUT/dev/spindle/spark/image/native/linux-ARCH/, where NativeJpeg loads it from the classpath.
 # Called by Maven (loader-spark, process-classes) with OUT = target/classes. Without a C compiler,
 # libjpeg-turbo's headers or its static library it says so once and exits 0: the build goes on
-# and Spindle decodes with OpenCV. Rebuilds only when the source or this script is newer.
+# and Spindle decodes with OpenCV (and resamples in Java). Rebuilds only when a source or this
+# script is newer.
 set -euo pipefail
 out="$1"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,7 +14,11 @@ case "$(uname -m)" in
   *) echo "spindle: skipped the native JPEG decoder (no build for $(uname -m))"; exit 0 ;;
 esac
 lib="$out/dev/spindle/spark/image/native/linux-$arch/libspindlejpeg.so"
-if [[ -f "$lib" && "$lib" -nt "$here/spindle_jpeg.c" && "$lib" -nt "$here/build.sh" ]]; then
+fresh=1
+for f in "$here"/*.c "$here"/*.h "$here/build.sh"; do
+  [[ -f "$lib" && "$lib" -nt "$f" ]] || fresh=0
+done
+if ((fresh)); then
   exit 0
 fi
 cc="${CC:-cc}"
@@ -36,10 +41,14 @@ if ((${#missing[@]})); then
 fi
 mkdir -p "$(dirname "$lib")"
 tmp="$lib.tmp.$$"
+flags=(-fPIC -fvisibility=hidden -Wall -Wextra -Werror -I"$java_home/include"
+  -I"$java_home/include/linux")
+# the resample at -O3: its plain loops are vectorised per target (AVX2, SSE4.1, baseline)
+"$cc" -O2 "${flags[@]}" -c -o "$tmp.jpeg.o" "$here/spindle_jpeg.c"
+"$cc" -O3 "${flags[@]}" -c -o "$tmp.resample.o" "$here/spindle_resample.c"
 # libjpeg-turbo linked in, its symbols hidden (OpenCV's own libjpeg lives in the same process)
-"$cc" -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
-  -I"$java_home/include" -I"$java_home/include/linux" \
-  -o "$tmp" "$here/spindle_jpeg.c" "$static" \
+"$cc" -shared -o "$tmp" "$tmp.jpeg.o" "$tmp.resample.o" "$static" \
   -Wl,--exclude-libs,ALL -Wl,-Bsymbolic -Wl,-z,noexecstack -Wl,--no-undefined -lc
+rm -f "$tmp.jpeg.o" "$tmp.resample.o"
 mv -f "$tmp" "$lib"
-echo "spindle: built the native JPEG decoder $lib"
+echo "spindle: built the native JPEG decoder and resample $lib"

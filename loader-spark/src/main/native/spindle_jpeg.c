@@ -24,6 +24,8 @@
 
 #include <jpeglib.h>
 
+#include "spindle_native.h"
+
 /* libjpeg's message table, built from jerror.h as jerror.c builds it. Spindle sets up its own
  * error manager instead of calling jpeg_std_error: Debian's libjpeg.a is not position-independent
  * code, and jerror.c's reference to stderr is the one relocation that a shared library cannot
@@ -39,12 +41,6 @@ static const char *const MESSAGES[] = {
 
 /* open()'s result[] layout (NativeJpeg.java) */
 enum { R_WIDTH, R_HEIGHT, R_X, R_Y, R_STRIDE, R_ROWS, R_COUNT };
-
-struct error_manager {
-  struct jpeg_error_mgr pub;
-  jmp_buf escape;
-  char message[JMSG_LENGTH_MAX];
-};
 
 static void error_exit(j_common_ptr cinfo) {
   struct error_manager *err = (struct error_manager *) cinfo->err;
@@ -106,7 +102,7 @@ static struct jpeg_error_mgr *init_error(struct jpeg_error_mgr *err) {
   return err;
 }
 
-static void throw_image_exception(JNIEnv *env, const char *message) {
+void throw_image_exception(JNIEnv *env, const char *message) {
   jclass cls = (*env)->FindClass(env, "dev/spindle/spark/image/ImageException");
   if (cls != NULL) {
     (*env)->ThrowNew(env, cls, message);
@@ -117,17 +113,7 @@ static int clamp(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* One region being decoded: opened by open(), its rows read in order by read(), freed by close(). */
-struct decoder {
-  struct jpeg_decompress_struct cinfo;
-  struct error_manager err;
-  int created;
-  int row;  /* the next row read() returns */
-  int end;  /* the row after the region's last */
-  int width; /* pixels per row */
-};
-
-static void throw_error(JNIEnv *env, struct decoder *d) {
+void throw_error(JNIEnv *env, struct decoder *d) {
   char message[JMSG_LENGTH_MAX + 32];
   snprintf(message, sizeof message, "Cannot decode JPEG: %s", d->err.message);
   throw_image_exception(env, message);

@@ -27,8 +27,10 @@ import org.apache.arrow.memory.RootAllocator;
  * time_to_first_batch_s} (from creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole
  * process, up to the end of the epochs), {@code decode_only_images_per_s}, and {@code
  * jit_compile_s_in_steady_epochs} (JIT compiler time spent during the steady epochs: how far the
- * JVM still was from steady state). A benchmark: it reports, it asserts nothing. Runs on the
- * calling thread plus the loader's pool.
+ * JVM still was from steady state), and which resample ran: {@code resample_path} {@code native}
+ * (C, fused with the region decode; {@code resample} names its SIMD level) or {@code java} (the
+ * Vector API or scalar path; {@code -Dspindle.image.nativeResample=false} forces it). A benchmark:
+ * it reports, it asserts nothing. Runs on the calling thread plus the loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;
@@ -106,7 +108,14 @@ public final class ImageBench {
       Pipeline.warmUp();
     }
     report.put("preload_s", (System.nanoTime() - preload) / 1e9);
-    report.put("resample", ImageTransform.resampleImplementation());
+    // native (fused with the region decode, SIMD level) or java (the Vector API or scalar path)
+    report.put("resample_path", ImageTransform.resamplePath());
+    report.put(
+        "resample",
+        ImageTransform.resamplePath().equals("native")
+            ? ImageTransform.nativeResample()
+            : "java, " + ImageTransform.resampleImplementation());
+    report.put("java_resample", ImageTransform.resampleImplementation());
     report.put("jpeg_decoder", ImageTransform.jpegDecoder());
     try (BufferAllocator allocator = new RootAllocator(4L << 30)) {
       runEpochs(samples, transform, threads, batchSize, epochs, seed, engine, allocator, report);

@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +17,10 @@ import org.apache.arrow.memory.RootAllocator;
  * out, as {@code bench images}' decode-only pass) and how much longer the vector path takes than
  * that, and on the first image the two scalar resample passes alone and the vector resample with
  * its float32 output alone (its source and destination stay in cache: less than its cost after a
- * decode, which has pushed much of the decoded image out of the core's cache). Rounds after the
- * first are warm. A benchmark: it reports, it asserts nothing; single-threaded, on the calling
+ * decode, which has pushed much of the decoded image out of the core's cache); then, per round, the
+ * native resample (fused with the native region decode, each SIMD level) against the Java resample
+ * on the same decoder, in this thread's CPU time, for the eval and train pipelines. Rounds after
+ * the first are warm. A benchmark: it reports, it asserts nothing; single-threaded, on the calling
  * thread.
  */
 public final class ImageStageBench {
@@ -65,7 +69,61 @@ public final class ImageStageBench {
             passes[0],
             passes[1],
             resample);
+        nativeAgainstJava(data, buf);
       }
+    }
+  }
+
+  /**
+   * One line per pipeline (eval {@code resize(256),center_crop(224),normalize}, train {@code
+   * random_resized_crop(224),hflip,normalize}, float32): this thread's CPU milliseconds per image
+   * with the native region decode and the Java resample (the vector path where the JVM has it, and
+   * the scalar path) against the native resample fused with it at each SIMD level this CPU runs,
+   * interleaved image by image so that a shared machine's load weighs on both alike; and the ratio
+   * Java / native.
+   */
+  private static void nativeAgainstJava(List<byte[]> data, ArrowBuf buf) throws Exception {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    String[] names = {"eval", "train"};
+    ImageTransform[] pipelines = {
+      ImageTransform.parse("resize(256),center_crop(224),normalize"),
+      ImageTransform.parse("random_resized_crop(224),hflip,normalize").withSeed(1)
+    };
+    int[] levels = NativeResample.supportedLevels();
+    for (int p = 0; p < pipelines.length; p++) {
+      ImageTransform t = pipelines[p];
+      // [0]: Java vector (or scalar); [1]: Java scalar; [2 + i]: native at levels[i]
+      long[] cpu = new long[levels.length + 2];
+      for (int i = 0; i < data.size(); i++) {
+        byte[] d = data.get(i);
+        for (int v = 0; v < cpu.length; v++) {
+          long t0 = mx.getCurrentThreadCpuTime();
+          if (v < 2) {
+            t.apply(d, 0, d.length, i, buf, 0, v == 0 && VectorPath.ENABLED, true, true, -1);
+          } else {
+            t.apply(d, 0, d.length, i, buf, 0, false, false, true, levels[v - 2]);
+          }
+          cpu[v] += mx.getCurrentThreadCpuTime() - t0;
+        }
+      }
+      StringBuilder line =
+          new StringBuilder(
+              String.format(
+                  "  %s: CPU ms/image, native decode + java resample: %s %.3f, scalar %.3f",
+                  names[p],
+                  VectorPath.ENABLED ? "vector" : "scalar",
+                  cpu[0] / 1e6 / data.size(),
+                  cpu[1] / 1e6 / data.size()));
+      for (int v = 2; v < cpu.length; v++) {
+        line.append(
+            String.format(
+                "; native fused %s %.3f (java vector/native %.3f, java scalar/native %.3f)",
+                NativeResample.name(levels[v - 2]),
+                cpu[v] / 1e6 / data.size(),
+                (double) cpu[0] / cpu[v],
+                (double) cpu[1] / cpu[v]));
+      }
+      System.out.println(line);
     }
   }
 

@@ -246,7 +246,18 @@ public final class ImageTransform implements Serializable {
   public void apply(
       byte[] data, int offset, int length, long sampleIndex, ArrowBuf dst, long dstOffset)
       throws ImageException {
-    apply(data, offset, length, sampleIndex, dst, dstOffset, VectorPath.ready());
+    boolean vector = VectorPath.ready();
+    apply(
+        data,
+        offset,
+        length,
+        sampleIndex,
+        dst,
+        dstOffset,
+        vector,
+        VectorPath.PERMUTE,
+        NativeJpeg.AVAILABLE,
+        NativeResample.levelFor(vector));
   }
 
   /**
@@ -268,9 +279,30 @@ public final class ImageTransform implements Serializable {
     return NativeJpeg.describe();
   }
 
-  /** The resample implementation {@link #apply} uses once warm: "vector (...)" or "scalar". */
+  /**
+   * The Java resample implementation (the pure-JVM fallback of the native resample) once warm:
+   * "vector (...)" or "scalar".
+   */
   public static String resampleImplementation() {
     return VectorPath.describe();
+  }
+
+  /**
+   * Which resample {@link #apply} runs once warm where it can (one resample stage, no padding, an
+   * upright image): "native" ({@link NativeResample}, fused with the native JPEG region decode) or
+   * "java" (the Vector API or scalar path, {@link #resampleImplementation}). By default the native
+   * resample takes the place of the scalar path only (see {@link NativeResample}).
+   */
+  public static String resamplePath() {
+    return NativeResample.levelFor(VectorPath.ENABLED) >= 0 ? "native" : "java";
+  }
+
+  /**
+   * "native (avx2)" and the like, with "where the Java vector path does not run" by default, or
+   * "java (why the native resample is off)".
+   */
+  public static String nativeResample() {
+    return NativeResample.describe();
   }
 
   /**
@@ -311,7 +343,7 @@ public final class ImageTransform implements Serializable {
    * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean, boolean)}, a JPEG whose
    * transform is one resample on the vector path decoded by {@link NativeJpeg} (only the region it
    * reads) when {@code nativeJpeg} and it loaded, else by OpenCV (for tests, which compare both
-   * decoders on one machine).
+   * decoders on one machine); the Java resample.
    */
   void apply(
       byte[] data,
@@ -324,6 +356,35 @@ public final class ImageTransform implements Serializable {
       boolean permute,
       boolean nativeJpeg)
       throws ImageException {
+    apply(data, offset, length, sampleIndex, dst, dstOffset, vector, permute, nativeJpeg, -1);
+  }
+
+  /**
+   * {@link #apply(byte[], int, int, long, ArrowBuf, long, boolean, boolean, boolean)}, the last
+   * stage resampled natively at SIMD level {@code nativeLevel} ({@link NativeResample}) where it
+   * can, or in Java when {@code nativeLevel} is -1 (for tests, which compare every level and the
+   * Java paths on one machine).
+   */
+  void apply(
+      byte[] data,
+      int offset,
+      int length,
+      long sampleIndex,
+      ArrowBuf dst,
+      long dstOffset,
+      boolean vector,
+      boolean permute,
+      boolean nativeJpeg,
+      int nativeLevel)
+      throws ImageException {
+    if (nativeLevel >= 0 && !NativeResample.supported(nativeLevel)) {
+      throw new IllegalArgumentException(
+          "Native resample level "
+              + nativeLevel
+              + " not supported here (best "
+              + NativeResample.BEST
+              + ")");
+    }
     long bytes = outputBytes();
     if (dst == null || dstOffset < 0 || dstOffset + bytes > dst.capacity()) {
       throw new IllegalArgumentException(
@@ -355,6 +416,7 @@ public final class ImageTransform implements Serializable {
           vector && VectorPath.ENABLED,
           permute,
           nativeJpeg && NativeJpeg.AVAILABLE,
+          nativeLevel,
           dst,
           dstOffset);
     } finally {
@@ -378,6 +440,7 @@ public final class ImageTransform implements Serializable {
       boolean vector,
       boolean permute,
       boolean nativeJpeg,
+      int nativeLevel,
       ArrowBuf dst,
       long dstOffset)
       throws ImageException {
@@ -405,10 +468,11 @@ public final class ImageTransform implements Serializable {
         orientation,
         stages,
         reduce,
-        vector && directable,
+        directable && (vector || nativeLevel >= 0),
         vector,
         permute,
         nativeJpeg,
+        nativeLevel,
         scratch,
         dst,
         dstOffset);

@@ -131,6 +131,23 @@ final class NativeJpeg {
       next += count;
     }
 
+    /** The decoder, for {@link NativeResample#fused}, which reads its rows itself. */
+    long handle() {
+      if (handle == 0) {
+        throw new IllegalStateException("Band closed");
+      }
+      return handle;
+    }
+
+    /**
+     * Records that {@link NativeResample#fused} read the rows it needed, with libjpeg-turbo's
+     * {@code warnings}: no more rows are to be read.
+     */
+    void resampled(int warnings) {
+      this.warnings = warnings;
+      this.next = rows;
+    }
+
     /** libjpeg-turbo's warnings so far: corrupt data it decoded as grey. */
     int warnings() {
       return warnings;

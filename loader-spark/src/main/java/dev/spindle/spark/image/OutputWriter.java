@@ -12,7 +12,7 @@ import org.apache.arrow.memory.util.Float16;
  * equal torch's values bit for bit. Immutable; any thread may call it.
  */
 final class OutputWriter implements java.io.Serializable {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
 
   private final OutputMode mode;
   private final float[][] floats;
@@ -20,6 +20,8 @@ final class OutputWriter implements java.io.Serializable {
   private final float[] mean;
   private final float[] std;
   private final boolean divisionFree;
+  private final float[] floatTable;
+  private final short[] halfTable;
 
   OutputWriter(OutputMode mode, ImageOp.Normalize normalize) {
     this.mode = mode;
@@ -38,6 +40,25 @@ final class OutputWriter implements java.io.Serializable {
       }
     }
     this.divisionFree = divisionFree(floats, mean, std);
+    this.floatTable = new float[3 * 256];
+    this.halfTable = new short[3 * 256];
+    for (int c = 0; c < 3; c++) {
+      System.arraycopy(floats[c], 0, floatTable, c * 256, 256);
+      System.arraycopy(halves[c], 0, halfTable, c * 256, 256);
+    }
+  }
+
+  /**
+   * The float32 value of every byte of every channel, channel {@code c}'s value {@code v} at {@code
+   * c * 256 + v} (for {@link NativeResample}). Not to be modified.
+   */
+  float[] floatTable() {
+    return floatTable;
+  }
+
+  /** {@link #floatTable} as float16 bits (ties to even). Not to be modified. */
+  short[] halfTable() {
+    return halfTable;
   }
 
   /**

@@ -21,10 +21,11 @@ final class TransformRunner {
   /**
    * Decodes the image in {@code data} and runs {@code stages} (planned for it, at {@code 1 /
    * reduce} scale for the first) on it; the last one writes {@code t}'s output at {@code
-   * dst[dstOffset]}. When {@code direct} (the vector path, one resample stage without padding, an
-   * upright image) the resample reads the decoder's buffer; otherwise the decoded image is turned
-   * by {@code orientation} and the stages run one by one, the last on the vector path when {@code
-   * vector} and it does not pad.
+   * dst[dstOffset]}. When {@code direct} (the vector path or the native resample at {@code
+   * nativeLevel}, one resample stage without padding, an upright image) the resample reads the
+   * decoder's buffer (the native resample: fused with the native region decode, or OpenCV's native
+   * buffer); otherwise the decoded image is turned by {@code orientation} and the stages run one by
+   * one, the last on the vector path when {@code vector} and it does not pad.
    */
   static void run(
       ImageTransform t,
@@ -39,6 +40,7 @@ final class TransformRunner {
       boolean vector,
       boolean permute,
       boolean nativeJpeg,
+      int nativeLevel,
       DecodeScratch scratch,
       ArrowBuf dst,
       long dstOffset)
@@ -48,10 +50,13 @@ final class TransformRunner {
       // the common case: one resample, straight from the decoder's buffer into dst
       Stage stage = stages.get(0);
       checkSize(t, stage);
+      int level =
+          nativeLevel >= 0 && NativeResample.canWrite(writer, dst, dstOffset) ? nativeLevel : -1;
       if (cost.info().format() == ImageFormat.JPEG
           && nativeJpeg
+          && (vector || level >= 0)
           && regionDecode(
-              writer, data, offset, length, cost, reduce, stage, scratch, permute, dst,
+              writer, data, offset, length, cost, reduce, stage, scratch, permute, level, dst,
               dstOffset)) {
         return;
       }
@@ -64,7 +69,30 @@ final class TransformRunner {
           reduce,
           scratch,
           (rgb, w, h) -> {
-            VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
+            if (level >= 0 && rgb.isDirect()) {
+              NativeResample.fromMemory(
+                  stage, rgb, w, h, r, writer, dst, dstOffset, level, scratch);
+            } else if (vector) {
+              VectorResample.run(stage, rgb, w, h, r, writer, dst, dstOffset, permute, scratch);
+            } else { // neither can take this buffer (a conversion's copy on the heap, say)
+              byte[] pixels =
+                  rgb.hasArray()
+                      ? rgb.array()
+                      : scratch.bytes(DecodeScratch.Slot.PIXELS, rgb.capacity());
+              if (!rgb.hasArray()) {
+                rgb.get(0, pixels, 0, rgb.capacity());
+              }
+              runStages(
+                  t,
+                  new DecodedImage(pixels, w, h),
+                  stages,
+                  r,
+                  false,
+                  permute,
+                  scratch,
+                  dst,
+                  dstOffset);
+            }
             return null;
           });
       return;
@@ -77,6 +105,24 @@ final class TransformRunner {
               orientation,
               scratch.bytes(DecodeScratch.Slot.ORIENTED, image.pixels().length));
     }
+    runStages(t, image, stages, reduce, vector, permute, scratch, dst, dstOffset);
+  }
+
+  /**
+   * Runs {@code stages} one by one on the upright {@code image}, the last on the vector path when
+   * {@code vector} and it does not pad, and writes the output.
+   */
+  private static void runStages(
+      ImageTransform t,
+      DecodedImage image,
+      List<Stage> stages,
+      int reduce,
+      boolean vector,
+      boolean permute,
+      DecodeScratch scratch,
+      ArrowBuf dst,
+      long dstOffset) {
+    OutputWriter writer = t.writer();
     for (int i = 0; i < stages.size(); i++) {
       Stage stage = stages.get(i);
       Stage.Rect win = stage.window();
@@ -117,6 +163,7 @@ final class TransformRunner {
       Stage stage,
       DecodeScratch scratch,
       boolean permute,
+      int level,
       ArrowBuf dst,
       long dstOffset)
       throws ImageException {
@@ -152,9 +199,12 @@ final class TransformRunner {
                 + band.height
                 + (reduce > 1 ? " at 1/" + reduce + " scale" : ""));
       }
-      // decodes band by band as the resample asks for rows
-      VectorResample.run(
-          stage, band, w, h, band.region, reduce, writer, dst, dstOffset, permute, scratch);
+      if (level >= 0) { // decodes, resamples and writes row by row, natively
+        NativeResample.fused(stage, band, w, h, reduce, writer, dst, dstOffset, level, scratch);
+      } else { // decodes band by band as the resample asks for rows
+        VectorResample.run(
+            stage, band, w, h, band.region, reduce, writer, dst, dstOffset, permute, scratch);
+      }
       if (band.warnings() > 0) { // dst is then the caller's to discard
         OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
       }

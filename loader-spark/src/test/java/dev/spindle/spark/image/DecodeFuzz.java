@@ -9,10 +9,10 @@ import org.apache.arrow.memory.RootAllocator;
  * PNG), with the decoder chosen by the target ({@link NativeDecodeFuzz}: Spindle's native
  * libjpeg-turbo region decoder; {@link OpenCvDecodeFuzz}: OpenCV). Three transforms, picked by the
  * input's length, reach the direct one-resample path, the random-crop path (full decode, EXIF turn,
- * several stages) and a reduced-scale decode. The property: a result or {@link ImageException},
- * nothing else; every decode stays within the declared {@link #MAX_DECODE_BYTES} and {@link
- * #MAX_PIXELS} (the child JVM's heap and RSS limits are set from them, see {@code FuzzTarget}); no
- * JVM crash in the native code. One thread.
+ * several stages) and a reduced-scale decode; the direct path's resample is native (C) for half the
+ * inputs. The property: a result or {@link ImageException}, nothing else; every decode stays within
+ * the declared {@link #MAX_DECODE_BYTES} and {@link #MAX_PIXELS} (the child JVM's heap and RSS
+ * limits are set from them, see {@code FuzzTarget}); no JVM crash in the native code. One thread.
  */
 final class DecodeFuzz {
   /** The decode budget declared to the transform ({@code spark.spindle.image.maxDecodeBytes}). */
@@ -42,11 +42,16 @@ final class DecodeFuzz {
     return max;
   }
 
-  /** Decodes and transforms {@code data}; ImageException is the documented refusal. */
+  /**
+   * Decodes and transforms {@code data}; ImageException is the documented refusal. Every other
+   * input (by length) takes the native resample where the library has it ({@link NativeResample}:
+   * fused with the native decoder, or on OpenCV's buffer), the others the Java one.
+   */
   static void run(byte[] data, boolean nativeJpeg) {
     ImageTransform t = TRANSFORMS[data.length % TRANSFORMS.length];
+    int level = data.length / TRANSFORMS.length % 2 == 0 ? NativeResample.BEST : -1;
     try {
-      t.apply(data, 0, data.length, data.length, OUT, 0, true, true, nativeJpeg);
+      t.apply(data, 0, data.length, data.length, OUT, 0, true, true, nativeJpeg, level);
     } catch (ImageException e) {
       // refused: corrupt, truncated, unsupported or over the limits
     }

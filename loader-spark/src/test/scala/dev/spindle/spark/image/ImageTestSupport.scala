@@ -50,14 +50,31 @@ object ImageTestSupport {
 
   /**
    * [[applyTo]] on the vector path (when the JVM has it) or on the scalar path, explicitly; JPEGs
-   * decoded natively (when the library loaded) or by OpenCV.
+   * decoded natively (when the library loaded) or by OpenCV; the Java resample.
    */
   def applyWith(transform: ImageTransform, data: Array[Byte], vector: Boolean,
       nativeJpeg: Boolean = NativeJpeg.AVAILABLE): Array[Byte] =
+    applyWith(transform, data, DecodePath(vector, nativeJpeg))
+
+  /** [[applyTo]] on `path`. */
+  def applyWith(transform: ImageTransform, data: Array[Byte], path: DecodePath): Array[Byte] =
     withBuffer(transform.outputBytes()) { buf =>
-      transform.apply(data, 0, data.length, 0L, buf, 0L, vector, VectorPath.PERMUTE, nativeJpeg)
+      transform.apply(data, 0, data.length, 0L, buf, 0L, path.vector, VectorPath.PERMUTE,
+        path.nativeJpeg, path.nativeLevel)
       read(buf, 0L, transform.outputBytes().toInt)
     }
+
+  /**
+   * One way to run a transform: the Java resample (`nativeLevel` -1; vector or scalar) or the
+   * native one at a SIMD level ([[NativeResample]]: C, SSE4.1, AVX2), JPEGs decoded by the native
+   * region decoder (fused with the native resample) or by OpenCV.
+   */
+  final case class DecodePath(vector: Boolean, nativeJpeg: Boolean, nativeLevel: Int = -1) {
+    override def toString: String =
+      if (nativeLevel < 0) describe(vector, nativeJpeg)
+      else s"native resample ${NativeResample.name(nativeLevel)}" +
+        (if (nativeJpeg) ", native JPEG (fused)" else ", OpenCV")
+  }
 
   /** "vector, native JPEG" and the like, for messages. */
   def describe(vector: Boolean, nativeJpeg: Boolean): String =
@@ -67,12 +84,28 @@ object ImageTestSupport {
   def paths: Seq[Boolean] = if (VectorPath.ENABLED) Seq(false, true) else Seq(false)
 
   /**
-   * (vector, native JPEG decoder) pairs to test: each resample path with OpenCV decoding, and the
-   * vector path with the native region decoder where it loaded (the only path that uses it).
+   * The native resample at every SIMD level this machine runs (plain C, SSE4.1, AVX2), each fused
+   * with the native JPEG decoder and on OpenCV's decode; none without the library (required
+   * under CI=true, as NativeJpegSuite requires it).
    */
-  def decodePaths: Seq[(Boolean, Boolean)] =
-    paths.map(_ -> false) ++ (if (VectorPath.ENABLED && NativeJpeg.AVAILABLE) Seq(true -> true)
-    else Nil)
+  def nativePaths: Seq[DecodePath] = {
+    if (sys.env.get("CI").contains("true")) {
+      require(NativeResample.BEST >= 0,
+        s"the native resample must run in CI: ${NativeResample.describe()}")
+    }
+    NativeResample.supportedLevels().toSeq.flatMap(l =>
+      Seq(DecodePath(vector = false, nativeJpeg = true, l),
+        DecodePath(vector = false, nativeJpeg = false, l)))
+  }
+
+  /**
+   * Paths to test: each Java resample path with OpenCV decoding, the vector path with the native
+   * region decoder where it loaded, and the native resample at each SIMD level ([[nativePaths]]).
+   */
+  def decodePaths: Seq[DecodePath] =
+    paths.map(DecodePath(_, nativeJpeg = false)) ++
+      (if (VectorPath.ENABLED && NativeJpeg.AVAILABLE) Seq(DecodePath(vector = true,
+        nativeJpeg = true)) else Nil) ++ nativePaths
 
   def withBuffer[T](bytes: Long)(body: ArrowBuf => T): T = {
     val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)

@@ -124,12 +124,18 @@ class NativeJpegSuite extends AnyFunSuite {
         t.apply(data, 0, data.length, index, buf, 0L, true, VectorPath.PERMUTE, false)
         read(buf, 0L, t.outputBytes().toInt)
       }
-      val native = withBuffer(t.outputBytes()) { buf =>
-        t.apply(data, 0, data.length, index, buf, 0L, true, VectorPath.PERMUTE, true)
-        read(buf, 0L, t.outputBytes().toInt)
+      // the vector path on the native decoder, and the native resample at every SIMD level,
+      // fused with the native decoder and on OpenCV's decode
+      for (path <- DecodePath(vector = true, nativeJpeg = true) +: nativePaths) {
+        val native = withBuffer(t.outputBytes()) { buf =>
+          t.apply(data, 0, data.length, index, buf, 0L, path.vector, VectorPath.PERMUTE,
+            path.nativeJpeg, path.nativeLevel)
+          read(buf, 0L, t.outputBytes().toInt)
+        }
+        assert(java.util.Arrays.equals(native, opencv),
+          s"$spec (reduced $reduced) on $name, sample $index, $path: " +
+            firstDifference(native, opencv))
       }
-      assert(java.util.Arrays.equals(native, opencv),
-        s"$spec (reduced $reduced) on $name, sample $index: ${firstDifference(native, opencv)}")
     }
   }
 

@@ -1,0 +1,32 @@
+/*
+ * What spindle_jpeg.c (the region decoder) and spindle_resample.c (the resample fused with it)
+ * share: an open region's decoder and the helpers that throw ImageException. Include after
+ * <jni.h>, <setjmp.h>, <stdio.h> and <jpeglib.h>.
+ */
+#ifndef SPINDLE_NATIVE_H
+#define SPINDLE_NATIVE_H
+
+struct error_manager {
+  struct jpeg_error_mgr pub;
+  jmp_buf escape;
+  char message[JMSG_LENGTH_MAX];
+};
+
+/* One region being decoded: opened by open(), its rows read in order by read() or by the fused
+ * resample (spindle_resample.c), freed by close(). */
+struct decoder {
+  struct jpeg_decompress_struct cinfo;
+  struct error_manager err;
+  int created;
+  int row;  /* the next row read() returns */
+  int end;  /* the row after the region's last */
+  int width; /* pixels per row */
+};
+
+/* Throws dev.spindle.spark.image.ImageException with `message`. */
+void throw_image_exception(JNIEnv *env, const char *message);
+
+/* Throws ImageException "Cannot decode JPEG: " and libjpeg's message in d->err. */
+void throw_error(JNIEnv *env, struct decoder *d);
+
+#endif
