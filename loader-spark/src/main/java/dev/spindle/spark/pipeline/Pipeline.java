@@ -115,6 +115,17 @@ public final class Pipeline<T> {
     if (!WARMED_UP.compareAndSet(false, true)) {
       return 0;
     }
+    return runWarmUp();
+  }
+
+  /**
+   * {@link #warmUp}'s pipelines, run whether or not they ran before in this JVM (they are harmless
+   * to run again; {@code samples.DecodeWarmUp} runs them in the background without taking {@link
+   * #warmUp}'s once-per-JVM turn, which stays its caller's).
+   *
+   * @return the items its pipelines delivered ({@value #WARM_UP_RUNS} x {@value #WARM_UP_ITEMS})
+   */
+  public static long runWarmUp() {
     long items = 0;
     try (ExecutorPools pools = ExecutorPools.create("spindle-warm-up", 2)) {
       for (int run = 0; run < WARM_UP_RUNS; run++) {

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Warms a JVM that will decode images before its first sample arrives: loads the decoders' native
  * libraries and has the JIT compile the vector resample ({@link ImageTransform#preload}) and the
- * pipeline engine ({@link Pipeline#warmUp}), on one daemon thread of its own, as {@code bench
+ * pipeline engine ({@link Pipeline#runWarmUp}), on one daemon thread of its own, as {@code bench
  * images} does before its clock. Started while the JVM has other slow things to do with one core:
  * the embedded session's start (the command line's JVM is its executor) and a trainer's {@code
  * import torch}. Without it the same code compiles during the first epochs, on the cores the decode
@@ -30,7 +30,7 @@ public final class DecodeWarmUp {
     if (!STARTED.compareAndSet(false, true)) {
       return;
     }
-    Thread t = new Thread(DecodeWarmUp::run, "spindle-warm-up-jit");
+    Thread t = new Thread(DecodeWarmUp::run, "spindle-jit-warm-up");
     t.setDaemon(true);
     t.start();
   }
@@ -39,7 +39,7 @@ public final class DecodeWarmUp {
     long start = System.nanoTime();
     try {
       ImageTransform.preload();
-      Pipeline.warmUp();
+      Pipeline.runWarmUp();
       LOG.debug("Decode warm-up took {} ms", (System.nanoTime() - start) / 1_000_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
