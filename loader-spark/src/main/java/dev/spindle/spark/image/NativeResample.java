@@ -235,10 +235,9 @@ final class NativeResample {
     Stage.Rect win = stage.window();
     int w = win.width();
     int h = win.height();
-    PillowResample.Kernel kx =
-        StageRunner.kernel(stage, reduce, srcWidth, true, win.x(), w, scratch);
-    PillowResample.Kernel ky =
-        StageRunner.kernel(stage, reduce, srcHeight, false, win.y(), h, scratch);
+    StageRunner.Kernels k = StageRunner.kernels(stage, reduce, srcWidth, srcHeight, scratch);
+    PillowResample.Kernel kx = k.x();
+    PillowResample.Kernel ky = k.y();
     PillowResample.Padded pad = kx.padded(srcWidth);
     int taps = pad.taps();
     int n = pad.start().length;

@@ -51,6 +51,22 @@ final class StageRunner {
     blit(inside, insideWidth, cy1 - cy0, out, win, cx0 - win.x(), cy0 - win.y(), stage.flip());
   }
 
+  /** The kernels of both axes of a stage's output window. */
+  record Kernels(PillowResample.Kernel x, PillowResample.Kernel y) {}
+
+  /**
+   * The kernels of {@code stage}'s output window ({@link Stage#window}) for a {@code sourceWidth x
+   * sourceHeight} source (at {@code 1 / reduce} scale): every resample path takes them from here,
+   * so they all sum the same taps.
+   */
+  static Kernels kernels(
+      Stage stage, int reduce, int sourceWidth, int sourceHeight, DecodeScratch scratch) {
+    Stage.Rect win = stage.window();
+    return new Kernels(
+        kernel(stage, reduce, sourceWidth, true, win.x(), win.width(), scratch),
+        kernel(stage, reduce, sourceHeight, false, win.y(), win.height(), scratch));
+  }
+
   /**
    * The kernel of one axis of {@code stage}: outputs {@code [first, first + count)}; the thread's
    * cached one when it computed the same kernel recently.

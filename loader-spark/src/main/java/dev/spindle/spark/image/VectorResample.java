@@ -152,12 +152,9 @@ final class VectorResample {
    * of the window's columns and rows.
    */
   static int[] sourceRegion(Stage stage, int width, int height, int reduce, DecodeScratch scratch) {
-    Stage.Rect win = stage.window();
-    PillowResample.Padded pad =
-        StageRunner.kernel(stage, reduce, width, true, win.x(), win.width(), scratch).padded(width);
-    PillowResample.Kernel ky =
-        StageRunner.kernel(stage, reduce, height, false, win.y(), win.height(), scratch);
-    return new int[] {pad.first(), ky.firstInput(), pad.end(), ky.endInput()};
+    StageRunner.Kernels k = StageRunner.kernels(stage, reduce, width, height, scratch);
+    PillowResample.Padded pad = k.x().padded(width);
+    return new int[] {pad.first(), k.y().firstInput(), pad.end(), k.y().endInput()};
   }
 
   /** {@link #run}; float32 output goes to {@code floats} (from 0), other modes to {@code dst}. */
@@ -178,10 +175,9 @@ final class VectorResample {
     Stage.Rect win = stage.window();
     int w = win.width();
     int h = win.height();
-    PillowResample.Kernel kx =
-        StageRunner.kernel(stage, reduce, srcWidth, true, win.x(), w, scratch);
-    PillowResample.Kernel ky =
-        StageRunner.kernel(stage, reduce, srcHeight, false, win.y(), h, scratch);
+    StageRunner.Kernels k = StageRunner.kernels(stage, reduce, srcWidth, srcHeight, scratch);
+    PillowResample.Kernel kx = k.x();
+    PillowResample.Kernel ky = k.y();
     int y0 = ky.firstInput();
     int rows = ky.endInput() - y0;
     int width = (w + LANES - 1) / LANES * LANES;

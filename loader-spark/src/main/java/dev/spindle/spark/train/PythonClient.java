@@ -79,8 +79,7 @@ public final class PythonClient {
 
   private static void checkImports(String python) {
     ProcessBuilder pb = new ProcessBuilder(python, "-c", IMPORTS).redirectErrorStream(true);
-    String path = System.getenv("PYTHONPATH");
-    pb.environment().put("PYTHONPATH", dir() + (path == null || path.isEmpty() ? "" : ":" + path));
+    pb.environment().put("PYTHONPATH", pythonPath());
     Process p;
     try {
       p = pb.start();
@@ -107,6 +106,12 @@ public final class PythonClient {
     } finally {
       p.destroyForcibly();
     }
+  }
+
+  /** {@link #dir} first, then this JVM's own {@code PYTHONPATH}: what trainers' Pythons get. */
+  static String pythonPath() {
+    String path = System.getenv("PYTHONPATH");
+    return dir() + (path == null || path.isEmpty() ? "" : ":" + path);
   }
 
   /** The verdict on a trainers' Python that could not be run at all. */

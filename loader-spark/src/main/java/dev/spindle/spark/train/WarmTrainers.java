@@ -61,8 +61,7 @@ public final class WarmTrainers {
    * exits before it is ready (the other interpreters are then stopped).
    */
   public static PythonClient.ImportCheck start(String python, int count) {
-    String path = System.getenv("PYTHONPATH");
-    String pythonPath = PythonClient.dir() + (path == null || path.isEmpty() ? "" : ":" + path);
+    String pythonPath = PythonClient.pythonPath();
     List<Warm> started = new ArrayList<>();
     IllegalArgumentException failed = null;
     for (int i = 0; i < count && failed == null; i++) {
