@@ -1,5 +1,6 @@
 package dev.spindle.spark.soak;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,13 +40,17 @@ final class Sampler {
   /**
    * Samples until {@code job} is done and {@code epochs} epochs were seen to end (at most 60 s
    * after the job), or the job failed.
+   *
+   * @throws IllegalStateException as soon as a trainer exited with an error (its output in the
+   *     message), rather than waiting out the feed job's trainer timeout
    */
-  void until(CompletableFuture<?> job, int epochs) throws InterruptedException {
+  void until(CompletableFuture<?> job, int epochs) throws InterruptedException, IOException {
     int seen = 0;
     long last = take(-1);
     long after = Long.MAX_VALUE;
     while (seen < epochs && System.nanoTime() < after && !job.isCompletedExceptionally()) {
       Thread.sleep(100);
+      trainers.requireNoneFailed();
       int done = Math.min(trainers.epochsDone(), epochs);
       if (done > seen) {
         Map<String, Long> v = values();

@@ -142,7 +142,7 @@ public final class SoakBench {
               .socket(socket.toString())
               .trainerTimeout(Duration.ofSeconds(120))
               .run());
-    } catch (IOException | RuntimeException | Error e) { // the sampler waits on it: never lost
+    } catch (Throwable e) { // the sampler waits on it: never lost, checked ones from Scala included
       into.completeExceptionally(e);
     }
   }

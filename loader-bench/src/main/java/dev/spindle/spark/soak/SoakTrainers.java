@@ -70,6 +70,20 @@ final class SoakTrainers implements AutoCloseable {
     return done;
   }
 
+  /**
+   * Throws when a trainer has exited with an error.
+   *
+   * @throws IllegalStateException naming the rank, its exit status and its output
+   */
+  void requireNoneFailed() throws IOException {
+    for (int rank = 0; rank < processes.size(); rank++) {
+      Process p = processes.get(rank);
+      if (!p.isAlive() && p.exitValue() != 0) {
+        throw failed(rank, "exited " + p.exitValue());
+      }
+    }
+  }
+
   /** Resident bytes of every trainer still running. */
   long rssBytes() {
     return processes.stream()
@@ -87,19 +101,23 @@ final class SoakTrainers implements AutoCloseable {
     for (int rank = 0; rank < processes.size(); rank++) {
       Process p = processes.get(rank);
       if (!p.waitFor(seconds, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException(
-            "Soak trainer of rank "
-                + rank
-                + " "
-                + (p.isAlive()
-                    ? "did not exit within " + seconds + " s"
-                    : "exited " + p.exitValue())
-                + "; its output ("
-                + logs.get(rank)
-                + "):\n"
-                + Files.readString(logs.get(rank)));
+        throw failed(
+            rank,
+            p.isAlive() ? "did not exit within " + seconds + " s" : "exited " + p.exitValue());
       }
     }
+  }
+
+  private IllegalStateException failed(int rank, String how) throws IOException {
+    return new IllegalStateException(
+        "Soak trainer of rank "
+            + rank
+            + " "
+            + how
+            + "; its output ("
+            + logs.get(rank)
+            + "):\n"
+            + Files.readString(logs.get(rank)));
   }
 
   /** Kills trainers still running. Idempotent. */

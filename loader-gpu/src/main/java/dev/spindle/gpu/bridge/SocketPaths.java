@@ -9,6 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 
@@ -53,17 +54,25 @@ final class SocketPaths {
   }
 
   /**
-   * Writes {@code token} to {@link #tokenFile} (0600, created afresh: a stale file of ours is
-   * replaced, a link is never followed) for trainers started by hand.
+   * Writes {@code token} to {@link #tokenFile} (0600, a link is never followed) for trainers
+   * started by hand. The token is written to a private temporary file beside it and renamed into
+   * place, so a reader that polls for the file sees it whole or not at all: created empty and then
+   * filled, a trainer that read it in between presented an empty token and was refused.
    */
   static void writeToken(Path socket, RunToken token) throws IOException {
     Path file = tokenFile(socket);
-    Files.deleteIfExists(file);
-    Files.writeString(
-        Files.createFile(
-            file,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-        token.value() + "\n");
+    Path part =
+        Files.createTempFile(
+            file.getParent(),
+            "." + file.getFileName() + ".",
+            ".part",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    try {
+      Files.writeString(part, token.value() + "\n");
+      Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(part);
+    }
   }
 
   static void removeToken(Path socket) {
