@@ -1,7 +1,7 @@
 # Sourced by Spindle's launchers (bin/spindle, bin/notebooks): where the build outputs live, the
 # JVM flags Spark needs, and a quiet "build if missing or stale" step. Not executable on its own.
 # Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_BENCH_JAR,
-# SPINDLE_JAVA, SPARK_JVM_FLAGS (array), spindle_build (builds when needed), spindle_classpath
+# SPINDLE_JAVA, SPARK_JVM_FLAGS, SPINDLE_GC_FLAGS, SPINDLE_JIT_FLAGS (arrays), spindle_build (builds when needed), spindle_classpath
 # (prints it), spindle_drop_incubator_warning (a stderr filter).
 
 SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,6 +37,18 @@ SPINDLE_GC_FLAGS=()
 if [[ ! "${SPINDLE_JAVA_OPTS:-}" =~ (Use[A-Za-z0-9]*GC|-Xmn|NewSize|SurvivorRatio) ]]; then
   SPINDLE_GC_FLAGS=(-XX:+UseParallelGC -Xmn128m -XX:SurvivorRatio=3 -XX:-UseAdaptiveSizePolicy)
 fi
+
+# The JIT's thresholds, three times HotSpot's defaults (-XX:CompileThresholdScaling=3). A command's
+# JVM runs a great deal of code only a few thousand times (Spark's start, its scheduler, Hadoop's
+# configuration, the bridge's handshake) beside the little it runs millions of times (the decode,
+# the resample, the tar and pipeline loops). With the default thresholds the compilers keep
+# compiling the former well into the first epochs, on the cores the decode needs; with these the
+# hot code still compiles within the first epoch and the rest mostly never does: a `train` of
+# 2,000 images on 2 cores spent 0.09 ms a steady image compiling instead of 0.20 and its trainer
+# saw 1.09x the images/s (median of 8 pairs), `bench images` no slower and the first batch as
+# soon (docs/benchmarks.md, "The JIT's thresholds"). A -XX:CompileThresholdScaling in
+# SPINDLE_JAVA_OPTS wins (it comes later on the command line).
+SPINDLE_JIT_FLAGS=(-XX:CompileThresholdScaling=3)
 
 # Whether any of the files or folders after $1 holds something newer than the jar $1.
 spindle_newer_than() {
@@ -124,7 +136,7 @@ spindle_cds_flags() {
   local cp="$1" mode="${SPINDLE_CDS:-1}" java key archive
   [[ "$mode" != 0 && -f "$SPINDLE_CDS_LIST" ]] || return 0
   java="$(readlink -f "$(command -v "$SPINDLE_JAVA")")"
-  key="$({ printf '%s\n' "$java" "${SPARK_JVM_FLAGS[*]}" "${SPINDLE_GC_FLAGS[*]}"
+  key="$({ printf '%s\n' "$java" "${SPARK_JVM_FLAGS[*]}" "${SPINDLE_GC_FLAGS[*]}" "${SPINDLE_JIT_FLAGS[*]}"
     # the JDK itself (an upgrade in place), the class list and every classpath entry
     tr ':' '\n' <<<"$cp" | xargs -d '\n' stat -c '%n %s %Y' "$SPINDLE_CDS_LIST" \
       "${java%/bin/java}/lib/modules" "${java%/bin/java}/lib/server/libjvm.so" 2>/dev/null || true
@@ -153,7 +165,7 @@ spindle_cds_make() {
   if flock "${nowait[@]}" "$lock" && [[ ! -f "$archive" ]]; then
     find "$SPINDLE_CDS_DIR" -maxdepth 1 -name '.making-*.jsa' -delete # a killed maker's
     tmp="$SPINDLE_CDS_DIR/.making-$BASHPID.jsa"
-    if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
+    if nice "$SPINDLE_JAVA" "${SPARK_JVM_FLAGS[@]}" "${SPINDLE_GC_FLAGS[@]}" "${SPINDLE_JIT_FLAGS[@]}" -Xshare:dump -Xlog:cds*=off -Xlog:gc*=off \
       -XX:SharedClassListFile="$SPINDLE_CDS_LIST" -XX:SharedArchiveFile="$tmp" -cp "$cp" \
       >/dev/null 2>&1; then
       find "$SPINDLE_CDS_DIR" -maxdepth 1 -name 'spindle-*.jsa*' -delete
