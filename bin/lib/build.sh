@@ -86,6 +86,10 @@ spindle_build() {
     return 1
   fi
   rm -f "$log"
+  # Maven leaves a jar whose contents did not change as it was (a pom.xml edited without a code
+  # change): mark the jars built now, or every later run would find them stale and build again
+  touch "$SPINDLE_JAR"
+  [[ ! -f "$SPINDLE_BENCH_JAR" ]] || touch "$SPINDLE_BENCH_JAR"
 }
 
 # Copies stdin to stderr without the line the JVM prints for `--add-modules jdk.incubator.vector`
