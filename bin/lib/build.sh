@@ -1,8 +1,9 @@
 # Sourced by Spindle's launchers (bin/spindle, bin/notebooks): where the build outputs live, the
 # JVM flags Spark needs, and a quiet "build if missing or stale" step. Not executable on its own.
 # Defines: SPINDLE_ROOT, SPINDLE_JAR, SPINDLE_ALL_JAR, SPINDLE_CLASSPATH_FILE, SPINDLE_BENCH_JAR,
-# SPINDLE_JAVA, SPARK_JVM_FLAGS, SPINDLE_GC_FLAGS, SPINDLE_JIT_FLAGS (arrays), spindle_build (builds when needed), spindle_classpath
-# (prints it), spindle_drop_incubator_warning (a stderr filter).
+# SPINDLE_JAVA, SPARK_JVM_FLAGS, SPINDLE_GC_FLAGS, SPINDLE_JIT_FLAGS (arrays), spindle_build
+# (builds when needed), spindle_classpath (prints it), spindle_drop_incubator_warning (a stderr
+# filter).
 
 SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SPINDLE_VERSION="0.1.0-SNAPSHOT"
