@@ -41,6 +41,9 @@ import org.apache.hadoop.util.functional.FutureIO;
  * not yet consumed.
  */
 final class IndexedTarReader implements ShardReader {
+  /** The buffer of a local shard's stream, which only positioned reads (not buffered) use. */
+  private static final int POSITIONED_BUFFER_BYTES = 512;
+
   /** Coalesced ranges stop growing here, bounding one read's memory (a sample may be larger). */
   static final long MAX_RANGE_BYTES = 16L << 20;
 
@@ -142,7 +145,8 @@ final class IndexedTarReader implements ShardReader {
         }
         fs = checked.getRawFileSystem();
       }
-      return fs instanceof RawLocalFileSystem raw ? raw.open(path) : null;
+      // only positioned reads, which pass by the stream's buffer: a small one, not Spark's 64 KiB
+      return fs instanceof RawLocalFileSystem raw ? raw.open(path, POSITIONED_BUFFER_BYTES) : null;
     } catch (IOException e) {
       throw new UncheckedIOException("opening tar shard " + shard.uri() + ": " + e.getMessage(), e);
     }

@@ -25,6 +25,7 @@ final class TarEntryReader {
 
   private static final int BLOCK = 512;
   private static final int MAX_META_BYTES = 1 << 20;
+  private static final int EXACT_READ_BYTES = 16 << 20;
 
   private final InputStream in;
   private final String shard;
@@ -289,10 +290,25 @@ final class TarEntryReader {
     }
   }
 
+  /**
+   * The next {@code n} bytes. Up to {@link #EXACT_READ_BYTES} they are read into one array of that
+   * size ({@link InputStream#readNBytes(int)} reads in 8 KiB pieces and joins them: a second copy
+   * and twice the garbage for every sample); a larger size, which a damaged header may claim, is
+   * read in pieces, so a short stream fails before memory is taken for the size claimed.
+   */
   private byte[] readFully(int n) throws IOException {
-    byte[] bytes = in.readNBytes(n);
-    offset += bytes.length;
-    if (bytes.length < n) {
+    if (n > EXACT_READ_BYTES) {
+      byte[] bytes = in.readNBytes(n);
+      offset += bytes.length;
+      if (bytes.length < n) {
+        throw truncated();
+      }
+      return bytes;
+    }
+    byte[] bytes = new byte[n];
+    int read = in.readNBytes(bytes, 0, n);
+    offset += read;
+    if (read < n) {
       throw truncated();
     }
     return bytes;

@@ -84,6 +84,19 @@ class TarShardReaderSuite extends AnyFunSuite {
     assert(count(cut) == 3)
   }
 
+  test("a header claiming more content than the stream holds is damage, small or large") {
+    // up to 16 MiB the content is read into one array of its size; past that in pieces, so a
+    // damaged size fails at the stream's end without taking the memory it claims
+    for (claimed <- Seq(2000, 40 << 20)) {
+      val tar = TestFiles.tarBytes(Seq("k1.jpg" -> new Array[Byte](claimed), "k1.cls" -> ascii("1")))
+      val cut = tar.take(512 + math.min(claimed / 2, 3000))
+      val (samples, reader) = read(cut, max = 64 << 20)
+      assert(samples.map(_.key) == Seq("k1", "(rest of shard)"), claimed)
+      assert(reader.damage().startsWith("entry 'k1.jpg': the archive ends inside this entry's"
+        + " content (tar header at byte 0 of mem.tar)"), reader.damage())
+    }
+  }
+
   test("a corrupt header after good samples ends the shard with its damage as the last sample") {
     val full = TestFiles.tarBytes(Seq("k1.jpg" -> Array[Byte](1), "k1.cls" -> ascii("1"), "k2.jpg" -> Array[Byte](2)))
     full(512 * 4 + 10) = 'X'.toByte // k2.jpg's header name: checksum no longer matches
