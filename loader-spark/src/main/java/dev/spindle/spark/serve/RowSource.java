@@ -106,7 +106,9 @@ final class RowSource implements Iterator<Row> {
       into = claim(rank.rank());
     }
     boolean last = groupFirst + next + 1 == sliceRows[batch + 1 - sliceStart];
-    return new Row(rank.rank(), batch, row, index, slots[next++], into, last);
+    Sample sample = slots[next];
+    slots[next++] = null; // the group holds no sample handed on: the next group reads beside fewer
+    return new Row(rank.rank(), batch, row, index, sample, into, last);
   }
 
   /** The batch to decode the next one into; waits while none is free (backpressure). */
