@@ -64,6 +64,7 @@ final class MixedSamples implements PartSamples {
       throw new NoSuchElementException();
     }
     Sample s = chunk[next];
+    chunk[next] = null; // handed on: the chunk does not keep it alive beside the next chunk read
     long index = indices[chunkStart + next++];
     bytesRead += s.image() == null ? 0 : s.image().length;
     samples++;
