@@ -147,6 +147,9 @@ public final class ImageBench {
       throws InterruptedException {
     long created = System.nanoTime();
     List<Double> epochRates = new ArrayList<>();
+    List<Long> epochImages = new ArrayList<>();
+    List<Double> epochEnds =
+        new ArrayList<>(); // wall clock, for samplers of this process's threads
     double checksum = 0;
     long steadyImages = 0;
     long steadyNanos = 0;
@@ -174,6 +177,8 @@ public final class ImageBench {
         }
         long nanos = System.nanoTime() - start;
         epochRates.add(images / (nanos / 1e9));
+        epochImages.add(images);
+        epochEnds.add(System.currentTimeMillis() / 1e3);
         if (e > 0 || epochs == 1) {
           steadyImages += images;
           steadyNanos += nanos;
@@ -185,6 +190,8 @@ public final class ImageBench {
     }
     report.put("images_per_s", steadyImages / (steadyNanos / 1e9));
     report.put("epoch_images_per_s", epochRates);
+    report.put("epoch_images", epochImages);
+    report.put("epoch_end_unix_s", epochEnds);
     report.put("checksum", checksum);
   }
 
