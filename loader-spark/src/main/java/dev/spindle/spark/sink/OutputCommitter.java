@@ -132,9 +132,7 @@ public final class OutputCommitter implements AutoCloseable {
       if (!settings.overwrite() && holdsOutput()) {
         throw new IOException(committedOutput(output));
       }
-      if (!fs.mkdirs(jobTemporary())) {
-        throw new IOException("Could not create " + jobTemporary());
-      }
+      createJobTemporary();
       return new Recovery(lock.replacedStale().orElse(null), lock.staleReason(), removed);
     } catch (IOException | RuntimeException e) {
       lock.close();
@@ -392,12 +390,38 @@ public final class OutputCommitter implements AutoCloseable {
     return names;
   }
 
+  /**
+   * Removes the job's own temporary folder, then {@code _temporary} itself if nothing else is in
+   * it, never recursively: a job that lost its lock aborts while the job that took the lock over
+   * creates its own folder there, which a recursive delete after an "empty" listing would take with
+   * it (and its tasks' files later). On the local file system the parent goes by one {@code rmdir},
+   * which fails when it is not empty.
+   */
   private void deleteTemporary() throws IOException {
     fs.delete(jobTemporary(), true);
     Path temporary = new Path(output, TEMPORARY);
-    if (fs.exists(temporary) && fs.listStatus(temporary).length == 0) {
-      fs.delete(temporary, true);
+    try {
+      if (fs instanceof LocalFileSystem local) {
+        Files.deleteIfExists(local.pathToFile(temporary).toPath());
+      } else if (fs.exists(temporary) && fs.listStatus(temporary).length == 0) {
+        fs.delete(temporary, false);
+      }
+    } catch (IOException e) { // not empty (another job's folder), or gone: theirs to remove
+      LOG.debug("Kept {}: {}", temporary, e.toString());
     }
+  }
+
+  /**
+   * Creates the job's temporary folder, again if a job that lost the lock removed the empty {@code
+   * _temporary} between the parent's creation and the folder's ({@link #deleteTemporary}).
+   */
+  private void createJobTemporary() throws IOException {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      if (fs.mkdirs(jobTemporary())) {
+        return;
+      }
+    }
+    throw new IOException("Could not create " + jobTemporary());
   }
 
   private Path jobTemporary() {
