@@ -148,8 +148,8 @@ public final class ImageBench {
     long created = System.nanoTime();
     List<Double> epochRates = new ArrayList<>();
     List<Long> epochImages = new ArrayList<>();
-    List<Double> epochEnds =
-        new ArrayList<>(); // wall clock, for samplers of this process's threads
+    // wall clock, so a sampler of this process's threads can tell the steady epochs' CPU
+    List<Double> epochEnds = new ArrayList<>();
     double checksum = 0;
     long steadyImages = 0;
     long steadyNanos = 0;
