@@ -297,16 +297,15 @@ final class TarEntryReader {
    * read in pieces, so a short stream fails before memory is taken for the size claimed.
    */
   private byte[] readFully(int n) throws IOException {
+    byte[] bytes;
+    int read;
     if (n > EXACT_READ_BYTES) {
-      byte[] bytes = in.readNBytes(n);
-      offset += bytes.length;
-      if (bytes.length < n) {
-        throw truncated();
-      }
-      return bytes;
+      bytes = in.readNBytes(n);
+      read = bytes.length;
+    } else {
+      bytes = new byte[n];
+      read = in.readNBytes(bytes, 0, n);
     }
-    byte[] bytes = new byte[n];
-    int read = in.readNBytes(bytes, 0, n);
     offset += read;
     if (read < n) {
       throw truncated();
