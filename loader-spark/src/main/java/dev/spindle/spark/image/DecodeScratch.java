@@ -52,7 +52,9 @@ final class DecodeScratch {
     /** {@link VectorResample}: the source rows it reads, 4 bytes per int. */
     WORDS,
     /** {@link VectorResample}: gather offsets of 8 rows. */
-    GATHER
+    GATHER,
+    /** {@link VectorVerticalPass}: an output row's pixels packed one per int, for uint8 HWC. */
+    PIXELS
   }
 
   private static final ThreadLocal<DecodeScratch> CURRENT =

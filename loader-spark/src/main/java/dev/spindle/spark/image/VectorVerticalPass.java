@@ -9,10 +9,12 @@ import static dev.spindle.spark.image.VectorLanes.widen;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 import org.apache.arrow.memory.ArrowBuf;
 
@@ -23,7 +25,8 @@ import org.apache.arrow.memory.ArrowBuf;
  * std} in float32 vector arithmetic (the same IEEE results as torch's and {@link OutputWriter}'s;
  * each division is a multiplication with an FMA correction where {@link OutputWriter#divisionFree}
  * has checked that this gives the same bits for all 256 values), stored straight into the Arrow
- * buffer; other modes go through {@link OutputWriter#writeRow}.
+ * buffer; uint8 HWC is interleaved in vectors too, a row at a time; the other modes go through
+ * {@link OutputWriter#writeRow}.
  *
  * <p>Stateless; called on the thread that runs the transform; buffers come from its {@link
  * DecodeScratch}; the destination is the caller's.
@@ -32,6 +35,16 @@ final class VectorVerticalPass {
   private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_256;
   private static final FloatVector INVERSE_255 = FloatVector.broadcast(FLOATS, 1f / 255f);
   private static final FloatVector MINUS_255 = FloatVector.broadcast(FLOATS, -255f);
+
+  /**
+   * Bytes {@code 4i .. 4i + 2} of 8 little-endian ints to {@code 3i .. 3i + 2}: 8 pixels' r, g, b;
+   * the last 8 lanes (past the pixels) take byte 3, a zero.
+   */
+  private static final VectorShuffle<Byte> PACK_PIXELS =
+      VectorShuffle.fromOp(ByteVector.SPECIES_256, i -> i < 3 * LANES ? i / 3 * 4 + i % 3 : 3);
+
+  /** Bytes a {@link #PACK_PIXELS} store writes past its 8 pixels. */
+  private static final int PIXEL_SLACK = 32 - 3 * LANES;
 
   private VectorVerticalPass() {}
 
@@ -56,6 +69,8 @@ final class VectorVerticalPass {
       DecodeScratch scratch) {
     if (out != null) {
       verticalFloats(planar, y0, width, paddedRows, ky, w, h, writer, out, scratch);
+    } else if (writer.mode() == OutputMode.UINT8_HWC) {
+      verticalInterleaved(planar, y0, width, paddedRows, ky, w, h, dst, dstOffset, scratch);
     } else {
       verticalBytes(planar, y0, width, paddedRows, ky, w, h, writer, dst, dstOffset, scratch);
     }
@@ -126,6 +141,63 @@ final class VectorVerticalPass {
           }
         }
       }
+    }
+  }
+
+  /**
+   * {@link #vertical} to uint8 HWC: the three channels' sums of 8 columns packed into one int per
+   * pixel ({@code r | g << 8 | b << 16}) and squeezed into the 24 bytes of 8 interleaved pixels by
+   * one byte permutation, a row at a time into {@code ROW} and copied to {@code dst} (a
+   * byte-by-byte interleave of the planar rows cost a tenth of an image's time).
+   */
+  private static void verticalInterleaved(
+      byte[] planar,
+      int y0,
+      int width,
+      int paddedRows,
+      PillowResample.Kernel ky,
+      int w,
+      int h,
+      ArrowBuf dst,
+      long dstOffset,
+      DecodeScratch scratch) {
+    int[] start = ky.start();
+    int[] taps = ky.taps();
+    int[] k = ky.k();
+    int ksize = ky.ksize();
+    // each store writes 32 bytes of which 24 are pixels: the last one reaches 8 bytes past the row
+    byte[] row = scratch.bytes(DecodeScratch.Slot.ROW, 3 * width + PIXEL_SLACK);
+    int group = paddedRows * LANES;
+    int plane = width * paddedRows;
+    int[] pixels = scratch.ints(DecodeScratch.IntSlot.PIXELS, width);
+    for (int y = 0; y < h; y++) {
+      int n = taps[y];
+      int kb = y * ksize;
+      IntVector bias = IntVector.broadcast(INTS, bias(k, kb, n));
+      int c0 = n == 4 ? k[kb] : 0;
+      int c1 = n == 4 ? k[kb + 1] : 0;
+      int c2 = n == 4 ? k[kb + 2] : 0;
+      int c3 = n == 4 ? k[kb + 3] : 0;
+      int base = (start[y] - y0) * LANES;
+      // one call of sum: C2 inlines it here, where three calls in this method were not inlined
+      // and boxed their vectors
+      Arrays.fill(pixels, 0, width, 0);
+      for (int c = 0; c < 3; c++) {
+        for (int x = 0, p = base + c * plane; x < width; x += LANES, p += group) {
+          IntVector.fromArray(INTS, pixels, x)
+              .or(
+                  sum(planar, p, bias, n, c0, c1, c2, c3, k, kb)
+                      .lanewise(VectorOperators.LSHL, 8 * c))
+              .intoArray(pixels, x);
+        }
+      }
+      for (int x = 0; x < width; x += LANES) {
+        IntVector.fromArray(INTS, pixels, x)
+            .reinterpretAsBytes()
+            .rearrange(PACK_PIXELS)
+            .intoArray(row, 3 * x);
+      }
+      dst.setBytes(dstOffset + (long) y * w * 3, row, 0, 3L * w);
     }
   }
 
