@@ -90,7 +90,7 @@ public final class FeedJob {
             jsc,
             manifest,
             settings,
-            new HadoopConf(spark.sparkContext().hadoopConfiguration()),
+            HadoopConf.of(spark.sparkContext()),
             serve != null
                 ? request.worldSize()
                 : partitions > 0 ? partitions : jsc.defaultParallelism(),

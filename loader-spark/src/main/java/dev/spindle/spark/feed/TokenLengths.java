@@ -96,7 +96,7 @@ final class TokenLengths {
       }
     }
     int column = limits.fields().extras().indexOf(field);
-    HadoopConf hadoop = new HadoopConf(jsc.hadoopConfiguration());
+    HadoopConf hadoop = HadoopConf.of(jsc.sc());
     List<Integer> ids = new ArrayList<>();
     for (int i = 0; i < shards.size(); i++) {
       ids.add(i);

@@ -26,7 +26,7 @@ public final class ClusterShardCounter implements ShardCatalog.Counter {
     if (uris.isEmpty()) {
       return List.of();
     }
-    HadoopConf conf = new HadoopConf(jsc.hadoopConfiguration());
+    HadoopConf conf = HadoopConf.of(jsc.sc());
     int slices = Math.max(1, Math.min(uris.size(), jsc.defaultParallelism() * 4));
     try (JobLabel described = JobLabel.helper(jsc.sc(), description(uris))) {
       return jsc.parallelize(uris, slices).map(uri -> how.count(uri, conf.get())).collect();

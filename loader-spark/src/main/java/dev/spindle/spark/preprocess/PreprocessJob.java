@@ -86,7 +86,7 @@ public final class PreprocessJob {
     PreprocessSettings settings = PreprocessSettings.from(conf);
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
-    HadoopConf shipped = new HadoopConf(hadoop);
+    HadoopConf shipped = HadoopConf.of(spark.sparkContext());
 
     if (!conf.get(SpindleConfig.MIX).isEmpty()) {
       throw new IllegalArgumentException(

@@ -96,11 +96,7 @@ final class SpindleBatch implements Batch {
   public PartitionReaderFactory createReaderFactory() {
     JavaSparkContext jsc = sparkContext();
     return new SpindleReaderFactory(
-        settings,
-        schema,
-        scanId,
-        new HadoopConf(jsc.hadoopConfiguration()),
-        ProgressCounters.register(jsc.sc()));
+        settings, schema, scanId, HadoopConf.of(jsc.sc()), ProgressCounters.register(jsc.sc()));
   }
 
   private ManifestCache cache() {

@@ -72,7 +72,8 @@ public final class TrainJob {
               + request.epochs());
     }
     String runId = UUID.randomUUID().toString();
-    TrainStateStore store = store(jsc, conf, runId);
+    HadoopConf hadoop = HadoopConf.of(jsc.sc()); // one object: the task carries it once
+    TrainStateStore store = store(jsc, conf, hadoop);
     ServeSettings serve =
         ServeSettings.from(
             conf.isSet(SpindleConfig.FEED_SOCKET)
@@ -97,7 +98,7 @@ public final class TrainJob {
         new TrainTask(
             inputs,
             settings,
-            new HadoopConf(jsc.hadoopConfiguration()),
+            hadoop,
             serve,
             train,
             store,
@@ -177,7 +178,7 @@ public final class TrainJob {
   }
 
   /** The run's state store: the configured directory, else a new local one (local masters). */
-  private static TrainStateStore store(JavaSparkContext jsc, Settings conf, String runId)
+  private static TrainStateStore store(JavaSparkContext jsc, Settings conf, HadoopConf hadoop)
       throws IOException {
     String dir = conf.get(SpindleConfig.TRAIN_STATE_DIR);
     if (dir.isEmpty()) {
@@ -187,7 +188,7 @@ public final class TrainJob {
       }
       dir = Files.createTempDirectory("spindle-train-").toUri().toString();
     }
-    return new TrainStateStore(dir, new HadoopConf(jsc.hadoopConfiguration()));
+    return new TrainStateStore(dir, hadoop);
   }
 
   /** Whether a run on {@code master} needs a state directory set: any master but a local one. */
