@@ -2,6 +2,7 @@ package dev.spindle.spark.image;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -46,6 +47,15 @@ final class VectorPath {
 
   /** Whole transforms of {@link #SMALL_IMAGE} the warm-up runs: past C2's per-method threshold. */
   private static final int PER_IMAGE_ROUNDS = 6_000;
+
+  /**
+   * Bytes a compiled warm-up transform stays under: it allocates 3-5 KB (per-image objects), one
+   * still boxing vectors 600 KB or more.
+   */
+  private static final long COMPILED_BYTES = 64 * 1024;
+
+  /** Counts the warm-up threads' allocations, or null where the JVM cannot. */
+  private static final com.sun.management.ThreadMXBean ALLOCATIONS = allocations();
 
   private static volatile boolean warm;
   private static volatile double warmUpSeconds = -1;
@@ -96,21 +106,25 @@ final class VectorPath {
   /**
    * Runs whole transforms (decode, vector resample, output) on a small JPEG bundled with Spindle
    * ({@code warm-up.jpg}, 160x102, synthetic) until C2 has compiled them: until 30 rounds in a row
-   * each take under 1 ms (interpreted or C1-compiled rounds take several ms), at most 3,000 rounds
-   * or 30 s. The chains cover the common 4-tap downscale, a many-tap one, a wider output, a flip
-   * and a uint8 output, so that real images do not meet code paths the compiled code never saw
-   * (which would send it back to the interpreter). Rounds run on a series of short-lived threads,
-   * so that a worker thread's first image (empty per-thread buffers) is a known path too. Then
-   * {@link #PER_IMAGE_ROUNDS} transforms of a 32x20 JPEG ({@link #SMALL_IMAGE}, about 20 us each)
-   * bring the once-per-image code around the kernels to C2 as well, which real images alone reach
-   * only after thousands of images (measured with {@code ImageBench}: JIT time in the steady epochs
-   * 0.43-0.66 s before, 0.26-0.33 s after). About 0.7-1.8 s of one core, once per JVM.
+   * run {@link #compiled} code for both outputs a loader delivers, float32 CHW and uint8 HWC (each
+   * has its own vertical pass; a first batch of uint8 images decoded before its pass was compiled
+   * allocated 450 MB), at most 3,000 rounds or 30 s. The chains cover the common 4-tap downscale, a
+   * many-tap one, a wider output and a flip, so that real images do not meet code paths the
+   * compiled code never saw (which would send it back to the interpreter). Rounds run on a series
+   * of short-lived threads, so that a worker thread's first image (empty per-thread buffers) is a
+   * known path too. Then {@link #PER_IMAGE_ROUNDS} transforms of a 32x20 JPEG ({@link
+   * #SMALL_IMAGE}, about 20 us each) bring the once-per-image code around the kernels to C2 as
+   * well, which real images alone reach only after thousands of images (measured with {@code
+   * ImageBench}: JIT time in the steady epochs 0.43-0.66 s before, 0.26-0.33 s after). About
+   * 0.7-1.8 s of one core, once per JVM.
    */
   private static void warmUp() {
     long start = System.nanoTime();
     try (BufferAllocator allocator = new RootAllocator(1L << 22)) {
       byte[] jpeg = resource("warm-up.jpg");
+      // the two outputs loaders deliver: float32 CHW (normalize) and uint8 HWC (feed's default)
       ImageTransform main = ImageTransform.parse("resize(64),center_crop(56),normalize");
+      ImageTransform bytes = ImageTransform.parse("resize(64),center_crop(56)");
       ImageTransform[] others = {
         ImageTransform.parse("resize(20),center_crop(16),normalize"),
         ImageTransform.parse("resize(48),center_crop(40),hflip(1)"),
@@ -126,8 +140,15 @@ final class VectorPath {
                     try {
                       for (int i = 0; i < 50 && fast[0] < 30 && System.nanoTime() < deadline; i++) {
                         long t0 = System.nanoTime();
+                        long a0 = allocated();
                         main.apply(jpeg, 0, jpeg.length, i, out, 0, true);
-                        fast[0] = System.nanoTime() - t0 < 1_000_000 ? fast[0] + 1 : 0;
+                        long t1 = System.nanoTime();
+                        long a1 = allocated();
+                        bytes.apply(jpeg, 0, jpeg.length, i, out, 0, true);
+                        boolean compiled =
+                            compiled(t1 - t0, a1 - a0)
+                                && compiled(System.nanoTime() - t1, allocated() - a1);
+                        fast[0] = compiled ? fast[0] + 1 : 0;
                         others[i % others.length].apply(jpeg, 0, jpeg.length, i, out, 0, true);
                       }
                     } catch (ImageException e) {
@@ -163,6 +184,36 @@ final class VectorPath {
       warm = true;
       WARMED.countDown();
     }
+  }
+
+  /**
+   * Whether a warm-up transform that took {@code nanos} and allocated {@code bytes} ran compiled
+   * code: under {@link #COMPILED_BYTES} where the JVM counts a thread's allocations, else under 1
+   * ms. Time alone is not enough: C1's code for the vector types is fast enough to pass 1 ms but
+   * still boxes vectors (0.6-1.3 MB per warm-up image; then 20 MB per 640x408 photo and a young
+   * collection every 50 ms while a first batch decodes), until C2 has compiled the passes with
+   * their callees inlined (3-5 KB per warm-up image).
+   */
+  private static boolean compiled(long nanos, long bytes) {
+    return bytes >= 0 ? bytes < COMPILED_BYTES : nanos < 1_000_000;
+  }
+
+  /** This thread's allocated bytes so far, or -1 where the JVM does not count them. */
+  private static long allocated() {
+    return ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
+  }
+
+  private static com.sun.management.ThreadMXBean allocations() {
+    try {
+      if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+          && t.isThreadAllocatedMemorySupported()
+          && t.isThreadAllocatedMemoryEnabled()) {
+        return t;
+      }
+    } catch (RuntimeException | LinkageError e) {
+      // no management beans: the warm-up times its rounds instead
+    }
+    return null;
   }
 
   private static byte[] resource(String name) throws IOException {
