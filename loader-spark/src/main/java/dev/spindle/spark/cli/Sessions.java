@@ -56,9 +56,10 @@ final class Sessions {
   }
 
   /**
-   * Starts compiling the decode path ({@link DecodeWarmUp}) when a session on {@code master} with
-   * {@code settings} will decode images in this JVM (a local master: this JVM is its executor), so
-   * that it runs while the command's checks and Spark's start keep one core busy.
+   * Readies the decode path ({@link DecodeWarmUp}: its native decoder and the pipeline engine) when
+   * a session on {@code master} with {@code settings} will decode images in this JVM (a local
+   * master: this JVM is its executor), so that it runs while the command's checks and Spark's start
+   * keep one core busy.
    */
   static void warmUpDecode(String master, Map<String, String> settings) {
     String effective = master(master, settings);

@@ -268,6 +268,21 @@ public final class ImageTransform implements Serializable {
    * vector path is compiled on a background thread while callers take the scalar path (same bytes,
    * slower).
    */
+  /**
+   * Loads the native decoder the first images take, without compiling anything: Spindle's JPEG
+   * region decoder and resample where this platform has them (until the vector resample is
+   * compiled, they decode JPEGs at about 1.3 times its cost per image), else OpenCV (about 0.5 s of
+   * a core). OpenCV then loads with the first image that needs it (another format, a JPEG the
+   * native decoder leaves to it). For a JVM that wants its first images soon and has no core to
+   * spare for {@link #preload}'s compiling.
+   */
+  public static void loadDecoders() {
+    NativeJpeg.describe();
+    if (!NativeJpeg.AVAILABLE) {
+      OpenCvDecoder.load();
+    }
+  }
+
   public static void preload() throws InterruptedException {
     OpenCvDecoder.load();
     NativeJpeg.describe(); // loads the native decoder, if there is one

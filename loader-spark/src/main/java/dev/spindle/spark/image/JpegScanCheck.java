@@ -217,4 +217,34 @@ final class JpegScanCheck {
     }
     return 0;
   }
+
+  /**
+   * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning that
+   * OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
+   */
+  static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
+      throws ImageException {
+    String problem = problem(data, offset, length, frame);
+    if (problem != null) {
+      throw new ImageException("Corrupt JPEG: " + problem);
+    }
+  }
+
+  /**
+   * libjpeg-turbo decodes a truncated file with a warning and grey fill; Pillow refuses it. A
+   * complete JPEG has an end-of-image marker after its first scan (inside entropy-coded data 0xFF
+   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code scan}:
+   * the first scan's offset, -1 when there is none.
+   */
+  static void requireEndOfImage(byte[] data, int offset, int length, int scan)
+      throws ImageException {
+    if (scan >= 0) {
+      for (int p = offset + length - 2; p > scan; p--) {
+        if (data[p] == (byte) 0xFF && data[p + 1] == (byte) 0xD9) {
+          return;
+        }
+      }
+    }
+    throw new ImageException("Truncated JPEG: no end-of-image marker after the image data");
+  }
 }

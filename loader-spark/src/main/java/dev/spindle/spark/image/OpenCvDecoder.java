@@ -81,7 +81,7 @@ final class OpenCvDecoder {
       throws ImageException {
     ImageInfo info = headers.info();
     if (info.format() == ImageFormat.JPEG) {
-      requireEndOfImage(data, offset, length, headers.firstScan());
+      JpegScanCheck.requireEndOfImage(data, offset, length, headers.firstScan());
     }
     headers.verify(data, offset, length);
     RgbConversion conversion = headers.conversion();
@@ -101,7 +101,7 @@ final class OpenCvDecoder {
         ByteBuffer rgb = conversion.apply(image, width, height, scratch);
         if (info.format() == ImageFormat.JPEG
             && GreyTail.suspect(rgb, width, height, reduce, info.channels())) {
-          requireCompleteScans(data, offset, length, headers.frame());
+          JpegScanCheck.requireCompleteScans(data, offset, length, headers.frame());
         }
         return use.use(rgb, width, height);
       }
@@ -147,35 +147,5 @@ final class OpenCvDecoder {
       case 8 -> opencv_imgcodecs.IMREAD_REDUCED_GRAYSCALE_8;
       default -> throw new IllegalArgumentException("Invalid reduce: " + reduce + " (1, 2, 4, 8)");
     };
-  }
-
-  /**
-   * libjpeg-turbo decodes blocks whose data is missing or undecodable as grey, with a warning that
-   * OpenCV drops; Pillow refuses such a file. Called when the image ends in grey.
-   */
-  static void requireCompleteScans(byte[] data, int offset, int length, JpegFrame frame)
-      throws ImageException {
-    String problem = JpegScanCheck.problem(data, offset, length, frame);
-    if (problem != null) {
-      throw new ImageException("Corrupt JPEG: " + problem);
-    }
-  }
-
-  /**
-   * libjpeg-turbo decodes a truncated file with a warning and grey fill; Pillow refuses it. A
-   * complete JPEG has an end-of-image marker after its first scan (inside entropy-coded data 0xFF
-   * is always followed by 0x00 or a restart marker, so 0xFFD9 there is the real end). {@code scan}:
-   * the first scan's offset, -1 when there is none.
-   */
-  static void requireEndOfImage(byte[] data, int offset, int length, int scan)
-      throws ImageException {
-    if (scan >= 0) {
-      for (int p = offset + length - 2; p > scan; p--) {
-        if (data[p] == (byte) 0xFF && data[p + 1] == (byte) 0xD9) {
-          return;
-        }
-      }
-    }
-    throw new ImageException("Truncated JPEG: no end-of-image marker after the image data");
   }
 }

@@ -167,7 +167,7 @@ final class TransformRunner {
       ArrowBuf dst,
       long dstOffset)
       throws ImageException {
-    OpenCvDecoder.requireEndOfImage(data, offset, length, cost.firstScan());
+    JpegScanCheck.requireEndOfImage(data, offset, length, cost.firstScan());
     ImageInfo info = cost.info();
     int w = (info.width() + reduce - 1) / reduce; // libjpeg's scaled size: rounded up
     int h = (info.height() + reduce - 1) / reduce;
@@ -206,7 +206,7 @@ final class TransformRunner {
             stage, band, w, h, band.region, reduce, writer, dst, dstOffset, permute, scratch);
       }
       if (band.warnings() > 0) { // dst is then the caller's to discard
-        OpenCvDecoder.requireCompleteScans(data, offset, length, cost.frame());
+        JpegScanCheck.requireCompleteScans(data, offset, length, cost.frame());
       }
     }
     return true;

@@ -7,17 +7,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warms a JVM that will decode images before its first sample arrives: loads the decoders' native
- * libraries and has the JIT compile the vector resample ({@link ImageTransform#preload}) and the
- * pipeline engine ({@link Pipeline#runWarmUp}), on one daemon thread of its own, as {@code bench
- * images} does before its clock. Started while the JVM has other slow things to do with one core:
- * the embedded session's start (the command line's JVM is its executor) and a trainer's {@code
- * import torch}. Without it the same code compiles during the first epochs, on the cores the decode
- * needs (measured with {@code bin/bench-train-gap}: compiler threads at 0.46 ms per image in {@code
- * train}'s epochs 1-3, against 0.07 in {@code bench images}', docs/benchmarks.md).
+ * Readies a JVM that will decode images before its first sample arrives: loads the native decoder
+ * the first images take ({@link ImageTransform#loadDecoders}: the JPEG region decoder and resample,
+ * or OpenCV where they are missing) and has the JIT compile the pipeline engine ({@link
+ * Pipeline#runWarmUp}), on one daemon thread of its own, while the JVM has other slow things to do
+ * (the embedded session's start; a trainer's {@code import torch}).
  *
- * <p>Nothing waits for it: a sample decoded before it finished takes the scalar resample, which
- * gives the same bytes. Once per JVM; later calls return at once.
+ * <p>It does not compile the vector resample: that costs about 2 s of a core and 2 GB of garbage
+ * before C2 has compiled it (plus as much again on the compiler threads), which on two cores pushed
+ * a trainer's first batch from 2.8 s to 3.3 s after launch ({@code bin/bench-train-gap},
+ * docs/benchmarks.md). The first images take the native decoder and resample instead (the same
+ * bytes, about 1.3 times the vector path's cost per image), and their first decode starts the
+ * vector path's compiling on a thread of its own ({@code VectorPath}), which it takes over from
+ * once compiled.
+ *
+ * <p>Nothing waits for it. Once per JVM; later calls return at once.
  */
 public final class DecodeWarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeWarmUp.class);
@@ -38,11 +42,9 @@ public final class DecodeWarmUp {
   private static void run() {
     long start = System.nanoTime();
     try {
-      ImageTransform.preload();
+      ImageTransform.loadDecoders();
       Pipeline.runWarmUp();
       LOG.debug("Decode warm-up took {} ms", (System.nanoTime() - start) / 1_000_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } catch (RuntimeException | LinkageError e) {
       // a decoder that cannot load is said by the first sample that needs it, with its shard
       LOG.debug("Decode warm-up stopped: {}", e.toString());

@@ -146,7 +146,7 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       env.put("SPINDLE_CHECKPOINT_OUT", checkpointOut.toString());
       env.put("SPINDLE_CHECKPOINT", begin.checkpoint() == null ? "" : begin.checkpoint());
       if (settings.hasImage()) {
-        DecodeWarmUp.start(); // an executor's decode path compiles while the script imports torch
+        DecodeWarmUp.start(); // an executor's decoder loads while the script imports torch
       }
       RankLeg.listen(serve, rank, rankStart.plan().worldSize()); // before its trainer connects
       TrainerProcess trainer = startTrainer(rank, env, state);
