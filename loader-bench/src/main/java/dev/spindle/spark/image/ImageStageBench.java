@@ -19,9 +19,9 @@ import org.apache.arrow.memory.RootAllocator;
  * its float32 output alone (its source and destination stay in cache: less than its cost after a
  * decode, which has pushed much of the decoded image out of the core's cache); then, per round, the
  * native resample (fused with the native region decode, each SIMD level) against the Java resample
- * on the same decoder, in this thread's CPU time, for the eval and train pipelines. Rounds after
- * the first are warm. A benchmark: it reports, it asserts nothing; single-threaded, on the calling
- * thread.
+ * on the same decoder, in this thread's CPU time, for the eval and train pipelines; and the vector
+ * path's cost per output (float32 CHW, uint8 HWC, uint8 CHW) in CPU time. Rounds after the first
+ * are warm. A benchmark: it reports, it asserts nothing; single-threaded, on the calling thread.
  */
 public final class ImageStageBench {
   private ImageStageBench() {}
@@ -70,6 +70,7 @@ public final class ImageStageBench {
             passes[1],
             resample);
         nativeAgainstJava(data, buf);
+        outputs(data, buf);
       }
     }
   }
@@ -125,6 +126,35 @@ public final class ImageStageBench {
       }
       System.out.println(line);
     }
+  }
+
+  /**
+   * One line: this thread's CPU milliseconds per image of {@code resize(256),center_crop(224)} on
+   * the vector path written as float32 CHW (normalised), uint8 HWC (feed's default) and uint8 CHW,
+   * interleaved image by image.
+   */
+  private static void outputs(List<byte[]> data, ArrowBuf buf) throws Exception {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    ImageTransform[] outputs = {
+      ImageTransform.parse("resize(256),center_crop(224),normalize"),
+      ImageTransform.parse("resize(256),center_crop(224)"),
+      ImageTransform.parse("resize(256),center_crop(224)").withOutput(OutputMode.UINT8_CHW)
+    };
+    long[] cpu = new long[outputs.length];
+    for (int i = 0; i < data.size(); i++) {
+      byte[] d = data.get(i);
+      for (int o = 0; o < outputs.length; o++) {
+        long t0 = mx.getCurrentThreadCpuTime();
+        outputs[o].apply(d, 0, d.length, i, buf, 0, VectorPath.ENABLED);
+        cpu[o] += mx.getCurrentThreadCpuTime() - t0;
+      }
+    }
+    System.out.printf(
+        "  outputs (%s), CPU ms/image: float32 CHW %.3f, uint8 HWC %.3f, uint8 CHW %.3f%n",
+        VectorPath.ENABLED ? "vector path" : "scalar path",
+        cpu[0] / 1e6 / data.size(),
+        cpu[1] / 1e6 / data.size(),
+        cpu[2] / 1e6 / data.size());
   }
 
   private interface Step {

@@ -13,13 +13,13 @@ import org.slf4j.LoggerFactory;
  * Pipeline#runWarmUp}), on one daemon thread of its own, while the JVM has other slow things to do
  * (the embedded session's start; a trainer's {@code import torch}).
  *
- * <p>It does not compile the vector resample: that costs about 2 s of a core and 2 GB of garbage
- * before C2 has compiled it (plus as much again on the compiler threads), which on two cores pushed
- * a trainer's first batch from 2.8 s to 3.3 s after launch ({@code bin/bench-train-gap},
- * docs/benchmarks.md). The first images take the native decoder and resample instead (the same
- * bytes, about 1.3 times the vector path's cost per image), and their first decode starts the
- * vector path's compiling on a thread of its own ({@code VectorPath}), which it takes over from
- * once compiled.
+ * <p>It does not compile the vector resample (1.4 s, with the compilers and the collector 2.6 s of
+ * CPU: {@code WarmUpCost} in loader-bench) nor load OpenCV (0.6 s, 0.9 s of CPU): beside Spark's
+ * start and {@code import torch} on two cores, both delayed a trainer's first batch ({@code
+ * bin/bench-train-gap}, docs/benchmarks.md). The first images take the native decoder and resample
+ * instead (the same bytes, about 1.3 times the vector path's cost per image), and their first
+ * decode starts the vector path's compiling on a thread of its own ({@code VectorPath}), which it
+ * takes over from once compiled.
  *
  * <p>Nothing waits for it. Once per JVM; later calls return at once.
  */
