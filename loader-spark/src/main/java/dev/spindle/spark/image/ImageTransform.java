@@ -261,20 +261,12 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
-   * image, then has the JIT compile the vector resample and the per-image code around it (running
-   * whole transforms on two small synthetic images until they are compiled, about 0.7-1.8 s of one
-   * core, once per JVM). Optional: without it the first {@link #apply} loads the libraries, and the
-   * vector path is compiled on a background thread while callers take the scalar path (same bytes,
-   * slower).
-   */
-  /**
    * Loads the native decoder the first images take, without compiling anything: Spindle's JPEG
    * region decoder and resample where this platform has them (until the vector resample is
-   * compiled, they decode JPEGs at about 1.3 times its cost per image), else OpenCV (about 0.5 s of
-   * a core). OpenCV then loads with the first image that needs it (another format, a JPEG the
-   * native decoder leaves to it). For a JVM that wants its first images soon and has no core to
-   * spare for {@link #preload}'s compiling.
+   * compiled, they decode JPEGs at about 1.3 times its cost per image), else OpenCV (about 0.9 s of
+   * CPU: {@code WarmUpCost} in loader-bench). OpenCV then loads with the first image that needs it
+   * (another format, a JPEG the native decoder leaves to it). For a JVM that wants its first images
+   * soon and has no core to spare for {@link #preload}'s compiling.
    */
   public static void loadDecoders() {
     NativeJpeg.describe();
@@ -283,6 +275,15 @@ public final class ImageTransform implements Serializable {
     }
   }
 
+  /**
+   * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
+   * image, then has the JIT compile the vector resample and the per-image code around it (running
+   * whole transforms on two small synthetic images until they are compiled: about 1.4 s, and 2.6 s
+   * of CPU with the compiler threads, {@code WarmUpCost} in loader-bench; once per JVM). Optional:
+   * without it the first {@link #apply} loads the libraries, and the vector path is compiled on a
+   * background thread while callers take the native resample, or the scalar path where there is
+   * none (same bytes, slower).
+   */
   public static void preload() throws InterruptedException {
     OpenCvDecoder.load();
     NativeJpeg.describe(); // loads the native decoder, if there is one

@@ -66,8 +66,8 @@ final class VectorPath {
    * Whether callers should take the vector path now: it is {@link #ENABLED} and its code has been
    * compiled. Vector API code is fast only once C2 has compiled it; before that (interpreted or C1)
    * one image takes 10-100 times as long as on the scalar path. So the first call starts {@link
-   * #warmUp} on a background thread and callers use the scalar path, which gives the same bytes,
-   * until it is done.
+   * #warmUp} on a background thread and callers use the native resample (or, without one, the
+   * scalar path), which gives the same bytes, until it is done.
    */
   static boolean ready() {
     if (warm) {
@@ -84,7 +84,7 @@ final class VectorPath {
 
   /**
    * Compiles the vector path now, on the calling thread (or waits for a warm-up already running
-   * elsewhere), so that the next {@link #ready} is true; about 0.5-1 s of one core, once per JVM.
+   * elsewhere), so that the next {@link #ready} is true ({@link #warmUp}'s cost), once per JVM.
    * No-op when the path is not {@link #ENABLED}.
    */
   static void warmUpNow() throws InterruptedException {
@@ -115,8 +115,8 @@ final class VectorPath {
    * known path too. Then {@link #PER_IMAGE_ROUNDS} transforms of a 32x20 JPEG ({@link
    * #SMALL_IMAGE}, about 20 us each) bring the once-per-image code around the kernels to C2 as
    * well, which real images alone reach only after thousands of images (measured with {@code
-   * ImageBench}: JIT time in the steady epochs 0.43-0.66 s before, 0.26-0.33 s after). About
-   * 0.7-1.8 s of one core, once per JVM.
+   * ImageBench}: JIT time in the steady epochs 0.43-0.66 s before, 0.26-0.33 s after). About 1.4 s,
+   * and 2.6 s of CPU with the compiler threads ({@code WarmUpCost} in loader-bench), once per JVM.
    */
   private static void warmUp() {
     long start = System.nanoTime();

@@ -18,11 +18,11 @@ import org.apache.spark.deploy.SparkHadoopUtil;
  * A Hadoop {@link Configuration} that travels to executors inside a task; and, before any
  * SparkSession exists, the configuration its SparkContext will have ({@link #beforeSession}).
  *
- * <p>A task carries it in full (every property, about 110 KB with Hadoop's defaults), which Spark
- * serializes twice on the driver (its closure check, then the task binary) and once more per task
- * on an executor: 40 ms each once compiled, 180 ms the first time. Under a local master the
- * executor is the driver's JVM, so {@link #of} makes one that travels as a number naming the
- * driver's own configuration object instead (what the task would have read equals it).
+ * <p>A task carries it in full (every property, over 100 KB with Hadoop's defaults), which Spark
+ * serializes twice on the driver (its closure check, then the task binary) and reads once more per
+ * task on an executor. Under a local master the executor is the driver's JVM, so {@link #of} makes
+ * one that travels as a number naming the driver's own configuration object instead (what the task
+ * would have read equals it; tasks only read it).
  */
 public final class HadoopConf implements Serializable {
   /** Configurations handed to tasks of a local master, by number ({@link #of}). */
