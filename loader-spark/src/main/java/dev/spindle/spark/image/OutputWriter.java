@@ -116,7 +116,8 @@ final class OutputWriter implements java.io.Serializable {
 
   /**
    * Writes output row {@code y} of an image of {@code width x height}: channel {@code c}'s {@code
-   * width} values are at {@code planar[c * stride]}.
+   * width} values are at {@code planar[c * stride]}. For uint8 CHW and float16 CHW: {@link
+   * VectorVerticalPass} writes float32 CHW and uint8 HWC rows itself, in vectors.
    */
   void writeRow(
       byte[] planar,
@@ -129,32 +130,14 @@ final class OutputWriter implements java.io.Serializable {
       DecodeScratch scratch) {
     long plane = (long) width * height;
     switch (mode) {
-      case UINT8_HWC -> {
-        byte[] out = scratch.bytes(DecodeScratch.Slot.CONVERTED, width * 3);
-        for (int x = 0, p = 0; x < width; x++, p += 3) {
-          out[p] = planar[x];
-          out[p + 1] = planar[stride + x];
-          out[p + 2] = planar[2 * stride + x];
-        }
-        dst.setBytes(offset + (long) y * width * 3, out, 0, width * 3L);
-      }
       case UINT8_CHW -> {
         for (int c = 0; c < 3; c++) {
           dst.setBytes(offset + c * plane + (long) y * width, planar, c * stride, width);
         }
       }
-      case FLOAT32_CHW -> {
-        float[] out = scratch.floats(width);
-        for (int c = 0; c < 3; c++) {
-          float[] t = floats[c];
-          for (int x = 0; x < width; x++) {
-            out[x] = t[planar[c * stride + x] & 0xFF];
-          }
-          view(dst, offset + (c * plane + (long) y * width) * 4, width * 4L)
-              .asFloatBuffer()
-              .put(out, 0, width);
-        }
-      }
+      case UINT8_HWC, FLOAT32_CHW ->
+          throw new IllegalStateException(
+              mode + " rows are written by VectorVerticalPass itself, not through writeRow");
       default -> {
         short[] out = scratch.shorts(width);
         for (int c = 0; c < 3; c++) {
