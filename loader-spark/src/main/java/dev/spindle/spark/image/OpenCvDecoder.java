@@ -4,6 +4,7 @@ import static org.bytedeco.opencv.global.opencv_core.CV_8UC1;
 
 import java.nio.ByteBuffer;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.opencv.global.opencv_core;
 import org.bytedeco.opencv.global.opencv_imgcodecs;
 import org.bytedeco.opencv.opencv_core.Mat;
@@ -21,6 +22,11 @@ import org.bytedeco.opencv.opencv_core.Mat;
  */
 final class OpenCvDecoder {
   static {
+    // JavaCPP's Pointer first, outside the Loader lock: loading OpenCV holds that lock while its
+    // libraries' JNI_OnLoad needs Pointer initialised, and Pointer's initialiser takes the lock. A
+    // decode thread loading OpenCV beside another creating its first BytePointer (the native JPEG
+    // path, DecodeScratch) otherwise deadlocked, each waiting for the other's class.
+    Pointer.maxBytes();
     opencv_core.setNumThreads(0);
   }
 
