@@ -19,7 +19,8 @@ import java.io.InputStream;
  * whatever its reader asks for: a decompressor that fails part-way through a read loses what that
  * read had decoded, so with reads of the caller's sizes, counting a shard (which skips content) and
  * reading it (which reads it) would see its damage at different points. Asked alike, they see the
- * same bytes before it. One thread; closing closes the compressed stream.
+ * same bytes before it. One thread; closing closes the decompressor (it holds native memory: zlib's
+ * inflater, zstd's window) and the compressed stream.
  */
 final class DecompressedStream extends InputStream {
   /** What the decompressor is asked for at a time; what a failing read can lose. */
@@ -123,7 +124,11 @@ final class DecompressedStream extends InputStream {
 
   @Override
   public void close() throws IOException {
-    compressed.close();
+    try (InputStream c = compressed) {
+      if (in != null && in != compressed) {
+        in.close(); // frees the native state now, not when a finalizer or cleaner gets to it
+      }
+    }
   }
 
   /** The compressed stream, remembering whether it (the storage) failed. */

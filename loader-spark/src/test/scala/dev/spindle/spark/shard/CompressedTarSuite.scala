@@ -134,4 +134,23 @@ class CompressedTarSuite extends AnyFunSuite with TimeLimits {
       assert(got.head.problem.contains("the xz stream of") && got.head.problem.contains("memory"), got.head.problem)
     }
   }
+
+  test("closing a shard's stream closes its decompressor: zlib's and zstd's native memory is freed then") {
+    val gzip = Codec("gzip", Seq(".tar.gz"), new java.util.zip.GZIPOutputStream(_))
+    for (c <- codecs :+ gzip) {
+      val compressed = new java.io.ByteArrayInputStream(c.compress(tar)) {
+        var closed = false
+        override def close(): Unit = { closed = true; super.close() }
+      }
+      val stream = TarCompression.forShard(compressed, "a" + c.suffixes.head)
+      assert(stream.read(new Array[Byte](100)) == 100, c.name)
+      stream.close()
+      val field = classOf[DecompressedStream].getDeclaredField("in")
+      field.setAccessible(true)
+      val decompressor = field.get(stream).asInstanceOf[java.io.InputStream]
+      // every codec's stream refuses a read once closed (zstd-jni, zlib, xz and bzip2 alike)
+      assertThrows[java.io.IOException](decompressor.read(), c.name)
+      assert(compressed.closed, c.name)
+    }
+  }
 }
