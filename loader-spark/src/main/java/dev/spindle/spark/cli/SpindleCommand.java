@@ -1,5 +1,6 @@
 package dev.spindle.spark.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -16,18 +17,6 @@ import picocli.CommandLine.Spec;
     versionProvider = SpindleCommand.Version.class,
     description = "Spindle: a thread-based distributed data loader on Apache Spark.",
     synopsisSubcommandLabel = "<command>",
-    subcommands = {
-      DemoCommand.class,
-      GenSampleCommand.class,
-      PreprocessCommand.class,
-      FeedCommand.class,
-      TrainCommand.class,
-      ImportCommand.class,
-      ExamplesCommand.class,
-      ReportCommand.class,
-      ConfigCommand.class,
-      HelpCommand.class
-    },
     footer = {
       "",
       "Jobs also take --master URL, --conf spark.key=value (repeatable) and --properties-file"
@@ -41,7 +30,40 @@ import picocli.CommandLine.Spec;
       "Run 'spindle <command> --help' (or 'spindle help <command>') for a command's flags."
     })
 final class SpindleCommand implements Callable<Integer> {
+  /**
+   * The built-in commands in the order {@code help} lists them (installed ones go before {@code
+   * report}: {@link InstalledCommands}). Not in the annotation: picocli builds every command given
+   * there, and building them all (reflecting over each one's options and mixins) took a tenth of a
+   * second of each command's start; {@link SpindleMain#commandLine(String)} builds only the one
+   * that runs.
+   */
+  static final List<Class<?>> COMMANDS =
+      List.of(
+          DemoCommand.class,
+          GenSampleCommand.class,
+          PreprocessCommand.class,
+          FeedCommand.class,
+          TrainCommand.class,
+          ImportCommand.class,
+          ExamplesCommand.class,
+          ReportCommand.class,
+          ConfigCommand.class,
+          HelpCommand.class);
+
   @Spec CommandSpec spec;
+
+  /**
+   * The built-in command named {@code name}, or null for none and for {@code help} (which lists the
+   * others, so it needs the whole tree).
+   */
+  static Class<?> builtIn(String name) {
+    for (Class<?> c : COMMANDS) {
+      if (c != HelpCommand.class && c.getAnnotation(Command.class).name().equals(name)) {
+        return c;
+      }
+    }
+    return null;
+  }
 
   @Override
   public Integer call() {

@@ -30,7 +30,7 @@ public final class SpindleMain {
 
   /** Runs one command, printing to {@code out} and {@code err}; returns the exit code. */
   public static int run(String[] argv, PrintStream out, PrintStream err) {
-    CommandLine cli = commandLine();
+    CommandLine cli = commandLine(argv.length > 0 ? argv[0] : null);
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     return cli.execute(argv);
@@ -41,12 +41,31 @@ public final class SpindleMain {
    * Spindle's exit-code policy and messages.
    */
   static CommandLine commandLine() {
+    return commandLine(null);
+  }
+
+  /**
+   * The tree {@code spindle first ...} runs on: when {@code first} names a built-in command, the
+   * root with that command alone (its flags, help and errors are the same; nothing else is built),
+   * otherwise the whole tree ({@link #commandLine()}: {@code help}, an installed command, an
+   * unknown one, a root flag).
+   */
+  static CommandLine commandLine(String first) {
     CommandLine cli = new CommandLine(new SpindleCommand());
-    InstalledCommands.addTo(cli);
+    Class<?> only = first == null ? null : SpindleCommand.builtIn(first);
+    if (only != null) {
+      cli.addSubcommand(only);
+    } else {
+      SpindleCommand.COMMANDS.forEach(cli::addSubcommand);
+      InstalledCommands.addTo(cli);
+    }
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setParameterExceptionHandler(Errors::usage);
     cli.setExecutionExceptionHandler(Errors::failure);
-    cli.getSubcommands().get("train").setStopAtPositional(true); // the script's flags are its own
+    CommandLine train = cli.getSubcommands().get("train");
+    if (train != null) {
+      train.setStopAtPositional(true); // the script's flags are its own
+    }
     return cli;
   }
 }

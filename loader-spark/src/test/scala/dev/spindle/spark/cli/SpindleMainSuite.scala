@@ -26,6 +26,23 @@ class SpindleMainSuite extends AnyFunSuite {
     assert(bogus == 2 && bogusErr.contains("Unknown command 'bogus' for 'spindle' (commands: demo,"))
   }
 
+  test("a built-in command runs on a tree of that command alone, with the same help; help on the whole") {
+    import scala.jdk.CollectionConverters._
+    val whole = SpindleMain.commandLine()
+    val names = whole.getSubcommands.keySet.asScala.toSeq
+    assert(names.take(5) == Seq("demo", "gen-sample", "preprocess", "feed", "train") && names.last == "help")
+    for (name <- names.filter(_ != "help")) {
+      val one = SpindleMain.commandLine(name)
+      assert(one.getSubcommands.keySet.asScala.toSeq == Seq(name))
+      def usage(c: picocli.CommandLine) = c.getSubcommands.get(name).getUsageMessage(picocli.CommandLine.Help.Ansi.OFF)
+      assert(usage(one) == usage(whole), name)
+    }
+    assert(SpindleMain.commandLine("train").getSubcommands.get("train").isStopAtPositional)
+    for (first <- Seq("help", "bogus", "--version", null)) {
+      assert(SpindleMain.commandLine(first).getSubcommands.keySet.asScala.toSeq == names, String.valueOf(first))
+    }
+  }
+
   test("without loader-bench, bench is an unknown command that says where the benchmarks are") {
     val (code, out, err) = run("bench", "images", "--input", "x")
     assert(code == 2 && out.isEmpty, err)
