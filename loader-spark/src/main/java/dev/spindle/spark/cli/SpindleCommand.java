@@ -33,9 +33,9 @@ final class SpindleCommand implements Callable<Integer> {
   /**
    * The built-in commands in the order {@code help} lists them (installed ones go before {@code
    * report}: {@link InstalledCommands}). Not in the annotation: picocli builds every command given
-   * there, and building them all (reflecting over each one's options and mixins) took a tenth of a
-   * second of each command's start; {@link SpindleMain#commandLine(String)} builds only the one
-   * that runs.
+   * there, and building them all (reflecting over each one's options and mixins) took about 60 ms
+   * more of each command's start than building one ({@code CommandTreeCost} in loader-bench);
+   * {@link SpindleMain#commandLine(String)} builds only the one that runs.
    */
   static final List<Class<?>> COMMANDS =
       List.of(
