@@ -195,12 +195,12 @@ final class VectorPath {
    * their callees inlined (3-5 KB per warm-up image).
    */
   private static boolean compiled(long nanos, long bytes) {
-    return bytes >= 0 ? bytes < COMPILED_BYTES : nanos < 1_000_000;
+    return ALLOCATIONS != null ? bytes < COMPILED_BYTES : nanos < 1_000_000;
   }
 
-  /** This thread's allocated bytes so far, or -1 where the JVM does not count them. */
+  /** This thread's allocated bytes so far, or 0 where the JVM does not count them. */
   private static long allocated() {
-    return ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
+    return ALLOCATIONS == null ? 0 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
   }
 
   private static com.sun.management.ThreadMXBean allocations() {
