@@ -68,8 +68,22 @@ final class WebDatasetKeys {
     if (start < entryName.length && entryName[start] == '.') {
       return false;
     }
+    if (!hasDoubleUnderscore(entryName)) {
+      // both patterns need "__"; '_' is ASCII, and the text escapes other bytes as \xHH, which
+      // holds no '_', so a name without "__" in its bytes has none in its text either
+      return true;
+    }
     String name = EscapedUtf8.text(entryName);
     return !SKIP_META.matcher(name).lookingAt() && !MACOSX.matcher(name).find();
+  }
+
+  private static boolean hasDoubleUnderscore(byte[] name) {
+    for (int i = 1; i < name.length; i++) {
+      if (name[i] == '_' && name[i - 1] == '_') {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static int fileNameStart(byte[] name) {

@@ -104,4 +104,28 @@ class TarMemberRulesSuite extends AnyFunSuite {
     val bytes = TarBlocks.tar(TarBlocks.file("._k0.jpg", appleDouble), TarBlocks.file("__MACOSX/._k0.jpg", appleDouble))
     assert(read(bytes).isEmpty)
   }
+
+  test("which names belong to a sample: the byte check before the patterns gives the patterns' answer") {
+    // WebDataset's rules as regular expressions over the escaped text (what isSampleMember ran on
+    // every member before it looked for "__" in the bytes first)
+    val skipMeta = java.util.regex.Pattern.compile("__[^/]*__($|/)")
+    val macosx = java.util.regex.Pattern.compile("(^|/)__MACOSX/")
+    def reference(name: Array[Byte]): Boolean = {
+      val file = name.drop(name.lastIndexOf('/'.toByte) + 1)
+      val text = EscapedUtf8.text(name)
+      !(file.nonEmpty && file(0) == '.') && !skipMeta.matcher(text).lookingAt() &&
+        !macosx.matcher(text).find()
+    }
+    val pieces = Seq("_", "__", "/", ".", "k", "jpg", "__MACOSX/", "__meta__", "\\", "é", "MACOSX")
+      .map(_.getBytes("UTF-8")) ++ Seq(Array[Byte](0xff.toByte), Array[Byte](0xc3.toByte))
+    val rnd = new scala.util.Random(7)
+    val names = Seq("k0.jpg", "__meta__", "__index__/k0.json", "__MACOSX/k.jpg", "a/__MACOSX/k.jpg",
+      "a__MACOSX/k.jpg", "k__0.jpg", "_k_.jpg", "__a/b__", "d/.k.jpg").map(_.getBytes("UTF-8")) ++
+      Seq.fill(20000)(Array.concat(Seq.fill(1 + rnd.nextInt(6))(pieces(rnd.nextInt(pieces.size))): _*))
+    val members = names.count(WebDatasetKeys.isSampleMember)
+    for (n <- names) {
+      assert(WebDatasetKeys.isSampleMember(n) == reference(n), EscapedUtf8.text(n))
+    }
+    assert(members > 1000 && members < names.size - 1000, s"$members of ${names.size}: both answers met")
+  }
 }
