@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Writes synthetic photographs as WebDataset tar shards: smooth random colour fields with grain,
+640x408 JPEG (quality 90, about the size of bin/make-photo-corpus's photos), each with a .cls
+label. For machines without the photos bin/make-photo-corpus crops (a GPU machine: bin/gpu-check's
+train check) and for bin/gpu-bundle's class list run. Deterministic for a seed.
+
+Usage: bin/lib/synthetic_tars.py --out DIR [--images 2048] [--per-shard 256] [--classes 10]
+                                 [--seed 0]
+Needs numpy and Pillow.
+"""
+import argparse
+import io
+import os
+import tarfile
+
+import numpy as np
+from PIL import Image
+
+
+def photo(rng, width=640, height=408):
+    """A smooth colour field (a 10x7 grid of random colours, resized bicubically) with grain."""
+    coarse = rng.integers(0, 256, size=(7, 10, 3), dtype=np.uint8)
+    field = np.asarray(Image.fromarray(coarse).resize((width, height), Image.BICUBIC), np.int16)
+    grain = rng.integers(-12, 13, size=field.shape, dtype=np.int16)
+    return Image.fromarray(np.clip(field + grain, 0, 255).astype(np.uint8))
+
+
+def add(tar, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = 0
+    tar.addfile(info, io.BytesIO(data))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--images", type=int, default=2048)
+    ap.add_argument("--per-shard", type=int, default=256)
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    rng = np.random.default_rng(a.seed)
+    shards = (a.images + a.per_shard - 1) // a.per_shard
+    for s in range(shards):
+        path = os.path.join(a.out, "shard-%04d.tar" % s)
+        with tarfile.open(path + ".tmp", "w", format=tarfile.USTAR_FORMAT) as tar:
+            for i in range(s * a.per_shard, min(a.images, (s + 1) * a.per_shard)):
+                buf = io.BytesIO()
+                photo(rng).save(buf, "JPEG", quality=90)
+                key = "%06d" % i
+                add(tar, key + ".jpg", buf.getvalue())
+                add(tar, key + ".cls", str(int(rng.integers(0, a.classes))).encode())
+        os.replace(path + ".tmp", path)
+    print("synthetic_tars: %d images in %d shards under %s" % (a.images, shards, a.out))
+
+
+if __name__ == "__main__":
+    main()
