@@ -3,13 +3,16 @@ check runs it: `bin/spindle train --device cuda ... -- gpu_trainer.py [--model r
 
 ResNet-18 (no pretrained weights, 10 classes) on the loader's device, SGD with momentum, one step
 per batch; the uint8 NHWC batch is converted to normalised float32 NCHW on the GPU (ImageNet
-mean/std), labels -100 (stand-ins, pads) are ignored by the loss. On a host feeder (no GPU) the
-model runs on the CPU, for trying the script anywhere.
+mean/std), labels -100 (stand-ins, pads) are ignored by the loss. On a host feeder the model runs
+on cuda:0 when there is one (with --pin the loader's pin_memory=True: each batch copied once into
+pinned memory, then to the GPU with non_blocking=True; the copies' rate is timed with CUDA
+events), else on the CPU, for trying the script anywhere.
 
 Prints one line ``SPINDLE_GPU_TRAINER {json}`` per rank at the end: the device, per epoch the
 images, seconds, the loader's wait (inside ``next()``) and the mean loss; over the epochs after
 the first the images/s, the wait's share of the wall time and the GPU's utilisation (NVML,
-sampled every 100 ms; null without nvidia-ml-py). A benchmark's trainer: it reports, it asserts
+sampled every 100 ms; null without nvidia-ml-py); from a host feeder to a GPU, whether batches
+were pinned and the host-to-device copies' GB/s. A benchmark's trainer: it reports, it asserts
 nothing.
 """
 import argparse
@@ -45,11 +48,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="resnet18")
     ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--pin", action="store_true", help="the loader's pin_memory=True")
     a = ap.parse_args()
     imported = time.time()
     dist.init_process_group("gloo")
-    loader = SpindleLoader.from_env()
-    device = torch.device(loader.device if loader.device.startswith("cuda") else "cpu")
+    loader = SpindleLoader.from_env(pin_memory=a.pin)
+    if loader.device.startswith("cuda"):
+        device = torch.device(loader.device)
+    else:
+        device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+    copies, copied = [], 0  # (start, end) CUDA events of host-to-device copies, their bytes
     model = getattr(torchvision.models, a.model)(num_classes=10).to(device)
     model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9)
@@ -74,7 +82,16 @@ def main():
                 break
             if first is None:
                 first = time.time()
-            x = batch.images.to(device, non_blocking=True).permute(0, 3, 1, 2).float()
+            host = batch.images.device.type == "cpu" and device.type == "cuda"
+            if host:
+                copies.append((torch.cuda.Event(enable_timing=True),
+                               torch.cuda.Event(enable_timing=True)))
+                copies[-1][0].record()
+            x = batch.images.to(device, non_blocking=True)
+            if host:
+                copies[-1][1].record()
+                copied += batch.images.numel()
+            x = x.permute(0, 3, 1, 2).float()
             x = x.sub_(mean).div_(std).contiguous(memory_format=torch.channels_last)
             y = batch.labels.to(device, non_blocking=True).long()
             loss = F.cross_entropy(model(x), y)  # ignore_index -100: stand-ins and pads
@@ -102,7 +119,17 @@ def main():
         "steady_wait_share": sum(e["wait_s"] for e in steady) / wall if wall > 0 else None,
         "trainer_wait_s": loader.wait_s,
         "gpu_utilisation_mean": sum(util) / len(util) if util else None,
-        "gpu_utilisation_samples": len(util)}), flush=True)
+        "gpu_utilisation_samples": len(util), "pinned": loader.pinned,
+        "h2d_bytes": copied, "h2d_gbps": h2d_gbps(copies, copied)}), flush=True)
+
+
+def h2d_gbps(copies, copied):
+    """The host-to-device copies' bytes over their summed time (CUDA events), or None."""
+    if not copies:
+        return None
+    torch.cuda.synchronize()
+    seconds = sum(start.elapsed_time(end) for start, end in copies) / 1000
+    return copied / seconds / 1e9 if seconds > 0 else None
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from .convert import Normalizer, Prefetcher, check_output
 from .fields import host_fields
 from .cuda import CudaSlab, parse_device, require_support
 from .pages import PrivatePages
-from .pinned import warn_unpinned
+from .pinned import can_pin, pin, warn_unpinned
 from .state_file import StateFile
 
 _POSITION = "\x00spindle-position\x00"  # stands for the rank's count in a state template
@@ -80,10 +80,11 @@ class SpindleLoader:
     buffers in turn), valid until the next batch is requested like any view; labels stay views of
     the feeder's memory. Not on CUDA feeders yet (ValueError).
 
-    ``pin_memory=True`` (host feeders): asks to page-lock this process's mapping of the feeder's
-    memory with CUDA; refused for now with a warning that says why (``spindle_bridge.pinned``:
-    CUDA cannot pin the copy-on-write mapping), and batches are copied unpinned. ``pinned`` is
-    False.
+    ``pin_memory=True`` (host feeders): each batch's images, labels and weights are copied once
+    into page-locked memory (``Tensor.pin_memory()``, as PyTorch's DataLoader pins), so that
+    ``.to("cuda", non_blocking=True)`` overlaps the step; with ``output=`` the conversion writes
+    into pinned buffers, at no extra copy. Needs torch with CUDA: otherwise a warning says why and
+    batches stay views (``spindle_bridge.pinned``). ``pinned`` says which.
 
     Not thread-safe: one iterating thread per loader.
     """
@@ -181,7 +182,7 @@ class SpindleLoader:
         if w["memory"] == p.MEMORY_SHM:
             self._mm = _map_shared(w["path"], w["size"])
             self._pages = PrivatePages(self._mm)
-            if self.pin_memory:
+            if self.pin_memory and not can_pin(self.torch):
                 warn_unpinned(self.torch)
                 self.pin_memory = False  # warned once: not again each leg
         elif self.ordinal is None or w["device"] != self.ordinal:
@@ -218,9 +219,9 @@ class SpindleLoader:
 
     @property
     def pinned(self):
-        """Whether the current leg's mapping of the feeder's memory is page-locked (CUDA): never,
-        for now (see ``spindle_bridge.pinned``)."""
-        return False
+        """Whether batches are served in page-locked memory: ``pin_memory=True`` on a host feeder,
+        with torch and CUDA (see ``spindle_bridge.pinned``)."""
+        return self.pin_memory and self._cuda is None
 
     def __len__(self):
         end = self.welcome["end_batch"]
@@ -259,8 +260,10 @@ class SpindleLoader:
                                       "client does not wait on" % (desc["batch"], desc["event"]))
             self._held = desc["batch"]
             images, labels = self._views(desc)
-            self.last = Batch(images, labels, self._weights(desc["weights"]), desc,
-                              self._field_views(desc))
+            weights = self._weights(desc["weights"])
+            if self.pin_memory:  # copies: the feeder's memory cannot be pinned (pinned.py)
+                images, labels, weights = pin(images), pin(labels), pin(weights)
+            self.last = Batch(images, labels, weights, desc, self._field_views(desc))
             hold(self.last)
             self.batches_yielded += 1
             yield self.last
@@ -350,7 +353,10 @@ class SpindleLoader:
                 return
             desc, images, labels, fields = got
             self._held = desc["batch"]
-            self.last = Batch(images, labels, self._weights(desc["weights"]), desc, fields)
+            weights = self._weights(desc["weights"])
+            if self.pin_memory:  # the images are in a pinned output buffer already
+                labels, weights = pin(labels), pin(weights)
+            self.last = Batch(images, labels, weights, desc, fields)
             hold(self.last)
             self.batches_yielded += 1
             # the batch before is consumed: released; the next one converted during this step
@@ -426,9 +432,13 @@ class SpindleLoader:
                              % (self.output, self.socket_path, w["channels"], c))
         shape = (w["max_rows"], c, w["height"], w["width"])
         if self._outputs is None or self._outputs[0][0].shape != shape:
-            arrays = [np.empty(shape, dtype=np.float32) for _ in range(2)]
-            self._outputs = [(a, None if self.torch is None else self.torch.from_numpy(a))
-                             for a in arrays]
+            if self.pin_memory:  # the conversion writes into page-locked memory: no extra copy
+                tensors = [pin(self.torch.empty(shape, dtype=self.torch.float32)) for _ in range(2)]
+                self._outputs = [(t.numpy(), t) for t in tensors]
+            else:
+                arrays = [np.empty(shape, dtype=np.float32) for _ in range(2)]
+                self._outputs = [(a, None if self.torch is None else self.torch.from_numpy(a))
+                                 for a in arrays]
 
     def _save_state(self):
         if self._state_file is not None:

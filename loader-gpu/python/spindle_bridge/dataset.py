@@ -9,8 +9,9 @@
 ``batch_size=None`` because the feeder batches already; ``num_workers=0`` because the batches are
 views of this process's mapping of the feeder's memory and the decoding already runs in the
 feeder's threads (worker processes would add copies, not speed). For pinned batches pass
-``pin_memory=True`` to the loader (it page-locks the feeder's memory once) rather than to the
-DataLoader (which would copy every batch into pinned memory).
+``pin_memory=True`` to the loader (one copy per batch into pinned memory, none beyond the
+conversion with ``output=``: ``spindle_bridge.pinned``) rather than to the DataLoader (which
+would copy each batch once more).
 """
 import torch.utils.data
 
