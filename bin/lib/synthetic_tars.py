@@ -2,7 +2,8 @@
 """Writes synthetic photographs as WebDataset tar shards: smooth random colour fields with grain,
 640x408 JPEG (quality 90, about the size of bin/make-photo-corpus's photos), each with a .cls
 label. For machines without the photos bin/make-photo-corpus crops (a GPU machine: bin/gpu-check's
-train check) and for bin/gpu-bundle's class list run. Deterministic for a seed.
+train check) and for bin/gpu-bundle's class list run. Deterministic for a seed; one process per
+shard, up to the cores.
 
 Usage: bin/lib/synthetic_tars.py --out DIR [--images 2048] [--per-shard 256] [--classes 10]
                                  [--seed 0]
@@ -10,6 +11,7 @@ Needs numpy and Pillow.
 """
 import argparse
 import io
+import multiprocessing
 import os
 import tarfile
 
@@ -41,19 +43,26 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    rng = np.random.default_rng(a.seed)
     shards = (a.images + a.per_shard - 1) // a.per_shard
-    for s in range(shards):
-        path = os.path.join(a.out, "shard-%04d.tar" % s)
-        with tarfile.open(path + ".tmp", "w", format=tarfile.USTAR_FORMAT) as tar:
-            for i in range(s * a.per_shard, min(a.images, (s + 1) * a.per_shard)):
-                buf = io.BytesIO()
-                photo(rng).save(buf, "JPEG", quality=90)
-                key = "%06d" % i
-                add(tar, key + ".jpg", buf.getvalue())
-                add(tar, key + ".cls", str(int(rng.integers(0, a.classes))).encode())
-        os.replace(path + ".tmp", path)
+    jobs = [(a, s) for s in range(shards)]
+    with multiprocessing.Pool(min(shards, os.cpu_count() or 1)) as pool:
+        pool.starmap(write_shard, jobs)
     print("synthetic_tars: %d images in %d shards under %s" % (a.images, shards, a.out))
+
+
+def write_shard(a, s):
+    """Shard ``s``: its own random stream (seed, shard), so any number of processes write the
+    same bytes."""
+    rng = np.random.default_rng([a.seed, s])
+    path = os.path.join(a.out, "shard-%04d.tar" % s)
+    with tarfile.open(path + ".tmp", "w", format=tarfile.USTAR_FORMAT) as tar:
+        for i in range(s * a.per_shard, min(a.images, (s + 1) * a.per_shard)):
+            buf = io.BytesIO()
+            photo(rng).save(buf, "JPEG", quality=90)
+            key = "%06d" % i
+            add(tar, key + ".jpg", buf.getvalue())
+            add(tar, key + ".cls", str(int(rng.integers(0, a.classes))).encode())
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
