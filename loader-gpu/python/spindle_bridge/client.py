@@ -15,7 +15,7 @@ from .convert import Normalizer, Prefetcher, check_output
 from .fields import host_fields
 from .cuda import CudaSlab, parse_device, require_support
 from .pages import PrivatePages
-from .pinned import can_pin, pin, warn_unpinned
+from .pinned import can_pin, pin, pinned_empty, warn_unpinned
 from .state_file import StateFile
 
 _POSITION = "\x00spindle-position\x00"  # stands for the rank's count in a state template
@@ -113,6 +113,7 @@ class SpindleLoader:
         self._normalizer = None if self.output is None else Normalizer(mean, std, self.torch)
         self._prefetcher = None
         self._outputs = None
+        self._output_shape = None
         self._sock = None
         self.wait_s = 0.0
         self._connect_leg(state)
@@ -354,7 +355,7 @@ class SpindleLoader:
             desc, images, labels, fields = got
             self._held = desc["batch"]
             weights = self._weights(desc["weights"])
-            if self.pin_memory:  # the images are in a pinned output buffer already
+            if self.pin_memory:  # the images were converted into pinned memory already
                 labels, weights = pin(labels), pin(weights)
             self.last = Batch(images, labels, weights, desc, fields)
             hold(self.last)
@@ -377,12 +378,13 @@ class SpindleLoader:
                                   "event kind %d): it cannot be converted"
                                   % (desc["batch"], desc["dtype"], desc["event"]))
         src, labels = self._host_views(desc)
-        images = self._normalizer.convert(src, self._outputs[buffer][0])
+        out = self._output(buffer)
+        images = self._normalizer.convert(src, out[0])
         fields = self._field_views(desc)
         self._holding.append((desc["batch"], self._written))
         if self.torch is None:
             return desc, images, labels, fields
-        return (desc, self._outputs[buffer][1][:desc["rows"]],
+        return (desc, out[1][:desc["rows"]],
                 self.torch.from_numpy(labels), fields)
 
     def _request_batch(self):
@@ -431,14 +433,24 @@ class SpindleLoader:
                              "%d: pass mean= and std= with one value per channel"
                              % (self.output, self.socket_path, w["channels"], c))
         shape = (w["max_rows"], c, w["height"], w["width"])
-        if self._outputs is None or self._outputs[0][0].shape != shape:
-            if self.pin_memory:  # the conversion writes into page-locked memory: no extra copy
-                tensors = [pin(self.torch.empty(shape, dtype=self.torch.float32)) for _ in range(2)]
-                self._outputs = [(t.numpy(), t) for t in tensors]
-            else:
-                arrays = [np.empty(shape, dtype=np.float32) for _ in range(2)]
-                self._outputs = [(a, None if self.torch is None else self.torch.from_numpy(a))
-                                 for a in arrays]
+        self._output_shape = shape
+        if self.pin_memory:
+            self._outputs = None  # a pinned tensor per batch instead (_output)
+        elif self._outputs is None or self._outputs[0][0].shape != shape:
+            arrays = [np.empty(shape, dtype=np.float32) for _ in range(2)]
+            self._outputs = [(a, None if self.torch is None else self.torch.from_numpy(a))
+                             for a in arrays]
+
+    def _output(self, buffer):
+        """Where a batch's images are converted: (numpy array, tensor or None) of output buffer
+        ``buffer``, the two used in turn; with ``pin_memory`` a new page-locked tensor per batch
+        from torch's pinned allocator instead, so the conversion is the only copy. The allocator
+        hands a block out again only once the copies queued from it are done: a buffer used in
+        turn could be overwritten while a ``non_blocking`` copy from it still waits on its stream."""
+        if not self.pin_memory:
+            return self._outputs[buffer]
+        t = pinned_empty(self.torch, self._output_shape, self.torch.float32)
+        return t.numpy(), t
 
     def _save_state(self):
         if self._state_file is not None:

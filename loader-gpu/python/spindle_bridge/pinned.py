@@ -4,8 +4,10 @@
 How: one copy per batch, as PyTorch's DataLoader pins (``Tensor.pin_memory()``: torch's pinned
 host allocator, which keeps a block from reuse until the copies queued from it are done). The
 images, labels and weights of each batch are copied out of the feeder's memory into pinned
-tensors; with ``output=`` the conversion itself writes into two pinned output buffers, so pinning
-costs no copy beyond the conversion. Needs torch with CUDA; without either, the loader warns once
+tensors; with ``output=`` the conversion itself writes into a new pinned tensor per batch, so
+pinning costs no copy beyond the conversion. A new block per batch, not two buffers in turn: the
+allocator gives a block out again only once the copies queued from it have run, while a buffer
+reused in turn could be overwritten under a ``non_blocking`` copy still waiting on its stream. Needs torch with CUDA; without either, the loader warns once
 and serves its usual views (:func:`warn_unpinned`).
 
 Why not the feeder's memory itself, with no copy: the trainer maps the slab copy-on-write, so that
@@ -27,6 +29,11 @@ import warnings
 def can_pin(torch):
     """True when batches can be copied into pinned memory: torch with a CUDA device."""
     return torch is not None and torch.cuda.is_available()
+
+
+def pinned_empty(torch, shape, dtype):
+    """A new page-locked tensor (torch's pinned allocator, as ``Tensor.pin_memory()`` uses)."""
+    return torch.empty(shape, dtype=dtype, pin_memory=True)
 
 
 def pin(t):

@@ -13,6 +13,7 @@ from unittest import mock
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from spindle_bridge import pinned  # noqa: E402
 from spindle_bridge import SpindleLoader  # noqa: E402
+from spindle_bridge import client  # noqa: E402
 from host_feeder import TOKEN, HostFeeder  # noqa: E402
 
 try:
@@ -73,8 +74,13 @@ class PinnedBatchesTest(unittest.TestCase):
             self.pinned.append((tuple(t.shape), t.dtype))
             return t.clone()
 
+        def pinned_empty(torch_, shape, dtype):
+            self.pinned.append((tuple(shape), dtype))
+            return torch_.empty(shape, dtype=dtype)
+
         for patch in (mock.patch.object(torch.cuda, "is_available", return_value=True),
-                      mock.patch.object(torch.Tensor, "pin_memory", pin_memory, create=True)):
+                      mock.patch.object(torch.Tensor, "pin_memory", pin_memory, create=True),
+                      mock.patch.object(client, "pinned_empty", pinned_empty)):
             patch.start()
             self.addCleanup(patch.stop)
 
@@ -105,13 +111,14 @@ class PinnedBatchesTest(unittest.TestCase):
         self.assertEqual([(g[0].tolist(),) + g[1:] for g in got],
                          [(g[0].tolist(),) + g[1:] for g in same])
 
-    def test_with_output_the_conversion_writes_into_two_pinned_buffers(self):
+    def test_with_output_each_batch_is_converted_into_a_new_pinned_tensor(self):
         loader, got = self.batches(pin_memory=True, output="float32-nchw", mean=(0.5,),
                                    std=(0.25,))
         self.assertTrue(loader.pinned)
-        buffers = [p for p in self.pinned if p[1] == torch.float32 and len(p[0]) == 4]
-        self.assertEqual(len(buffers), 2, self.pinned)  # allocated once, used in turn
-        self.assertEqual(len(self.pinned), 2 + 2 * len(got))  # then labels and weights per batch
+        # per batch: its images' tensor (never two buffers in turn: a non_blocking copy from one
+        # could still be queued when it is overwritten), then its labels and weights
+        self.assertEqual([(len(s), d) for s, d in self.pinned],
+                         [(4, torch.float32), (1, torch.int64), (1, torch.float32)] * len(got))
         self.pinned.clear()
         _, same = self.batches(output="float32-nchw", mean=(0.5,), std=(0.25,))
         self.assertEqual([(g[0].tolist(),) + g[1:] for g in got],
