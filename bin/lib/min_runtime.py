@@ -5,17 +5,20 @@ network and takes 64 MiB a call (bin/gpu-bundle's runtime for bin/gpu-check's tr
 Usage: bin/lib/min_runtime.py --log CLASSES.log --classpath CP --out DIR [--skip REGEX]
                               [--have DIR] [--drop REGEX] [--whole 300]
 
-CLASSES.log is the run's -Xlog:class+load=info:file=CLASSES.log. Of each jar of CP (colon
-separated) that the run loaded a class from, DIR gets the classes it loaded, every class of each
-package of at most --whole classes (300) that it loaded one from (a class one run did not need
-may be needed by another, its siblings most likely: another logger's, another branch's; Spark's
-largest packages, thousands of expressions, only as loaded), and every other entry but
-class files, signatures and other platforms' native libraries; a service file
-(META-INF/services/...) keeps only the providers that DIR holds. Jars the run loaded nothing from (but
-jars of native libraries alone, such as Netty's epoll transport: their classes live elsewhere),
-folders, jars matching --skip (a regular expression on the path: the jars shipped whole beside
-the runtime), other platforms' native jars or named as a jar in --have (a folder of jars shipped beside it) and entries matching
---drop (a regular expression on the entry's name: e.g. the web UI's files) are left out. The first jar holding an entry wins, as on the classpath.
+CLASSES.log is the run's -Xlog:class+load=info:file=CLASSES.log. For each jar of CP (colon
+separated) that the run loaded a class from, DIR gets:
+- the classes the run loaded from it, and every class of each of their packages that has at most
+  --whole classes (a class one run did not need may be needed by another, most likely a sibling:
+  another logger's, another branch's; Spark's largest packages, thousands of expressions, only as
+  loaded);
+- its other entries, but signatures and other platforms' native libraries; a service file
+  (META-INF/services/...) keeps only the providers DIR holds.
+A jar of this platform's native libraries and no classes (Netty's epoll transport: its classes
+live in another jar) is taken whole. Left out: jars the run loaded nothing from, folders, other
+platforms' native jars, jars matching --skip (a regular expression on the path: those shipped
+whole beside the runtime) or named as a jar in --have (a folder of jars shipped beside it), and
+entries matching --drop (a regular expression on the entry's name: e.g. the web UI's files). The
+first jar holding an entry wins, as on the classpath.
 """
 import argparse
 import collections
