@@ -78,8 +78,8 @@ class SpindleLoader:
     batches yielded, and ``close()`` in the middle of a leg hands the batch taken ahead back to
     the feeder (it goes to the rank's next trainer). The images are the loader's own memory (two
     buffers in turn; with ``pin_memory`` a pinned tensor per batch), valid until the next batch is
-    requested like any view; labels stay views of
-    the feeder's memory. Not on CUDA feeders yet (ValueError).
+    requested like any view; labels stay views of the feeder's memory. Not on CUDA feeders yet
+    (ValueError).
 
     ``pin_memory=True`` (host feeders): each batch's images, labels and weights are copied once
     into page-locked memory (``Tensor.pin_memory()``, as PyTorch's DataLoader pins), so that
