@@ -98,6 +98,56 @@ public final class FeedTask implements Serializable {
    */
   public TaskOutcome run(List<FeedSlice> slices, BatchConsumer consumer, String scope)
       throws IOException, InterruptedException {
+    return run(slices, consumer, scope, null, null);
+  }
+
+  /**
+   * The rows of {@code slices} with their first group of samples read now, on the calling thread
+   * ({@code spark.spindle.feed.readBatches} batches' worth): {@code train} reads an epoch's first
+   * group while the previous epoch's last rows decode, so that its decode starts as soon as the
+   * previous one ends. Hand it to {@link #run(List, BatchConsumer, String, ReadAhead, Runnable)}; a
+   * storage error is thrown here (unchecked), as that run would throw it.
+   */
+  public ReadAhead readAhead(List<FeedSlice> slices) {
+    RowSource source = new RowSource(inputs.value(), slices, settings, conf.get());
+    source.hasNext(); // reads the first group
+    return new ReadAhead(source);
+  }
+
+  /**
+   * Rows whose first group was read ahead ({@link #readAhead}), for one run of the same slices
+   * (another run, e.g. of a leg the trainer resumes elsewhere, reads its own).
+   */
+  public static final class ReadAhead {
+    private RowSource source;
+
+    private ReadAhead(RowSource source) {
+      this.source = source;
+    }
+
+    /** The rows, if they are {@code slices}' and not taken yet. */
+    private synchronized RowSource take(List<FeedSlice> slices) {
+      RowSource s = source;
+      if (s == null || !s.slices().equals(slices)) {
+        return null;
+      }
+      source = null;
+      return s;
+    }
+  }
+
+  /**
+   * {@link #run(List, BatchConsumer, String)} from rows read ahead ({@code first}, may be null),
+   * running {@code whenRead} (may be null) on the source thread once the last group of samples was
+   * read: the reads are over, the last rows decode.
+   */
+  public TaskOutcome run(
+      List<FeedSlice> slices,
+      BatchConsumer consumer,
+      String scope,
+      ReadAhead first,
+      Runnable whenRead)
+      throws IOException, InterruptedException {
     FeedInputs in = inputs.value();
     TaskContext ctx = TaskContext.get();
     String owner =
@@ -117,7 +167,10 @@ public final class FeedTask implements Serializable {
                 settings.hasImage() ? images : null, // null: batches without an image column
                 batchSize,
                 settings.sample().extras())) {
-      RowSource source = new RowSource(in, slices, settings, conf.get(), targets);
+      RowSource ahead = first == null ? null : first.take(slices);
+      RowSource source =
+          (ahead != null ? ahead : new RowSource(in, slices, settings, conf.get()))
+              .into(targets, whenRead);
       FeedRun run = new FeedRun(scope, settings, targets, delivered, in.plan(), slices);
       PathSpec spec = pathSpec(owner, settings, batchSize, SamplePath.cpuThreads());
       TaskProgress tracker = new TaskProgress(progress, consumer.stageName());

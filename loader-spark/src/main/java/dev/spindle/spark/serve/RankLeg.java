@@ -152,15 +152,32 @@ public final class RankLeg {
    * is full: the trainer back-pressures the readers) under {@code scope}. Task thread.
    */
   public TaskOutcome feed(int start, String scope) throws IOException, InterruptedException {
+    return feed(start, scope, null, null);
+  }
+
+  /** The leg's batches {@code start..end-1} as {@link #feed(int, String)} feeds them. */
+  public static List<FeedSlice> slices(int rank, int start, int end) {
+    return List.of(new FeedSlice(rank, start, end));
+  }
+
+  /**
+   * {@link #feed(int, String)} from rows read ahead ({@code first}: {@link FeedTask#readAhead} of
+   * {@link #slices}, or null), running {@code whenRead} (or nothing) once the leg's samples were
+   * all read.
+   */
+  public TaskOutcome feed(int start, String scope, FeedTask.ReadAhead first, Runnable whenRead)
+      throws IOException, InterruptedException {
     if (start >= end) {
       return TaskOutcome.empty();
     }
     long before = feeder.stats().hostCopyBytes(); // the next leg's producer copies after this one
     try {
       return feed.run(
-          List.of(new FeedSlice(rank, start, end)),
+          slices(rank, start, end),
           FeederConsumer.serving(plan, rank, feeder, serve.trainerTimeout()),
-          scope);
+          scope,
+          first,
+          whenRead);
     } finally {
       copied = feeder.stats().hostCopyBytes() - before;
     }

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * ({@link Sample#unread}), quarantined downstream (a damaged tar's damage is a sample with a
  * problem too). A storage error fails the task, naming the shard, so Spark retries it. Each batch's
  * first row claims the batch its rows are decoded into ({@link BatchTargets}: a ring slot, waiting
- * while the ring is full). Pulled by one thread at a time (the pipeline's source thread); the
- * counters may be read by any thread.
+ * while the ring is full). Pulled by one thread at a time (the pipeline's source thread; {@code
+ * train} reads an epoch's first group on a thread of its own, before the source has its targets:
+ * {@link FeedTask#readAhead}); the counters may be read by any thread.
  */
 final class RowSource implements Iterator<Row> {
   private static final Logger LOG = LoggerFactory.getLogger(RowSource.class);
@@ -62,23 +63,38 @@ final class RowSource implements Iterator<Row> {
   private volatile long bytesIn;
   private volatile long copiedBytes;
   private volatile CacheCounts cache = CacheCounts.NONE;
-  private final BatchTargets targets;
+  private BatchTargets targets;
   private BatchTarget into;
+  private Runnable whenRead;
+  private boolean allRead;
 
-  /** {@code targets}: where each batch is decoded, claimed here as its first row is reached. */
-  RowSource(
-      FeedInputs in,
-      List<FeedSlice> slices,
-      FeedSettings settings,
-      Configuration conf,
-      BatchTargets targets) {
+  /** Give it its targets ({@link #into}) before its first row is taken. */
+  RowSource(FeedInputs in, List<FeedSlice> slices, FeedSettings settings, Configuration conf) {
     this.in = in;
-    this.targets = targets;
-    this.slices = slices;
+    this.slices = List.copyOf(slices);
     this.readBatches = settings.readBatches();
     this.limits = settings.sample().limits();
     this.conf = conf;
     this.io = settings.io();
+  }
+
+  /**
+   * Where each batch is decoded, claimed as its first row is reached; {@code whenRead}, if not
+   * null, runs on the pulling thread once the last group was read (what is left is handing out its
+   * rows; at once if that group was read ahead). Before the first row is taken.
+   */
+  RowSource into(BatchTargets targets, Runnable whenRead) {
+    this.targets = targets;
+    this.whenRead = whenRead;
+    if (allRead) {
+      allDone();
+    }
+    return this;
+  }
+
+  /** The slices whose rows this source gives. */
+  List<FeedSlice> slices() {
+    return slices;
   }
 
   @Override
@@ -169,7 +185,19 @@ final class RowSource implements Iterator<Row> {
             ReadPlan.of(in.offsets(), sliceIndices, from, sliceRows[groupEnd - sliceStart] - from));
     next = 0;
     batch = groupStart;
+    if (slice == slices.size() - 1 && groupEnd == slices.get(slice).toBatch()) {
+      allRead = true;
+      allDone();
+    }
     return true;
+  }
+
+  private void allDone() {
+    Runnable r = whenRead;
+    whenRead = null;
+    if (r != null) {
+      r.run();
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.spindle.spark.samples.DecodeWarmUp;
 import dev.spindle.spark.serve.BatchRun;
 import dev.spindle.spark.serve.FeedInputs;
 import dev.spindle.spark.serve.FeedSettings;
+import dev.spindle.spark.serve.FeedSlice;
 import dev.spindle.spark.serve.FeedTask;
 import dev.spindle.spark.serve.RankLeg;
 import dev.spindle.spark.serve.RankServeTask;
@@ -22,7 +23,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -40,13 +44,16 @@ import scala.runtime.AbstractFunction1;
  * Unlike {@code feed --serve}, which learns where a trainer starts from its HELLO before it reads,
  * the task knows where its trainer starts (it gave it that state) and reads ahead: the first
  * batches decode while the script imports torch, and each epoch's first while the trainer takes the
- * previous epoch's last ({@link TrainerDoor} lets the trainer in on a thread of its own).
+ * previous epoch's last ({@link TrainerDoor} lets the trainer in on a thread of its own); the next
+ * epoch's plan and first group of samples are made ready while the current epoch's last rows decode
+ * ({@link NextEpoch}), so the cores go from one epoch's decode to the next's without a pause.
  *
  * <pre>
  *  allGather: every rank's executor and host ─► MASTER_ADDR/PORT, LOCAL_RANK, LOCAL_WORLD_SIZE
  *  start: the attempt's RestartPoint for the rank (a checkpoint's state, else the run's)
  *    ─► SPINDLE_STATE, SPINDLE_CHECKPOINT
  *  per epoch: plan (from the state) ─► feed the leg (task thread, ahead of the trainer)
+ *    its samples all read ─► the next plan and its first read group (a thread of its own)
  *    TrainerDoor: the previous leg's END taken ─► HELLO ─► serve from the leg's first batch
  *  trainer exits 0 ─► the rank's outcome
  *  the trainer fails, hangs, or another rank's failure is recorded ─► TrainerExit in the store,
@@ -232,21 +239,19 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       int rank, RankStart start, TrainerProcess trainer, TrainerWatch watch, Served served)
       throws IOException, InterruptedException {
     TrainInputs in = inputs.value();
-    EpochPlan plan = start.plan();
-    int from = start.position();
+    Epoch epoch = new Epoch(start.plan(), feedTask(start.plan()), start.position(), null);
     RankLeg last = null;
     try (TrainerDoor door =
         new TrainerDoor(
             rank, watch, (leg, o, connected) -> served.leg(leg.epoch(), o, connected))) {
       while (true) {
-        FeedInputs epoch = new FeedInputs(plan, in.manifest(), in.offsets());
-        FeedTask feed = new FeedTask(runId, () -> epoch, settings, conf, progress);
-        last = feedLeg(door, feed, rank, from, plan.batchesPerRank());
-        if (plan.epoch() + 1 >= in.endEpoch()) {
+        boolean more = epoch.plan().epoch() + 1 < in.endEpoch();
+        NextEpoch next = more ? new NextEpoch(rank, epoch.plan()) : null;
+        last = feedLeg(door, epoch, rank, next == null ? null : next::start);
+        if (!more) {
           break;
         }
-        plan = plan.stateAtEnd().resume(in.manifest(), plan.worldSize());
-        from = plan.rank(rank).firstBatch();
+        epoch = next.take();
       }
       door.awaitDone();
     } finally {
@@ -292,18 +297,22 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
   /**
    * Feeds the rank's batches {@code from..end-1} of {@code feed}'s plan into its feeder, reading
    * ahead of the trainer, which {@code door} lets in; feeds the leg again from where the door
-   * redirects it (the trainer resumes elsewhere). Returns the leg last fed. Task thread.
+   * redirects it (the trainer resumes elsewhere). Runs {@code whenRead} (may be null) once the
+   * leg's samples were all read. Returns the leg last fed. Task thread.
    */
-  private RankLeg feedLeg(TrainerDoor door, FeedTask feed, int rank, int from, int end)
+  private RankLeg feedLeg(TrainerDoor door, Epoch epoch, int rank, Runnable whenRead)
       throws IOException, InterruptedException {
     String scope = scope();
+    int from = epoch.from();
+    int end = epoch.plan().batchesPerRank();
     for (int redirects = 0; ; redirects++) {
-      RankLeg leg = RankLeg.open(feed, serve, rank, from, end);
+      RankLeg leg = RankLeg.open(epoch.feed(), serve, rank, from, end);
       TrainerDoor.Entry entry = door.enter(leg);
       TaskOutcome fed;
       try {
         // a redirected leg's batches were handed over to a feeder no trainer reads: again
-        fed = leg.feed(from, redirects == 0 ? scope : scope + "/r" + redirects);
+        String s = redirects == 0 ? scope : scope + "/r" + redirects;
+        fed = leg.feed(from, s, epoch.first(), whenRead);
       } catch (RuntimeException | Error | IOException | InterruptedException e) {
         if (!door.redirected() || door.failure() != null || e instanceof InterruptedException) {
           throw RankLeg.rethrown(door.failure() != null ? door.failure() : leg.fail(e));
@@ -319,6 +328,89 @@ final class TrainTask extends AbstractFunction1<Iterator<Integer>, Iterator<Trai
       }
       entry.produced.complete(fed);
       return leg;
+    }
+  }
+
+  private FeedTask feedTask(EpochPlan plan) {
+    FeedInputs epoch = new FeedInputs(plan, inputs.value().manifest(), inputs.value().offsets());
+    return new FeedTask(runId, () -> epoch, settings, conf, progress);
+  }
+
+  /**
+   * One epoch of the rank: its plan, the task that feeds it, the batch its leg starts at and the
+   * rows read ahead for that leg (or null).
+   */
+  private record Epoch(EpochPlan plan, FeedTask feed, int from, FeedTask.ReadAhead first) {}
+
+  /**
+   * The rank's next epoch, made ready on a thread of its own once the current leg's samples were
+   * all read ({@link #start}, on the leg's source thread), while its last rows decode: the next
+   * plan, its feed task and its first group of samples read ({@link FeedTask#readAhead}). So the
+   * next leg decodes as soon as it opens, instead of computing its plan and waiting for its first
+   * reads between two epochs, both cores idle. A read ahead that failed is not used: the leg reads
+   * its samples itself and reports what fails.
+   */
+  private final class NextEpoch {
+    private final int rank;
+    private final EpochPlan current;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final CompletableFuture<Epoch> ready = new CompletableFuture<>();
+
+    NextEpoch(int rank, EpochPlan current) {
+      this.rank = rank;
+      this.current = current;
+    }
+
+    /** Starts making the next epoch ready (once; later calls do nothing). Any thread. */
+    void start() {
+      if (!started.compareAndSet(false, true)) {
+        return;
+      }
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  Epoch e = prepare();
+                  ready.complete(new Epoch(e.plan(), e.feed(), e.from(), readAhead(e)));
+                } catch (RuntimeException | Error x) {
+                  ready.completeExceptionally(x);
+                }
+              },
+              "spindle-read-ahead-" + rank);
+      t.setDaemon(true);
+      t.start();
+    }
+
+    /**
+     * The next epoch: the one made ready, or (not started, or failed) one made now. Task thread.
+     */
+    Epoch take() throws InterruptedException {
+      if (started.get()) {
+        try {
+          return ready.get();
+        } catch (ExecutionException x) {
+          LOG.debug("Rank {}: making the next epoch ready failed; again here", rank, x);
+        }
+      }
+      return prepare(); // on the task thread: what failed there fails the task
+    }
+
+    /** {@code e}'s first group of samples, or null if reading it failed (the leg reads again). */
+    private FeedTask.ReadAhead readAhead(Epoch e) {
+      List<FeedSlice> slices = RankLeg.slices(rank, e.from(), e.plan().batchesPerRank());
+      try {
+        return e.feed().readAhead(slices);
+      } catch (RuntimeException x) {
+        LOG.debug(
+            "Rank {}: reading epoch {} ahead failed; its leg reads it", rank, e.plan().epoch(), x);
+        return null;
+      }
+    }
+
+    private Epoch prepare() {
+      TrainInputs in = inputs.value();
+      EpochPlan plan = current.stateAtEnd().resume(in.manifest(), current.worldSize());
+      return new Epoch(plan, feedTask(plan), plan.rank(rank).firstBatch(), null);
     }
   }
 
