@@ -60,11 +60,14 @@ def scaling(p):
 
 def notes(p):
     for decoder, s in p["spindle"].items():
-        print("Spindle %s: decoder %s; resample: %s (%s); decode-only (OpenCV whole image,"
+        reference = ("native decoder, whole image"
+                     if s.get("decode_only_decoder", "opencv").startswith("native")
+                     else "OpenCV whole image")
+        print("Spindle %s: decoder %s; resample: %s (%s); decode-only (%s,"
               " %d threads) %.0f images/s; preload %.2f s; JVM start to first batch %.2f s; JIT in steady epochs %.2f s;"
               " images/s per epoch %s" % (
                   decoder, s.get("jpeg_decoder"), s.get("resample_path", "java"),
-                  s.get("resample"), s["threads"], s["decode_only_images_per_s"],
+                  s.get("resample"), reference, s["threads"], s["decode_only_images_per_s"],
                   s.get("preload_s", -1), s.get("jvm_start_to_first_batch_s", -1),
                   s.get("jit_compile_s_in_steady_epochs", -1),
                   ", ".join("%.0f" % r for r in s.get("epoch_images_per_s", []))))

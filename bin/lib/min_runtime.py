@@ -3,7 +3,8 @@
 network and takes 64 MiB a call (bin/gpu-bundle's runtime for bin/gpu-check's train check).
 
 Usage: bin/lib/min_runtime.py --log CLASSES.log --classpath CP --out DIR [--skip REGEX]
-                              [--have DIR] [--drop REGEX] [--whole 300]
+                              [--have DIR] [--drop REGEX] [--whole 300] [--whole-jar REGEX]
+                              [--nested] [--whole-package REGEX]
 
 CLASSES.log is the run's -Xlog:class+load=info:file=CLASSES.log. For each jar of CP (colon
 separated) that the run loaded a class from, DIR gets:
@@ -11,10 +12,17 @@ separated) that the run loaded a class from, DIR gets:
   --whole classes (a class one run did not need may be needed by another, most likely a sibling:
   another logger's, another branch's; Spark's largest packages, thousands of expressions, only as
   loaded);
+- every class of a package matching --whole-package (a regular expression on the package's path,
+  e.g. org/apache/spark/scheduler), whatever its size, if the run loaded any class of that jar;
+- with --nested, every class nested in the top-level class of a class the run loaded
+  (Outer$Inner, Outer$$anon$2, a Scala object Outer$, for Outer or any class nested in it): what a path the run did not take loads beside its class (a timer that
+  fires after a minute, an error's rendering);
 - its other entries, but signatures and other platforms' native libraries; a service file
   (META-INF/services/...) keeps only the providers DIR holds.
 A jar of this platform's native libraries and no classes (Netty's epoll transport: its classes
-live in another jar) is taken whole. Left out: jars the run loaded nothing from, folders, other
+live in another jar) is taken whole, and so is a jar matching --whole-jar (a regular expression on
+its path: a library whose classes another command line reaches differently, e.g. picocli's
+converters, one per option type). Left out: jars the run loaded nothing from, folders, other
 platforms' native jars, jars matching --skip (a regular expression on the path: those shipped
 whole beside the runtime) or named as a jar in --have (a folder of jars shipped beside it), and
 entries matching --drop (a regular expression on the entry's name: e.g. the web UI's files). The
@@ -66,7 +74,12 @@ def main():
     ap.add_argument("--whole", type=int, default=300)
     ap.add_argument("--have", default=None)
     ap.add_argument("--drop", default=None)
+    ap.add_argument("--whole-jar", default=None)
+    ap.add_argument("--nested", action="store_true")
+    ap.add_argument("--whole-package", default=None)
     a = ap.parse_args()
+    whole_jar = re.compile(a.whole_jar) if a.whole_jar else None
+    whole_package = re.compile(a.whole_package) if a.whole_package else None
     skip = re.compile(a.skip) if a.skip else None
     drop = re.compile(a.drop) if a.drop else None
     have = set(os.listdir(a.have)) if a.have else set()
@@ -79,13 +92,21 @@ def main():
         if (not jar.endswith(".jar") or (skip and skip.search(jar))
                 or os.path.basename(jar) in have or OTHER_PLATFORMS.search(os.path.basename(jar))):
             continue
-        if jar not in by_jar and not natives_only(jar):
+        entire = bool(whole_jar and whole_jar.search(jar))
+        if jar not in by_jar and not natives_only(jar) and not entire:
             continue
         jars += 1
         with zipfile.ZipFile(jar) as z:
             sizes = collections.Counter(package(n) for n in z.namelist() if n.endswith(".class"))
-            whole = {package(c) for c in by_jar.get(jar, ()) if sizes[package(c)] <= a.whole}
+            whole = ({package(n) for n in z.namelist()} if entire else
+                     {package(c) for c in by_jar.get(jar, ()) if sizes[package(c)] <= a.whole})
+            if whole_package and jar in by_jar:
+                whole |= {p for p in sizes if whole_package.search(p)}
             wanted = by_jar.get(jar, set())
+            if a.nested:
+                outers = {c[:-len(".class")].split("$", 1)[0] for c in wanted}
+                wanted = wanted | {n for n in z.namelist() if n.endswith(".class")
+                                   and "$" in n and n.split("$", 1)[0] in outers}
             for e in z.infolist():
                 name = e.filename
                 if (e.is_dir() or name in written or SIGNATURE.match(name)

@@ -6,7 +6,9 @@ train check) and for bin/gpu-bundle's class list run. Deterministic for a seed; 
 shard, up to the cores.
 
 Usage: bin/lib/synthetic_tars.py --out DIR [--images 2048] [--per-shard 256] [--classes 10]
-                                 [--seed 0]
+                                 [--seed 0] [--files]
+--files: the same photographs as plain NNNNNN.jpg files in DIR (no tars, no labels), for readers of
+a folder of images (bin/bench-vs-torch's DataLoader and `bench images`: bin/gpu-scaling-check).
 Needs numpy and Pillow.
 """
 import argparse
@@ -41,19 +43,28 @@ def main():
     ap.add_argument("--per-shard", type=int, default=256)
     ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--files", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     shards = (a.images + a.per_shard - 1) // a.per_shard
     jobs = [(a, s) for s in range(shards)]
     with multiprocessing.Pool(min(shards, os.cpu_count() or 1)) as pool:
         pool.starmap(write_shard, jobs)
-    print("synthetic_tars: %d images in %d shards under %s" % (a.images, shards, a.out))
+    print("synthetic_tars: %d images %s under %s"
+          % (a.images, "as files" if a.files else "in %d shards" % shards, a.out))
 
 
 def write_shard(a, s):
     """Shard ``s``: its own random stream (seed, shard), so any number of processes write the
     same bytes."""
     rng = np.random.default_rng([a.seed, s])
+    if a.files:
+        for i in range(s * a.per_shard, min(a.images, (s + 1) * a.per_shard)):
+            path = os.path.join(a.out, "%06d.jpg" % i)
+            photo(rng).save(path + ".tmp", "JPEG", quality=90)
+            os.replace(path + ".tmp", path)
+            rng.integers(0, a.classes)  # the label's draw: the same photographs as the tars
+        return
     path = os.path.join(a.out, "shard-%04d.tar" % s)
     with tarfile.open(path + ".tmp", "w", format=tarfile.USTAR_FORMAT) as tar:
         for i in range(s * a.per_shard, min(a.images, (s + 1) * a.per_shard)):

@@ -25,12 +25,14 @@ import org.apache.arrow.memory.RootAllocator;
  * training loop would, then measures decode alone with the same threads. Prints and optionally
  * writes a JSON report: {@code images_per_s} (steady state: epochs after the first), {@code
  * time_to_first_batch_s} (from creating the loader), {@code peak_rss_mb} and {@code cpu_s} (whole
- * process, up to the end of the epochs), {@code decode_only_images_per_s}, and {@code
- * jit_compile_s_in_steady_epochs} (JIT compiler time spent during the steady epochs: how far the
- * JVM still was from steady state), and which resample ran: {@code resample_path} {@code native}
- * (C, fused with the region decode; {@code resample} names its SIMD level) or {@code java} (the
- * Vector API or scalar path; {@code -Dspindle.image.nativeResample=false} forces it). A benchmark:
- * it reports, it asserts nothing. Runs on the calling thread plus the loader's pool.
+ * process, up to the end of the epochs), {@code decode_only_images_per_s} (with {@code
+ * decode_only_decoder}: OpenCV's whole-image decode, or the native one's where OpenCV's natives are
+ * not on the classpath), and {@code jit_compile_s_in_steady_epochs} (JIT compiler time spent during
+ * the steady epochs: how far the JVM still was from steady state), and which resample ran: {@code
+ * resample_path} {@code native} (C, fused with the region decode; {@code resample} names its SIMD
+ * level) or {@code java} (the Vector API or scalar path; {@code
+ * -Dspindle.image.nativeResample=false} forces it). A benchmark: it reports, it asserts nothing.
+ * Runs on the calling thread plus the loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;
@@ -124,7 +126,13 @@ public final class ImageBench {
     report.put("cpu_s", processCpuSeconds());
     report.put("vector_warm_up_s", VectorPath.warmUpSeconds());
     report.put("peak_rss_mb", peakRssMb());
-    report.put("decode_only_images_per_s", decodeOnly(samples, threads));
+    String decodeOnly = decodeOnlyDecoder(samples.get(0));
+    report.put("decode_only_images_per_s", decodeOnly(samples, threads, decodeOnly == null));
+    report.put(
+        "decode_only_decoder",
+        decodeOnly == null
+            ? "opencv (whole image)"
+            : "native libjpeg-turbo (whole image; OpenCV not loadable: " + decodeOnly + ")");
     report.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
     String json =
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
@@ -205,10 +213,29 @@ public final class ImageBench {
   }
 
   /**
+   * Null when OpenCV decodes {@code sample}, the decode-only pass's reference decoder; else why not
+   * (a machine whose classpath leaves OpenCV's natives out, as {@code bin/gpu-bundle}'s does, where
+   * the pass decodes whole JPEGs with the native libjpeg-turbo decoder instead).
+   */
+  private static String decodeOnlyDecoder(BenchInput.Sample sample) {
+    try {
+      byte[] data = sample.read();
+      DecodeCost headers =
+          DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length);
+      OpenCvDecoder.decodeWith(
+          data, 0, data.length, headers, 1, DecodeScratch.current(), (rgb, w, h) -> null);
+      return null;
+    } catch (Exception | LinkageError e) {
+      return e.toString();
+    }
+  }
+
+  /**
    * Reads and decodes every sample once (full size, RGB, into the decoder's reused buffer, not
    * copied out) on {@code threads} threads: the decoder alone, the floor of the pipeline's cost.
+   * With OpenCV ({@code opencv}), or the native decoder over the whole image.
    */
-  private static double decodeOnly(List<BenchInput.Sample> samples, int threads)
+  private static double decodeOnly(List<BenchInput.Sample> samples, int threads, boolean opencv)
       throws InterruptedException {
     AtomicInteger cursor = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(threads);
@@ -223,10 +250,29 @@ public final class ImageBench {
                       i < samples.size();
                       i = cursor.getAndIncrement()) {
                     byte[] data = samples.get(i).read();
-                    DecodeCost headers =
-                        DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length);
-                    OpenCvDecoder.decodeWith(
-                        data, 0, data.length, headers, 1, scratch, (rgb, w, h) -> null);
+                    ImageInfo info = ImageInfo.probe(data, 0, data.length);
+                    if (opencv) {
+                      DecodeCost headers = DecodeCost.of(info, data, 0, data.length);
+                      OpenCvDecoder.decodeWith(
+                          data, 0, data.length, headers, 1, scratch, (rgb, w, h) -> null);
+                    } else if (info.format() == ImageFormat.JPEG) { // others: nothing decodes them here
+                      try (NativeJpeg.Band whole =
+                          NativeJpeg.open(
+                              data,
+                              0,
+                              data.length,
+                              1,
+                              false,
+                              0,
+                              0,
+                              info.width(),
+                              info.height(),
+                              scratch)) {
+                        if (whole != null) { // null: CMYK, which only OpenCV decodes
+                          whole.all();
+                        }
+                      }
+                    }
                   }
                 } catch (Exception e) {
                   System.err.println("decode-only: " + e);

@@ -282,11 +282,18 @@ public final class ImageTransform implements Serializable {
    * of CPU with the compiler threads, {@code WarmUpCost} in loader-bench; once per JVM). Optional:
    * without it the first {@link #apply} loads the libraries, and the vector path is compiled on a
    * background thread while callers take the native resample, or the scalar path where there is
-   * none (same bytes, slower).
+   * none (same bytes, slower). A classpath without OpenCV (a GPU machine's bundle, which leaves its
+   * natives out) loads the native JPEG decoder alone, if it has it.
    */
   public static void preload() throws InterruptedException {
-    OpenCvDecoder.load();
     NativeJpeg.describe(); // loads the native decoder, if there is one
+    try {
+      OpenCvDecoder.load();
+    } catch (LinkageError e) {
+      if (!NativeJpeg.AVAILABLE) {
+        throw e; // nothing decodes images here
+      }
+    }
     VectorPath.warmUpNow();
   }
 
