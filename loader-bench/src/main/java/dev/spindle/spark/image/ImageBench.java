@@ -255,7 +255,7 @@ public final class ImageBench {
                       DecodeCost headers = DecodeCost.of(info, data, 0, data.length);
                       OpenCvDecoder.decodeWith(
                           data, 0, data.length, headers, 1, scratch, (rgb, w, h) -> null);
-                    } else if (info.format() == ImageFormat.JPEG) { // others: nothing decodes them here
+                    } else if (info.format() == ImageFormat.JPEG) { // nothing here decodes the rest
                       try (NativeJpeg.Band whole =
                           NativeJpeg.open(
                               data,
