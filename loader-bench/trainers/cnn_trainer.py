@@ -26,6 +26,7 @@ import time
 START = time.time()
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
+from timing import timed  # noqa: E402
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -107,12 +108,7 @@ def main():
     for epoch, batches in source:
         e = {"epoch": epoch, "steps": 0, "images": 0, "wait_s": 0.0, "step_s": 0.0,
              "start": time.time()}
-        while True:
-            t = time.perf_counter()
-            x = next(batches, None)
-            e["wait_s"] += time.perf_counter() - t
-            if x is None:
-                break
+        for x in timed(batches, e, "wait_s"):
             if first is None:
                 first = time.time()
             t = time.perf_counter()

@@ -26,6 +26,7 @@ import torch.distributed as dist  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torchvision  # noqa: E402
 from spindle_bridge import SpindleLoader  # noqa: E402
+from timing import timed  # noqa: E402
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -73,13 +74,7 @@ def main():
     for epoch in loader.epochs():
         e = {"epoch": epoch, "images": 0, "wait_s": 0.0, "start": time.time(), "loss": 0.0,
              "batches": 0}
-        it = iter(loader)
-        while True:
-            t = time.perf_counter()
-            batch = next(it, None)
-            e["wait_s"] += time.perf_counter() - t
-            if batch is None:
-                break
+        for batch in timed(iter(loader), e, "wait_s"):
             if first is None:
                 first = time.time()
             host = batch.images.device.type == "cpu" and device.type == "cuda"

@@ -22,6 +22,7 @@ START = time.time()
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from spindle_bridge import SpindleLoader  # noqa: E402
+from timing import timed  # noqa: E402
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -41,13 +42,7 @@ def main():
     epochs, first, touched = [], None, 0
     for epoch in loader.epochs():
         e = {"epoch": epoch, "images": 0, "next_s": 0.0, "step_s": 0.0, "start": time.time()}
-        it = iter(loader)
-        while True:
-            t = time.perf_counter()
-            batch = next(it, None)
-            e["next_s"] += time.perf_counter() - t
-            if batch is None:
-                break
+        for batch in timed(iter(loader), e, "next_s"):
             images = batch.images
             if first is None:
                 first = time.time()
