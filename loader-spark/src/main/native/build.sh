@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds libspindlejpeg.so (spindle_jpeg.c, spindle_resample.c + Debian's static libjpeg-turbo) into
-# OUT/dev/spindle/spark/image/native/linux-ARCH/, where NativeJpeg loads it from the classpath.
+# Builds libspindlejpeg.so (spindle_jpeg.c, spindle_resample.c, spindle_seek.c + Debian's static
+# libjpeg-turbo) into OUT/dev/spindle/spark/image/native/linux-ARCH/, where NativeJpeg loads it
+# from the classpath.
 # Called by Maven (loader-spark, process-classes) with OUT = target/classes. Without a C compiler,
 # libjpeg-turbo's headers or its static library it says so once and exits 0: the build goes on
 # and Spindle decodes with OpenCV (and resamples in Java). Rebuilds only when a source or this
@@ -46,9 +47,10 @@ flags=(-fPIC -fvisibility=hidden -Wall -Wextra -Werror -I"$java_home/include"
 # the resample at -O3: its plain loops are vectorised per target (AVX2, SSE4.1, baseline)
 "$cc" -O2 "${flags[@]}" -c -o "$tmp.jpeg.o" "$here/spindle_jpeg.c"
 "$cc" -O3 "${flags[@]}" -c -o "$tmp.resample.o" "$here/spindle_resample.c"
+"$cc" -O2 "${flags[@]}" -c -o "$tmp.seek.o" "$here/spindle_seek.c"
 # libjpeg-turbo linked in, its symbols hidden (OpenCV's own libjpeg lives in the same process)
-"$cc" -shared -o "$tmp" "$tmp.jpeg.o" "$tmp.resample.o" "$static" \
+"$cc" -shared -o "$tmp" "$tmp.jpeg.o" "$tmp.resample.o" "$tmp.seek.o" "$static" \
   -Wl,--exclude-libs,ALL -Wl,-Bsymbolic -Wl,-z,noexecstack -Wl,--no-undefined -lc
-rm -f "$tmp.jpeg.o" "$tmp.resample.o"
+rm -f "$tmp.jpeg.o" "$tmp.resample.o" "$tmp.seek.o"
 mv -f "$tmp" "$lib"
 echo "spindle: built the native JPEG decoder and resample $lib"

@@ -120,6 +120,7 @@ void throw_error(JNIEnv *env, struct decoder *d) {
 }
 
 static void destroy(struct decoder *d) {
+  seek_free(d);
   if (d->created) {
     jpeg_destroy_decompress(&d->cinfo); /* also after an error, or with rows left unread */
   }
@@ -137,7 +138,7 @@ static void destroy(struct decoder *d) {
  */
 JNIEXPORT jlong JNICALL Java_dev_spindle_spark_image_NativeJpeg_open(JNIEnv *env, jclass cls,
     jobject in, jint length, jint scale, jint x0, jint y0, jint x1, jint y1, jint margin,
-    jintArray result) {
+    jlongArray index, jintArray result) {
   (void) cls;
   unsigned char *src = (*env)->GetDirectBufferAddress(env, in);
   if (src == NULL) {
@@ -179,6 +180,14 @@ JNIEXPORT jlong JNICALL Java_dev_spindle_spark_image_NativeJpeg_open(JNIEnv *env
   JDIMENSION width = xend - xoff;
   if (xoff > 0 || (int) width < full_width) {
     jpeg_crop_scanline(cinfo, &xoff, &width); /* widens to whole iMCU columns */
+  }
+  if (index != NULL) {
+    jsize n = (*env)->GetArrayLength(env, index);
+    jlong *known = n > 0 ? (*env)->GetLongArrayElements(env, index, NULL) : NULL;
+    seek_open(d, src, (size_t) length, scale, (const int64_t *) known, (size_t) n);
+    if (known != NULL) {
+      (*env)->ReleaseLongArrayElements(env, index, known, JNI_ABORT);
+    }
   }
   int first = clamp(y0 - margin, 0, full_height);
   d->end = clamp(y1 + margin, first, full_height);
@@ -235,6 +244,13 @@ JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeJpeg_read(JNIEnv *env,
   }
   d->row += rows;
   return (jint) d->err.pub.num_warnings;
+}
+
+/* The region's seek index when this decode added to it (spindle_seek.c), else null. */
+JNIEXPORT jlongArray JNICALL Java_dev_spindle_spark_image_NativeJpeg_seekIndex(JNIEnv *env,
+    jclass cls, jlong handle) {
+  (void) cls;
+  return seek_export(env, (struct decoder *) (intptr_t) handle);
 }
 
 /* Frees the decoder (the rows below the region are never decoded). */

@@ -21,6 +21,7 @@ struct decoder {
   int row;  /* the next row read() returns */
   int end;  /* the row after the region's last */
   int width; /* pixels per row */
+  struct seek *seek; /* the seek index (spindle_seek.c), or NULL */
 };
 
 /* Throws dev.spindle.spark.image.ImageException with `message`. */
@@ -28,5 +29,17 @@ void throw_image_exception(JNIEnv *env, const char *message);
 
 /* Throws ImageException "Cannot decode JPEG: " and libjpeg's message in d->err. */
 void throw_error(JNIEnv *env, struct decoder *d);
+
+/* Installs the seek index on d's decompressor (after jpeg_start_decompress and
+ * jpeg_crop_scanline, before any row is read), starting from the index `in` (`in_length` values,
+ * NULL for none) when it is one of these bytes'. 0 when the JPEG is not one it indexes. */
+int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, const int64_t *in,
+    size_t in_length);
+
+/* The index as it stands when this decode recorded rows it did not know, else NULL. */
+jlongArray seek_export(JNIEnv *env, struct decoder *d);
+
+/* Frees the seek index (NULL-safe). */
+void seek_free(struct decoder *d);
 
 #endif

@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * libjpeg-turbo's, as a whole-image decode by OpenCV or Pillow gives them: the region is widened by
  * {@link #margin} pixels on each side beyond what the resample reads, so the columns and rows it
  * reads never sit at the edge of the decoded part, where chroma upsampling and progressive block
- * smoothing see other neighbours than in a whole image.
+ * smoothing see other neighbours than in a whole image. A decode of bytes it decoded before resumes
+ * the Huffman decoding at the region's first MCU in each row from the state the earlier decode
+ * recorded ({@link JpegSeekIndex}, {@code spindle_seek.c}): the same pixels, without
+ * entropy-decoding the MCUs above and beside the region again.
  *
  * <p>The library is built by the Maven build ({@code src/main/native/build.sh}) into the jar at
  * {@code dev/spindle/spark/image/native/linux-ARCH/libspindlejpeg.so} and loaded from there (copied
@@ -39,6 +42,9 @@ final class NativeJpeg {
   private static final int R_STRIDE = 4;
   private static final int R_ROWS = 5;
   private static final int R_COUNT = 6;
+
+  /** open()'s index when none is kept yet: start one (null: none wanted). */
+  private static final long[] NO_INDEX = new long[0];
 
   /** Why the native decoder is not used, or null when it is. */
   private static final String UNAVAILABLE = load();
@@ -77,12 +83,14 @@ final class NativeJpeg {
     final VectorResample.Region region;
     final int rows;
     private final DecodeScratch scratch;
+    private final JpegSeekIndex.Key key;
     private long handle;
     private int next;
     private int warnings;
 
-    private Band(long handle, int[] r, DecodeScratch scratch) {
+    private Band(long handle, int[] r, DecodeScratch scratch, JpegSeekIndex.Key key) {
       this.handle = handle;
+      this.key = key;
       this.width = r[R_WIDTH];
       this.height = r[R_HEIGHT];
       this.region = new VectorResample.Region(r[R_X], r[R_Y], r[R_STRIDE]);
@@ -153,9 +161,16 @@ final class NativeJpeg {
       return warnings;
     }
 
+    /** Frees the decompressor, keeping the seek index it grew when it decoded without warnings. */
     @Override
     public void close() {
       if (handle != 0) {
+        if (key != null && warnings == 0) {
+          long[] index = seekIndex(handle);
+          if (index != null) {
+            JpegSeekIndex.put(key, index);
+          }
+        }
         NativeJpeg.close(handle);
         handle = 0;
       }
@@ -183,8 +198,22 @@ final class NativeJpeg {
       throws ImageException {
     ByteBuffer in = scratch.encoded(data, offset, length).position(0).limit(length).asByteBuffer();
     int[] r = new int[R_COUNT];
-    long handle = open(in, length, reduce, x0, y0, x1, y1, margin(progressive, reduce), r);
-    return handle == 0 ? null : new Band(handle, r, scratch);
+    JpegSeekIndex.Key key =
+        JpegSeekIndex.ENABLED && reduce == 1 && !progressive ? JpegSeekIndex.key(in, length) : null;
+    long[] index = key == null ? null : JpegSeekIndex.get(key);
+    long handle =
+        open(
+            in,
+            length,
+            reduce,
+            x0,
+            y0,
+            x1,
+            y1,
+            margin(progressive, reduce),
+            key == null ? null : index == null ? NO_INDEX : index,
+            r);
+    return handle == 0 ? null : new Band(handle, r, scratch, key);
   }
 
   private static native long open(
@@ -196,8 +225,12 @@ final class NativeJpeg {
       int x1,
       int y1,
       int margin,
+      long[] index,
       int[] result)
       throws ImageException;
+
+  /** The seek index as the decode of {@code handle} grew it, or null when it did not. */
+  private static native long[] seekIndex(long handle);
 
   private static native int read(long handle, ByteBuffer out, long offset, int rows)
       throws ImageException;

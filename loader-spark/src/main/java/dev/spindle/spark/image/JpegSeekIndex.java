@@ -1,0 +1,92 @@
+package dev.spindle.spark.image;
+
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
+
+/**
+ * The native region decoder's seek indexes ({@code src/main/native/spindle_seek.c}), one per JPEG
+ * decoded, kept for the next decode of the same bytes: where each stretch of MCUs begins in the
+ * Huffman-coded scan, so that the next epoch's decode of the image starts each row of its region at
+ * the MCU it needs rather than Huffman-decoding all the MCUs above and beside it. The pixels are
+ * the same bytes with or without an index ({@code NativeJpegSeekSuite}).
+ *
+ * <p>An index is a few kilobytes (a 640x408 photo's is 4 KB: 16 bytes every 4 MCUs of the rows
+ * decoded so far) and is found by the JPEG's content: its length and two CRCs of its bytes (CRC-32C
+ * and CRC-32, 64 bits in all, both computed by the CPU's own instructions), so a changed file never
+ * finds an old index. The indexes live on the JVM heap, least recently used dropped first, up to an
+ * eighth of the maximum heap (at least 4 MiB, at most 256 MiB): about 30,000 photos at a 1 GiB
+ * heap. The system property {@code spindle.image.seekIndex=false} turns them off. Thread-safe.
+ */
+final class JpegSeekIndex {
+  /** Whether indexes are kept ({@code spindle.image.seekIndex}, default true). */
+  static final boolean ENABLED =
+      !"false".equalsIgnoreCase(System.getProperty("spindle.image.seekIndex", "").trim());
+
+  /** The most bytes of indexes kept. */
+  static final long CAPACITY =
+      Math.max(4L << 20, Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 16));
+
+  /** A JPEG's identity: its length and 64 bits of CRCs of its bytes. */
+  record Key(int length, long crcs) {}
+
+  private static final Map<Key, long[]> INDEXES = new LinkedHashMap<>(1024, 0.75f, true);
+  private static long bytes;
+  private static long hits;
+  private static long misses;
+
+  private JpegSeekIndex() {}
+
+  /** The key of the {@code length} bytes of {@code in} from position 0 (left unchanged). */
+  static Key key(ByteBuffer in, int length) {
+    ByteBuffer data = in.duplicate().position(0).limit(length);
+    CRC32C c = new CRC32C();
+    c.update(data);
+    CRC32 d = new CRC32();
+    d.update(data.position(0));
+    return new Key(length, c.getValue() << 32 | d.getValue());
+  }
+
+  /** The index kept for {@code key}, or null. */
+  static synchronized long[] get(Key key) {
+    long[] index = INDEXES.get(key);
+    if (index == null) {
+      misses++;
+    } else {
+      hits++;
+    }
+    return index;
+  }
+
+  /** Keeps {@code index} for {@code key} unless one at least as long is kept already. */
+  static synchronized void put(Key key, long[] index) {
+    long[] old = INDEXES.get(key);
+    if (old != null && old.length >= index.length) {
+      return;
+    }
+    INDEXES.put(key, index);
+    bytes += sizeOf(index) - (old == null ? 0 : sizeOf(old));
+    var eldest = INDEXES.entrySet().iterator();
+    while (bytes > CAPACITY && eldest.hasNext()) {
+      bytes -= sizeOf(eldest.next().getValue());
+      eldest.remove();
+    }
+  }
+
+  /** Decodes that found an index, and that did not, since the JVM started. */
+  static synchronized long[] hitsAndMisses() {
+    return new long[] {hits, misses};
+  }
+
+  /** Drops every index (for tests). */
+  static synchronized void clear() {
+    INDEXES.clear();
+    bytes = 0;
+  }
+
+  private static long sizeOf(long[] index) {
+    return 16L + 8L * index.length + 48; // the array, its key and map entry
+  }
+}

@@ -1,0 +1,153 @@
+package dev.spindle.spark.image
+
+import java.nio.ByteBuffer
+import java.nio.file.{Files, Paths}
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ImageTestSupport._
+
+/**
+ * The native decoder's seek index ([[JpegSeekIndex]], spindle_seek.c): a decode of bytes decoded
+ * before starts each row of its region at the MCU it needs, from the state the first decode
+ * recorded, and its pixels are still exactly those of a whole-image decode by OpenCV, whatever the
+ * order of the regions (top first, bottom first, one row, full width), on every layout it indexes
+ * (4:2:0, 4:2:2, 4:4:4, odd and tall sizes, photographs); the JPEGs it does not index (progressive,
+ * grayscale, restart markers, DCT-scaled decodes) keep no index; bytes that differ never share one.
+ */
+class NativeJpegSeekSuite extends AnyFunSuite {
+  private def file(dir: String, name: String): Array[Byte] =
+    Files.readAllBytes(Paths.get(getClass.getResource(s"/$dir/$name").toURI))
+
+  private lazy val indexed: Seq[(String, Array[Byte])] =
+    Seq("s420.jpg", "s422.jpg", "s444.jpg", "odd420.jpg", "tall420.jpg", "tiny420.jpg")
+      .map(n => n -> file("jpeg-variants", n)) ++
+      (0 until 8).map(i => s"photo$i.jpg" -> file("photos", s"photo$i.jpg"))
+
+  private def requireIndex(): Unit = {
+    if (!NativeJpeg.AVAILABLE && sys.env.get("CI").contains("true")) {
+      fail(s"the native JPEG decoder must load in CI: ${NativeJpeg.describe()}")
+    }
+    assume(NativeJpeg.AVAILABLE, NativeJpeg.describe())
+    assume(JpegSeekIndex.ENABLED, "spindle.image.seekIndex=false")
+  }
+
+  private def whole(data: Array[Byte]): DecodedImage = {
+    val cost = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length)
+    val d = OpenCvDecoder.decode(data, 0, data.length, cost, 1, DecodeScratch.current())
+    new DecodedImage(d.pixels().clone(), d.width(), d.height())
+  }
+
+  private def key(data: Array[Byte]): JpegSeekIndex.Key =
+    JpegSeekIndex.key(ByteBuffer.allocateDirect(data.length).put(data).flip(), data.length)
+
+  /** Rows the index kept for `data` knows completely (0: no index). */
+  private def known(data: Array[Byte]): Long =
+    Option(JpegSeekIndex.get(key(data))).map(_(5)).getOrElse(0L)
+
+  /** Decodes [x0,x1)x[y0,y1) natively and checks it against the whole decode. */
+  private def check(name: String, data: Array[Byte], full: DecodedImage, progressive: Boolean,
+      box: (Int, Int, Int, Int)): Unit = {
+    val (x0, y0, x1, y1) = box
+    val w = full.width()
+    val band = NativeJpeg.open(data, 0, data.length, 1, progressive, x0, y0, x1, y1,
+      DecodeScratch.current())
+    val rgb = try band.all() finally band.close()
+    assert(band.warnings() == 0, s"$name: libjpeg-turbo warned")
+    val r = band.region
+    for (y <- y0 until y1; x <- x0 until x1; c <- 0 until 3) {
+      val got = rgb.get(((y - r.y()) * r.rowPixels() + (x - r.x())) * 3 + c)
+      val want = full.pixels()((y * w + x) * 3 + c)
+      if (got != want) {
+        fail(s"$name, region [$x0,$x1)x[$y0,$y1) (index knowing ${known(data)} rows): pixel " +
+          s"($x, $y) channel $c is ${got & 0xFF}, the whole decode's ${want & 0xFF}")
+      }
+    }
+  }
+
+  test("decodes after the first resume from the index and hold the whole decode's pixels") {
+    requireIndex()
+    val rnd = new Random(33)
+    for ((name, data) <- indexed) {
+      JpegSeekIndex.clear()
+      val full = whole(data)
+      val (w, h) = (full.width(), full.height())
+      // a middle band first (the index then knows the rows above it), then regions everywhere:
+      // inside the known rows, across their end, below it, single pixels, full rows
+      val boxes = Seq((w / 3, h / 3, 2 * w / 3, h / 2), (w / 4, h / 8, w / 2, h / 4),
+        (0, 0, w, h / 3), (w - 1, h / 3, w, h / 3 + 1), (w / 2, h / 4, w, h), (0, 0, 1, 1),
+        (0, h - 1, w, h), (0, 0, w, h)) ++ Seq.fill(30) {
+        val x0 = rnd.nextInt(w); val y0 = rnd.nextInt(h)
+        (x0, y0, x0 + 1 + rnd.nextInt(w - x0), y0 + 1 + rnd.nextInt(h - y0))
+      }
+      val before = JpegSeekIndex.hitsAndMisses()
+      for (box <- boxes) check(name, data, full, progressive = false, box)
+      val after = JpegSeekIndex.hitsAndMisses()
+      if (h <= 16) { // one MCU row: the last is never known (nothing follows it), so no index
+        assert(known(data) == 0, s"$name: an index for one MCU row")
+      } else {
+        assert(after(0) - before(0) == boxes.size - 1 && after(1) - before(1) == 1,
+          s"$name: ${after(0) - before(0)} decodes found the index, ${after(1) - before(1)} not")
+        // a full decode passed every row: all but the last are known (nothing comes after it)
+        val rows = JpegSeekIndex.get(key(data))(3)
+        assert(known(data) == rows - 1,
+          s"$name: after a full decode the index knows ${known(data)} of $rows MCU rows")
+      }
+    }
+  }
+
+  test("regions bottom first, then top, then every row one by one") {
+    requireIndex()
+    val (name, data) = indexed.find(_._1 == "photo3.jpg").get
+    JpegSeekIndex.clear()
+    val full = whole(data)
+    val (w, h) = (full.width(), full.height())
+    check(name, data, full, progressive = false, (0, h - 20, w, h))
+    val all = known(data)
+    assert(all >= (h - 20) / 16, s"the index knows only $all rows") // photo3 is 4:2:0
+    check(name, data, full, progressive = false, (10, 0, 60, 30))
+    for (y <- 0 until h by 7) check(name, data, full, progressive = false, (w / 2, y, w / 2 + 9, y + 1))
+    assert(known(data) == all, "the index changed without new rows decoded")
+  }
+
+  test("progressive, grayscale, restart-marked and DCT-scaled decodes keep no index") {
+    requireIndex()
+    for (n <- Seq("progressive420.jpg", "gray.jpg", "progressive-gray.jpg")) {
+      JpegSeekIndex.clear()
+      val data = file("jpeg-variants", n)
+      val full = whole(data)
+      val progressive = n.startsWith("progressive")
+      for (_ <- 0 until 2) {
+        check(n, data, full, progressive, (0, full.height() / 2, full.width(), full.height()))
+      }
+      assert(known(data) == 0, s"$n kept an index")
+    }
+    JpegSeekIndex.clear()
+    val s420 = file("jpeg-variants", "s420.jpg")
+    for (_ <- 0 until 2) {
+      NativeJpeg.open(s420, 0, s420.length, 2, false, 0, 0, 50, 50, DecodeScratch.current()).close()
+    }
+    assert(known(s420) == 0, "a 1/2-scale decode kept an index")
+  }
+
+  test("bytes that differ, even at the same length, never find each other's index") {
+    requireIndex()
+    JpegSeekIndex.clear()
+    val data = file("photos", "photo1.jpg")
+    val other = data.clone()
+    other(other.length - 40) = (other(other.length - 40) ^ 0x01).toByte // in the last MCUs
+    assert(key(data) != key(other))
+    val full = whole(data)
+    check("photo1.jpg", data, full, progressive = false, (0, 0, full.width(), full.height()))
+    assert(known(data) > 0 && known(other) == 0)
+    val changed = whole(other)
+    val band = NativeJpeg.open(other, 0, other.length, 1, false, 0, 0, full.width(),
+      full.height(), DecodeScratch.current())
+    val rgb = try band.all() finally band.close()
+    val got = new Array[Byte](rgb.remaining().min(changed.pixels().length))
+    rgb.get(0, got)
+    assert(java.util.Arrays.equals(got, changed.pixels()), "the changed JPEG decoded otherwise")
+  }
+}
