@@ -26,9 +26,11 @@
  * are indexed; others decode as before.
  *
  * The index is an array of int64 (handed to and from Java as a long[], kept by JpegSeekIndex):
- * a header (IX_*) and, per MCU row, `per_row` slots of two values: the bit position (byte offset
- * times 8 plus the bit within the byte, counting stuffed bytes) and the DC predictors (16 bits
- * each). Rows [0, known) have all their slots and slot 0 of row `known` is set.
+ * a header (IX_*) and, per MCU row, `per_row` slots of one value each: the bit position (byte
+ * offset times 8 plus the bit within the byte, counting stuffed bytes) in the low 31 bits, the
+ * three DC predictors above it, 11 bits each (a baseline JPEG's DC coefficients lie in
+ * [-1024, 1023]; a state outside that, from corrupt data, is not recorded). Rows [0, known) have
+ * all their slots and slot 0 of row `known` is set.
  */
 #include <jni.h>
 #include <setjmp.h>
@@ -51,8 +53,11 @@
 
 enum { IX_TAG, IX_LENGTH, IX_MCUS, IX_ROWS, IX_STEP, IX_KNOWN, IX_HEADER };
 
-#define TAG ((int64_t) 0x53504e4458000001LL) /* "SPNDX", version 1 */
+#define TAG ((int64_t) 0x53504e4458000002LL) /* "SPNDX", version 2 */
 #define COMPONENTS 3
+#define POS_BITS 31
+#define DC_BITS 11
+#define MAX_LENGTH ((size_t) 1 << (POS_BITS - 3)) /* bytes: 256 MiB */
 
 /* The head of libjpeg-turbo 2.x's huff_entropy_decoder: its public part, the bit buffer
  * (bitread_perm_state: bit_buf_type is size_t on LP64) and the DC predictors (savable_state). */
@@ -88,7 +93,7 @@ struct seek {
 static volatile int layout_wrong;
 
 static int64_t *slot(struct seek *s, int row, int j) {
-  return s->ix + IX_HEADER + ((size_t) row * (size_t) s->per_row + (size_t) j) * 2;
+  return s->ix + IX_HEADER + (size_t) row * (size_t) s->per_row + (size_t) j;
 }
 
 /* Escapes to the JNI call's setjmp with `message` (never expected: a bug in this file). */
@@ -135,28 +140,26 @@ static int record(struct seek *s, j_decompress_ptr cinfo, int row, int j) {
       break;
     }
   }
-  int64_t dc = 0;
+  uint64_t value = (uint64_t) pos;
   for (int ci = 0; ci < COMPONENTS; ci++) {
     int v = h->saved.last_dc_val[ci];
-    if (v < INT16_MIN || v > INT16_MAX) {
+    if (v < -(1 << (DC_BITS - 1)) || v >= 1 << (DC_BITS - 1)) {
       return 0;
     }
-    dc |= (int64_t) (uint16_t) v << (16 * ci);
+    value |= (uint64_t) (v & ((1 << DC_BITS) - 1)) << (POS_BITS + DC_BITS * ci);
   }
-  int64_t *at = slot(s, row, j);
-  at[0] = pos;
-  at[1] = dc;
+  *slot(s, row, j) = (int64_t) value;
   return 1;
 }
 
 /* Puts the Huffman decoder in the state recorded at the start of MCU (row, j * step). */
 static void restore(struct seek *s, j_decompress_ptr cinfo, int row, int j) {
   struct huff_head *h = (struct huff_head *) cinfo->entropy;
-  const int64_t *at = slot(s, row, j);
-  int64_t pos = at[0];
+  uint64_t value = (uint64_t) *slot(s, row, j);
+  size_t pos = (size_t) (value & (((uint64_t) 1 << POS_BITS) - 1));
   const JOCTET *q = s->base + (pos >> 3);
   int bit = (int) (pos & 7);
-  if (pos < 0 || q >= s->base + s->length) {
+  if (q >= s->base + s->length) {
     fail(cinfo, "a recorded position is outside the data");
   }
   if (bit == 0) {
@@ -169,8 +172,9 @@ static void restore(struct seek *s, j_decompress_ptr cinfo, int row, int j) {
   }
   cinfo->src->next_input_byte = q;
   cinfo->src->bytes_in_buffer = s->length - (size_t) (q - s->base);
-  for (int ci = 0; ci < COMPONENTS; ci++) {
-    h->saved.last_dc_val[ci] = (int16_t) (uint16_t) (at[1] >> (16 * ci));
+  for (int ci = 0; ci < COMPONENTS; ci++) { /* sign-extended from DC_BITS */
+    int v = (int) ((value >> (POS_BITS + DC_BITS * ci)) & ((1 << DC_BITS) - 1));
+    h->saved.last_dc_val[ci] = v >= 1 << (DC_BITS - 1) ? v - (1 << DC_BITS) : v;
   }
   cinfo->unread_marker = 0;
 }
@@ -226,7 +230,7 @@ int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, c
       || cinfo->restart_interval != 0 || cinfo->num_components != COMPONENTS
       || cinfo->comps_in_scan != COMPONENTS || cinfo->inputctl->has_multiple_scans
       || cinfo->entropy == NULL || cinfo->entropy->decode_mcu == NULL
-      || cinfo->MCUs_per_row == 0 || cinfo->total_iMCU_rows == 0) {
+      || cinfo->MCUs_per_row == 0 || cinfo->total_iMCU_rows == 0 || length > MAX_LENGTH) {
     return 0;
   }
   struct seek *s = calloc(1, sizeof *s);
@@ -239,7 +243,7 @@ int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, c
   s->rows = (int) cinfo->total_iMCU_rows;
   s->step = s->mcus > 64 ? (s->mcus + 15) / 16 : 4; /* at most 16 slots a row */
   s->per_row = (s->mcus + s->step - 1) / s->step;
-  size_t size = IX_HEADER + (size_t) s->rows * (size_t) s->per_row * 2;
+  size_t size = IX_HEADER + (size_t) s->rows * (size_t) s->per_row;
   s->ix = calloc(size, sizeof *s->ix);
   if (s->ix == NULL) {
     free(s);
@@ -253,7 +257,7 @@ int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, c
   if (in != NULL && in_length >= IX_HEADER && in_length <= size && in[IX_TAG] == TAG
       && in[IX_LENGTH] == (int64_t) length && in[IX_MCUS] == s->mcus && in[IX_ROWS] == s->rows
       && in[IX_STEP] == s->step && in[IX_KNOWN] > 0 && in[IX_KNOWN] < s->rows
-      && in_length >= IX_HEADER + (size_t) (in[IX_KNOWN] + 1) * (size_t) s->per_row * 2) {
+      && in_length >= IX_HEADER + (size_t) (in[IX_KNOWN] + 1) * (size_t) s->per_row) {
     memcpy(s->ix + IX_HEADER, in + IX_HEADER, (in_length - IX_HEADER) * sizeof *in);
     s->known = (int) in[IX_KNOWN];
   }
@@ -279,7 +283,7 @@ jlongArray seek_export(JNIEnv *env, struct decoder *d) {
     return NULL;
   }
   s->ix[IX_KNOWN] = s->known;
-  size_t size = IX_HEADER + (size_t) (s->known + 1) * (size_t) s->per_row * 2;
+  size_t size = IX_HEADER + (size_t) (s->known + 1) * (size_t) s->per_row;
   jlongArray out = (*env)->NewLongArray(env, (jsize) size);
   if (out != NULL) {
     (*env)->SetLongArrayRegion(env, out, 0, (jsize) size, (const jlong *) s->ix);

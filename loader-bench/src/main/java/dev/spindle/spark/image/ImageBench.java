@@ -31,8 +31,10 @@ import org.apache.arrow.memory.RootAllocator;
  * the steady epochs: how far the JVM still was from steady state), and which resample ran: {@code
  * resample_path} {@code native} (C, fused with the region decode; {@code resample} names its SIMD
  * level) or {@code java} (the Vector API or scalar path; {@code
- * -Dspindle.image.nativeResample=false} forces it). A benchmark: it reports, it asserts nothing.
- * Runs on the calling thread plus the loader's pool.
+ * -Dspindle.image.nativeResample=false} forces it), and {@code seek_index}: how many decodes
+ * resumed from a JPEG's seek index ({@link JpegSeekIndex}; {@code -Dspindle.image.seekIndex=false}
+ * turns it off). A benchmark: it reports, it asserts nothing. Runs on the calling thread plus the
+ * loader's pool.
  */
 public final class ImageBench {
   private static final int RING_BATCHES = 3;
@@ -122,6 +124,19 @@ public final class ImageBench {
     try (BufferAllocator allocator = new RootAllocator(4L << 30)) {
       runEpochs(samples, transform, threads, batchSize, epochs, seed, engine, allocator, report);
     }
+    // decodes that resumed from a JPEG's seek index (from the second epoch on), and that did not
+    long[] seeks = JpegSeekIndex.hitsAndMisses();
+    report.put(
+        "seek_index",
+        Map.of(
+            "enabled",
+            JpegSeekIndex.ENABLED,
+            "decodes_with_index",
+            seeks[0],
+            "decodes_without_index",
+            seeks[1],
+            "capacity_mb",
+            JpegSeekIndex.CAPACITY / (double) (1 << 20)));
     // CPU and peak RSS of the whole process up to here: JVM start, JIT and all epochs
     report.put("cpu_s", processCpuSeconds());
     report.put("vector_warm_up_s", VectorPath.warmUpSeconds());

@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  * the MCU it needs rather than Huffman-decoding all the MCUs above and beside it. The pixels are
  * the same bytes with or without an index ({@code NativeJpegSeekSuite}).
  *
- * <p>An index is a few kilobytes (a 640x408 photo's is 4 KB: 16 bytes every 4 MCUs of the rows
+ * <p>An index is a few kilobytes (a 640x408 photo's is 2 KB: 8 bytes every 4 MCUs of the rows
  * decoded so far) and is found by the JPEG's content: its length and two CRCs of its bytes (CRC-32C
  * and CRC-32, 64 bits in all, both computed by the CPU's own instructions), so a changed file never
  * finds an old index. The indexes live on the JVM heap, least recently used dropped first, up to an
