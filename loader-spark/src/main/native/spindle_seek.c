@@ -103,11 +103,14 @@ static void fail(j_decompress_ptr cinfo, const char *message) {
   longjmp(d->err.escape, 1);
 }
 
-/* Records the Huffman decoder's state at the start of MCU (row, j * step); 0 when it cannot. */
+/* Records the Huffman decoder's state at the start of MCU (row, j * step); 0 when it cannot,
+ * or after libjpeg-turbo warned about corrupt data: a later decode must meet that data again (and
+ * warn again) rather than skip past it. */
 static int record(struct seek *s, j_decompress_ptr cinfo, int row, int j) {
   struct huff_head *h = (struct huff_head *) cinfo->entropy;
   const JOCTET *p = cinfo->src->next_input_byte;
-  if (cinfo->unread_marker != 0 || h->pub.insufficient_data || p < s->base
+  if (cinfo->err->num_warnings > 0 || cinfo->unread_marker != 0 || h->pub.insufficient_data
+      || p < s->base
       || p > s->base + s->length || h->bitstate.bits_left < 0 || h->bitstate.bits_left > 64) {
     return 0;
   }
@@ -279,8 +282,8 @@ int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, c
 
 jlongArray seek_export(JNIEnv *env, struct decoder *d) {
   struct seek *s = d->seek;
-  if (s == NULL || s->known <= s->known_open) {
-    return NULL;
+  if (s == NULL || s->known <= s->known_open || d->err.pub.num_warnings > 0) {
+    return NULL; /* nothing new, or libjpeg-turbo warned: corrupt data is never skipped over */
   }
   s->ix[IX_KNOWN] = s->known;
   size_t size = IX_HEADER + (size_t) (s->known + 1) * (size_t) s->per_row;

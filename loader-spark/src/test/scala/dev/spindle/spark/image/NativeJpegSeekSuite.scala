@@ -15,7 +15,9 @@ import ImageTestSupport._
  * recorded, and its pixels are still exactly those of a whole-image decode by OpenCV, whatever the
  * order of the regions (top first, bottom first, one row, full width), on every layout it indexes
  * (4:2:0, 4:2:2, 4:4:4, odd and tall sizes, photographs); the JPEGs it does not index (progressive,
- * grayscale, restart markers, DCT-scaled decodes) keep no index; bytes that differ never share one.
+ * grayscale, restart markers, DCT-scaled decodes) keep no index; bytes that differ never share one;
+ * corrupt data libjpeg-turbo warns about is never skipped over (the same warnings and pixels with
+ * or without an index).
  */
 class NativeJpegSeekSuite extends AnyFunSuite {
   private def file(dir: String, name: String): Array[Byte] =
@@ -149,5 +151,48 @@ class NativeJpegSeekSuite extends AnyFunSuite {
     val got = new Array[Byte](rgb.remaining().min(changed.pixels().length))
     rgb.get(0, got)
     assert(java.util.Arrays.equals(got, changed.pixels()), "the changed JPEG decoded otherwise")
+  }
+
+  test("corrupt data gives the same warnings and pixels with or without an index, and keeps none") {
+    requireIndex()
+    val data = file("photos", "photo6.jpg")
+    val full = whole(data)
+    val (w, h) = (full.width(), full.height())
+    val sos = data.indices.find(i => (data(i) & 0xFF) == 0xFF && (data(i + 1) & 0xFF) == 0xDA).get
+    val rnd = new Random(8)
+    var warned = 0
+    for (_ <- 0 until 60) {
+      JpegSeekIndex.clear()
+      val bad = data.clone()
+      val at = sos + 20 + rnd.nextInt(bad.length - sos - 40)
+      for (i <- at until at + 3) bad(i) = rnd.nextInt(256).toByte
+      val region = (w / 2, h / 2, w / 2 + 40, h / 2 + 30)
+      def decode(box: (Int, Int, Int, Int)): (Int, Array[Byte]) = {
+        val (x0, y0, x1, y1) = box
+        try {
+          val band = NativeJpeg.open(bad, 0, bad.length, 1, false, x0, y0, x1, y1,
+            DecodeScratch.current())
+          try {
+            val rgb = band.all()
+            val out = new Array[Byte](band.rows * band.region.rowPixels() * 3)
+            rgb.get(0, out)
+            (band.warnings(), out)
+          } finally band.close()
+        } catch {
+          case e: ImageException => (-1, e.getMessage.getBytes)
+        }
+      }
+      val first = decode(region) // no index yet; it keeps one when it met no corrupt data
+      val before = known(bad)
+      val (fullWarnings, _) = decode((0, 0, w, h))
+      if (fullWarnings != 0) { // the rows a warning came from are never recorded
+        warned += 1
+        assert(known(bad) == before, s"bytes $at.. changed: a decode that warned grew the index")
+      }
+      val again = decode(region)
+      assert(again._1 == first._1 && java.util.Arrays.equals(again._2, first._2),
+        s"bytes $at.. changed: warnings ${first._1} without an index, ${again._1} after a full decode")
+    }
+    assert(warned >= 10, s"only $warned of 60 corrupted JPEGs drew a warning")
   }
 }
