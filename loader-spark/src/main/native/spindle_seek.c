@@ -110,8 +110,8 @@ static int record(struct seek *s, j_decompress_ptr cinfo, int row, int j) {
   struct huff_head *h = (struct huff_head *) cinfo->entropy;
   const JOCTET *p = cinfo->src->next_input_byte;
   if (cinfo->err->num_warnings > 0 || cinfo->unread_marker != 0 || h->pub.insufficient_data
-      || p < s->base
-      || p > s->base + s->length || h->bitstate.bits_left < 0 || h->bitstate.bits_left > 64) {
+      || p < s->base || p > s->base + s->length || h->bitstate.bits_left < 0
+      || h->bitstate.bits_left > 64) {
     return 0;
   }
   if (row == 0 && j == 0 && (h->bitstate.bits_left != 0 || h->bitstate.get_buffer != 0

@@ -1,5 +1,7 @@
 package dev.spindle.spark.image;
 
+import java.util.Arrays;
+import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -10,9 +12,11 @@ import org.apache.arrow.memory.RootAllocator;
  * libjpeg-turbo region decoder; {@link OpenCvDecodeFuzz}: OpenCV). Three transforms, picked by the
  * input's length, reach the direct one-resample path, the random-crop path (full decode, EXIF turn,
  * several stages) and a reduced-scale decode; the direct path's resample is native (C) for half the
- * inputs. The property: a result or {@link ImageException}, nothing else; every decode stays within
- * the declared {@link #MAX_DECODE_BYTES} and {@link #MAX_PIXELS} (the child JVM's heap and RSS
- * limits are set from them, see {@code FuzzTarget}); no JVM crash in the native code. One thread.
+ * inputs. The property: a result or {@link ImageException}, nothing else, and with the native
+ * decoder the same result or refusal when the same bytes are decoded again (from the seek index the
+ * first decode recorded, {@link JpegSeekIndex}); every decode stays within the declared {@link
+ * #MAX_DECODE_BYTES} and {@link #MAX_PIXELS} (the child JVM's heap and RSS limits are set from
+ * them, see {@code FuzzTarget}); no JVM crash in the native code. One thread.
  */
 final class DecodeFuzz {
   /** The decode budget declared to the transform ({@code spark.spindle.image.maxDecodeBytes}). */
@@ -50,10 +54,37 @@ final class DecodeFuzz {
   static void run(byte[] data, boolean nativeJpeg) {
     ImageTransform t = TRANSFORMS[data.length % TRANSFORMS.length];
     int level = data.length / TRANSFORMS.length % 2 == 0 ? NativeResample.BEST : -1;
+    String first = once(t, data, nativeJpeg, level);
+    if (!nativeJpeg) {
+      return;
+    }
+    // the same bytes again: the native decoder now resumes from the seek index the first decode
+    // recorded (JpegSeekIndex), and must give the same pixels, or the same refusal
+    byte[] pixels = first == null ? output(t) : null;
+    String second = once(t, data, nativeJpeg, level);
+    if (!Objects.equals(first, second) || (first == null && !Arrays.equals(pixels, output(t)))) {
+      throw new IllegalStateException(
+          "Decoding the same bytes twice differed: first "
+              + (first == null ? "decoded" : "refused (" + first + ")")
+              + ", then "
+              + (second == null ? "decoded" : "refused (" + second + ")"));
+    }
+  }
+
+  /** Null when {@code t} decodes {@code data} into OUT, else the refusal's message. */
+  private static String once(ImageTransform t, byte[] data, boolean nativeJpeg, int level) {
+    OUT.setZero(0, OUT.capacity());
     try {
       t.apply(data, 0, data.length, data.length, OUT, 0, true, true, nativeJpeg, level);
+      return null;
     } catch (ImageException e) {
-      // refused: corrupt, truncated, unsupported or over the limits
+      return e.getMessage(); // refused: corrupt, truncated, unsupported or over the limits
     }
+  }
+
+  private static byte[] output(ImageTransform t) {
+    byte[] out = new byte[Math.toIntExact(t.outputBytes())];
+    OUT.getBytes(0, out);
+    return out;
   }
 }

@@ -34,13 +34,26 @@ class InterruptSuite extends AnyFunSuite {
     dir
   }
 
+  /**
+   * Runs the driver with SIGINT's default disposition: a process started with SIGINT ignored (under
+   * nohup, or as a background job of a shell without job control) passes that on to its children,
+   * and a JVM that starts with SIGINT ignored never handles it. GNU env (coreutils 8.31 and later)
+   * resets it and then executes the driver in its own place (same pid); without such an env the
+   * driver inherits this JVM's disposition as before.
+   */
+  private lazy val defaultSigint: Seq[String] = {
+    val env = Seq("env", "--default-signal=INT")
+    val works = scala.util.Try(new ProcessBuilder((env :+ "true"): _*).start().waitFor() == 0)
+    if (works.getOrElse(false)) env else Seq.empty
+  }
+
   /** `SpindleMain preprocess` in a driver JVM of its own, writing stdout and stderr to `log`. */
   private def driver(in: Path, out: Path, report: Path, log: Path): Process = {
     val java = ProcessHandle.current().info().command().get()
     val flags = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
       .filterNot(a => a.startsWith("-agentlib") || a.startsWith("-javaagent"))
     val cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-    val args = Seq(java) ++ flags ++ Seq(
+    val args = defaultSigint ++ Seq(java) ++ flags ++ Seq(
       s"-Dlog4j2.configurationFile=${root.resolve("conf/log4j2.properties")}", "-cp", cp,
       "dev.spindle.spark.cli.SpindleMain", "preprocess", "--input", in.toString,
       "--output", FaultyFileSystem.uri(out), "--overwrite", "--report", report.toString,

@@ -195,4 +195,34 @@ class NativeJpegSeekSuite extends AnyFunSuite {
     }
     assert(warned >= 10, s"only $warned of 60 corrupted JPEGs drew a warning")
   }
+
+  test("threads decoding the same images at once share the index and keep the whole decode's pixels") {
+    requireIndex()
+    JpegSeekIndex.clear()
+    val photos = indexed.filter(_._1.startsWith("photo")).take(3)
+    val wholes = photos.map { case (_, data) => whole(data) }
+    val errors = new java.util.concurrent.ConcurrentLinkedQueue[Throwable]()
+    val threads = (0 until 4).map { t =>
+      new Thread(() => {
+        val rnd = new Random(100 + t)
+        try {
+          for (_ <- 0 until 40) {
+            val i = rnd.nextInt(photos.size)
+            val (name, data) = photos(i)
+            val full = wholes(i)
+            val (w, h) = (full.width(), full.height())
+            val x0 = rnd.nextInt(w); val y0 = rnd.nextInt(h)
+            check(name, data, full, progressive = false,
+              (x0, y0, x0 + 1 + rnd.nextInt(w - x0), y0 + 1 + rnd.nextInt(h - y0)))
+          }
+        } catch {
+          case e: Throwable => errors.add(e)
+        }
+      })
+    }
+    threads.foreach(_.start())
+    threads.foreach(_.join())
+    if (!errors.isEmpty) throw errors.peek() // the first thread's failure, with its message
+    assert(photos.forall { case (_, data) => known(data) > 0 }, "no index was kept")
+  }
 }
