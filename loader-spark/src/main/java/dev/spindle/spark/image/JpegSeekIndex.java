@@ -16,9 +16,10 @@ import java.util.zip.CRC32C;
  * <p>An index is a few kilobytes (a 640x408 photo's is 2 KB: 8 bytes every 4 MCUs of the rows
  * decoded so far) and is found by the JPEG's content: its length and two CRCs of its bytes (CRC-32C
  * and CRC-32, 64 bits in all, both computed by the CPU's own instructions), so a changed file never
- * finds an old index. The indexes live on the JVM heap, least recently used dropped first, up to an
- * eighth of the maximum heap (at least 4 MiB, at most 256 MiB): about 30,000 photos at a 1 GiB
- * heap. The system property {@code spindle.image.seekIndex=false} turns them off. Thread-safe.
+ * finds an old index. The indexes live on the JVM heap, least recently used dropped first, up to a
+ * sixteenth of the maximum heap (at least 4 MiB, at most 128 MiB): about 30,000 such photos at a 1
+ * GiB heap, 3,700 at the 128 MiB {@code bin/bench-vs-torch} gives Spindle. The system property
+ * {@code spindle.image.seekIndex=false} turns them off. Thread-safe.
  */
 final class JpegSeekIndex {
   /** Whether indexes are kept ({@code spindle.image.seekIndex}, default true). */

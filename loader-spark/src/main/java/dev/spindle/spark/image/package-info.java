@@ -53,8 +53,9 @@
  * restore it at each row's first MCU of the region and leave the other MCUs undecoded ({@code
  * JpegSeekIndex}, {@code src/main/native/spindle_seek.c}). Same pixels ({@code
  * NativeJpegSeekSuite}); 2 KB per 640x408 photo, on the heap, least recently used dropped beyond a
- * sixteenth of it; {@code -Dspindle.image.seekIndex=false} turns it off. Measured: steady epochs
- * about 1.2 times as fast for the eval transform, 1.25 to 1.4 times for the train transform.
+ * sixteenth of it; {@code -Dspindle.image.seekIndex=false} turns it off. Measured: epochs 2 and 3
+ * of 3 at 1.15 times the images/s for the eval transform, 1.19 times for the train transform
+ * ({@code bin/bench-ab-seek-index}, docs/benchmarks.md).
  *
  * <p><b>API.</b> {@link dev.spindle.spark.image.ImageTransform} (a chain parsed from a spec such as
  * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}; the {@code
