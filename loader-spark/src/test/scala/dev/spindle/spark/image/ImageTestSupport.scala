@@ -6,6 +6,7 @@ import java.nio.file.Files
 import javax.imageio.ImageIO
 
 import org.apache.arrow.memory.{ArrowBuf, BufferAllocator, RootAllocator}
+import org.scalatest.Assertions
 
 /** Helpers shared by the image suites: reference files, encoders independent of OpenCV, Arrow. */
 object ImageTestSupport {
@@ -16,6 +17,43 @@ object ImageTestSupport {
   lazy val imagesDir: File = new File(getClass.getResource("/images/golden.tsv").toURI).getParentFile
 
   def resource(name: String): Array[Byte] = Files.readAllBytes(new File(imagesDir, name).toPath)
+
+  /**
+   * Cancels the test where the native JPEG decoder did not load; fails it instead under CI=true,
+   * whose machines bin/setup-test-deps gives a C compiler and libjpeg62-turbo-dev.
+   */
+  def requireNativeJpeg(): Unit = {
+    if (!NativeJpeg.AVAILABLE && sys.env.get("CI").contains("true")) {
+      Assertions.fail(s"the native JPEG decoder must load in CI: ${NativeJpeg.describe()}")
+    }
+    Assertions.assume(NativeJpeg.AVAILABLE, NativeJpeg.describe())
+  }
+
+  /** OpenCV's whole-image decode of `data` at 1/`reduce` scale, copied off the thread's buffers. */
+  def wholeDecode(data: Array[Byte], reduce: Int): DecodedImage = {
+    val cost = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length)
+    val d = OpenCvDecoder.decode(data, 0, data.length, cost, reduce, DecodeScratch.current())
+    new DecodedImage(d.pixels().clone(), d.width(), d.height())
+  }
+
+  /**
+   * The first pixel of box [x0,x1)x[y0,y1) where `rgb`, a native decode of `region` (RGB rows of
+   * `region.rowPixels()` pixels from its corner), differs from `full`: "pixel (x, y) channel c is
+   * A, the whole decode's B", or None when every one is the same.
+   */
+  def regionMismatch(rgb: java.nio.ByteBuffer, region: VectorResample.Region, full: DecodedImage,
+      box: (Int, Int, Int, Int)): Option[String] = {
+    val (x0, y0, x1, y1) = box
+    val w = full.width()
+    for (y <- y0 until y1; x <- x0 until x1; c <- 0 until 3) {
+      val got = rgb.get(((y - region.y()) * region.rowPixels() + (x - region.x())) * 3 + c)
+      val want = full.pixels()((y * w + x) * 3 + c)
+      if (got != want) {
+        return Some(s"pixel ($x, $y) channel $c is ${got & 0xFF}, the whole decode's ${want & 0xFF}")
+      }
+    }
+    None
+  }
 
   /** Encoded test images (not golden outputs) in the resources directory, sorted by name. */
   def referenceImages: Seq[String] =

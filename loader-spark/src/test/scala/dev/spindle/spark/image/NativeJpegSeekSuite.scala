@@ -29,18 +29,11 @@ class NativeJpegSeekSuite extends AnyFunSuite {
       (0 until 8).map(i => s"photo$i.jpg" -> file("photos", s"photo$i.jpg"))
 
   private def requireIndex(): Unit = {
-    if (!NativeJpeg.AVAILABLE && sys.env.get("CI").contains("true")) {
-      fail(s"the native JPEG decoder must load in CI: ${NativeJpeg.describe()}")
-    }
-    assume(NativeJpeg.AVAILABLE, NativeJpeg.describe())
+    requireNativeJpeg()
     assume(JpegSeekIndex.ENABLED, "spindle.image.seekIndex=false")
   }
 
-  private def whole(data: Array[Byte]): DecodedImage = {
-    val cost = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length)
-    val d = OpenCvDecoder.decode(data, 0, data.length, cost, 1, DecodeScratch.current())
-    new DecodedImage(d.pixels().clone(), d.width(), d.height())
-  }
+  private def whole(data: Array[Byte]): DecodedImage = wholeDecode(data, 1)
 
   private def key(data: Array[Byte]): JpegSeekIndex.Key =
     JpegSeekIndex.key(ByteBuffer.allocateDirect(data.length).put(data).flip(), data.length)
@@ -53,19 +46,12 @@ class NativeJpegSeekSuite extends AnyFunSuite {
   private def check(name: String, data: Array[Byte], full: DecodedImage, progressive: Boolean,
       box: (Int, Int, Int, Int)): Unit = {
     val (x0, y0, x1, y1) = box
-    val w = full.width()
     val band = NativeJpeg.open(data, 0, data.length, 1, progressive, x0, y0, x1, y1,
       DecodeScratch.current())
     val rgb = try band.all() finally band.close()
     assert(band.warnings() == 0, s"$name: libjpeg-turbo warned")
-    val r = band.region
-    for (y <- y0 until y1; x <- x0 until x1; c <- 0 until 3) {
-      val got = rgb.get(((y - r.y()) * r.rowPixels() + (x - r.x())) * 3 + c)
-      val want = full.pixels()((y * w + x) * 3 + c)
-      if (got != want) {
-        fail(s"$name, region [$x0,$x1)x[$y0,$y1) (index knowing ${known(data)} rows): pixel " +
-          s"($x, $y) channel $c is ${got & 0xFF}, the whole decode's ${want & 0xFF}")
-      }
+    regionMismatch(rgb, band.region, full, box).foreach { m =>
+      fail(s"$name, region [$x0,$x1)x[$y0,$y1) (index knowing ${known(data)} rows): $m")
     }
   }
 

@@ -33,13 +33,6 @@ class NativeJpegSuite extends AnyFunSuite {
       n -> Files.readAllBytes(photos.resolve(n)))) :+ ("restart-interval.jpg" -> withRestarts())
   }
 
-  private def requireNative(): Unit = {
-    if (!NativeJpeg.AVAILABLE && sys.env.get("CI").contains("true")) {
-      fail(s"the native JPEG decoder must load in CI: ${NativeJpeg.describe()}")
-    }
-    assume(NativeJpeg.AVAILABLE, NativeJpeg.describe())
-  }
-
   /** A 4:2:0 JPEG with a restart marker every 2 MCUs, written by ImageIO (Pillow 9.4 cannot). */
   private def withRestarts(): Array[Byte] = {
     val photo = ImageIO.read(getClass.getResourceAsStream("/photos/photo2.jpg"))
@@ -66,22 +59,16 @@ class NativeJpegSuite extends AnyFunSuite {
     bytes
   }
 
-  private def whole(data: Array[Byte], reduce: Int): DecodedImage = {
-    val cost = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0, data.length)
-    val d = OpenCvDecoder.decode(data, 0, data.length, cost, reduce, DecodeScratch.current())
-    new DecodedImage(d.pixels().clone(), d.width(), d.height())
-  }
-
   test("the native decoder is built into the classes and loads") {
-    requireNative()
+    requireNativeJpeg()
     assert(ImageTransform.jpegDecoder() == "native libjpeg-turbo (region decode)")
   }
 
   test("every region at every scale holds the whole decode's pixels, on every JPEG layout") {
-    requireNative()
+    requireNativeJpeg()
     val rnd = new Random(19)
     for ((name, data) <- variants; reduce <- Seq(1, 2, 4, 8)) {
-      val full = whole(data, reduce)
+      val full = wholeDecode(data, reduce)
       val (w, h) = (full.width(), full.height())
       val progressive = DecodeCost.of(ImageInfo.probe(data, 0, data.length), data, 0,
         data.length).frame().progressive()
@@ -99,20 +86,15 @@ class NativeJpegSuite extends AnyFunSuite {
         val r = band.region
         assert(r.x() <= x0 && r.y() <= y0 && r.x() + r.rowPixels() >= x1 &&
           r.y() + band.rows >= y1, s"$name $r")
-        for (y <- y0 until y1; x <- x0 until x1; c <- 0 until 3) {
-          val got = rgb.get(((y - r.y()) * r.rowPixels() + (x - r.x())) * 3 + c)
-          val want = full.pixels()((y * w + x) * 3 + c)
-          if (got != want) {
-            fail(s"$name at 1/$reduce, region [$x0,$x1)x[$y0,$y1) decoded as $r: pixel ($x, $y)" +
-              s" channel $c is ${got & 0xFF}, the whole decode's ${want & 0xFF}")
-          }
+        regionMismatch(rgb, r, full, (x0, y0, x1, y1)).foreach { m =>
+          fail(s"$name at 1/$reduce, region [$x0,$x1)x[$y0,$y1) decoded as $r: $m")
         }
       }
     }
   }
 
   test("transforms give the same bytes with the native decoder as with OpenCV") {
-    requireNative()
+    requireNativeJpeg()
     assume(VectorPath.ENABLED, "the native decoder serves the vector path only")
     val specs = Seq("resize(256),center_crop(224),normalize", "resize(224),center_crop(224)",
       "resize(96),center_crop(80),hflip(1)", "random_resized_crop(224),hflip,normalize",
@@ -140,7 +122,7 @@ class NativeJpegSuite extends AnyFunSuite {
   }
 
   test("corrupt JPEGs are refused with libjpeg's message, never crash, and leak no native memory") {
-    requireNative()
+    requireNativeJpeg()
     val good = variants.find(_._1 == "s420.jpg").get._2
     val rnd = new Random(4)
     def mutated(): Array[Byte] = {
