@@ -66,6 +66,12 @@ final class BenchInput {
     return samples;
   }
 
+  /** Whether a sample's key (a file or member name) names a JPEG. */
+  static boolean isJpeg(String key) {
+    String name = key.toLowerCase(Locale.ROOT);
+    return name.endsWith(".jpg") || name.endsWith(".jpeg");
+  }
+
   private static boolean isImage(String name) {
     return name.endsWith(".jpg") || name.endsWith(".jpeg") || name.endsWith(".png");
   }

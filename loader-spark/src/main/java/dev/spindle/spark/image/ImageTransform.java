@@ -276,24 +276,22 @@ public final class ImageTransform implements Serializable {
   }
 
   /**
-   * Prepares this JVM for fast first images: loads OpenCV's native libraries and decodes one small
-   * image, then has the JIT compile the vector resample and the per-image code around it (running
-   * whole transforms on two small synthetic images until they are compiled: about 1.4 s, and 2.6 s
-   * of CPU with the compiler threads, {@code WarmUpCost} in loader-bench; once per JVM). Optional:
-   * without it the first {@link #apply} loads the libraries, and the vector path is compiled on a
-   * background thread while callers take the native resample, or the scalar path where there is
-   * none (same bytes, slower). A classpath without OpenCV (a GPU machine's bundle, which leaves its
-   * natives out) loads the native JPEG decoder alone, if it has it.
+   * Prepares this JVM for fast first images: loads the decoders as {@link #loadDecoders} does (the
+   * native JPEG decoder; OpenCV only where there is none), then has the JIT compile the vector
+   * resample and the per-image code around it (running whole transforms on two small synthetic
+   * images until they are compiled: about 1.4 s, and 2.6 s of CPU with the compiler threads, {@code
+   * WarmUpCost} in loader-bench; once per JVM). Optional: without it the first {@link #apply} loads
+   * the libraries, and the vector path is compiled on a background thread while callers take the
+   * native resample, or the scalar path where there is none (same bytes, slower).
+   *
+   * <p>OpenCV is left to the first image that needs it (a PNG, a JPEG the native decoder leaves to
+   * it), as in an executor ({@code DecodeWarmUp}): loaded up front it held 25-35 MB more of a
+   * loader JVM's resident memory (its classes, its libraries and OpenBLAS's) for JPEG inputs that
+   * never use it. A caller that knows other formats are coming loads it as well ({@code ImageBench}
+   * does for inputs with PNGs).
    */
   public static void preload() throws InterruptedException {
-    NativeJpeg.describe(); // loads the native decoder, if there is one
-    try {
-      OpenCvDecoder.load();
-    } catch (LinkageError e) {
-      if (!NativeJpeg.AVAILABLE) {
-        throw e; // nothing decodes images here
-      }
-    }
+    loadDecoders();
     VectorPath.warmUpNow();
   }
 

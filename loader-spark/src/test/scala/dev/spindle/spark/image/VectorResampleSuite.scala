@@ -137,17 +137,21 @@ class VectorResampleSuite extends AnyFunSuite {
     }
   }
 
+  /** ScalarFallbackMain's output in a fresh JVM with `flags`. */
+  private def fallbackMain(flags: Seq[String]): Seq[String] = {
+    val java = new File(System.getProperty("java.home"), "bin/java").getPath
+    val cmd = Seq(java) ++ flags ++ Seq("--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "-Djavacpp.platform=" + System.getProperty("javacpp.platform", "linux-x86_64"),
+      "-cp", System.getProperty("java.class.path"), "dev.spindle.spark.image.ScalarFallbackMain")
+    val p = new ProcessBuilder(cmd: _*).redirectErrorStream(true).start()
+    val out = new String(p.getInputStream.readAllBytes())
+    assert(p.waitFor() == 0, out)
+    out.linesIterator.toSeq
+  }
+
   test("a JVM without jdk.incubator.vector runs the scalar path and gets the same bytes") {
-    def run(flags: Seq[String]): String = {
-      val java = new File(System.getProperty("java.home"), "bin/java").getPath
-      val cmd = Seq(java) ++ flags ++ Seq("--add-opens=java.base/java.nio=ALL-UNNAMED",
-        "-Djavacpp.platform=" + System.getProperty("javacpp.platform", "linux-x86_64"),
-        "-cp", System.getProperty("java.class.path"), "dev.spindle.spark.image.ScalarFallbackMain")
-      val p = new ProcessBuilder(cmd: _*).redirectErrorStream(true).start()
-      val out = new String(p.getInputStream.readAllBytes())
-      assert(p.waitFor() == 0, out)
-      out.linesIterator.filter(_.startsWith("resample=")).toSeq.last
-    }
+    def run(flags: Seq[String]): String =
+      fallbackMain(flags).filter(_.startsWith("resample=")).last
     val without = run(Nil)
     assert(without.startsWith("resample=scalar "), without)
     if (VectorPath.ENABLED) {
@@ -155,6 +159,19 @@ class VectorResampleSuite extends AnyFunSuite {
       assert(withModule.startsWith("resample=vector"), withModule)
       assert(withModule.split(" ").last == without.split(" ").last, "same output checksum")
     }
+  }
+
+  test("preload() leaves OpenCV to the first image that needs it where the native decoder runs") {
+    // OpenCV loaded up front held 25-35 MB more of a loader JVM's resident memory (its classes,
+    // its libraries, OpenBLAS's) for JPEG inputs that never use it
+    val out = fallbackMain(Seq("--add-modules=jdk.incubator.vector"))
+    val preloaded = out.find(_.startsWith("native-jpeg=")).getOrElse(fail(out.mkString("\n")))
+    if (NativeJpeg.AVAILABLE) {
+      assert(preloaded == "native-jpeg=true opencv-after-preload=false", out.mkString("\n"))
+    } else { // nothing else decodes: preload loads OpenCV
+      assert(preloaded == "native-jpeg=false opencv-after-preload=true", out.mkString("\n"))
+    }
+    assert(out.contains("opencv-after-png=true"), out.mkString("\n"))
   }
 
   test("512-bit transposes (8-byte gathers, byte permutations) and 256-bit ones agree") {
