@@ -286,7 +286,9 @@ jlongArray seek_export(JNIEnv *env, struct decoder *d) {
     return NULL; /* nothing new, or libjpeg-turbo warned: corrupt data is never skipped over */
   }
   s->ix[IX_KNOWN] = s->known;
-  size_t size = IX_HEADER + (size_t) (s->known + 1) * (size_t) s->per_row;
+  /* the whole array, rows not yet known zero: every export of an image has the same length, so
+   * JpegSeekIndex copies a grown index into the array it keeps rather than replacing it */
+  size_t size = IX_HEADER + (size_t) s->rows * (size_t) s->per_row;
   jlongArray out = (*env)->NewLongArray(env, (jsize) size);
   if (out != NULL) {
     (*env)->SetLongArrayRegion(env, out, 0, (jsize) size, (const jlong *) s->ix);

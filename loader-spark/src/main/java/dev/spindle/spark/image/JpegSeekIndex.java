@@ -13,13 +13,13 @@ import java.util.zip.CRC32C;
  * the MCU it needs rather than Huffman-decoding all the MCUs above and beside it. The pixels are
  * the same bytes with or without an index ({@code NativeJpegSeekSuite}).
  *
- * <p>An index is a few kilobytes (a 640x408 photo's is 2 KB: 8 bytes every 4 MCUs of the rows
- * decoded so far) and is found by the JPEG's content: its length and two CRCs of its bytes (CRC-32C
- * and CRC-32, 64 bits in all, both computed by the CPU's own instructions), so a changed file never
- * finds an old index. The indexes live on the JVM heap, least recently used dropped first, up to a
- * sixteenth of the maximum heap (at least 4 MiB, at most 128 MiB): about 30,000 such photos at a 1
- * GiB heap, 3,700 at the 128 MiB {@code bin/bench-vs-torch} gives Spindle. The system property
- * {@code spindle.image.seekIndex=false} turns them off. Thread-safe.
+ * <p>An index is a few kilobytes (a 640x408 photo's is 2 KB: 8 bytes every 4 MCUs of every row,
+ * zero in the rows not decoded yet) and is found by the JPEG's content: its length and two CRCs of
+ * its bytes (CRC-32C and CRC-32, 64 bits in all, both computed by the CPU's own instructions), so a
+ * changed file never finds an old index. The indexes live on the JVM heap, least recently used
+ * dropped first, up to a sixteenth of the maximum heap (at least 4 MiB, at most 128 MiB): about
+ * 30,000 such photos at a 1 GiB heap, 3,700 at the 128 MiB {@code bin/bench-vs-torch} gives
+ * Spindle. The system property {@code spindle.image.seekIndex=false} turns them off. Thread-safe.
  */
 final class JpegSeekIndex {
   /** Whether indexes are kept ({@code spindle.image.seekIndex}, default true). */
@@ -29,6 +29,9 @@ final class JpegSeekIndex {
   /** The most bytes of indexes kept. */
   static final long CAPACITY =
       Math.max(4L << 20, Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 16));
+
+  /** Where an index holds how many MCU rows it knows (IX_KNOWN in spindle_seek.c). */
+  static final int KNOWN = 5;
 
   /** A JPEG's identity: its length and 64 bits of CRCs of its bytes. */
   record Key(int length, long crcs) {}
@@ -50,21 +53,34 @@ final class JpegSeekIndex {
     return new Key(length, c.getValue() << 32 | d.getValue());
   }
 
-  /** The index kept for {@code key}, or null. */
+  /**
+   * A copy of the index kept for {@code key}, or null: {@link #put} grows the kept array in place,
+   * so a decode never reads the array itself.
+   */
   static synchronized long[] get(Key key) {
     long[] index = INDEXES.get(key);
     if (index == null) {
       misses++;
-    } else {
-      hits++;
+      return null;
     }
-    return index;
+    hits++;
+    return index.clone();
   }
 
-  /** Keeps {@code index} for {@code key} unless one at least as long is kept already. */
+  /**
+   * Keeps {@code index} for {@code key} unless the one kept knows at least as many rows. An index
+   * that grew is copied into the array kept for the image (every export of an image has the same
+   * length): replacing it left the old array, which had lived long enough to be tenured, as garbage
+   * in the old generation at each growth (a random crop's decodes grow an image's index over
+   * several epochs), which is resident memory until a full collection.
+   */
   static synchronized void put(Key key, long[] index) {
     long[] old = INDEXES.get(key);
-    if (old != null && old.length >= index.length) {
+    if (old != null && old[KNOWN] >= index[KNOWN]) {
+      return;
+    }
+    if (old != null && old.length == index.length) {
+      System.arraycopy(index, 0, old, 0, index.length);
       return;
     }
     INDEXES.put(key, index);

@@ -40,7 +40,7 @@ class NativeJpegSeekSuite extends AnyFunSuite {
 
   /** Rows the index kept for `data` knows completely (0: no index). */
   private def known(data: Array[Byte]): Long =
-    Option(JpegSeekIndex.get(key(data))).map(_(5)).getOrElse(0L)
+    Option(JpegSeekIndex.get(key(data))).map(_(JpegSeekIndex.KNOWN)).getOrElse(0L)
 
   /** Decodes [x0,x1)x[y0,y1) natively and checks it against the whole decode. */
   private def check(name: String, data: Array[Byte], full: DecodedImage, progressive: Boolean,
