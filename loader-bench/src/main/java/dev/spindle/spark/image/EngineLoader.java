@@ -251,6 +251,11 @@ final class EngineLoader implements BenchLoader {
     }
 
     @Override
+    public Item withoutImage() {
+      return new Item(index, sample.withoutImage(), into, row);
+    }
+
+    @Override
     public String id() {
       return sample.key();
     }

@@ -28,9 +28,18 @@ public final class Decoded<T extends IndexedSample> implements AutoCloseable {
     this(item, pixels, problem, false);
   }
 
-  /** A sample whose pixels were written into its row ({@link IndexedSample#target()}). */
+  /**
+   * A sample whose pixels were written into its row ({@link IndexedSample#target()}): kept as
+   * {@link IndexedSample#withoutImage}, its encoded bytes no longer needed.
+   */
+  @SuppressWarnings("unchecked") // checked: withoutImage() must keep the item's class
   static <T extends IndexedSample> Decoded<T> placed(T item) {
-    return new Decoded<>(item, null, null, true);
+    IndexedSample light = item.withoutImage();
+    if (light.getClass() != item.getClass()) {
+      throw new IllegalStateException(
+          item.getClass().getName() + ".withoutImage() returned a " + light.getClass().getName());
+    }
+    return new Decoded<>((T) light, null, null, true);
   }
 
   static <T extends IndexedSample> Decoded<T> ok(T item, ArrowBuf pixels) {

@@ -35,4 +35,15 @@ public interface IndexedSample {
   default RowTarget target() {
     return null;
   }
+
+  /**
+   * This item with {@link Sample#withoutImage}, of the same class: what the path hands its consumer
+   * for a sample whose pixels it wrote into {@link #target()}. The batch's rows reach the consumer
+   * only when the batch is complete, and the encoded bytes (a whole batch of them, which the path's
+   * byte bounds no longer count once the pixels are placed) would otherwise live until then. An
+   * item with a target overrides it; by default the item itself.
+   */
+  default IndexedSample withoutImage() {
+    return this;
+  }
 }

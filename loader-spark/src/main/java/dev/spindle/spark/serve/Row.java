@@ -23,6 +23,11 @@ record Row(int rank, int batch, int row, long index, Sample sample, BatchTarget 
     return into.row(row);
   }
 
+  @Override
+  public Row withoutImage() {
+    return new Row(rank, batch, row, index, sample.withoutImage(), into, last);
+  }
+
   String describe() {
     return sample.shard() + " [" + sample.key() + "]";
   }

@@ -106,6 +106,18 @@ public record Sample(
     return n;
   }
 
+  /**
+   * This sample without its encoded bytes ({@link #image} null), everything else the same: what a
+   * row keeps once its pixels were written into its batch, so that the bytes can go before the
+   * batch is complete.
+   */
+  public Sample withoutImage() {
+    return image == null
+        ? this
+        : new Sample(
+            shard, key, position, null, imageName, imageFile, label, problem, stored, fields);
+  }
+
   /** True when the sample can go on to decoding. */
   public boolean usable() {
     return problem == null;
