@@ -5,9 +5,10 @@ import scala.jdk.CollectionConverters._
 import org.bytedeco.javacpp.Loader
 
 /**
- * Run by VectorResampleSuite in a fresh JVM (with and without `--add-modules=jdk.incubator.vector`):
- * preloads, transforms one PNG, and prints the resample path and a checksum of the output, and
- * whether OpenCV's libraries were loaded after the preload and after the PNG.
+ * Run by VectorResampleSuite in a fresh JVM (with and without
+ * `--add-modules=jdk.incubator.vector`): preloads, transforms one PNG, and prints the resample path
+ * and a checksum of the output, and whether OpenCV's libraries were loaded after the preload and
+ * after the PNG.
  */
 object ScalarFallbackMain {
   private def openCvLoaded: Boolean =

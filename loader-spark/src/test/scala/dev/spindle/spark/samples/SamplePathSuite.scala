@@ -77,10 +77,11 @@ class SamplePathSuite extends AnyFunSuite {
       override def index(): Long = 0
       override def id(): String = "k"
       override def bytes(): Long = 1
-      override def withoutImage(): IndexedSample = new ShardSamples.Located(sample().withoutImage(), 0)
+      override def withoutImage(): IndexedSample =
+        new ShardSamples.Located(sample().withoutImage(), 0)
     }
     val e = intercept[IllegalStateException](Decoded.placed(other))
-    assert(e.getMessage.contains(".withoutImage() returned a " + classOf[ShardSamples.Located].getName),
-      e.getMessage)
+    val located = classOf[ShardSamples.Located].getName
+    assert(e.getMessage.contains(".withoutImage() returned a " + located), e.getMessage)
   }
 }
