@@ -73,7 +73,7 @@ final class BenchInput {
   }
 
   private static boolean isImage(String name) {
-    return name.endsWith(".jpg") || name.endsWith(".jpeg") || name.endsWith(".png");
+    return isJpeg(name) || name.endsWith(".png");
   }
 
   /** Image members of a POSIX/GNU tar (ustar headers, 512-byte blocks). */
