@@ -2,8 +2,8 @@
 read from its JSON report (see bin/bench-vs-torch for the report's layout)."""
 import os
 
-COLOURS = {"native": (200, 60, 30), "native-resample": (120, 40, 160), "opencv": (230, 150, 20),
-           "dataloader": (40, 90, 200)}
+COLOURS = {"native": (200, 60, 30), "native-resample": (120, 40, 160),
+           "java-resample": (30, 150, 90), "opencv": (230, 150, 20), "dataloader": (40, 90, 200)}
 HEAD = "%-44s %10s %13s %13s %8s %8s %8s"
 LINE = "%-44s %10.0f %13.2f %13.2f %8.0f %8.0f %8.1f"
 

@@ -131,32 +131,6 @@ __attribute__((target("sse4.1"))) static void horizontal_sse41(const struct plan
     memcpy(out + x * 3, &rgb0, 4);
   }
 }
-
-__attribute__((target("avx2"))) static void horizontal_avx2(const struct plan *p,
-    const uint8_t *src, uint8_t *out) {
-  /* both halves of 4 pixels in one register: taps 0-1 in the low lane, 2-3 in the high one */
-  const __m256i shuffle = _mm256_setr_epi8(SHUFFLE_A, SHUFFLE_B);
-  const __m128i half = _mm_set1_epi32(HALF);
-  for (int x = 0; x < p->w; x++) {
-    const uint8_t *s = src + p->xstart[x] * 3;
-    const int16_t *k = p->xkv + (size_t) x * p->groups * 32;
-    __m256i lo = _mm256_setzero_si256();
-    __m256i hi = _mm256_setzero_si256();
-    for (int g = 0; g < p->groups; g++, s += 12, k += 32) {
-      __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) s));
-      __m256i ab = _mm256_shuffle_epi8(v, shuffle);
-      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(ab, _mm256_loadu_si256((const __m256i *) k)));
-      hi = _mm256_add_epi32(hi,
-          _mm256_madd_epi16(ab, _mm256_loadu_si256((const __m256i *) (k + 16))));
-    }
-    __m256i both = _mm256_add_epi32(_mm256_slli_epi32(hi, 15), lo);
-    __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(both), _mm256_extracti128_si256(both, 1));
-    sum = _mm_srai_epi32(_mm_add_epi32(sum, half), PRECISION_BITS);
-    __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(sum, sum), _mm_setzero_si128());
-    int32_t rgb0 = _mm_cvtsi128_si32(bytes);
-    memcpy(out + x * 3, &rgb0, 4);
-  }
-}
 #endif
 
 /* ---- the vertical pass: n horizontal rows into one row of `count` clipped bytes ---- */
@@ -195,7 +169,6 @@ __attribute__((target("avx2"))) static void horizontal_avx2(const struct plan *p
 VERTICAL(vertical_c, )
 #ifdef SPINDLE_X86
 VERTICAL(vertical_sse41, __attribute__((target("sse4.1"))))
-VERTICAL(vertical_avx2, __attribute__((target("avx2"))))
 #endif
 
 /* ---- the output conversion of one row (w pixels, interleaved) into the destination ---- */
@@ -328,6 +301,433 @@ static int run(struct plan *p, struct source *src, uint8_t *rowbuf, uint8_t *rin
   return 0;
 }
 
+#ifdef SPINDLE_X86
+/*
+ * ---- LEVEL_AVX2: both passes on 8 rows or 8 columns at a time ----
+ *
+ * The horizontal pass takes the source 8 rows at a time and transposes their bytes (`wide`: byte j
+ * of the span the kernel reads, row r of the block, at wide[j * 8 + r]), so that one vector holds
+ * one (column, channel) of 8 rows and every output column is a few multiply-adds of such vectors
+ * by a broadcast coefficient, with the kernel trimmed to the taps that are not zero (a bilinear
+ * upscale has 2 or 3). The results (8 rows of one column) are transposed back, 8 columns at a
+ * time, into `planar`: channel c, group g of 8 columns, row r at ((c * groups + g) * prows + r) * 8.
+ * The vertical pass then sums 8 columns at a time from `planar` and converts them in vectors:
+ * float32 by torch's arithmetic (checked against the Java side's table for all 256 values of each
+ * channel, a channel that differs reads the table), uint8 CHW as bytes; the other modes write a
+ * row through write_row. The same sums as the other levels, so the same bytes.
+ */
+
+/* How a channel's float32 values are computed: fused multiply-adds, divisions, or the table. */
+enum { NORM_FMA, NORM_DIV, NORM_TABLE };
+
+struct blocks {
+  int first;        /* first source pixel any output reads, in the source row buffer */
+  int span;         /* bytes of each source row read: (end - first) * 3 */
+  int chunks;       /* 32-byte chunks of the span transposed per block */
+  int taps;         /* taps per output column, zero ones trimmed */
+  int groups;       /* (w + 7) / 8 */
+  int prows;        /* rows read, rounded up to 8 */
+  int32_t *at;      /* per column (groups * 8): byte offset of its first tap in `wide` */
+  int32_t *k;       /* groups * 8 * taps coefficients */
+  uint8_t *wide;    /* a block transposed */
+  uint8_t *cols;    /* a block's horizontal results: channel c, column x, 8 rows at (c * groups * 8 + x) * 8 */
+  uint8_t *planar;  /* the vertical pass's input */
+  uint8_t *row;     /* one output row, channel c at c * groups * 8 (modes written by write_row) */
+  int norm[3];      /* NORM_* per channel */
+  float mean[3], std[3], inverse[3];
+  int normalize;
+};
+
+/* 8 ints as the bytes Pillow stores: shifted down, clipped (saturating packs clip exactly). */
+__attribute__((target("avx2"))) static inline __m128i narrow8(__m256i sum) {
+  __m256i v = _mm256_srai_epi32(sum, PRECISION_BITS);
+  __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  return _mm_packus_epi16(words, words);
+}
+
+/* The taps of 8 rows (or columns) at p, p + step, ... weighted by the broadcast k[0 ..], from
+ * HALF. */
+__attribute__((target("avx2"))) static inline __m256i sum8(const uint8_t *p, size_t step,
+    const __m256i *k, int n) {
+  __m256i acc = _mm256_set1_epi32(HALF);
+  for (int t = 0; t < n; t++) {
+    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) (p + (size_t) t * step)));
+    acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(v, k[t]));
+  }
+  return acc;
+}
+
+/* The most taps whose coefficients the loops keep broadcast in locals (so that stores through
+ * vector types, which may alias anything, do not make the compiler reload them); more taps (a
+ * large downscale) are broadcast from memory in sum8_k. */
+#define LOCAL_TAPS 6
+
+/* k[0 .. n) broadcast into kv, n <= LOCAL_TAPS. */
+__attribute__((target("avx2"))) static inline void broadcast(const int32_t *k, int n,
+    __m256i *kv) {
+  for (int t = 0; t < n; t++) {
+    kv[t] = _mm256_set1_epi32(k[t]);
+  }
+}
+
+/* sum8 with the coefficients read from k[0 .. n). */
+__attribute__((target("avx2"))) static inline __m256i sum8_k(const uint8_t *p, size_t step,
+    const int32_t *k, int n) {
+  __m256i acc = _mm256_set1_epi32(HALF);
+  for (int t = 0; t < n; t++) {
+    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) (p + (size_t) t * step)));
+    acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(v, _mm256_set1_epi32(k[t])));
+  }
+  return acc;
+}
+
+/* Transposes a block's span: 32 bytes of 8 rows at a time, into wide. */
+__attribute__((target("avx2"))) static void transpose_block(const struct blocks *b,
+    uint8_t *const *rows, uint8_t *wide) {
+  for (int j = 0; j < b->chunks; j++) {
+    __m256i a[8];
+    for (int r = 0; r < 8; r++) {
+      a[r] = _mm256_loadu_si256((const __m256i *) (rows[r] + (size_t) j * 32));
+    }
+    /* within each 128-bit lane (bytes 0-15 and 16-31 of the chunk): rows interleaved in pairs,
+     * then fours, then eights: d[i] holds bytes 2i and 2i + 1 of its lane, 8 rows each */
+    __m256i b0 = _mm256_unpacklo_epi8(a[0], a[1]), b1 = _mm256_unpackhi_epi8(a[0], a[1]);
+    __m256i b2 = _mm256_unpacklo_epi8(a[2], a[3]), b3 = _mm256_unpackhi_epi8(a[2], a[3]);
+    __m256i b4 = _mm256_unpacklo_epi8(a[4], a[5]), b5 = _mm256_unpackhi_epi8(a[4], a[5]);
+    __m256i b6 = _mm256_unpacklo_epi8(a[6], a[7]), b7 = _mm256_unpackhi_epi8(a[6], a[7]);
+    __m256i c0 = _mm256_unpacklo_epi16(b0, b2), c1 = _mm256_unpackhi_epi16(b0, b2);
+    __m256i c2 = _mm256_unpacklo_epi16(b1, b3), c3 = _mm256_unpackhi_epi16(b1, b3);
+    __m256i c4 = _mm256_unpacklo_epi16(b4, b6), c5 = _mm256_unpackhi_epi16(b4, b6);
+    __m256i c6 = _mm256_unpacklo_epi16(b5, b7), c7 = _mm256_unpackhi_epi16(b5, b7);
+    __m256i d[8] = {
+      _mm256_unpacklo_epi32(c0, c4), _mm256_unpackhi_epi32(c0, c4),
+      _mm256_unpacklo_epi32(c1, c5), _mm256_unpackhi_epi32(c1, c5),
+      _mm256_unpacklo_epi32(c2, c6), _mm256_unpackhi_epi32(c2, c6),
+      _mm256_unpacklo_epi32(c3, c7), _mm256_unpackhi_epi32(c3, c7),
+    };
+    uint8_t *out = wide + (size_t) j * 256;
+    for (int i = 0; i < 8; i += 2) { /* low lanes: bytes 0-15; high lanes: bytes 16-31 */
+      _mm256_storeu_si256((__m256i *) (out + i * 16),
+          _mm256_permute2x128_si256(d[i], d[i + 1], 0x20));
+      _mm256_storeu_si256((__m256i *) (out + 128 + i * 16),
+          _mm256_permute2x128_si256(d[i], d[i + 1], 0x31));
+    }
+  }
+}
+
+/* The horizontal sums of one block, n taps per column (a constant where inlined). */
+__attribute__((target("avx2"))) static inline void columns_n(const struct blocks *b,
+    const uint8_t *wide, uint8_t *cols, int n) {
+  const int width = b->groups * 8;
+  const int32_t *at = b->at;
+  __m256i kv[LOCAL_TAPS];
+  for (int x = 0; x < width; x++) {
+    const uint8_t *p = wide + at[x];
+    const int32_t *k = b->k + (size_t) x * (size_t) n;
+    uint8_t *out = cols + (size_t) x * 8;
+    if (n <= LOCAL_TAPS) {
+      broadcast(k, n, kv);
+    }
+    for (int c = 0; c < 3; c++) {
+      __m256i sum = n <= LOCAL_TAPS ? sum8(p + c * 8, 24, kv, n) : sum8_k(p + c * 8, 24, k, n);
+      _mm_storel_epi64((__m128i *) (out + (size_t) c * width * 8), narrow8(sum));
+    }
+  }
+}
+
+__attribute__((target("avx2"))) static void columns(const struct blocks *b, const uint8_t *wide,
+    uint8_t *cols) {
+  switch (b->taps) {
+    case 1: columns_n(b, wide, cols, 1); break;
+    case 2: columns_n(b, wide, cols, 2); break;
+    case 3: columns_n(b, wide, cols, 3); break;
+    case 4: columns_n(b, wide, cols, 4); break;
+    case 5: columns_n(b, wide, cols, 5); break;
+    case 6: columns_n(b, wide, cols, 6); break;
+    default: columns_n(b, wide, cols, b->taps); break;
+  }
+}
+
+/* cols (8 rows of each column) into planar rows [r0, r0 + 8): 8x8 byte tiles transposed. */
+__attribute__((target("avx2"))) static void untranspose(const struct blocks *b,
+    const uint8_t *cols, uint8_t *planar, int r0) {
+  /* bytes 0-7 (one column) and 8-15 (the next) of a 16-byte load, interleaved */
+  const __m128i pairs = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  for (int c = 0; c < 3; c++) {
+    for (int g = 0; g < b->groups; g++) {
+      const uint8_t *in = cols + ((size_t) c * b->groups + g) * 64;
+      __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) in), pairs);
+      __m128i t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (in + 16)), pairs);
+      __m128i t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (in + 32)), pairs);
+      __m128i t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (in + 48)), pairs);
+      __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1);
+      __m128i u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);
+      uint8_t *out = planar + (((size_t) c * b->groups + g) * (size_t) b->prows + r0) * 8;
+      _mm_storeu_si128((__m128i *) out, _mm_unpacklo_epi32(u0, u2));
+      _mm_storeu_si128((__m128i *) (out + 16), _mm_unpackhi_epi32(u0, u2));
+      _mm_storeu_si128((__m128i *) (out + 32), _mm_unpacklo_epi32(u1, u3));
+      _mm_storeu_si128((__m128i *) (out + 48), _mm_unpackhi_epi32(u1, u3));
+    }
+  }
+}
+
+/* A channel's float32 arithmetic as vectors: its NORM_* and constants. */
+struct norm8 {
+  int mode;
+  int normalize;
+  __m256 mean, std, inverse, r255, d255;
+};
+
+__attribute__((target("avx2"))) static inline struct norm8 norm8(const struct blocks *b, int c) {
+  struct norm8 n = {
+    b->norm[c], b->normalize, _mm256_set1_ps(b->mean[c]), _mm256_set1_ps(b->std[c]),
+    _mm256_set1_ps(b->inverse[c]), _mm256_set1_ps(1.0f / 255.0f), _mm256_set1_ps(255.0f),
+  };
+  return n;
+}
+
+/* The float32 values of 8 bytes v (0..255 as ints), as the table holds them. */
+__attribute__((target("avx2,fma"))) static inline __m256 to_float(const struct norm8 *n,
+    __m256i v) {
+  __m256 f = _mm256_cvtepi32_ps(v);
+  if (n->mode == NORM_FMA) {
+    /* a / d as OutputWriter.divide: q = a * (1 / d), then q + (a - q * d) * (1 / d) */
+    __m256 q = _mm256_mul_ps(f, n->r255);
+    f = _mm256_fmadd_ps(_mm256_fnmadd_ps(q, n->d255, f), n->r255, q);
+    if (n->normalize) {
+      __m256 a = _mm256_sub_ps(f, n->mean);
+      q = _mm256_mul_ps(a, n->inverse);
+      f = _mm256_fmadd_ps(_mm256_fnmadd_ps(q, n->std, a), n->inverse, q);
+    }
+  } else {
+    f = _mm256_div_ps(f, n->d255);
+    if (n->normalize) {
+      f = _mm256_div_ps(_mm256_sub_ps(f, n->mean), n->std);
+    }
+  }
+  return f;
+}
+
+/* For each channel: NORM_FMA when that arithmetic gives the table's 256 values bit for bit, else
+ * NORM_DIV when divisions do (as the table was computed), else NORM_TABLE. */
+__attribute__((target("avx2,fma"))) static void choose_norm(struct blocks *b,
+    const float *table) {
+  for (int c = 0; c < 3; c++) {
+    int mode;
+    for (mode = NORM_FMA; mode < NORM_TABLE; mode++) {
+      b->norm[c] = mode;
+      struct norm8 n = norm8(b, c);
+      int same = 1;
+      for (int v = 0; v < 256 && same; v += 8) {
+        float got[8];
+        _mm256_storeu_ps(got, to_float(&n, _mm256_add_epi32(_mm256_set1_epi32(v),
+            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))));
+        same = memcmp(got, table + c * 256 + v, sizeof got) == 0;
+      }
+      if (same) {
+        break;
+      }
+    }
+    b->norm[c] = mode;
+  }
+}
+
+/* Output row y: n vertical taps from planar row `first`, for each channel and group of 8. */
+__attribute__((target("avx2,fma"))) static inline void output_row_n(const struct plan *p,
+    const struct blocks *b, int y, int first, const int32_t *k, int n) {
+  const int w = p->w;
+  const int groups = b->groups;
+  const size_t plane = (size_t) w * (size_t) p->h;
+  const size_t gstep = (size_t) b->prows * 8; /* from a group's row to the next group's */
+  const int whole = w / 8;                      /* groups written without a tail */
+  __m256i kv[LOCAL_TAPS];
+  if (n <= LOCAL_TAPS) {
+    broadcast(k, n, kv);
+  }
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i top = _mm256_set1_epi32(255);
+  for (int c = 0; c < 3; c++) {
+    const uint8_t *in = b->planar + ((size_t) c * groups * (size_t) b->prows + first) * 8;
+    if (p->mode == MODE_FLOAT32_CHW && b->norm[c] != NORM_TABLE) {
+      const struct norm8 norm = norm8(b, c);
+      float *out = (float *) (void *) p->dst + c * plane + (size_t) y * w;
+      for (int g = 0; g < groups; g++, in += gstep, out += 8) {
+        __m256i sum = n <= LOCAL_TAPS ? sum8(in, 8, kv, n) : sum8_k(in, 8, k, n);
+        __m256i v = _mm256_srai_epi32(sum, PRECISION_BITS);
+        __m256 f = to_float(&norm, _mm256_min_epi32(_mm256_max_epi32(v, zero), top));
+        if (g < whole) {
+          _mm256_storeu_ps(out, f);
+        } else {
+          float tail[8];
+          _mm256_storeu_ps(tail, f);
+          memcpy(out, tail, sizeof(float) * (size_t) (w - g * 8));
+        }
+      }
+    } else {
+      uint8_t *out = b->row + (size_t) c * groups * 8;
+      for (int g = 0; g < groups; g++, in += gstep, out += 8) {
+        __m256i sum = n <= LOCAL_TAPS ? sum8(in, 8, kv, n) : sum8_k(in, 8, k, n);
+        _mm_storel_epi64((__m128i *) out, narrow8(sum));
+      }
+    }
+  }
+}
+
+/* The modes (or channels) output_row_n leaves in b->row: written from there. */
+static void write_planar_row(const struct plan *p, const struct blocks *b, uint8_t *outrow,
+    int y) {
+  const size_t w = (size_t) p->w;
+  const size_t plane = w * (size_t) p->h;
+  const size_t cw = (size_t) b->groups * 8;
+  if (p->mode == MODE_UINT8_CHW) {
+    for (int c = 0; c < 3; c++) {
+      memcpy(p->dst + c * plane + (size_t) y * w, b->row + c * cw, w);
+    }
+    return;
+  }
+  if (p->mode == MODE_FLOAT32_CHW) { /* only channels that read the table */
+    for (int c = 0; c < 3; c++) {
+      if (b->norm[c] == NORM_TABLE) {
+        const float *restrict t = p->floats + c * 256;
+        const uint8_t *restrict in = b->row + c * cw;
+        float *restrict out = (float *) (void *) p->dst + c * plane + (size_t) y * w;
+        for (size_t x = 0; x < w; x++) {
+          out[x] = t[in[x]];
+        }
+      }
+    }
+    return;
+  }
+  const uint8_t *restrict r = b->row;
+  const uint8_t *restrict g = r + cw;
+  const uint8_t *restrict bl = g + cw;
+  for (size_t x = 0; x < w; x++) {
+    outrow[x * 3] = r[x];
+    outrow[x * 3 + 1] = g[x];
+    outrow[x * 3 + 2] = bl[x];
+  }
+  write_row(p, outrow, y);
+}
+
+__attribute__((target("avx2,fma"))) static void output_row(const struct plan *p,
+    const struct blocks *b, uint8_t *outrow, int y) {
+  const int32_t *k = p->yk + (size_t) y * (size_t) p->ksize;
+  int first = p->ystart[y];
+  switch (p->ytaps[y]) {
+    case 1: output_row_n(p, b, y, first, k, 1); break;
+    case 2: output_row_n(p, b, y, first, k, 2); break;
+    case 3: output_row_n(p, b, y, first, k, 3); break;
+    case 4: output_row_n(p, b, y, first, k, 4); break;
+    case 5: output_row_n(p, b, y, first, k, 5); break;
+    case 6: output_row_n(p, b, y, first, k, 6); break;
+    default: output_row_n(p, b, y, first, k, p->ytaps[y]); break;
+  }
+  if (p->mode != MODE_FLOAT32_CHW || b->norm[0] == NORM_TABLE || b->norm[1] == NORM_TABLE
+      || b->norm[2] == NORM_TABLE) {
+    write_planar_row(p, b, outrow, y);
+  }
+}
+
+/*
+ * The horizontal kernel with its zero taps trimmed: b->taps taps per column (the most any column
+ * has), windows kept inside the row of row_pixels, columns past w zero. Returns 0, or -1 when out
+ * of memory.
+ */
+static int trim(const struct plan *p, struct blocks *b, int row_pixels) {
+  const int width = b->groups * 8;
+  int most = 1;
+  for (int x = 0; x < p->w; x++) {
+    const int32_t *k = p->xk + (size_t) x * p->taps;
+    int lo = 0, hi = p->taps;
+    while (lo < hi && k[lo] == 0) {
+      lo++;
+    }
+    while (hi > lo && k[hi - 1] == 0) {
+      hi--;
+    }
+    most = hi - lo > most ? hi - lo : most;
+  }
+  b->taps = most;
+  b->at = malloc(sizeof(int32_t) * (size_t) width);
+  b->k = calloc((size_t) width * (size_t) most, sizeof(int32_t));
+  if (b->at == NULL || b->k == NULL) {
+    return -1;
+  }
+  int first = row_pixels, end = 0;
+  for (int x = 0; x < p->w; x++) {
+    const int32_t *k = p->xk + (size_t) x * p->taps;
+    int lo = 0, hi = p->taps;
+    while (lo < hi && k[lo] == 0) {
+      lo++;
+    }
+    while (hi > lo && k[hi - 1] == 0) {
+      hi--;
+    }
+    int s = p->xstart[x] + lo;
+    int from = s < row_pixels - most ? s : row_pixels - most; /* setup() checked most fit */
+    for (int t = lo; t < hi; t++) {
+      b->k[(size_t) x * most + (s - from) + (t - lo)] = k[t];
+    }
+    b->at[x] = from; /* made relative to `first` below */
+    first = from < first ? from : first;
+    end = from + most > end ? from + most : end;
+  }
+  for (int x = 0; x < width; x++) {
+    b->at[x] = x < p->w ? (b->at[x] - first) * 3 * 8 : 0;
+  }
+  b->first = first;
+  b->span = (end - first) * 3;
+  b->chunks = (b->span + 31) / 32;
+  return 0;
+}
+
+/*
+ * run() at LEVEL_AVX2: the source read 8 rows at a time into `block` (8 rows of rowbytes), each
+ * block's horizontal pass into planar, then every output row. Returns 0, or -1 after libjpeg's
+ * error_exit longjmp'd here (the message is in the decoder).
+ */
+__attribute__((target("avx2,fma"))) static int run_blocks(struct plan *p, struct source *src,
+    struct blocks *b, uint8_t *block, size_t rowbytes, uint8_t *outrow) {
+  struct decoder *d = src->decoder;
+  if (d != NULL && setjmp(d->err.escape)) {
+    return -1;
+  }
+  volatile int skip = src->skip;
+  uint8_t *rows[8];
+  for (int r = 0; r < 8; r++) {
+    rows[r] = block + (size_t) r * rowbytes + (size_t) b->first * 3;
+  }
+  for (volatile int y0 = 0; y0 < p->rows; y0 += 8) {
+    int count = p->rows - y0 < 8 ? p->rows - y0 : 8;
+    for (int r = 0; r < count; r++) {
+      uint8_t *line = block + (size_t) r * rowbytes;
+      if (d != NULL) {
+        do { /* the rows above the first one used are read and dropped */
+          JSAMPROW l = line;
+          if (jpeg_read_scanlines(&d->cinfo, &l, 1) != 1) {
+            snprintf(d->err.message, JMSG_LENGTH_MAX,
+                "the decoder stopped before the region's end");
+            return -1;
+          }
+          d->row++;
+        } while (skip-- > 0);
+        skip = 0;
+      } else {
+        memcpy(line, src->memory + (size_t) (y0 + r) * src->stride, src->stride);
+      }
+    }
+    /* rows past `count` hold an earlier block's: their results land in planar rows never read */
+    transpose_block(b, rows, b->wide);
+    columns(b, b->wide, b->cols);
+    untranspose(b, b->cols, b->planar, y0);
+  }
+  for (int y = 0; y < p->h; y++) {
+    output_row(p, b, outrow, y);
+  }
+  return 0;
+}
+#endif
+
 /*
  * Copies and checks the kernels, pads the horizontal one to a multiple of 4 taps and lays it out
  * for the SIMD sums. Returns NULL, or why the arguments are invalid.
@@ -398,6 +798,91 @@ static const char *setup(JNIEnv *env, struct plan *p, int row_pixels, jintArray 
   return NULL;
 }
 
+#ifdef SPINDLE_X86
+/*
+ * The JNI call at LEVEL_AVX2, once the arguments are checked and the plan set up: the blocks'
+ * buffers, the float32 arithmetic per channel (from `norm`: the means then the standard
+ * deviations, or NULL for none), run_blocks. Frees the plan. Returns as the JNI call does.
+ */
+static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int stride,
+    jfloatArray norm) {
+  struct blocks b;
+  memset(&b, 0, sizeof b);
+  b.groups = (p->w + 7) / 8;
+  b.prows = (p->rows + 7) / 8 * 8;
+  const char *why = NULL;
+  if (p->mode == MODE_FLOAT32_CHW) {
+    if (norm != NULL && (*env)->GetArrayLength(env, norm) != 6) {
+      why = "normalization must be 3 means and 3 standard deviations";
+    } else if (norm != NULL) {
+      float v[6];
+      (*env)->GetFloatArrayRegion(env, norm, 0, 6, v);
+      b.normalize = 1;
+      for (int c = 0; c < 3; c++) {
+        b.mean[c] = v[c];
+        b.std[c] = v[3 + c];
+        b.inverse[c] = 1.0f / v[3 + c];
+      }
+    }
+    choose_norm(&b, p->floats);
+  }
+  uint8_t *buffers = NULL;
+  size_t rowbytes = (size_t) stride + SLACK;
+  if (why == NULL && trim(p, &b, stride / 3) != 0) {
+    why = "out of memory";
+  }
+  size_t cw = (size_t) b.groups * 8;
+  size_t sizes[] = {
+    8 * rowbytes,                                    /* block */
+    (size_t) b.chunks * 256,                         /* wide */
+    3 * cw * 8,                                      /* cols */
+    3 * cw * (size_t) b.prows,                       /* planar */
+    3 * cw,                                          /* row */
+    (size_t) p->w * 3 + SLACK,                       /* outrow */
+  };
+  uint8_t *parts[6];
+  if (why == NULL) {
+    size_t total = 0;
+    for (int i = 0; i < 6; i++) {
+      total += (sizes[i] + 63) & ~(size_t) 63;
+    }
+    buffers = malloc(total); /* every byte read is written first, but for junk never output */
+    if (buffers == NULL) {
+      why = "out of memory";
+    } else {
+      uint8_t *at = buffers;
+      for (int i = 0; i < 6; i++) {
+        parts[i] = at;
+        at += (sizes[i] + 63) & ~(size_t) 63;
+      }
+      memset(parts[0], 0, sizes[0]); /* the rows past a short last block */
+    }
+  }
+  int failed = 0;
+  if (why == NULL) {
+    b.wide = parts[1];
+    b.cols = parts[2];
+    b.planar = parts[3];
+    b.row = parts[4];
+    failed = run_blocks(p, src, &b, parts[0], rowbytes, parts[5]);
+  }
+  free(b.at);
+  free(b.k);
+  release(p, buffers);
+  if (why != NULL) {
+    char message[160];
+    snprintf(message, sizeof message, "Native resample: %s", why);
+    throw_image_exception(env, message);
+    return -1;
+  }
+  if (failed) {
+    throw_error(env, src->decoder);
+    return -1;
+  }
+  return src->decoder != NULL ? (jint) src->decoder->err.pub.num_warnings : 0;
+}
+#endif
+
 /*
  * Resamples rows [y0, y0 + rows) of a source into a w x h window at `dst` (an address the Java
  * side checked holds the output's bytes) in `mode`, on SIMD `level`. The source: the open region
@@ -410,8 +895,8 @@ static const char *setup(JNIEnv *env, struct plan *p, int row_pixels, jintArray 
 JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeResample_resample(JNIEnv *env,
     jclass cls, jlong decoder, jobject memory, jint stride, jint y0, jint rows, jintArray xstart,
     jintArray xk, jint taps, jint w, jintArray ystart, jintArray ytaps, jintArray yk, jint ksize,
-    jint h, jint mode, jfloatArray floats, jshortArray halves, jlong dst, jlong dstBytes,
-    jint level) {
+    jint h, jint mode, jfloatArray floats, jfloatArray norm, jshortArray halves, jlong dst,
+    jlong dstBytes, jint level) {
   (void) cls;
   struct plan p;
   memset(&p, 0, sizeof p);
@@ -467,6 +952,11 @@ JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeResample_resample(JNIE
       (*env)->GetShortArrayRegion(env, halves, 0, 768, (jshort *) p.halves);
     }
   }
+#ifdef SPINDLE_X86
+  if (why == NULL && level == LEVEL_AVX2) {
+    return resample_blocks(env, &p, &src, stride, norm);
+  }
+#endif
   /* one allocation: row buffer, ring, output row, accumulators, tap row pointers */
   size_t rowbytes = (size_t) stride + SLACK;
   size_t ringrow = ((size_t) w * 3 + SLACK + 63) & ~(size_t) 63;
@@ -495,10 +985,7 @@ JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeResample_resample(JNIE
   horizontal_fn horizontal = horizontal_c;
   vertical_fn vertical = vertical_c;
 #ifdef SPINDLE_X86
-  if (level == LEVEL_AVX2) {
-    horizontal = horizontal_avx2;
-    vertical = vertical_avx2;
-  } else if (level == LEVEL_SSE41) {
+  if (level == LEVEL_SSE41) {
     horizontal = horizontal_sse41;
     vertical = vertical_sse41;
   }
@@ -519,7 +1006,7 @@ JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeResample_bestLevel(JNI
   (void) cls;
 #ifdef SPINDLE_X86
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     return LEVEL_AVX2;
   }
   if (__builtin_cpu_supports("sse4.1")) {

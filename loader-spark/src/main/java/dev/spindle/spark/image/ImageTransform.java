@@ -262,9 +262,9 @@ public final class ImageTransform implements Serializable {
 
   /**
    * Loads the native decoder the first images take, without compiling anything: Spindle's JPEG
-   * region decoder and resample where this platform has them (until the vector resample is
-   * compiled, they decode JPEGs at about 1.3 times its cost per image), else OpenCV (about 0.9 s of
-   * CPU: {@code WarmUpCost} in loader-bench). OpenCV then loads with the first image that needs it
+   * region decoder and resample where this platform has them (with AVX2 the resample every JPEG
+   * takes; below it, until the vector resample is compiled), else OpenCV (about 0.9 s of CPU:
+   * {@code WarmUpCost} in loader-bench). OpenCV then loads with the first image that needs it
    * (another format, a JPEG the native decoder leaves to it). For a JVM that wants its first images
    * soon and has no core to spare for {@link #preload}'s compiling.
    */
@@ -312,15 +312,16 @@ public final class ImageTransform implements Serializable {
    * Which resample {@link #apply} runs once warm where it can (one resample stage, no padding, an
    * upright image): "native" ({@link NativeResample}, fused with the native JPEG region decode) or
    * "java" (the Vector API or scalar path, {@link #resampleImplementation}). By default the native
-   * resample takes the place of the scalar path only (see {@link NativeResample}).
+   * resample runs where the CPU has AVX2 and otherwise takes the place of the scalar path only (see
+   * {@link NativeResample}).
    */
   public static String resamplePath() {
     return NativeResample.levelFor(VectorPath.ENABLED) >= 0 ? "native" : "java";
   }
 
   /**
-   * "native (avx2)" and the like, with "where the Java vector path does not run" by default, or
-   * "java (why the native resample is off)".
+   * "native (avx2)" and the like, with "where the Java vector path does not run" by default below
+   * AVX2, or "java (why the native resample is off)".
    */
   public static String nativeResample() {
     return NativeResample.describe();

@@ -16,15 +16,17 @@ import org.slf4j.LoggerFactory;
  * VectorResample}, {@link StageRunner}): the kernels are the same {@link PillowResample.Kernel}s,
  * the output conversion uses {@link OutputWriter}'s tables.
  *
- * <p>SIMD level chosen at run time: {@link #AVX2}, {@link #SSE41} or {@link #C} (plain C), the best
- * the CPU has. When it runs: by default ({@code auto}) in place of the scalar Java path, that is
- * wherever the Java vector path ({@link VectorPath}) is not running (a JVM without {@code
- * jdk.incubator.vector}, a CPU without 256-bit vectors, or before C2 has compiled the vector path),
- * because on the machine measured (docs/benchmarks.md, "Native resample") this C is at parity with
- * the JIT-compiled vector path (0.8-1.1 times its speed, within the noise of a loaded VM) and about
- * 2.8 times the scalar path's. The system property {@code spindle.image.nativeResample} changes
- * that: {@code true} runs it everywhere at the best level, {@code avx2}, {@code sse4.1} or {@code
- * c} everywhere at that level, {@code false} (or {@code java}) never; a library that did not load
+ * <p>SIMD level chosen at run time: {@link #AVX2} (with FMA), {@link #SSE41} or {@link #C} (plain
+ * C), the best the CPU has. When it runs, by default ({@code auto}): at {@link #AVX2} everywhere,
+ * because there both passes run on 8 rows or columns at a time (the horizontal one on transposed
+ * bytes, as the Java vector path does) and cost less than the JIT-compiled vector path
+ * (docs/benchmarks.md, "The native resample on 8 lanes": about 1.3 times less CPU per image with
+ * the decode); at {@link #SSE41} or {@link #C} (one pixel at a time, slower than the vector path)
+ * only in place of the scalar Java path, that is where the Java vector path ({@link VectorPath}) is
+ * not running (a JVM without {@code jdk.incubator.vector}, a CPU without 256-bit vectors, or before
+ * C2 has compiled it). The system property {@code spindle.image.nativeResample} changes that:
+ * {@code true} runs it everywhere at the best level, {@code avx2}, {@code sse4.1} or {@code c}
+ * everywhere at that level, {@code false} (or {@code java}) never; a library that did not load
  * ({@link NativeJpeg#AVAILABLE}) means never. A level the CPU lacks is refused (the Java paths run,
  * {@link #describe} says why). The property is for tests and benchmarks; users have no key for it.
  * Stateless and thread-safe; each call's buffers are its own (native, freed before it returns).
@@ -57,11 +59,12 @@ final class NativeResample {
   static final int LEVEL = OFF == null ? chosen() : -1;
 
   /**
-   * Whether the native resample runs even where the Java vector path runs ({@code true} or a level
-   * named by spindle.image.nativeResample); otherwise only in place of the scalar Java path.
+   * Whether the native resample runs even where the Java vector path runs: at {@link #AVX2}, or
+   * when spindle.image.nativeResample is {@code true} or names a level; otherwise only in place of
+   * the scalar Java path.
    */
   static final boolean EVERYWHERE =
-      LEVEL >= 0 && !property().isEmpty() && !property().equals("auto");
+      LEVEL == AVX2 || (LEVEL >= 0 && !property().isEmpty() && !property().equals("auto"));
 
   private NativeResample() {}
 
@@ -93,8 +96,8 @@ final class NativeResample {
   }
 
   /**
-   * "native (avx2)" and the like when it runs everywhere; "native (avx2) where the Java vector path
-   * does not run" by default; or "java (why)".
+   * "native (avx2)" and the like when it runs everywhere; "native (sse4.1) where the Java vector
+   * path does not run" and the like at the slower levels by default; or "java (why)".
    */
   static String describe() {
     if (LEVEL < 0) {
@@ -279,10 +282,25 @@ final class NativeResample {
           case FLOAT16_CHW -> MODE_FLOAT16_CHW;
         },
         mode == OutputMode.FLOAT32_CHW ? writer.floatTable() : null,
+        mode == OutputMode.FLOAT32_CHW ? normalization(writer) : null,
         mode == OutputMode.FLOAT16_CHW ? writer.halfTable() : null,
         dst.memoryAddress() + dstOffset,
         dst.capacity() - dstOffset,
         level);
+  }
+
+  /**
+   * The means then the standard deviations of {@code writer}'s normalization, or null without one:
+   * the AVX2 level computes float32 values in vectors from them (checking each channel against
+   * {@link OutputWriter#floatTable} first, reading the table where they differ).
+   */
+  private static float[] normalization(OutputWriter writer) {
+    float[] mean = writer.mean();
+    float[] std = writer.std();
+    if (mean == null || std == null) {
+      return null;
+    }
+    return new float[] {mean[0], mean[1], mean[2], std[0], std[1], std[2]};
   }
 
   private static native int resample(
@@ -302,6 +320,7 @@ final class NativeResample {
       int h,
       int mode,
       float[] floats,
+      float[] norm,
       short[] halves,
       long dst,
       long dstBytes,

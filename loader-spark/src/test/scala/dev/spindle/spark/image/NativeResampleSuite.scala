@@ -30,18 +30,21 @@ class NativeResampleSuite extends AnyFunSuite {
   private lazy val photo: Array[Byte] =
     Files.readAllBytes(Paths.get(getClass.getResource("/photos/photo0.jpg").toURI))
 
-  test("the native resample loads at the CPU's best level and replaces the scalar Java path") {
+  test("the native resample loads at the CPU's best level: everywhere at AVX2, else in place of the scalar Java path") {
     requireNative()
     val x86 = System.getProperty("os.arch") == "amd64"
     if (x86) assert(NativeResample.BEST >= NativeResample.SSE41, NativeResample.describe())
     assert(NativeResample.LEVEL == NativeResample.BEST) // no property set under Surefire
-    assert(!NativeResample.EVERYWHERE)
-    // by default: native wherever the Java vector path does not run, the vector path where it does
+    val avx2 = NativeResample.BEST == NativeResample.AVX2
+    assert(NativeResample.EVERYWHERE == avx2)
+    // by default: native at AVX2 everywhere; below it wherever the Java vector path does not run,
+    // the vector path where it does
     assert(NativeResample.levelFor(false) == NativeResample.BEST)
-    assert(NativeResample.levelFor(true) == -1)
-    assert(ImageTransform.resamplePath() == (if (VectorPath.ENABLED) "java" else "native"))
+    assert(NativeResample.levelFor(true) == (if (avx2) NativeResample.AVX2 else -1))
+    assert(ImageTransform.resamplePath() == (if (VectorPath.ENABLED && !avx2) "java" else "native"))
     assert(ImageTransform.nativeResample() ==
-      s"native (${NativeResample.name(NativeResample.BEST)}) where the Java vector path does not run")
+      s"native (${NativeResample.name(NativeResample.BEST)})" +
+        (if (avx2) "" else " where the Java vector path does not run"))
     assert(NativeResample.supportedLevels().toSeq == (0 to NativeResample.BEST))
     // the public apply: the same bytes as every level and the Java path
     val t = ImageTransform.parse("resize(256),center_crop(224),normalize")
@@ -67,9 +70,11 @@ class NativeResampleSuite extends AnyFunSuite {
     val java = run("false")
     assert(java.startsWith("resample=java level=java (disabled by"), java)
     // this JVM has no jdk.incubator.vector: by default the native resample replaces the scalar one
+    // (and at AVX2 it would replace the vector one too)
     val auto = run("auto")
     assert(auto.startsWith(s"resample=native level=native (${NativeResample.name(NativeResample.BEST)})" +
-      " where the Java vector path does not run "), auto)
+      (if (NativeResample.BEST == NativeResample.AVX2) " " else " where the Java vector path does not run ")),
+      auto)
     assert(auto.split(" ").last == java.split(" ").last, "auto: same output as Java")
     val everywhere = run("true")
     assert(everywhere.startsWith(
