@@ -36,7 +36,8 @@ void throw_error(JNIEnv *env, struct decoder *d);
 int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, const int64_t *in,
     size_t in_length);
 
-/* The index as it stands when this decode recorded rows it did not know, else NULL. */
+/* The index as it stands when this decode recorded rows it did not know (first recording the rows
+ * below the region, Huffman decoding only), else NULL. */
 jlongArray seek_export(JNIEnv *env, struct decoder *d);
 
 /* Frees the seek index (NULL-safe). */

@@ -280,10 +280,55 @@ int seek_open(struct decoder *d, const JOCTET *data, size_t length, int scale, c
   return 1;
 }
 
+/*
+ * Records the rest of the index: the rows below the region entropy-decoded (jpeg_skip_scanlines
+ * passes whole iMCU rows to decode_mcu without a destination: Huffman decoding only, no IDCT,
+ * upsampling or colour conversion), so that a later decode of the same image finds every row it
+ * may need indexed (a random crop reaches other rows each epoch; without this, each of those
+ * decodes Huffman-decoded whole rows again to grow the index). Once per image and JVM, in the
+ * decode that first meets it. Stops where libjpeg-turbo warns (record() keeps nothing from there
+ * on) or fails (the rows known before are kept).
+ */
+static void complete(struct decoder *d) {
+  struct seek *s = d->seek;
+  j_decompress_ptr cinfo = &d->cinfo;
+  if (s->frozen || s->known >= s->rows - 1 || cinfo->output_scanline >= cinfo->output_height) {
+    return;
+  }
+  /* to the last line but one (a skip to the end returns without decoding), then that line read
+   * (it decodes the last iMCU row, whose first MCU is the last state recorded) */
+  JSAMPROW line = malloc((size_t) cinfo->output_width * (size_t) cinfo->output_components);
+  if (line == NULL) {
+    return;
+  }
+  /* volatile: read after a longjmp */
+  volatile int known = s->known;
+  if (setjmp(d->err.escape)) {
+    s->known = known;
+    s->frozen = 1;
+    free(line);
+    return;
+  }
+  JDIMENSION left = cinfo->output_height - cinfo->output_scanline;
+  if (left > 1) {
+    jpeg_skip_scanlines(cinfo, left - 1);
+  }
+  while (cinfo->output_scanline < cinfo->output_height) {
+    if (jpeg_read_scanlines(cinfo, &line, 1) != 1) {
+      break;
+    }
+  }
+  free(line);
+}
+
 jlongArray seek_export(JNIEnv *env, struct decoder *d) {
   struct seek *s = d->seek;
-  if (s == NULL || s->known <= s->known_open || d->err.pub.num_warnings > 0) {
-    return NULL; /* nothing new, or libjpeg-turbo warned: corrupt data is never skipped over */
+  if (s == NULL || d->err.pub.num_warnings > 0) {
+    return NULL; /* libjpeg-turbo warned: corrupt data is never skipped over */
+  }
+  complete(d);
+  if (s->known <= s->known_open) {
+    return NULL; /* nothing new */
   }
   s->ix[IX_KNOWN] = s->known;
   /* the whole array, rows not yet known zero: every export of an image has the same length, so

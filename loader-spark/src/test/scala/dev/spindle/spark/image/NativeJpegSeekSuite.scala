@@ -14,7 +14,8 @@ import ImageTestSupport._
  * before starts each row of its region at the MCU it needs, from the state the first decode
  * recorded, and its pixels are still exactly those of a whole-image decode by OpenCV, whatever the
  * order of the regions (top first, bottom first, one row, full width), on every layout it indexes
- * (4:2:0, 4:2:2, 4:4:4, odd and tall sizes, photographs); the JPEGs it does not index (progressive,
+ * (4:2:0, 4:2:2, 4:4:4, odd and tall sizes, photographs); the first decode indexes every row (the
+ * ones below its region Huffman-decoded only); the JPEGs it does not index (progressive,
  * grayscale, restart markers, DCT-scaled decodes) keep no index; bytes that differ never share one;
  * corrupt data libjpeg-turbo warns about is never skipped over (the same warnings and pixels with
  * or without an index).
@@ -82,6 +83,26 @@ class NativeJpegSeekSuite extends AnyFunSuite {
         val rows = JpegSeekIndex.get(key(data))(3)
         assert(known(data) == rows - 1,
           s"$name: after a full decode the index knows ${known(data)} of $rows MCU rows")
+      }
+    }
+  }
+
+  test("the first decode indexes every row, those below its region too, and later ones add nothing") {
+    requireIndex()
+    for ((name, data) <- indexed) {
+      JpegSeekIndex.clear()
+      val full = whole(data)
+      val (w, h) = (full.width(), full.height())
+      // a region in the top quarter: the rows below it are Huffman-decoded to complete the index
+      check(name, data, full, progressive = false, (w / 3, 0, 2 * w / 3, math.max(1, h / 4)))
+      if (h > 16) {
+        val rows = JpegSeekIndex.get(key(data))(3)
+        assert(known(data) == rows - 1,
+          s"$name: after a top region the index knows ${known(data)} of $rows MCU rows")
+        val before = JpegSeekIndex.hitsAndMisses()
+        check(name, data, full, progressive = false, (0, h / 2, w, h))
+        assert(JpegSeekIndex.hitsAndMisses()(0) == before(0) + 1, s"$name: no index found")
+        assert(known(data) == rows - 1, s"$name: the index changed")
       }
     }
   }
