@@ -716,8 +716,13 @@ __attribute__((target("avx2,fma"))) static int run_blocks(struct plan *p, struct
         memcpy(line, src->memory + (size_t) (y0 + r) * src->stride, src->stride);
       }
     }
-    /* rows past `count` hold an earlier block's: their results land in planar rows never read */
-    transpose_block(b, rows, b->wide);
+    /* a short last block repeats its last row: results in planar rows never read */
+    uint8_t *used[8];
+    int last = count > 1 ? count - 1 : 0;
+    for (int r = 0; r < 8; r++) {
+      used[r] = rows[r < last ? r : last];
+    }
+    transpose_block(b, used, b->wide);
     columns(b, b->wide, b->cols);
     untranspose(b, b->cols, b->planar, y0);
   }
@@ -846,7 +851,7 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
     for (int i = 0; i < 6; i++) {
       total += (sizes[i] + 63) & ~(size_t) 63;
     }
-    buffers = malloc(total); /* every byte read is written first, but for junk never output */
+    buffers = malloc(total);
     if (buffers == NULL) {
       why = "out of memory";
     } else {
@@ -855,7 +860,10 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
         parts[i] = at;
         at += (sizes[i] + 63) & ~(size_t) 63;
       }
-      memset(parts[0], 0, sizes[0]); /* the rows past a short last block */
+      /* the last chunk a transpose loads may reach past a row's bytes (into no output): zeros */
+      for (int r = 0; r < 8; r++) {
+        memset(parts[0] + (size_t) r * rowbytes + (size_t) stride, 0, SLACK);
+      }
     }
   }
   int failed = 0;
