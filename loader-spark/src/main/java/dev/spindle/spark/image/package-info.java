@@ -37,25 +37,27 @@
  * <p><b>Native path.</b> Where the native library loaded, the same common case can run in C ({@code
  * NativeResample}, {@code src/main/native/spindle_resample.c}): the region decode, both passes and
  * the output conversion fused row by row, written straight into the Arrow buffer, at the SIMD level
- * the CPU has (AVX2, SSE4.1, plain C). By default it takes the scalar path's place wherever the
- * vector path does not run (measured: about 2.8 times the scalar path's speed, at parity with the
- * compiled vector path within the noise); {@code -Dspindle.image.nativeResample} runs it everywhere
- * ({@code true} or a level) or never ({@code false}). It also reads OpenCV's native buffer for
- * other formats. Same kernels ({@code PillowResample.Kernel}) and output tables ({@code
- * OutputWriter}), so the same bytes: the comparison suites run every level. The Java paths stay the
- * pure-JVM fallback (no library, an unaligned destination, a converted copy on the heap).
+ * the CPU has (AVX2, SSE4.1, plain C). At AVX2 (with FMA) both passes run on 8 rows or columns at a
+ * time, the horizontal one on transposed bytes as the vector path does, and an image costs about
+ * 1.4 times less CPU than on the compiled vector path: there it is the default everywhere. At
+ * SSE4.1 and plain C (one pixel at a time) it takes the scalar path's place wherever the vector
+ * path does not run; {@code -Dspindle.image.nativeResample} runs it everywhere ({@code true} or a
+ * level) or never ({@code false}). It also reads OpenCV's native buffer for other formats. Same
+ * kernels ({@code PillowResample.Kernel}) and output tables ({@code OutputWriter}), so the same
+ * bytes: the comparison suites run every level. The Java paths stay the pure-JVM fallback (no
+ * library, an unaligned destination, a converted copy on the heap).
  *
  * <p><b>Seek index.</b> A sequential JPEG can only be Huffman-decoded from its start, so the region
  * decoder entropy-decodes every MCU above and beside the region: for a centre crop about half of
  * the Huffman decoding, the largest single cost of an image. The first decode of an image records,
- * every four MCUs of each row it passes through, the state libjpeg-turbo's Huffman decoder holds
- * there (bit position, DC predictors: 8 bytes); later decodes of the same bytes (the next epochs)
- * restore it at each row's first MCU of the region and leave the other MCUs undecoded ({@code
- * JpegSeekIndex}, {@code src/main/native/spindle_seek.c}). Same pixels ({@code
- * NativeJpegSeekSuite}); 2 KB per 640x408 photo, on the heap, least recently used dropped beyond a
- * sixteenth of it; {@code -Dspindle.image.seekIndex=false} turns it off. Measured: epochs 2 and 3
- * of 3 at 1.15 times the images/s for the eval transform, 1.19 times for the train transform
- * ({@code bin/bench-ab-seek-index}, docs/benchmarks.md).
+ * every four MCUs of every row (those below its region Huffman-decoded for that alone), the state
+ * libjpeg-turbo's Huffman decoder holds there (bit position, DC predictors: 8 bytes); later decodes
+ * of the same bytes (the next epochs) restore it at each row's first MCU of the region and leave
+ * the other MCUs undecoded ({@code JpegSeekIndex}, {@code src/main/native/spindle_seek.c}). Same
+ * pixels ({@code NativeJpegSeekSuite}); 2 KB per 640x408 photo, on the heap, least recently used
+ * dropped beyond a sixteenth of it; {@code -Dspindle.image.seekIndex=false} turns it off. Measured:
+ * epochs 2 and 3 of 3 at 1.15 times the images/s for the eval transform, 1.19 times for the train
+ * transform ({@code bin/bench-ab-seek-index}, docs/benchmarks.md).
  *
  * <p><b>API.</b> {@link dev.spindle.spark.image.ImageTransform} (a chain parsed from a spec such as
  * {@code "resize(256),center_crop(224),normalize"} or built by {@code resizeCenterCrop}; the {@code
