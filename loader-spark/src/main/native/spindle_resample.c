@@ -7,8 +7,9 @@
  * 32-bit integers, shifted right by 22 and clipped to 0..255, horizontal pass first. The Java side
  * computes the coefficients (the same Kernel objects the Java paths use); this file only sums.
  *
- * Fused band by band with the region decode: the source rows come one at a time, from an open
- * NativeJpeg region (jpeg_read_scanlines into a row buffer) or from an RGB image in memory; each
+ * Fused band by band with the region decode (at SSE4.1 and C; AVX2 takes 8 rows at a time, see
+ * run_blocks): the source rows come one at a time, from an open NativeJpeg region
+ * (jpeg_read_scanlines into a row buffer) or from an RGB image in memory; each
  * row the vertical pass needs goes through the horizontal pass into a ring of the last few
  * horizontal rows; as soon as an output row's taps are all in the ring, the vertical pass sums
  * them and the output conversion writes the row straight into the batch's memory (uint8 HWC or
@@ -17,10 +18,11 @@
  *
  * SIMD chosen at run time by the caller (NativeResample.LEVEL): LEVEL_AVX2 and LEVEL_SSE41 use
  * per-function target attributes in this one library; LEVEL_C is plain C. Sums of products are
- * exact in 32-bit modular arithmetic on every level, so every level gives the same bytes. The
- * horizontal SIMD sums split each coefficient k into k >> 15 and k & 0x7FFF, so that 16-bit
- * multiply-adds (pmaddwd) compute the 32-bit products exactly: v * k = (v * (k >> 15) << 15) +
- * v * (k & 0x7FFF), modulo 2^32.
+ * exact in 32-bit modular arithmetic on every level, so every level gives the same bytes.
+ * LEVEL_AVX2 (with FMA) runs both passes 8 rows or columns at a time (run_blocks, below); SSE4.1
+ * and C go a pixel at a time through the ring above, the SSE4.1 horizontal sums splitting each
+ * coefficient k into k >> 15 and k & 0x7FFF, so that 16-bit multiply-adds (pmaddwd) compute the
+ * 32-bit products exactly: v * k = (v * (k >> 15) << 15) + v * (k & 0x7FFF), modulo 2^32.
  *
  * Errors: invalid arguments and libjpeg's errors throw ImageException (never a crash); nothing is
  * written outside the destination range the Java side checked. Thread-safe: no global state
@@ -310,11 +312,12 @@ static int run(struct plan *p, struct source *src, uint8_t *rowbuf, uint8_t *rin
  * one (column, channel) of 8 rows and every output column is a few multiply-adds of such vectors
  * by a broadcast coefficient, with the kernel trimmed to the taps that are not zero (a bilinear
  * upscale has 2 or 3). The results (8 rows of one column) are transposed back, 8 columns at a
- * time, into `planar`: channel c, group g of 8 columns, row r at ((c * groups + g) * prows + r) * 8.
- * The vertical pass then sums 8 columns at a time from `planar` and converts them in vectors:
- * float32 by torch's arithmetic (checked against the Java side's table for all 256 values of each
- * channel, a channel that differs reads the table), uint8 CHW as bytes; the other modes write a
- * row through write_row. The same sums as the other levels, so the same bytes.
+ * time, into `planar`: channel c, group g of 8 columns, row r at
+ * ((c * groups + g) * prows + r) * 8. The vertical pass then sums 8 columns at a time from
+ * `planar` and converts them in vectors: float32 by torch's arithmetic (checked against the Java
+ * side's table for all 256 values of each channel; a channel that differs reads the table), uint8
+ * CHW as bytes; the other modes write a row through write_row. The same sums as the other levels,
+ * so the same bytes.
  */
 
 /* How a channel's float32 values are computed: fused multiply-adds, divisions, or the table. */
@@ -330,7 +333,8 @@ struct blocks {
   int32_t *at;      /* per column (groups * 8): byte offset of its first tap in `wide` */
   int32_t *k;       /* groups * 8 * taps coefficients */
   uint8_t *wide;    /* a block transposed */
-  uint8_t *cols;    /* a block's horizontal results: channel c, column x, 8 rows at (c * groups * 8 + x) * 8 */
+  uint8_t *cols;    /* a block's horizontal results: channel c, column x, its 8 rows at
+                     * (c * groups * 8 + x) * 8 */
   uint8_t *planar;  /* the vertical pass's input */
   uint8_t *row;     /* one output row, channel c at c * groups * 8 (modes written by write_row) */
   int norm[3];      /* NORM_* per channel */

@@ -20,15 +20,15 @@ import org.slf4j.LoggerFactory;
  * C), the best the CPU has. When it runs, by default ({@code auto}): at {@link #AVX2} everywhere,
  * because there both passes run on 8 rows or columns at a time (the horizontal one on transposed
  * bytes, as the Java vector path does) and cost less than the JIT-compiled vector path
- * (docs/benchmarks.md, "The native resample on 8 lanes": about 1.3 times less CPU per image with
- * the decode); at {@link #SSE41} or {@link #C} (one pixel at a time, slower than the vector path)
- * only in place of the scalar Java path, that is where the Java vector path ({@link VectorPath}) is
- * not running (a JVM without {@code jdk.incubator.vector}, a CPU without 256-bit vectors, or before
- * C2 has compiled it). The system property {@code spindle.image.nativeResample} changes that:
- * {@code true} runs it everywhere at the best level, {@code avx2}, {@code sse4.1} or {@code c}
- * everywhere at that level, {@code false} (or {@code java}) never; a library that did not load
- * ({@link NativeJpeg#AVAILABLE}) means never. A level the CPU lacks is refused (the Java paths run,
- * {@link #describe} says why). The property is for tests and benchmarks; users have no key for it.
+ * (docs/benchmarks.md, "The native resample on 8 lanes": 1.3-1.45 times less CPU per image with the
+ * decode); at {@link #SSE41} or {@link #C} (one pixel at a time, slower than the vector path) only
+ * in place of the scalar Java path, that is where the Java vector path ({@link VectorPath}) is not
+ * running (a JVM without {@code jdk.incubator.vector}, a CPU without 256-bit vectors, or before C2
+ * has compiled it). The system property {@code spindle.image.nativeResample} changes that: {@code
+ * true} runs it everywhere at the best level, {@code avx2}, {@code sse4.1} or {@code c} everywhere
+ * at that level, {@code false} (or {@code java}) never; a library that did not load ({@link
+ * NativeJpeg#AVAILABLE}) means never. A level the CPU lacks is refused (the Java paths run, {@link
+ * #describe} says why). The property is for tests and benchmarks; users have no key for it.
  * Stateless and thread-safe; each call's buffers are its own (native, freed before it returns).
  */
 final class NativeResample {
