@@ -340,7 +340,21 @@ struct blocks {
   int norm[3];      /* NORM_* per channel */
   float mean[3], std[3], inverse[3];
   int normalize;
+  int8_t hwc[3][3][16]; /* uint8 HWC: byte shuffles of 16 pixels' channel c to output bytes 16k.. */
 };
+
+/* b->hwc: output byte i of 16 interleaved pixels (r g b r g b ...) is pixel i / 3's channel i % 3,
+ * so that bytes 16k .. 16k + 15 are the OR of three shuffles, one per channel (-1: zero). */
+static void hwc_shuffles(struct blocks *b) {
+  for (int k = 0; k < 3; k++) {
+    for (int c = 0; c < 3; c++) {
+      for (int j = 0; j < 16; j++) {
+        int i = 16 * k + j;
+        b->hwc[k][c][j] = (int8_t) (i % 3 == c ? i / 3 : -1);
+      }
+    }
+  }
+}
 
 /* 8 ints as the bytes Pillow stores: shifted down, clipped (saturating packs clip exactly). */
 __attribute__((target("avx2"))) static inline __m128i narrow8(__m256i sum) {
@@ -578,11 +592,40 @@ __attribute__((target("avx2,fma"))) static inline void output_row_n(const struct
 }
 
 /* The modes (or channels) output_row_n leaves in b->row: written from there. */
-static void write_planar_row(const struct plan *p, const struct blocks *b, uint8_t *outrow,
-    int y) {
+__attribute__((target("avx2"))) static void write_planar_row(const struct plan *p,
+    const struct blocks *b, uint8_t *outrow, int y) {
   const size_t w = (size_t) p->w;
   const size_t plane = w * (size_t) p->h;
   const size_t cw = (size_t) b->groups * 8;
+  if (p->mode == MODE_UINT8_HWC) { /* 16 pixels at a time by three shuffles per 16 bytes */
+    const uint8_t *red = b->row;
+    const uint8_t *green = red + cw;
+    const uint8_t *blue = green + cw;
+    uint8_t *out = p->dst + (size_t) y * w * 3;
+    __m128i m[3][3];
+    for (int k = 0; k < 3; k++) {
+      for (int c = 0; c < 3; c++) {
+        m[k][c] = _mm_loadu_si128((const __m128i *) b->hwc[k][c]);
+      }
+    }
+    size_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+      __m128i r = _mm_loadu_si128((const __m128i *) (red + x));
+      __m128i g = _mm_loadu_si128((const __m128i *) (green + x));
+      __m128i bl = _mm_loadu_si128((const __m128i *) (blue + x));
+      for (int k = 0; k < 3; k++) {
+        __m128i v = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(r, m[k][0]),
+            _mm_shuffle_epi8(g, m[k][1])), _mm_shuffle_epi8(bl, m[k][2]));
+        _mm_storeu_si128((__m128i *) (out + x * 3 + (size_t) k * 16), v);
+      }
+    }
+    for (; x < w; x++) {
+      out[x * 3] = red[x];
+      out[x * 3 + 1] = green[x];
+      out[x * 3 + 2] = blue[x];
+    }
+    return;
+  }
   if (p->mode == MODE_UINT8_CHW) {
     for (int c = 0; c < 3; c++) {
       memcpy(p->dst + c * plane + (size_t) y * w, b->row + c * cw, w);
@@ -835,6 +878,7 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
     }
     choose_norm(&b, p->floats);
   }
+  hwc_shuffles(&b);
   uint8_t *buffers = NULL;
   size_t rowbytes = (size_t) stride + SLACK;
   if (why == NULL && trim(p, &b, stride / 3) != 0) {
