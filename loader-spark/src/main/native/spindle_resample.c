@@ -675,6 +675,19 @@ __attribute__((target("avx2,fma"))) static void output_row(const struct plan *p,
   }
 }
 
+/* The taps [*lo, *hi) of the n coefficients k that are not zero at either end (empty: lo == hi). */
+static void nonzero_taps(const int32_t *k, int n, int *lo, int *hi) {
+  int a = 0, b = n;
+  while (a < b && k[a] == 0) {
+    a++;
+  }
+  while (b > a && k[b - 1] == 0) {
+    b--;
+  }
+  *lo = a;
+  *hi = b;
+}
+
 /*
  * The horizontal kernel with its zero taps trimmed: b->taps taps per column (the most any column
  * has), windows kept inside the row of row_pixels, columns past w zero. Returns 0, or -1 when out
@@ -685,13 +698,8 @@ static int trim(const struct plan *p, struct blocks *b, int row_pixels) {
   int most = 1;
   for (int x = 0; x < p->w; x++) {
     const int32_t *k = p->xk + (size_t) x * p->taps;
-    int lo = 0, hi = p->taps;
-    while (lo < hi && k[lo] == 0) {
-      lo++;
-    }
-    while (hi > lo && k[hi - 1] == 0) {
-      hi--;
-    }
+    int lo, hi;
+    nonzero_taps(k, p->taps, &lo, &hi);
     most = hi - lo > most ? hi - lo : most;
   }
   b->taps = most;
@@ -703,13 +711,8 @@ static int trim(const struct plan *p, struct blocks *b, int row_pixels) {
   int first = row_pixels, end = 0;
   for (int x = 0; x < p->w; x++) {
     const int32_t *k = p->xk + (size_t) x * p->taps;
-    int lo = 0, hi = p->taps;
-    while (lo < hi && k[lo] == 0) {
-      lo++;
-    }
-    while (hi > lo && k[hi - 1] == 0) {
-      hi--;
-    }
+    int lo, hi;
+    nonzero_taps(k, p->taps, &lo, &hi);
     int s = p->xstart[x] + lo;
     int from = s < row_pixels - most ? s : row_pixels - most; /* setup() checked most fit */
     for (int t = lo; t < hi; t++) {
