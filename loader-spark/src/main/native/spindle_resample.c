@@ -784,11 +784,11 @@ __attribute__((target("avx2,fma"))) static int run_blocks(struct plan *p, struct
 #endif
 
 /*
- * Copies and checks the kernels, pads the horizontal one to a multiple of 4 taps and lays it out
- * for the SIMD sums. Returns NULL, or why the arguments are invalid.
+ * Copies and checks the kernels, pads the horizontal one to a multiple of 4 taps and, when `split`
+ * (LEVEL_SSE41), lays it out for the SSE4.1 sums. Returns NULL, or why the arguments are invalid.
  */
 static const char *setup(JNIEnv *env, struct plan *p, int row_pixels, jintArray xstart,
-    jintArray xk, int taps, jintArray ystart, jintArray ytaps, jintArray yk) {
+    jintArray xk, int taps, jintArray ystart, jintArray ytaps, jintArray yk, int split) {
   int w = p->w;
   int h = p->h;
   if (w <= 0 || h <= 0 || taps <= 0 || p->ksize <= 0 || p->rows <= 0
@@ -802,12 +802,14 @@ static const char *setup(JNIEnv *env, struct plan *p, int row_pixels, jintArray 
   p->taps = p->groups * 4;
   p->xstart = malloc(sizeof(int32_t) * (size_t) w);
   p->xk = calloc((size_t) w * (size_t) p->taps, sizeof(int32_t));
-  p->xkv = calloc((size_t) w * (size_t) p->groups * 32, sizeof(int16_t));
+  /* the split coefficients only the SSE4.1 horizontal pass reads */
+  p->xkv = split ? calloc((size_t) w * (size_t) p->groups * 32, sizeof(int16_t)) : NULL;
   p->ystart = malloc(sizeof(int32_t) * (size_t) h);
   p->ytaps = malloc(sizeof(int32_t) * (size_t) h);
   p->yk = malloc(sizeof(int32_t) * (size_t) h * (size_t) p->ksize);
   int32_t *given = malloc(sizeof(int32_t) * (size_t) w * (size_t) taps);
-  if (!p->xstart || !p->xk || !p->xkv || !p->ystart || !p->ytaps || !p->yk || !given) {
+  if (!p->xstart || !p->xk || (split && !p->xkv) || !p->ystart || !p->ytaps || !p->yk
+      || !given) {
     free(given);
     return "out of memory";
   }
@@ -824,6 +826,9 @@ static const char *setup(JNIEnv *env, struct plan *p, int row_pixels, jintArray 
     for (int t = 0; t < taps; t++) {
       int32_t k = given[x * taps + t];
       p->xk[x * p->taps + t] = k;
+      if (!split) {
+        continue;
+      }
       /* group g's 32 halves: low halves of taps 4g, 4g+1 (x3 channels, 2 zero), of 4g+2, 4g+3,
        * then the high halves likewise */
       int16_t *v = p->xkv + ((size_t) x * p->groups + t / 4) * 32;
@@ -995,7 +1000,7 @@ JNIEXPORT jint JNICALL Java_dev_spindle_spark_image_NativeResample_resample(JNIE
     }
   }
   if (why == NULL) {
-    why = setup(env, &p, stride / 3, xstart, xk, taps, ystart, ytaps, yk);
+    why = setup(env, &p, stride / 3, xstart, xk, taps, ystart, ytaps, yk, level == LEVEL_SSE41);
   }
   if (why == NULL && mode == MODE_FLOAT32_CHW) {
     if (floats == NULL || (*env)->GetArrayLength(env, floats) != 768) {
