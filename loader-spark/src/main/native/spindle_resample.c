@@ -315,9 +315,10 @@ static int run(struct plan *p, struct source *src, uint8_t *rowbuf, uint8_t *rin
  * time, into `planar`: channel c, group g of 8 columns, row r at
  * ((c * groups + g) * prows + r) * 8. The vertical pass then sums 8 columns at a time from
  * `planar` and converts them in vectors: float32 by torch's arithmetic (checked against the Java
- * side's table for all 256 values of each channel; a channel that differs reads the table), uint8
- * CHW as bytes; the other modes write a row through write_row. The same sums as the other levels,
- * so the same bytes.
+ * side's table for all 256 values of each channel; a channel that differs reads the table); the
+ * other modes leave a planar row that write_planar_row writes (uint8 HWC interleaved by byte
+ * shuffles, uint8 CHW copied, float16 by the Java side's table). The same sums as the other
+ * levels, so the same bytes.
  */
 
 /* How a channel's float32 values are computed: fused multiply-adds, divisions, or the table. */
@@ -336,7 +337,7 @@ struct blocks {
   uint8_t *cols;    /* a block's horizontal results: channel c, column x, its 8 rows at
                      * (c * groups * 8 + x) * 8 */
   uint8_t *planar;  /* the vertical pass's input */
-  uint8_t *row;     /* one output row, channel c at c * groups * 8 (modes written by write_row) */
+  uint8_t *row;     /* one output row, channel c at c * groups * 8 (for write_planar_row) */
   int norm[3];      /* NORM_* per channel */
   float mean[3], std[3], inverse[3];
   int normalize;
@@ -593,7 +594,7 @@ __attribute__((target("avx2,fma"))) static inline void output_row_n(const struct
 
 /* The modes (or channels) output_row_n leaves in b->row: written from there. */
 __attribute__((target("avx2"))) static void write_planar_row(const struct plan *p,
-    const struct blocks *b, uint8_t *outrow, int y) {
+    const struct blocks *b, int y) {
   const size_t w = (size_t) p->w;
   const size_t plane = w * (size_t) p->h;
   const size_t cw = (size_t) b->groups * 8;
@@ -645,19 +646,18 @@ __attribute__((target("avx2"))) static void write_planar_row(const struct plan *
     }
     return;
   }
-  const uint8_t *restrict r = b->row;
-  const uint8_t *restrict g = r + cw;
-  const uint8_t *restrict bl = g + cw;
-  for (size_t x = 0; x < w; x++) {
-    outrow[x * 3] = r[x];
-    outrow[x * 3 + 1] = g[x];
-    outrow[x * 3 + 2] = bl[x];
+  for (int c = 0; c < 3; c++) { /* MODE_FLOAT16_CHW */
+    const uint16_t *restrict t = p->halves + c * 256;
+    const uint8_t *restrict in = b->row + c * cw;
+    uint16_t *restrict out = (uint16_t *) (void *) p->dst + c * plane + (size_t) y * w;
+    for (size_t x = 0; x < w; x++) {
+      out[x] = t[in[x]];
+    }
   }
-  write_row(p, outrow, y);
 }
 
 __attribute__((target("avx2,fma"))) static void output_row(const struct plan *p,
-    const struct blocks *b, uint8_t *outrow, int y) {
+    const struct blocks *b, int y) {
   const int32_t *k = p->yk + (size_t) y * (size_t) p->ksize;
   int first = p->ystart[y];
   switch (p->ytaps[y]) {
@@ -671,7 +671,7 @@ __attribute__((target("avx2,fma"))) static void output_row(const struct plan *p,
   }
   if (p->mode != MODE_FLOAT32_CHW || b->norm[0] == NORM_TABLE || b->norm[1] == NORM_TABLE
       || b->norm[2] == NORM_TABLE) {
-    write_planar_row(p, b, outrow, y);
+    write_planar_row(p, b, y);
   }
 }
 
@@ -737,7 +737,7 @@ static int trim(const struct plan *p, struct blocks *b, int row_pixels) {
  * error_exit longjmp'd here (the message is in the decoder).
  */
 __attribute__((target("avx2,fma"))) static int run_blocks(struct plan *p, struct source *src,
-    struct blocks *b, uint8_t *block, size_t rowbytes, uint8_t *outrow) {
+    struct blocks *b, uint8_t *block, size_t rowbytes) {
   struct decoder *d = src->decoder;
   if (d != NULL && setjmp(d->err.escape)) {
     return -1;
@@ -777,7 +777,7 @@ __attribute__((target("avx2,fma"))) static int run_blocks(struct plan *p, struct
     untranspose(b, b->cols, b->planar, y0);
   }
   for (int y = 0; y < p->h; y++) {
-    output_row(p, b, outrow, y);
+    output_row(p, b, y);
   }
   return 0;
 }
@@ -899,12 +899,11 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
     3 * cw * 8,                                      /* cols */
     3 * cw * (size_t) b.prows,                       /* planar */
     3 * cw,                                          /* row */
-    (size_t) p->w * 3 + SLACK,                       /* outrow */
   };
-  uint8_t *parts[6];
+  uint8_t *parts[5];
   if (why == NULL) {
     size_t total = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 5; i++) {
       total += (sizes[i] + 63) & ~(size_t) 63;
     }
     buffers = malloc(total);
@@ -912,7 +911,7 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
       why = "out of memory";
     } else {
       uint8_t *at = buffers;
-      for (int i = 0; i < 6; i++) {
+      for (int i = 0; i < 5; i++) {
         parts[i] = at;
         at += (sizes[i] + 63) & ~(size_t) 63;
       }
@@ -928,7 +927,7 @@ static jint resample_blocks(JNIEnv *env, struct plan *p, struct source *src, int
     b.cols = parts[2];
     b.planar = parts[3];
     b.row = parts[4];
-    failed = run_blocks(p, src, &b, parts[0], rowbytes, parts[5]);
+    failed = run_blocks(p, src, &b, parts[0], rowbytes);
   }
   free(b.at);
   free(b.k);
